@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+"""Roundkeeper's one entry point: build, serve, test and benchmark the static site.
+
+    python3 build.py build [--out DIR]
+    python3 build.py serve [--port N] [--base /sub/]
+    python3 build.py test [pytest args...]
+    python3 build.py bench [--runs N]
+
+Standard library only. The Pyodide and PyScript runtimes come from the npm registry at the
+versions pinned in package.json / package-lock.json (integrity hashes checked here too) and are
+copied into the site, so the page never asks another origin for anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import functools
+import gzip
+import hashlib
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import tomllib
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+DIST = ROOT / "dist"
+STATIC = ROOT / "static"
+APP_NAME = "roundkeeper"
+
+# Pinned runtimes: version and the npm integrity of the tarball (must match package-lock.json).
+RUNTIMES = {
+    "pyodide": (
+        "314.0.7",
+        "sha512-0YvXxEhfEdpLfb/XkM2BFAeMROq0iMUX2bzzH9pOttyMcWkwq+HbE5uyuGD82LN7y2q+SNvi/6V5JEsOlD2R1A==",
+    ),
+    "@pyscript/core": (
+        "0.7.31",
+        "sha512-GqM1aonc1N4RTkNZ1zJ8jJk8+i2cqeztZslPsAiQtn+wHHkUX9Z1FgIg4HjCvhBylB68UKmbTVTzOobpgPIMVQ==",
+    ),
+}
+# The five Pyodide files a page needs (no maps, no .d.ts, no console pages).
+PYODIDE_FILES = (
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+)
+# PyScript chunks our page loads: the core, its error reporter and the zip reader that unpacks our
+# wheel. The plugins we switch off in the config (editor, terminal, game, donkey, deprecation
+# notices) and the TOML and MicroPython chunks are not shipped.
+PYSCRIPT_CHUNKS = ("core", "error", "zip")
+PYSCRIPT_PLUGINS_OFF = ("codemirror", "deprecations-manager", "donkey", "py-editor", "py-game", "py-terminal")
+TEST_REQUIREMENTS = ("pytest==9.2.0", "playwright==1.65.2", "hypothesis==6.170.15")
+CHROMIUM_FLAGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+)
+
+
+def log(message: str) -> None:
+    print(f"[build] {message}", flush=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Runtimes from npm
+# --------------------------------------------------------------------------------------------
+
+def ensure_runtimes() -> Path:
+    """Install the pinned npm packages (npm ci) unless node_modules already matches the lock."""
+    lock = json.loads((ROOT / "package-lock.json").read_text())
+    for name, (version, integrity) in RUNTIMES.items():
+        entry = lock["packages"][f"node_modules/{name}"]
+        if entry["version"] != version or entry["integrity"] != integrity:
+            sys.exit(f"package-lock.json pins {name} {entry['version']}, build.py expects {version}")
+    modules = ROOT / "node_modules"
+    if not all(_installed_version(modules, name) == version for name, (version, _) in RUNTIMES.items()):
+        npm = shutil.which("npm")
+        if npm is None:
+            sys.exit("npm is needed to fetch the runtimes: install Node.js and npm (apt-get install npm)")
+        log("npm ci (pinned Pyodide and PyScript)")
+        subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=ROOT, check=True)
+    for name, (version, _) in RUNTIMES.items():
+        if _installed_version(modules, name) != version:
+            sys.exit(f"node_modules/{name} is not {version} after npm ci")
+    return modules
+
+
+def _installed_version(modules: Path, name: str) -> str | None:
+    manifest = modules / name / "package.json"
+    if not manifest.exists():
+        return None
+    return json.loads(manifest.read_text()).get("version")
+
+
+def copy_pyodide(modules: Path, out: Path) -> None:
+    dest = out / "pyodide"
+    dest.mkdir(parents=True)
+    for name in PYODIDE_FILES:
+        if name == "pyodide-lock.json":
+            _write_trimmed_lock(modules / "pyodide" / name, dest / name)
+        else:
+            shutil.copy2(modules / "pyodide" / name, dest / name)
+
+
+def _write_trimmed_lock(source: Path, dest: Path) -> None:
+    """Keep Pyodide's lock file valid but drop the package table: we load no Pyodide packages."""
+    lock = json.loads(source.read_text())
+    lock["packages"] = {}
+    dest.write_text(json.dumps(lock, separators=(",", ":")))
+
+
+def copy_pyscript(modules: Path, out: Path) -> None:
+    source = modules / "@pyscript" / "core" / "dist"
+    dest = out / "pyscript"
+    dest.mkdir(parents=True)
+    shutil.copy2(source / "core.js", dest / "core.js")
+    wanted = re.compile(r"^(%s)-[A-Za-z0-9_-]{8}\.js$" % "|".join(map(re.escape, PYSCRIPT_CHUNKS)))
+    copied = [p for p in source.iterdir() if wanted.match(p.name)]
+    if len(copied) != len(PYSCRIPT_CHUNKS):
+        sys.exit(f"expected one chunk each of {PYSCRIPT_CHUNKS} in {source}, found {copied}")
+    for path in copied:
+        text = path.read_text()
+        # Source maps are not shipped: drop the comment that would make dev tools ask for them.
+        text = re.sub(r"\n?//# sourceMappingURL=\S+\s*$", "\n", text)
+        (dest / path.name).write_text(text)
+    core = (dest / "core.js").read_text()
+    (dest / "core.js").write_text(re.sub(r"\n?//# sourceMappingURL=\S+\s*$", "\n", core))
+
+
+# --------------------------------------------------------------------------------------------
+# Our code: the engine wheel and the web package
+# --------------------------------------------------------------------------------------------
+
+def project_meta() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def _python_files(package: Path) -> list[Path]:
+    return sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def build_wheel(out: Path) -> str:
+    """Build the pyengine wheel from pyproject.toml (pure Python, so a zip with dist-info)."""
+    meta = project_meta()
+    dist_name = meta["name"].replace("-", "_")
+    version = meta["version"]
+    filename = f"{dist_name}-{version}-py3-none-any.whl"
+    info = f"{dist_name}-{version}.dist-info"
+    records: list[str] = []
+
+    def add(zf: zipfile.ZipFile, arcname: str, data: bytes) -> None:
+        zinfo = zipfile.ZipInfo(arcname, date_time=(2020, 1, 1, 0, 0, 0))
+        zinfo.compress_type = zipfile.ZIP_DEFLATED
+        zinfo.external_attr = 0o644 << 16
+        zf.writestr(zinfo, data, compresslevel=9)
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        records.append(f"{arcname},sha256={digest},{len(data)}")
+
+    with zipfile.ZipFile(out / filename, "w") as zf:
+        for path in _python_files(ROOT / "pyengine"):
+            add(zf, path.relative_to(ROOT).as_posix(), path.read_bytes())
+        metadata = (
+            f"Metadata-Version: 2.1\nName: {meta['name']}\nVersion: {version}\n"
+            f"Summary: {meta.get('description', '')}\nRequires-Python: {meta.get('requires-python', '')}\n"
+        )
+        add(zf, f"{info}/METADATA", metadata.encode())
+        add(zf, f"{info}/WHEEL", b"Wheel-Version: 1.0\nGenerator: roundkeeper-build\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        add(zf, f"{info}/top_level.txt", b"pyengine\n")
+        records.append(f"{info}/RECORD,,")
+        zinfo = zipfile.ZipInfo(f"{info}/RECORD", date_time=(2020, 1, 1, 0, 0, 0))
+        zf.writestr(zinfo, "\n".join(records) + "\n", compress_type=zipfile.ZIP_DEFLATED)
+    return filename
+
+
+def build_web_zip(out: Path) -> str:
+    filename = "web.zip"
+    with zipfile.ZipFile(out / filename, "w") as zf:
+        for path in _python_files(ROOT / "web"):
+            zinfo = zipfile.ZipInfo(path.relative_to(ROOT).as_posix(), date_time=(2020, 1, 1, 0, 0, 0))
+            zinfo.compress_type = zipfile.ZIP_DEFLATED
+            zinfo.external_attr = 0o644 << 16
+            zf.writestr(zinfo, path.read_bytes(), compresslevel=9)
+    return filename
+
+
+# --------------------------------------------------------------------------------------------
+# Site assembly
+# --------------------------------------------------------------------------------------------
+
+def build(out: Path = DIST) -> Path:
+    """Make the deployable site in `out`."""
+    modules = ensure_runtimes()
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    copy_pyodide(modules, out)
+    copy_pyscript(modules, out)
+    wheel = build_wheel(out)
+    web_zip = build_web_zip(out)
+    config = {
+        "interpreter": "./pyodide/pyodide.mjs",
+        "files": {f"./{wheel}": "./*", f"./{web_zip}": "./*"},
+        "plugins": [f"!{name}" for name in PYSCRIPT_PLUGINS_OFF],
+    }
+    (out / "pyscript.json").write_text(json.dumps(config, indent=1))
+    for path in STATIC.rglob("*"):
+        if path.is_file() and path.name != "sw.js":
+            target = out / path.relative_to(STATIC)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+    # PyScript loads every plugin once for each interpreter type that has no config of its own;
+    # an inline MicroPython config (no MicroPython script runs) switches them off there too.
+    index = out / "index.html"
+    index.write_text(index.read_text().replace('"__PLUGINS_OFF__"', json.dumps(config["plugins"])))
+    write_service_worker(out)
+    log(f"built {out} ({sum(p.stat().st_size for p in out.rglob('*') if p.is_file()) / 1e6:.1f} MB)")
+    return out
+
+
+def write_service_worker(out: Path) -> str:
+    """Write sw.js with a precache list and a version derived from the content of every file."""
+    files = sorted(
+        p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.name != "sw.js"
+    )
+    digest = hashlib.sha256()
+    for name in files:
+        digest.update(name.encode() + b"\0" + hashlib.sha256((out / name).read_bytes()).digest())
+    version = digest.hexdigest()[:16]
+    urls = ["./"] + [f"./{name}" for name in files]
+    template = (STATIC / "sw.js").read_text()
+    text = template.replace("__VERSION__", version).replace("__APP__", APP_NAME)
+    text = text.replace("__PRECACHE__", json.dumps(urls, indent=1))
+    (out / "sw.js").write_text(text)
+    # The page learns its own version too, so it can tell an update apart from itself.
+    index = out / "index.html"
+    html = index.read_text()
+    html = re.sub(r'<meta name="rk-version" content="[^"]*">', f'<meta name="rk-version" content="{version}">', html)
+    index.write_text(html)
+    return version
+
+
+# --------------------------------------------------------------------------------------------
+# Serving
+# --------------------------------------------------------------------------------------------
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    """Serve several folders under URL prefixes, like GitHub Pages serves project sites."""
+
+    mounts: dict[str, Path] = {}
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".wasm": "application/wasm",
+        ".mjs": "text/javascript",
+        ".js": "text/javascript",
+        ".webmanifest": "application/manifest+json",
+        ".whl": "application/zip",
+    }
+
+    def translate_path(self, path: str) -> str:
+        clean = path.split("?", 1)[0].split("#", 1)[0]
+        for prefix, folder in sorted(self.mounts.items(), key=lambda kv: -len(kv[0])):
+            if clean.startswith(prefix):
+                rel = clean[len(prefix):]
+                parts = [p for p in rel.split("/") if p not in ("", ".", "..")]
+                target = folder.joinpath(*parts)
+                if rel.endswith("/") or rel == "":
+                    return str(target) + os.sep
+                return str(target)
+        return str(Path("/nonexistent") / "x")
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        clean = self.path.split("?", 1)[0]
+        if clean + "/" in self.mounts:
+            self.send_response(301)
+            self.send_header("Location", clean + "/")
+            self.end_headers()
+            return
+        super().do_GET()
+
+    def end_headers(self) -> None:
+        # Like GitHub Pages: short cache, revalidated. The service worker does the offline part.
+        self.send_header("Cache-Control", "max-age=600")
+        super().end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        if os.environ.get("RK_SERVER_LOG"):
+            super().log_message(format, *args)
+
+
+def make_server(mounts: dict[str, Path], port: int = 0) -> http.server.ThreadingHTTPServer:
+    """A server on 127.0.0.1 serving each folder at its prefix ("/" or "/sub/")."""
+    handler = type("Handler", (_Handler,), {"mounts": {k: Path(v) for k, v in mounts.items()}})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    server.daemon_threads = True
+    return server
+
+
+def serve_in_thread(mounts: dict[str, Path]) -> tuple[http.server.ThreadingHTTPServer, str]:
+    server = make_server(mounts)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def normalise_base(base: str) -> str:
+    return "/" + base.strip("/") + "/" if base.strip("/") else "/"
+
+
+# --------------------------------------------------------------------------------------------
+# Tests and the test environment
+# --------------------------------------------------------------------------------------------
+
+VENV = ROOT / ".venv"
+
+
+def venv_python() -> Path:
+    return VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def ensure_venv() -> Path:
+    stamp = VENV / ".requirements"
+    wanted = "\n".join(TEST_REQUIREMENTS)
+    if not venv_python().exists():
+        log("creating .venv")
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+    if not stamp.exists() or stamp.read_text() != wanted:
+        log("installing test dependencies: " + ", ".join(TEST_REQUIREMENTS))
+        subprocess.run([str(venv_python()), "-m", "pip", "install", "-q", *TEST_REQUIREMENTS], check=True)
+        stamp.write_text(wanted)
+    return venv_python()
+
+
+def find_chromium() -> str:
+    """$CHROMIUM, else /usr/bin/chromium, else install Debian's chromium when we are root."""
+    candidate = os.environ.get("CHROMIUM") or "/usr/bin/chromium"
+    if Path(candidate).exists():
+        return candidate
+    if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
+        log("installing Debian's chromium")
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], check=True, env=env)
+        if Path("/usr/bin/chromium").exists():
+            return "/usr/bin/chromium"
+    sys.exit(
+        "No Chromium found. Install one (Debian/Ubuntu: `sudo apt-get install chromium`) "
+        "or point $CHROMIUM at its executable."
+    )
+
+
+def run_tests(pytest_args: list[str]) -> int:
+    python = ensure_venv()
+    chromium = find_chromium()
+    build(DIST)
+    env = {**os.environ, "CHROMIUM": chromium, "RK_DIST": str(DIST), "PYTHONPATH": str(ROOT)}
+    return subprocess.run([str(python), "-m", "pytest", *pytest_args], cwd=ROOT, env=env).returncode
+
+
+# --------------------------------------------------------------------------------------------
+# Command line
+# --------------------------------------------------------------------------------------------
+
+def gzip_size(path: Path) -> int:
+    return len(gzip.compress(path.read_bytes(), compresslevel=9))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="build.py", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_build = sub.add_parser("build", help="make dist/")
+    p_build.add_argument("--out", type=Path, default=DIST)
+    p_serve = sub.add_parser("serve", help="build and serve on 127.0.0.1")
+    p_serve.add_argument("--port", type=int, default=8000)
+    p_serve.add_argument("--base", default="/", help="serve under a sub-path, e.g. /roundkeeper/")
+    p_test = sub.add_parser("test", help="set up, build, run unit and end-to-end tests")
+    p_test.add_argument("pytest_args", nargs=argparse.REMAINDER)
+    p_bench = sub.add_parser("bench", help="print the start-up and engine figures")
+    p_bench.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args(argv)
+
+    if args.command == "build":
+        build(args.out.resolve())
+        return 0
+    if args.command == "serve":
+        out = build(DIST)
+        base = normalise_base(args.base)
+        server = make_server({base: out}, args.port)
+        print(f"Serving Roundkeeper at http://127.0.0.1:{server.server_address[1]}{base} (Ctrl+C stops)")
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        return 0
+    if args.command == "test":
+        return run_tests(args.pytest_args or ["tests"])
+    if args.command == "bench":
+        python = ensure_venv()
+        chromium = find_chromium()
+        build(DIST)
+        env = {**os.environ, "CHROMIUM": chromium, "RK_DIST": str(DIST), "PYTHONPATH": str(ROOT)}
+        return subprocess.run(
+            [str(python), str(ROOT / "tests" / "bench.py"), "--runs", str(args.runs)], env=env
+        ).returncode
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

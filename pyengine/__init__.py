@@ -1,0 +1,1 @@
+"""Roundkeeper rules engine."""
