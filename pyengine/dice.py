@@ -1,0 +1,20 @@
+"""Dice: notation -> AST -> annotated roll, and the exact distribution of the same AST.
+
+    >>> import random
+    >>> roll("4d6kh3", random.Random(1)).total
+    10
+    >>> round(distribution("2d6").at_least(7), 4)
+    0.5833
+"""
+
+from __future__ import annotations
+
+from .notation import MAX_DICE, MAX_SIDES, MAX_TEXT, Node, parse
+from .odds import EXPLODE_CUTOFF, Distribution, distribution, distribution_ast
+from .rolling import MAX_CHAIN, MAX_REROLLS, MAX_ROLLED, DieRoll, RollResult, Rng, roll, roll_ast
+
+__all__ = [
+    "MAX_CHAIN", "MAX_DICE", "MAX_REROLLS", "MAX_ROLLED", "MAX_SIDES", "MAX_TEXT", "EXPLODE_CUTOFF",
+    "DieRoll", "Distribution", "Node", "RollResult", "Rng",
+    "distribution", "distribution_ast", "parse", "roll", "roll_ast",
+]

@@ -1,0 +1,50 @@
+"""The engine's error hierarchy: every error the engine raises is an `EngineError` with a message
+fit to show a player."""
+
+from __future__ import annotations
+
+__all__ = [
+    "EngineError",
+    "DiceError",
+    "DiceSyntaxError",
+    "DiceLimitError",
+    "DiceValueError",
+    "RuleError",
+    "SchemaError",
+]
+
+
+class EngineError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+
+class DiceError(EngineError):
+    """Something is wrong with a dice expression."""
+
+
+class DiceSyntaxError(DiceError):
+    """The text is not valid dice notation; says where and what was expected."""
+
+    def __init__(self, text: str, pos: int, expected: str) -> None:
+        self.text = text
+        self.pos = pos
+        self.expected = expected
+        got = repr(text[pos]) if pos < len(text) else "the end"
+        self.got = got
+        super().__init__(f"At character {pos + 1}: expected {expected}, got {got}.")
+
+
+class DiceLimitError(DiceError):
+    """The expression is past one of the documented caps (dice, sides, rerolls, odds size)."""
+
+
+class DiceValueError(DiceError):
+    """The expression is well formed but asks for something impossible (6d0, division by zero)."""
+
+
+class RuleError(EngineError):
+    """A game rule forbids what was asked."""
+
+
+class SchemaError(EngineError):
+    """Saved data that cannot be read: not ours, corrupt, or from a newer version."""

@@ -1,0 +1,461 @@
+"""Dice notation -> AST.
+
+Accepted (Roll20 / Foundry / Avrae notation):
+    NdX, dX, d%, dF, integers, + - * / (floor), unary minus, parentheses,
+    comparisons == != < > <= >= (with spaces around them when they follow a dice term),
+    keep/drop khN klN kN(=kh) dhN dlN dN(=dl) pN phN plN, k>N k<N (Avrae selectors),
+    explode ! !>=N !=N ..., compound !!, penetrate !p, Avrae eN e>N,
+    reroll rN r<=N (until it no longer matches), ro (once), rr (recursive), ra (once and add),
+    miN maN (each die at least / at most N),
+    success counting >=N >N <=N <N =N right after the dice (no space), failures fN f<=N,
+    groups {a, b}kh1 and (a, b)kh1, labels 2d6[fire].
+
+Comparison operators keep their mathematical meaning everywhere: `<` is strictly less. A comparison
+written right after `!`, `!!`, `!p`, `e` or `r` belongs to that modifier (`1d6!>=5` explodes on 5
+and 6); to count successes on exploding dice write the explosion face first: `5d10!10>=8`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from .errors import DiceLimitError, DiceSyntaxError, DiceValueError
+
+__all__ = [
+    "MAX_TEXT",
+    "MAX_DICE",
+    "MAX_SIDES",
+    "MAX_DEPTH",
+    "MAX_CONSTANT",
+    "Cmp",
+    "SetOp",
+    "Explode",
+    "Reroll",
+    "Clamp",
+    "Dice",
+    "Const",
+    "Unary",
+    "Binary",
+    "Compare",
+    "Group",
+    "Label",
+    "Node",
+    "parse",
+]
+
+MAX_TEXT = 1000        # characters in one expression
+MAX_DICE = 1000        # dice asked for in one expression (before rerolls and explosions)
+MAX_SIDES = 10_000     # sides of one die
+MAX_DEPTH = 40         # nesting of parentheses, groups and unary signs
+MAX_CONSTANT = 10**9   # largest integer literal
+
+
+@dataclass(frozen=True)
+class Cmp:
+    """A comparison against a number: op is one of = != < > <= >=."""
+
+    op: str
+    value: int
+
+    def test(self, x: int) -> bool:
+        v = self.value
+        return {
+            "=": x == v, "!=": x != v, "<": x < v, ">": x > v, "<=": x <= v, ">=": x >= v,
+        }[self.op]
+
+    def text(self) -> str:
+        return ("" if self.op == "=" else self.op) + str(self.value)
+
+
+@dataclass(frozen=True)
+class SetOp:
+    """Keep or drop dice of a set. how: 'h' highest n, 'l' lowest n, or 'cmp' matching `cmp`."""
+
+    keep: bool
+    how: str
+    n: int = 0
+    cmp: Cmp | None = None
+
+
+@dataclass(frozen=True)
+class Explode:
+    """Roll another die when a face matches; kind: 'explode', 'compound' or 'penetrate'."""
+
+    kind: str
+    cmp: Cmp
+
+
+@dataclass(frozen=True)
+class Reroll:
+    """Reroll matching faces; kind: 'until' (until it no longer matches), 'once', or 'add'."""
+
+    kind: str
+    cmp: Cmp
+
+
+@dataclass(frozen=True)
+class Clamp:
+    """Each die at least (`low`) or at most (`high`) a value."""
+
+    low: int | None = None
+    high: int | None = None
+
+
+@dataclass(frozen=True)
+class Dice:
+    """NdX with its modifiers. faces is the tuple of face values of one die."""
+
+    count: int
+    faces: tuple[int, ...]
+    label_sides: str
+    reroll: Reroll | None = None
+    clamp: Clamp = Clamp()
+    explode: Explode | None = None
+    set_ops: tuple[SetOp, ...] = ()
+    success: Cmp | None = None
+    failure: Cmp | None = None
+    text: str = ""
+
+    @property
+    def sides(self) -> int:
+        return len(self.faces)
+
+
+@dataclass(frozen=True)
+class Const:
+    value: int
+
+
+@dataclass(frozen=True)
+class Unary:
+    op: str
+    operand: "Node"
+
+
+@dataclass(frozen=True)
+class Binary:
+    op: str
+    left: "Node"
+    right: "Node"
+
+
+@dataclass(frozen=True)
+class Compare:
+    op: str
+    left: "Node"
+    right: "Node"
+
+
+@dataclass(frozen=True)
+class Group:
+    """{a, b, ...} with keep/drop or success counting over the items' totals."""
+
+    items: tuple["Node", ...]
+    set_ops: tuple[SetOp, ...] = ()
+    success: Cmp | None = None
+    failure: Cmp | None = None
+    paren: bool = False
+
+
+@dataclass(frozen=True)
+class Label:
+    node: "Node"
+    text: str
+
+
+Node = Union[Dice, Const, Unary, Binary, Compare, Group, Label]
+
+_CMP_OPS = ("<=", ">=", "!=", "==", "<", ">", "=")
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+        self.depth = 0
+        self.dice_count = 0
+
+    # -- low level -------------------------------------------------------------------------
+    def error(self, expected: str) -> DiceSyntaxError:
+        return DiceSyntaxError(self.text, self.pos, expected)
+
+    def skip(self) -> None:
+        while self.pos < len(self.text) and self.text[self.pos] in " \t\r\n":
+            self.pos += 1
+
+    def peek(self, s: str) -> bool:
+        return self.text.startswith(s, self.pos)
+
+    def take(self, s: str) -> bool:
+        if self.text.startswith(s, self.pos):
+            self.pos += len(s)
+            return True
+        return False
+
+    def number(self, what: str = "a number") -> int:
+        start = self.pos
+        while self.pos < len(self.text) and self.text[self.pos].isdigit() and self.text[self.pos].isascii():
+            self.pos += 1
+        if start == self.pos:
+            raise self.error(what)
+        digits = self.text[start:self.pos]
+        if len(digits) > 10 or int(digits) > MAX_CONSTANT:
+            self.pos = start
+            raise DiceLimitError(f"The number {digits[:12]}{'…' if len(digits) > 12 else ''} is too large (at most {MAX_CONSTANT:,}).")
+        return int(digits)
+
+    def at_digit(self) -> bool:
+        return self.pos < len(self.text) and self.text[self.pos].isdigit() and self.text[self.pos].isascii()
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise DiceLimitError(f"The expression is nested too deeply (at most {MAX_DEPTH} levels).")
+
+    # -- grammar ---------------------------------------------------------------------------
+    def parse(self) -> Node:
+        if len(self.text) > MAX_TEXT:
+            raise DiceLimitError(f"The expression is too long (at most {MAX_TEXT} characters).")
+        self.skip()
+        if self.pos >= len(self.text):
+            raise self.error("a dice expression such as 1d20+5")
+        node = self.comparison()
+        self.skip()
+        if self.pos < len(self.text):
+            raise self.error("an operator (+ - * / or a comparison) or the end")
+        return node
+
+    def comparison(self) -> Node:
+        left = self.additive()
+        self.skip()
+        for op in ("==", "!=", "<=", ">=", "<", ">"):
+            if self.take(op):
+                right = self.additive()
+                return Compare(op, left, right)
+        return left
+
+    def additive(self) -> Node:
+        node = self.term()
+        while True:
+            self.skip()
+            if self.peek("+") or self.peek("-"):
+                op = self.text[self.pos]
+                self.pos += 1
+                node = Binary(op, node, self.term())
+            else:
+                return node
+
+    def term(self) -> Node:
+        node = self.unary()
+        while True:
+            self.skip()
+            if self.peek("*") or self.peek("/"):
+                op = self.text[self.pos]
+                self.pos += 1
+                node = Binary(op, node, self.unary())
+            else:
+                return node
+
+    def unary(self) -> Node:
+        self.skip()
+        if self.peek("-") or self.peek("+"):
+            op = self.text[self.pos]
+            self.pos += 1
+            self.enter()
+            operand = self.unary()
+            self.depth -= 1
+            return Unary(op, operand)
+        return self.labelled(self.atom())
+
+    def labelled(self, node: Node) -> Node:
+        if self.peek("["):
+            start = self.pos + 1
+            end = self.text.find("]", start)
+            if end < 0:
+                self.pos = len(self.text)
+                raise self.error("']' to close the label")
+            label = self.text[start:end].strip()
+            if len(label) > 100:
+                raise DiceLimitError("A label is too long (at most 100 characters).")
+            self.pos = end + 1
+            return Label(node, label)
+        return node
+
+    def atom(self) -> Node:
+        self.skip()
+        start = self.pos
+        if self.peek("(") or self.peek("{"):
+            curly = self.peek("{")
+            self.pos += 1
+            self.enter()
+            items = [self.comparison()]
+            self.skip()
+            while self.take(","):
+                items.append(self.comparison())
+                self.skip()
+            if not self.take("}" if curly else ")"):
+                raise self.error("'}'" if curly else "')' or ','")
+            self.depth -= 1
+            if curly or len(items) > 1 or self._set_op_follows():
+                set_ops, success, failure = self.group_mods()
+                return Group(tuple(items), set_ops, success, failure, paren=not curly)
+            return items[0]
+        if self.at_digit() or self.peek("d"):
+            count = 1
+            if self.at_digit():
+                count = self.number()
+                if not self.peek("d"):
+                    return Const(count)
+            return self.dice(count, start)
+        raise self.error("a number, a die such as d20, '(' or '{'")
+
+    def _set_op_follows(self) -> bool:
+        return any(self.peek(s) for s in ("kh", "kl", "k", "dh", "dl", "ph", "pl", "p"))
+
+    def dice(self, count: int, start: int) -> Dice:
+        self.pos += 1  # the 'd'
+        if self.take("%"):
+            faces, label_sides = tuple(range(1, 101)), "%"
+        elif self.take("F"):
+            faces, label_sides = (-1, 0, 1), "F"
+        else:
+            sides = self.number("the number of sides, '%' or 'F'")
+            if sides > MAX_SIDES:
+                raise DiceLimitError(f"A die can have at most {MAX_SIDES:,} sides.")
+            if sides < 1:
+                raise DiceValueError("A die needs at least one side.")
+            faces, label_sides = tuple(range(1, sides + 1)), str(sides)
+        self.dice_count += count
+        if self.dice_count > MAX_DICE:
+            raise DiceLimitError(f"Too many dice: at most {MAX_DICE:,} in one roll.")
+        fields: dict = {"reroll": None, "explode": None, "success": None, "failure": None}
+        low = high = None
+        set_ops: list[SetOp] = []
+        while True:
+            here = self.pos
+            if self.peek("!"):
+                kind = "compound" if self.take("!!") else "penetrate" if self.take("!p") else "explode"
+                if kind == "explode":
+                    self.pos += 1
+                cmp = self.optional_cmp() or Cmp("=", max(faces))
+                self.set_once(fields, "explode", Explode(kind, cmp), here)
+            elif self.peek("e"):
+                self.pos += 1
+                cmp = self.cmp_required("a face to explode on, such as e6 or e>5")
+                self.set_once(fields, "explode", Explode("explode", cmp), here)
+            elif self.peek("r"):
+                self.pos += 1
+                kind = "once" if self.take("o") else "add" if self.take("a") else "until"
+                if kind == "until":
+                    self.take("r")
+                cmp = self.cmp_required("a face to reroll, such as r1 or r<=2")
+                self.set_once(fields, "reroll", Reroll(kind, cmp), here)
+            elif self.take("mi"):
+                low = self.number("the minimum face after 'mi'")
+            elif self.take("ma"):
+                high = self.number("the maximum face after 'ma'")
+            elif self.peek("k") or self.peek("d") or self.peek("p"):
+                set_ops.append(self.set_op())
+            elif self.peek("f"):
+                self.pos += 1
+                self.set_once(fields, "failure", self.cmp_required("a failure target such as f1 or f<=2"), here)
+            elif any(self.peek(op) for op in (">=", "<=", ">", "<", "=")) and not self.peek("=="):
+                op = next(op for op in (">=", "<=", ">", "<", "=") if self.peek(op))
+                self.pos += len(op)
+                self.set_once(fields, "success", Cmp(op, self.number("a success target")), here)
+            else:
+                break
+        clamp = Clamp(low, high)
+        top, bottom = max(faces), min(faces)
+        if low is not None and low > top:
+            raise DiceValueError(f"'mi{low}' is above the highest face of a d{label_sides} ({top}).")
+        if high is not None and high < bottom:
+            raise DiceValueError(f"'ma{high}' is below the lowest face of a d{label_sides} ({bottom}).")
+        if low is not None and high is not None and low > high:
+            raise DiceValueError(f"'mi{low}' is above 'ma{high}'.")
+        reroll = fields["reroll"]
+        if reroll is not None and reroll.kind == "until" and all(reroll.cmp.test(f) for f in faces):
+            raise DiceValueError(f"'r{reroll.cmp.text()}' matches every face: the die would be rerolled forever.")
+        explode = fields["explode"]
+        if explode is not None and reroll is not None and reroll.kind == "add":
+            raise DiceValueError("'ra' (reroll and add) cannot be combined with exploding dice.")
+        if explode is not None:
+            values = {_clamped(f, clamp) for f in faces}
+            if all(explode.cmp.test(v) for v in values):
+                raise DiceValueError("The explosion matches every face: the die would explode forever.")
+        return Dice(
+            count=count, faces=faces, label_sides=label_sides, reroll=reroll, clamp=clamp,
+            explode=explode, set_ops=tuple(set_ops), success=fields["success"],
+            failure=fields["failure"], text=self.text[start:self.pos],
+        )
+
+    def set_once(self, fields: dict, key: str, value: object, here: int) -> None:
+        if fields[key] is not None:
+            self.pos = here
+            raise self.error(f"only one {key} modifier on a roll")
+        fields[key] = value
+
+    def optional_cmp(self) -> Cmp | None:
+        for op in _CMP_OPS:
+            if op in ("==",):
+                continue
+            if self.peek(op) and not self.peek("=="):
+                self.pos += len(op)
+                return Cmp("=" if op == "=" else op, self.number(f"a number after '{op}'"))
+        if self.at_digit():
+            return Cmp("=", self.number())
+        return None
+
+    def cmp_required(self, expected: str) -> Cmp:
+        cmp = self.optional_cmp()
+        if cmp is None:
+            raise self.error(expected)
+        return cmp
+
+    def set_op(self) -> SetOp:
+        letter = self.text[self.pos]
+        self.pos += 1
+        keep = letter == "k"
+        if self.take("h"):
+            return SetOp(keep, "h", self.number(f"how many dice after '{letter}h'"))
+        if self.take("l"):
+            return SetOp(keep, "l", self.number(f"how many dice after '{letter}l'"))
+        if letter in "kd" and self.at_digit():
+            # Roll20 / Foundry: k3 keeps the highest three, d1 drops the lowest one.
+            return SetOp(keep, "h" if keep else "l", self.number())
+        cmp = self.optional_cmp()
+        if cmp is None:
+            raise self.error(f"'h', 'l', a number or a comparison after '{letter}'")
+        return SetOp(keep, "cmp", cmp=cmp)
+
+    def group_mods(self) -> tuple[tuple[SetOp, ...], Cmp | None, Cmp | None]:
+        set_ops: list[SetOp] = []
+        success = failure = None
+        while True:
+            if self._set_op_follows() or self.peek("d"):
+                set_ops.append(self.set_op())
+            elif self.peek("f"):
+                self.pos += 1
+                failure = self.cmp_required("a failure target")
+            elif any(self.peek(op) for op in (">=", "<=", ">", "<", "=")) and not self.peek("=="):
+                op = next(op for op in (">=", "<=", ">", "<", "=") if self.peek(op))
+                self.pos += len(op)
+                success = Cmp(op, self.number("a success target"))
+            else:
+                return tuple(set_ops), success, failure
+
+
+def _clamped(face: int, clamp: Clamp) -> int:
+    if clamp.low is not None and face < clamp.low:
+        face = clamp.low
+    if clamp.high is not None and face > clamp.high:
+        face = clamp.high
+    return face
+
+
+def parse(text: str) -> Node:
+    """Parse dice notation into an AST; raises DiceSyntaxError, DiceLimitError or DiceValueError."""
+    if not isinstance(text, str):
+        raise DiceValueError("A dice expression must be text.")
+    return _Parser(text).parse()

@@ -1,0 +1,346 @@
+"""Roll a parsed dice expression into an annotated result tree.
+
+Semantics shared with `odds` (so every rolled total lies in the computed distribution):
+- each die is a *unit*: its face after rerolls (`r` until, `ro` once) and `mi`/`ma`, plus the dice its
+  explosion chain or `ra` adds; keep/drop selects whole units by their total;
+- success counting tests every face of a unit (`!!` compound: the unit's total) and counts
+  successes minus failures; with only `f`, the count of failures;
+- `r` rerolls up to MAX_REROLLS times, then draws straight from the faces that do not match,
+  which is the same distribution, so a roll never hangs.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from .errors import DiceLimitError, DiceValueError
+from .notation import (
+    Binary, Cmp, Compare, Const, Dice, Group, Label, Node, SetOp, Unary, parse,
+)
+
+__all__ = [
+    "MAX_REROLLS",
+    "MAX_CHAIN",
+    "MAX_ROLLED",
+    "Rng",
+    "DieRoll",
+    "RolledNode",
+    "RollResult",
+    "roll",
+    "roll_ast",
+]
+
+MAX_REROLLS = 100     # rerolls of one die before drawing straight from the faces that do not match
+MAX_CHAIN = 100       # dice one explosion chain may add
+MAX_ROLLED = 10_000   # faces rolled in one expression, rerolls and explosions included
+
+
+class Rng(Protocol):
+    def randint(self, a: int, b: int) -> int: ...
+
+
+@dataclass(frozen=True)
+class DieRoll:
+    """One face shown to the player, with what happened to it."""
+
+    sides: str
+    face: int
+    value: int
+    kept: bool = True
+    rerolled: bool = False
+    exploded: bool = False
+    added: bool = False
+    success: bool = False
+    failure: bool = False
+    natural_max: bool = False
+    natural_min: bool = False
+    label: str | None = None
+
+    @property
+    def dropped(self) -> bool:
+        return not self.kept and not self.rerolled
+
+    def flags(self) -> tuple[str, ...]:
+        names = ("rerolled", "exploded", "added", "success", "failure", "natural_max", "natural_min")
+        out = [n for n in names if getattr(self, n)]
+        if self.dropped:
+            out.insert(0, "dropped")
+        return tuple(out)
+
+
+@dataclass(frozen=True)
+class RolledNode:
+    """A node of the evaluated tree: the AST node, its value and its parts."""
+
+    node: Node
+    value: int
+    children: tuple["RolledNode", ...] = ()
+    dice: tuple[DieRoll, ...] = ()
+    kept: bool = True
+
+
+@dataclass(frozen=True)
+class RollResult:
+    expression: str
+    ast: Node
+    tree: RolledNode
+    total: int
+    text: str
+    dice: tuple[DieRoll, ...] = field(default=())
+
+    def to_dict(self) -> dict:
+        return {
+            "expression": self.expression,
+            "total": self.total,
+            "text": self.text,
+            "dice": [
+                {"sides": d.sides, "face": d.face, "value": d.value, "flags": list(d.flags()), "label": d.label}
+                for d in self.dice
+            ],
+        }
+
+
+class _Roller:
+    def __init__(self, rng: Rng) -> None:
+        self.rng = rng
+        self.rolled = 0
+
+    def draw(self, dice: Dice) -> int:
+        self.rolled += 1
+        if self.rolled > MAX_ROLLED:
+            raise DiceLimitError(f"More than {MAX_ROLLED:,} dice rolled in one expression.")
+        return self.rng.randint(dice.faces[0], dice.faces[-1])
+
+    def face(self, dice: Dice, out: list[DieRoll], added: bool) -> int:
+        """Roll one face through rerolls and mi/ma; append what was seen; return its value."""
+        face = self.draw(dice)
+        rr = dice.reroll
+        if rr is not None and rr.kind in ("until", "once") and rr.cmp.test(face):
+            out.append(self.die(dice, face, face, rerolled=True, kept=False, added=added))
+            if rr.kind == "once":
+                face = self.draw(dice)
+            else:
+                tries = 1
+                face = self.draw(dice)
+                while rr.cmp.test(face):
+                    out.append(self.die(dice, face, face, rerolled=True, kept=False, added=added))
+                    tries += 1
+                    if tries >= MAX_REROLLS:
+                        allowed = [f for f in dice.faces if not rr.cmp.test(f)]
+                        face = allowed[self.rng.randint(0, len(allowed) - 1)]
+                        break
+                    face = self.draw(dice)
+        value = face
+        if dice.clamp.low is not None and value < dice.clamp.low:
+            value = dice.clamp.low
+        if dice.clamp.high is not None and value > dice.clamp.high:
+            value = dice.clamp.high
+        out.append(self.die(dice, face, value, added=added))
+        return value
+
+    def die(self, dice: Dice, face: int, value: int, **flags: bool) -> DieRoll:
+        return DieRoll(
+            sides=dice.label_sides, face=face, value=value,
+            natural_max=face == dice.faces[-1] and dice.label_sides != "F",
+            natural_min=face == dice.faces[0] and dice.label_sides != "F",
+            **flags,
+        )
+
+    def unit(self, dice: Dice) -> list[DieRoll]:
+        seen: list[DieRoll] = []
+        value = self.face(dice, seen, added=False)
+        ex = dice.explode
+        if ex is not None:
+            chain = 0
+            while ex.cmp.test(value):
+                chain += 1
+                if chain > MAX_CHAIN:
+                    raise DiceLimitError(f"An explosion chain went past {MAX_CHAIN} dice.")
+                seen[-1] = _replace(seen[-1], exploded=True)
+                value = self.face(dice, seen, added=True)
+                if ex.kind == "penetrate":
+                    seen[-1] = _replace(seen[-1], value=seen[-1].value - 1)
+        elif dice.reroll is not None and dice.reroll.kind == "add" and dice.reroll.cmp.test(value):
+            self.face(dice, seen, added=True)
+        return seen
+
+    def dice(self, dice: Dice) -> RolledNode:
+        units = [self.unit(dice) for _ in range(dice.count)]
+        keys = [sum(d.value for d in u if not d.rerolled) for u in units]
+        kept = apply_set_ops(keys, dice.set_ops)
+        counting = dice.success is not None or dice.failure is not None
+        shown: list[DieRoll] = []
+        total = 0
+        for unit, key, keep in zip(units, keys, kept):
+            marks = unit_marks(dice, unit, key)
+            for d, (s, f) in zip(unit, marks):
+                if d.rerolled:
+                    shown.append(d)
+                else:
+                    shown.append(_replace(d, kept=keep, success=keep and s, failure=keep and f))
+            if keep:
+                total += sum(s - f for s, f in marks) if counting else key
+        return RolledNode(dice, total, dice=tuple(shown))
+
+    def eval(self, node: Node) -> RolledNode:
+        if isinstance(node, Const):
+            return RolledNode(node, node.value)
+        if isinstance(node, Dice):
+            return self.dice(node)
+        if isinstance(node, Label):
+            inner = self.eval(node.node)
+            labelled = tuple(_replace(d, label=node.text) for d in inner.dice)
+            return RolledNode(node, inner.value, (inner,), labelled)
+        if isinstance(node, Unary):
+            inner = self.eval(node.operand)
+            return RolledNode(node, -inner.value if node.op == "-" else inner.value, (inner,), inner.dice)
+        if isinstance(node, (Binary, Compare)):
+            left, right = self.eval(node.left), self.eval(node.right)
+            value = binary_value(node.op, left.value, right.value) if isinstance(node, Binary) \
+                else int(compare_value(node.op, left.value, right.value))
+            return RolledNode(node, value, (left, right), left.dice + right.dice)
+        if isinstance(node, Group):
+            items = [self.eval(item) for item in node.items]
+            values = [item.value for item in items]
+            kept = apply_set_ops(values, node.set_ops)
+            if node.success is not None or node.failure is not None:
+                total = sum(
+                    (node.success is not None and node.success.test(v)) - (node.failure is not None and node.failure.test(v))
+                    for v, k in zip(values, kept) if k
+                )
+            else:
+                total = sum(v for v, k in zip(values, kept) if k)
+            children = tuple(_replace(item, kept=k) for item, k in zip(items, kept))
+            return RolledNode(node, total, children, tuple(d for item in items for d in item.dice))
+        raise TypeError(node)  # pragma: no cover
+
+
+def _replace(obj, **changes):
+    from dataclasses import replace
+    return replace(obj, **changes)
+
+
+def unit_marks(dice: Dice, unit: list[DieRoll], key: int) -> list[tuple[bool, bool]]:
+    """(success, failure) for each face of a unit; compound explosions test the unit's total."""
+    succ, fail = dice.success, dice.failure
+    if succ is None and fail is None:
+        return [(False, False)] * len(unit)
+    compound = dice.explode is not None and dice.explode.kind == "compound"
+    marks: list[tuple[bool, bool]] = []
+    for i, d in enumerate(unit):
+        if d.rerolled:
+            marks.append((False, False))
+            continue
+        if compound:
+            last = i == max(j for j, e in enumerate(unit) if not e.rerolled)
+            v = key
+            marks.append((last and succ is not None and succ.test(v), last and fail is not None and fail.test(v)))
+        else:
+            marks.append((succ is not None and succ.test(d.value), fail is not None and fail.test(d.value)))
+    return marks
+
+
+def apply_set_ops(keys: list[int], ops: tuple[SetOp, ...]) -> list[bool]:
+    """Which of the items stay after keep/drop operations applied in order (ties: earlier first)."""
+    kept = [True] * len(keys)
+    for op in ops:
+        live = [i for i in range(len(keys)) if kept[i]]
+        if op.how == "cmp":
+            assert op.cmp is not None
+            for i in live:
+                if op.cmp.test(keys[i]) != op.keep:
+                    kept[i] = False
+            continue
+        order = sorted(live, key=lambda i: keys[i], reverse=op.how == "h")
+        chosen = set(order[: op.n])
+        for i in live:
+            if (i in chosen) != op.keep:
+                kept[i] = False
+    return kept
+
+
+def binary_value(op: str, a: int, b: int) -> int:
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if b == 0:
+        raise DiceValueError("Division by zero.")
+    return a // b
+
+
+def compare_value(op: str, a: int, b: int) -> bool:
+    return Cmp("=" if op == "==" else op, b).test(a)
+
+
+# -- text ----------------------------------------------------------------------------------
+
+_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
+
+
+def describe(tree: RolledNode) -> str:
+    node = tree.node
+    if isinstance(node, Const):
+        return str(node.value)
+    if isinstance(node, Dice):
+        return f"{node.text} ({', '.join(_die_text(d) for d in tree.dice)})"
+    if isinstance(node, Label):
+        return f"{describe(tree.children[0])} [{node.text}]"
+    if isinstance(node, Unary):
+        return f"{node.op}{_wrapped(tree.children[0], 3)}"
+    if isinstance(node, Binary):
+        p = _PRECEDENCE[node.op]
+        return f"{_wrapped(tree.children[0], p)} {node.op} {_wrapped(tree.children[1], p + (node.op in '-/'))}"
+    if isinstance(node, Compare):
+        return f"{describe(tree.children[0])} {node.op} {describe(tree.children[1])}"
+    if isinstance(node, Group):
+        parts = [describe(c) if c.kept else f"~~{describe(c)}~~" for c in tree.children]
+        opening, closing = ("(", ")") if node.paren else ("{", "}")
+        return f"{opening}{', '.join(parts)}{closing}{_group_mods(node)}"
+    raise TypeError(node)  # pragma: no cover
+
+
+def _wrapped(tree: RolledNode, precedence: int) -> str:
+    node = tree.node
+    inner = node.node if isinstance(node, Label) else node
+    if isinstance(inner, Binary) and _PRECEDENCE[inner.op] < precedence or isinstance(inner, Compare):
+        return f"({describe(tree)})"
+    return describe(tree)
+
+
+def _group_mods(node: Group) -> str:
+    out = ""
+    for op in node.set_ops:
+        letter = "k" if op.keep else ("p" if op.how == "cmp" else "d")
+        out += f"{letter}{op.how}{op.n}" if op.how != "cmp" else f"{letter}{op.cmp.text()}"  # type: ignore[union-attr]
+    if node.success:
+        out += node.success.op + str(node.success.value)
+    if node.failure:
+        out += "f" + node.failure.text()
+    return out
+
+
+def _die_text(d: DieRoll) -> str:
+    text = str(d.value)
+    if d.exploded:
+        text += "!"
+    if d.rerolled or d.dropped:
+        text = f"~~{text}~~"
+    return text
+
+
+def roll_ast(ast: Node, rng: Rng | None = None, expression: str = "") -> RollResult:
+    """Roll an already parsed expression."""
+    roller = _Roller(rng if rng is not None else random.Random())
+    tree = roller.eval(ast)
+    text = f"{describe(tree)} = {tree.value}"
+    return RollResult(expression, ast, tree, tree.value, text, tree.dice)
+
+
+def roll(expression: str, rng: Rng | None = None) -> RollResult:
+    """Parse and roll dice notation. `rng` is anything with randint (default: a new random.Random)."""
+    return roll_ast(parse(expression), rng, expression)

@@ -1,0 +1,330 @@
+"""Dice engine: notation, annotated rolls with scripted faces, exact odds against known values and
+against seeded simulation, limits and errors."""
+
+from __future__ import annotations
+
+import math
+import random
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from pyengine.dice import Distribution, distribution, parse, roll
+from pyengine.errors import DiceLimitError, DiceSyntaxError, DiceValueError, EngineError
+from tests.unit.scripted import Scripted
+
+
+# -- rolling with scripted faces -----------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "expression, faces, total, text",
+    [
+        ("4d6kh3", [6, 5, 1, 3], 14, "4d6kh3 (6, 5, ~~1~~, 3) = 14"),
+        ("1d20+5", [15], 20, "1d20 (15) + 5 = 20"),
+        ("d20", [7], 7, "d20 (7) = 7"),
+        ("2d20kl1", [4, 17], 4, "2d20kl1 (4, ~~17~~) = 4"),
+        ("2d20k1", [4, 17], 17, "2d20k1 (~~4~~, 17) = 17"),
+        ("4d6d1", [2, 6, 3, 5], 14, "4d6d1 (~~2~~, 6, 3, 5) = 14"),
+        ("4d6dh1", [2, 6, 3, 5], 10, "4d6dh1 (2, ~~6~~, 3, 5) = 10"),
+        ("4d6p1", [1, 6, 1, 5], 11, "4d6p1 (~~1~~, 6, ~~1~~, 5) = 11"),
+        ("4d6pl1", [2, 6, 3, 5], 14, "4d6pl1 (~~2~~, 6, 3, 5) = 14"),
+        ("3d6k>3", [2, 6, 4], 10, "3d6k>3 (~~2~~, 6, 4) = 10"),
+        ("8d6!", [6, 2, 1, 1, 1, 1, 1, 1, 1], 15, "8d6! (6!, 2, 1, 1, 1, 1, 1, 1, 1) = 15"),
+        ("1d6!>=5", [5, 6, 2], 13, "1d6!>=5 (5!, 6!, 2) = 13"),
+        ("1d6!=3", [3, 3, 6], 12, "1d6!=3 (3!, 3!, 6) = 12"),
+        ("1d6e6", [6, 4], 10, "1d6e6 (6!, 4) = 10"),
+        ("1d6!!", [6, 6, 2], 14, "1d6!! (6!, 6!, 2) = 14"),
+        ("1d6!p", [6, 6, 2], 12, "1d6!p (6!, 5!, 1) = 12"),
+        ("4d6r1", [1, 1, 5, 2, 3, 4], 14, "4d6r1 (~~1~~, ~~1~~, 5, 2, 3, 4) = 14"),
+        ("1d20ro<3", [2, 1], 1, "1d20ro<3 (~~2~~, 1) = 1"),
+        ("1d20rr1", [1, 1, 9], 9, "1d20rr1 (~~1~~, ~~1~~, 9) = 9"),
+        ("2d6ra6", [6, 3, 2], 11, "2d6ra6 (6, 3, 2) = 11"),
+        ("1d20mi10", [3], 10, "1d20mi10 (10) = 10"),
+        ("1d20ma15", [19], 15, "1d20ma15 (15) = 15"),
+        ("5d10>=8", [8, 1, 10, 3, 7], 2, "5d10>=8 (8, 1, 10, 3, 7) = 2"),
+        ("5d10>=8f1", [8, 1, 10, 3, 7], 1, "5d10>=8f1 (8, 1, 10, 3, 7) = 1"),
+        ("5d10f<=2", [8, 1, 10, 2, 7], -2, "5d10f<=2 (8, 1, 10, 2, 7) = -2"),
+        ("3d6<3", [1, 3, 2], 2, "3d6<3 (1, 3, 2) = 2"),
+        ("{2d6+3, 1d20}kh1", [3, 4, 15], 15, "{~~2d6 (3, 4) + 3~~, 1d20 (15)}kh1 = 15"),
+        ("(2d6+3, 1d20)kh1", [3, 4, 5], 10, "(2d6 (3, 4) + 3, ~~1d20 (5)~~)kh1 = 10"),
+        ("{1d20, 1d20, 1d20}>=10", [10, 9, 20], 2, "{1d20 (10), 1d20 (9), 1d20 (20)}>=10 = 2"),
+        ("2d6[fire] + 1d4[cold]", [3, 4, 2], 9, "2d6 (3, 4) [fire] + 1d4 (2) [cold] = 9"),
+        ("(1+2)*3", [], 9, "(1 + 2) * 3 = 9"),
+        ("7/2", [], 3, "7 / 2 = 3"),
+        ("-7/2", [], -4, "-7 / 2 = -4"),
+        ("10-(2-1)", [], 9, "10 - (2 - 1) = 9"),
+        ("-1d4", [3], -3, "-1d4 (3) = -3"),
+        ("1d20 >= 10", [12], 1, "1d20 (12) >= 10 = 1"),
+        ("1d20 < 10", [12], 0, "1d20 (12) < 10 = 0"),
+        ("2d6 == 7", [3, 4], 1, "2d6 (3, 4) == 7 = 1"),
+        ("2d6 != 7", [3, 4], 0, "2d6 (3, 4) != 7 = 0"),
+        ("4dF", [-1, 0, 1, 1], 1, "4dF (-1, 0, 1, 1) = 1"),
+        ("d%", [42], 42, "d% (42) = 42"),
+        ("0d6+1", [], 1, "0d6 () + 1 = 1"),
+    ],
+)
+def test_roll_with_scripted_faces(expression, faces, total, text):
+    rng = Scripted(faces)
+    result = roll(expression, rng)
+    assert result.total == total
+    assert result.text == text
+    assert rng.left == []
+
+
+def test_roll_flags_every_die():
+    result = roll("4d6kh3!", Scripted([6, 2, 5, 1, 3]))
+    assert [d.flags() for d in result.dice] == [
+        ("exploded", "natural_max"), ("added",), (), ("dropped", "natural_min"), (),
+    ]
+    first, added, five, one, three = result.dice
+    assert first.exploded and first.natural_max and first.kept
+    assert added.added and added.value == 2 and added.kept
+    assert five.kept and not five.dropped
+    assert one.dropped and one.natural_min
+    assert three.kept
+    assert result.total == 6 + 2 + 5 + 3
+
+
+def test_success_and_failure_flags():
+    result = roll("4d10>=8f1", Scripted([9, 1, 4, 8]))
+    assert [(d.success, d.failure) for d in result.dice] == [(True, False), (False, True), (False, False), (True, False)]
+    assert result.total == 1
+
+
+def test_compound_counts_the_unit_total_for_successes():
+    # 6+5 = 11 is one die of 11 for success counting, not a 6 and a 5. A comparison right after
+    # ! belongs to the explosion, so the explosion face is written out before the target.
+    assert roll("1d6!!6>=10", Scripted([6, 5])).total == 1
+    assert roll("1d6!6>=6", Scripted([6, 5])).total == 1
+    assert parse("1d6!!>=5").explode.cmp.op == ">="
+
+
+def test_labels_are_kept_on_dice():
+    result = roll("2d6[fire] + 1d4[cold]", Scripted([1, 2, 3]))
+    assert [d.label for d in result.dice] == ["fire", "fire", "cold"]
+
+
+def test_roll_uses_rng_parameter_deterministically():
+    a = roll("10d20kh3+4d6!", random.Random(7))
+    b = roll("10d20kh3+4d6!", random.Random(7))
+    assert a.text == b.text and a.total == b.total
+
+
+def test_reroll_until_never_hangs_and_stays_in_allowed_faces():
+    # A die that matches 19 of 20 faces: after 100 rerolls it draws from the allowed face directly.
+    class Always1:
+        def __init__(self):
+            self.calls = 0
+
+        def randint(self, a, b):
+            self.calls += 1
+            return a  # 1 on a d20 face draw, index 0 on the direct draw
+
+    rng = Always1()
+    result = roll("1d20r<20", rng)
+    assert result.total == 20
+    assert rng.calls == 101
+
+
+def test_to_dict_is_json_ready():
+    import json
+
+    data = roll("2d6!", Scripted([6, 1, 3])).to_dict()
+    assert json.loads(json.dumps(data))["total"] == 10
+    assert data["dice"][0]["flags"] == ["exploded", "natural_max"]
+
+
+# -- errors and limits ---------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "text, pos",
+    [("", 0), ("1d", 2), ("2d6+", 4), ("abc", 0), ("(1+2", 4), ("4d6kh", 5), ("1d20 + * 3", 7), ("2d6)", 3)],
+)
+def test_syntax_errors_say_where(text, pos):
+    with pytest.raises(DiceSyntaxError) as info:
+        parse(text)
+    assert info.value.pos == pos
+    assert f"character {pos + 1}" in str(info.value)
+    assert "expected" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1001d6", "600d6+401d6", "1d10001", "1d6+" * 300 + "1", "(" * 50 + "1" + ")" * 50, "1d6*99999999999"],
+)
+def test_limits_raise_dice_limit_error(text):
+    with pytest.raises(DiceLimitError):
+        parse(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["6d0", "1d20mi21", "1d20ma0", "1d6r<7", "1d6!>0", "1d6mi4ma3", "2d6ra6!"],
+)
+def test_impossible_requests_raise_value_error(text):
+    with pytest.raises(DiceValueError):
+        parse(text)
+
+
+def test_division_by_zero_is_a_value_error():
+    with pytest.raises(DiceValueError):
+        roll("1d6/0", Scripted([3]))
+    with pytest.raises(DiceValueError):
+        distribution("1d6/(1d2-1)")
+
+
+def test_explosion_chain_is_capped_when_rolling():
+    class Sixes:
+        def randint(self, a, b):
+            return b
+
+    with pytest.raises(DiceLimitError):
+        roll("1d6!", Sixes())
+
+
+def test_all_errors_are_engine_errors():
+    for cls in (DiceSyntaxError, DiceLimitError, DiceValueError):
+        assert issubclass(cls, EngineError)
+
+
+# -- exact odds ----------------------------------------------------------------------------
+
+def brute(faces: int, count: int, fn) -> dict[int, Fraction]:
+    """Enumerate every roll: the reference the engine's dynamic programmes must match."""
+    from itertools import product
+
+    out: dict[int, Fraction] = {}
+    for dice in product(range(1, faces + 1), repeat=count):
+        v = fn(list(dice))
+        out[v] = out.get(v, Fraction(0)) + Fraction(1, faces**count)
+    return out
+
+
+def assert_matches(dist: Distribution, exact: dict[int, Fraction]) -> None:
+    assert set(dist.pmf) == set(exact)
+    for value, p in exact.items():
+        assert dist.pmf[value] == pytest.approx(float(p), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "expression, faces, count, fn",
+    [
+        ("4d6kh3", 6, 4, lambda d: sum(sorted(d)[1:])),
+        ("4d6dl1", 6, 4, lambda d: sum(sorted(d)[1:])),
+        ("4d6kl2", 6, 4, lambda d: sum(sorted(d)[:2])),
+        ("4d6dh1", 6, 4, lambda d: sum(sorted(d)[:3])),
+        ("5d4kh2", 4, 5, lambda d: sum(sorted(d)[-2:])),
+        ("3d8k>4", 8, 3, lambda d: sum(x for x in d if x > 4)),
+        ("4d6p1kh2", 6, 4, lambda d: sum(sorted(x for x in d if x != 1)[-2:])),
+        ("5d10>=8", 10, 5, lambda d: sum(x >= 8 for x in d)),
+        ("5d10>=8f1", 10, 5, lambda d: sum(x >= 8 for x in d) - sum(x == 1 for x in d)),
+        ("4d10kh2>=6", 10, 4, lambda d: sum(x >= 6 for x in sorted(d)[-2:])),
+        ("3d6mi2ma5", 6, 3, lambda d: sum(min(5, max(2, x)) for x in d)),
+    ],
+)
+def test_distribution_matches_enumeration(expression, faces, count, fn):
+    assert_matches(distribution(expression), brute(faces, count, fn))
+
+
+def test_known_values():
+    assert distribution("2d6").at_least(7) == pytest.approx(21 / 36)
+    assert distribution("4d6kh3").mean == pytest.approx(15869 / 1296)
+    assert distribution("2d20kh1").at_least(11) == pytest.approx(1 - (10 / 20) ** 2)
+    assert distribution("1d20ro1").mean == pytest.approx(10.5 + (10.5 - 1) / 20)
+    assert distribution("1d4r1").pmf == pytest.approx({2: 1 / 3, 3: 1 / 3, 4: 1 / 3})
+    assert distribution("4dF").pmf[0] == pytest.approx(19 / 81)
+    assert distribution("1d20 >= 11").pmf == pytest.approx({0: 0.5, 1: 0.5})
+    assert distribution("2d6ra6").mean == pytest.approx(2 * (3.5 + 3.5 / 6))
+    d = distribution("1d6+1d4-2")
+    assert (d.min, d.max) == (0, 8)
+    assert distribution("7/2").pmf == {3: 1.0}
+
+
+def test_exploding_distribution_reports_residual():
+    d = distribution("8d6!")
+    assert 0 < d.residual < 1e-11
+    assert sum(d.pmf.values()) + d.residual == pytest.approx(1.0, abs=1e-15)
+    assert d.mean == pytest.approx(8 * 3.5 * 6 / 5, rel=1e-9)
+    single = distribution("1d6!")
+    assert 6 not in single.pmf  # a 6 always explodes
+    assert single.pmf[7] == pytest.approx(1 / 36)
+    assert single.pmf[12 + 3] == pytest.approx(1 / 216)
+
+
+def test_penetrating_and_compound():
+    pen = distribution("1d6!p")
+    assert pen.pmf[6 + 0] == pytest.approx(1 / 36)  # 6, then 1 counted as 0
+    comp = distribution("1d6!!")
+    assert comp.pmf == pytest.approx(distribution("1d6!").pmf)
+
+
+def test_group_odds_keep_highest():
+    d = distribution("{1d6, 1d6}kh1")
+    assert_matches(d, brute(6, 2, max))
+    g = distribution("{1d20, 1d20, 1d20}>=10")
+    assert g.mean == pytest.approx(3 * 11 / 20)
+
+
+def chi_square_p(observed: dict[int, int], expected: dict[int, float], n: int) -> float:
+    """Upper tail of the chi-square statistic (Wilson-Hilferty), bins with expected < 5 merged."""
+    bins: list[tuple[float, int]] = []
+    acc_e, acc_o = 0.0, 0
+    for value in sorted(expected):
+        acc_e += expected[value] * n
+        acc_o += observed.get(value, 0)
+        if acc_e >= 5:
+            bins.append((acc_e, acc_o))
+            acc_e, acc_o = 0.0, 0
+    if acc_e and bins:
+        e, o = bins.pop()
+        bins.append((e + acc_e, o + acc_o))
+    stat = sum((o - e) ** 2 / e for e, o in bins)
+    k = len(bins) - 1
+    z = ((stat / k) ** (1 / 3) - (1 - 2 / (9 * k))) / math.sqrt(2 / (9 * k))
+    return 0.5 * math.erfc(z / math.sqrt(2))
+
+
+@pytest.mark.parametrize(
+    "expression",
+    ["4d6kh3", "10d20kh3", "8d6!", "6d10>=8", "3d20kh1+2", "{2d6+3, 1d20}kh1", "4d10!>=8f1",
+     "2d6ra6", "1d20ro<3", "3d6r1mi2", "4d6p1kh2", "2d10!p", "3d6!!", "1d20 >= 1d20"],
+)
+def test_distribution_agrees_with_seeded_simulation(expression):
+    rng = random.Random(20261122)
+    n = 20000
+    observed: dict[int, int] = {}
+    for _ in range(n):
+        total = roll(expression, rng).total
+        observed[total] = observed.get(total, 0) + 1
+    dist = distribution(expression)
+    assert set(observed) <= set(dist.pmf)
+    assert chi_square_p(observed, dist.pmf, n) > 1e-4
+
+
+# -- properties ----------------------------------------------------------------------------
+
+ALPHABET = "0123456789d%F+-*/()[]{},!<>=khlpremiaf xy"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=ALPHABET, max_size=24))
+def test_any_text_parses_or_raises_engine_error(text):
+    try:
+        parse(text)
+    except EngineError:
+        pass
+
+
+TOKENS = st.sampled_from(["1d20", "2d6", "4d6kh3", "3d8!", "d%", "4dF", "5", "2d10>=7", "3d6r1", "2d4ro1", "{1d6, 1d8}kh1", "1d12mi3"])
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(TOKENS, min_size=1, max_size=3), st.lists(st.sampled_from(["+", "-", "*"]), min_size=2, max_size=2), st.integers(0, 2**32))
+def test_distribution_sums_to_one_and_contains_every_roll(parts, ops, seed):
+    expression = parts[0] + "".join(f" {op} {p}" for op, p in zip(ops, parts[1:]))
+    dist = distribution(expression)
+    assert sum(dist.pmf.values()) + dist.residual == pytest.approx(1.0, abs=1e-9)
+    rng = random.Random(seed)
+    for _ in range(5):
+        assert roll(expression, rng).total in dist.pmf
