@@ -1,7 +1,325 @@
-"""Entry point run by PyScript once the interpreter is up."""
+"""Entry point run by PyScript: build the app, wire the page's events, say the engine is ready."""
 
-from pyscript import document
+from __future__ import annotations
+
+import asyncio
+import random
+
+from pyscript import document, window
+
+from pyengine.dice import roll
+from pyengine.errors import EngineError
+
+from . import dom, render
+from .app import App
+from .persist import ROSTER, SAVED_ROLLS, TEMPLATES, Notice, export_all, export_encounter
+
+app: App | None = None
+
+
+def _int(text: str, default: int | None = None) -> int | None:
+    text = (text or "").strip()
+    if not text:
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise EngineError(f"“{text[:20]}” is not a whole number.") from None
+
+
+def _amount() -> int:
+    amount = _int(dom.value("hp-amount"))
+    if amount is None:
+        raise EngineError("Type an amount first.")
+    return amount
+
+
+def _form_fields(editing: bool) -> dict:
+    fields = {
+        "name": dom.value("f-name"),
+        "side": dom.value("f-side", "opponents"),
+        "pc": dom.value("f-pc") == "1",
+        "init_mod": _int(dom.value("f-init_mod"), 0),
+        "max_hp": _int(dom.value("f-max_hp")),
+        "notes": dom.value("f-notes"),
+    }
+    initiative = _int(dom.value("f-initiative"))
+    if initiative is not None or editing:
+        fields["initiative"] = initiative
+    if editing:
+        fields["hp"] = _int(dom.value("f-hp"))
+    return fields
+
+
+# -- click actions -------------------------------------------------------------------------
+def handle(action: str, node) -> None:
+    a = app
+    assert a is not None
+    data = lambda key: dom.py(node.getAttribute(f"data-{key}"))  # noqa: E731
+    enc = a.timeline.present
+    if action == "next-turn":
+        a.act("next_turn" if enc.started else "start_combat")
+    elif action == "undo":
+        if a.timeline.can_undo:
+            a.commit(a.timeline.undo())
+    elif action == "redo":
+        if a.timeline.can_redo:
+            a.commit(a.timeline.redo())
+    elif action == "start-combat":
+        a.act("start_combat")
+    elif action == "end-combat":
+        a.act("end_combat")
+    elif action == "add":
+        a.open_sheet("add")
+    elif action == "open-combatant":
+        a.open_sheet("combatant", data("id"))
+    elif action == "edit":
+        a.open_sheet("edit", data("id"))
+    elif action == "close-sheet":
+        a.close_sheet()
+    elif action == "quick-add":
+        source = a.ws.roster if data("source") == "roster" else a.ws.templates
+        index = int(data("index"))
+        if 0 <= index < len(source):
+            if a.act("add_combatant", {"combatant": dict(source[index])}):
+                a.close_sheet()
+    elif action == "remove":
+        if a.act("remove_combatant", {"id": data("id")}):
+            a.close_sheet()
+    elif action in ("damage", "heal", "temp"):
+        kind = {"damage": "damage", "heal": "heal", "temp": "temp_hp"}[action]
+        a.act(kind, {"id": data("id"), "amount": _amount()})
+    elif action == "add-condition":
+        a.act("add_condition", {
+            "id": data("id"), "name": dom.value("cond-name"), "until": dom.value("cond-until", "never"),
+            "rounds": _int(dom.value("cond-rounds"), 1), "anchor": dom.value("cond-anchor") or None,
+            "source": enc.active_id,
+        })
+    elif action == "remove-condition":
+        a.act("remove_condition", {"id": data("id"), "condition": data("condition")})
+    elif action == "delay":
+        if a.act("delay", {"id": data("id"), "after": dom.value("delay-after")}):
+            a.close_sheet()
+    elif action == "open-menu":
+        a.open_sheet("menu")
+    elif action == "switch-encounter":
+        a.load_encounter(data("id"))
+        a.close_sheet()
+    elif action == "new-encounter":
+        a.new_encounter()
+        a.close_sheet()
+    elif action == "duplicate-encounter":
+        from .persist import rebase
+
+        a.switch_to(rebase(a.timeline, a.persistence.new_id(), f"{enc.name} (copy)"))
+        a.close_sheet()
+    elif action == "rename-encounter":
+        name = dom.py(window.prompt("Name of this encounter", enc.name))
+        if name is not None:
+            a.act("rename", {"name": str(name)})
+    elif action == "delete-encounter":
+        a.delete_encounter()
+        a.close_sheet()
+    elif action == "restore-encounter":
+        a.restore_encounter(int(data("index")))
+        a.close_sheet()
+    elif action == "export-current":
+        dom.download(f"roundkeeper-{_slug(enc.name)}.json", export_encounter(a.timeline))
+    elif action == "export-all":
+        dom.download("roundkeeper-all.json", export_all(a.ws, a.persistence))
+    elif action == "share-link":
+        link = a.share_link()
+        out = dom.el("share-out")
+        if out is not None:
+            out.textContent = link
+        if hasattr(window.navigator, "clipboard"):
+            # Clipboard access is optional (it may be refused); the link is shown either way.
+            window.navigator.clipboard.writeText(link).catch(dom.proxy(lambda error: None))
+    elif action == "toggle-theme":
+        root = document.documentElement
+        theme = "light" if (root.dataset.theme or "dark") == "dark" else "dark"
+        root.dataset.theme = theme
+        if a.persistent:
+            a.store.set("theme", theme)
+        a.render_sheet()
+    elif action == "dismiss":
+        index = int(data("index"))
+        if 0 <= index < len(a.notices):
+            a.notices.pop(index)
+            a.render_notices()
+    elif action == "notice-reload":
+        window.location.reload()
+    elif action == "notice-trim-history":
+        a.notices = [n for n in a.notices if n.action != "trim-history"]
+        a.commit(a.timeline.trimmed(20))
+    elif action == "notice-undelete":
+        a.restore_encounter(len(a.trash) - 1)
+    elif action == "notice-open-share":
+        a.open_shared()
+    elif action == "quick":
+        dom.el("dice-input").value = data("expr")
+        a.do_roll(data("expr"))
+        a.update_odds()
+    elif action == "save-roll":
+        expr = dom.value("dice-input").strip()
+        name = dom.value("save-name").strip() or expr
+        try:
+            roll(expr, random.Random(0))  # only to check it is valid
+        except EngineError as error:
+            dom.el("dice-error").textContent = str(error)
+            return
+        a.saved_rolls = [s for s in a.saved_rolls if s.get("name") != name] + [{"name": name[:60], "expr": expr}]
+        a.store_list(SAVED_ROLLS, a.saved_rolls)
+        dom.set_html("saved-rolls", render.saved_rolls_html(a.saved_rolls))
+    elif action == "roll-saved":
+        index = int(data("index"))
+        if 0 <= index < len(a.saved_rolls):
+            expr = a.saved_rolls[index]["expr"]
+            dom.el("dice-input").value = expr
+            a.do_roll(expr)
+            a.update_odds()
+    elif action == "delete-saved":
+        index = int(data("index"))
+        if 0 <= index < len(a.saved_rolls):
+            a.saved_rolls.pop(index)
+            a.store_list(SAVED_ROLLS, a.saved_rolls)
+            dom.set_html("saved-rolls", render.saved_rolls_html(a.saved_rolls))
+    elif action == "clear-history":
+        a.rolls = []
+        a.store_list("rolls", a.rolls)
+        dom.set_html("roll-history", render.history_html(a.rolls))
+
+
+def _slug(name: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-")[:40] or "encounter"
+
+
+def submit(form_action: str, form) -> None:
+    a = app
+    assert a is not None
+    if form_action == "roll":
+        a.do_roll(dom.value("dice-input"))
+        return
+    if form_action == "save-add":
+        fields = _form_fields(editing=False)
+        count = _int(dom.value("f-count"), 1)
+        remember = dom.el("f-remember") is not None and dom.el("f-remember").checked
+        if a.act("add_combatant", {"combatant": fields, "count": count}):
+            if remember:
+                entry = {k: v for k, v in fields.items() if k != "initiative" and v not in (None, "")}
+                target = a.ws.roster if fields["side"] == "party" else a.ws.templates
+                target[:] = [p for p in target if p.get("name") != entry["name"]] + [entry]
+                a.store_list(ROSTER if target is a.ws.roster else TEMPLATES, target)
+            a.close_sheet()
+    elif form_action == "save-edit":
+        cid = dom.py(form.getAttribute("data-id"))
+        if a.act("update_combatant", {"id": cid, "fields": _form_fields(editing=True)}):
+            a.close_sheet()
+
+
+def on_click(event) -> None:
+    node = dom.py(event.target.closest("[data-action]"))
+    if node is None or node.disabled:
+        return
+    try:
+        handle(node.getAttribute("data-action"), node)
+    except EngineError as error:
+        app.error(str(error))
+
+
+def on_submit(event) -> None:
+    form = event.target
+    action = dom.py(form.getAttribute("data-action-submit"))
+    if not action:
+        return
+    event.preventDefault()
+    try:
+        submit(action, form)
+    except EngineError as error:
+        app.error(str(error))
+
+
+def on_input(event) -> None:
+    target = event.target
+    if target.id in ("dice-input", "odds-target"):
+        app.schedule_odds()
+
+
+def on_change(event) -> None:
+    target = event.target
+    if target.id == "import-file" and target.files.length:
+        asyncio.ensure_future(app.import_file(target.files.item(0)))
+        target.value = ""
+    elif dom.py(target.getAttribute("data-action-change")) == "set-skip":
+        app.act("set_option", {"key": "skip_down", "value": target.value})
+
+
+def on_key(event) -> None:
+    tag = str(event.target.tagName or "").lower()
+    if tag in ("input", "textarea", "select") or dom.el("sheet").open or event.defaultPrevented:
+        return
+    key = str(event.key).lower()
+    ctrl = event.ctrlKey or event.metaKey
+    if key == "n" and not ctrl:
+        handle("next-turn", event.target)
+    elif (key == "u" and not ctrl) or (key == "z" and ctrl and not event.shiftKey):
+        event.preventDefault()
+        handle("undo", event.target)
+    elif (key == "z" and ctrl and event.shiftKey) or (key == "y" and ctrl):
+        event.preventDefault()
+        handle("redo", event.target)
+
+
+def on_storage(event) -> None:
+    key = dom.py(event.key)
+    if key is None:
+        return
+    if str(key) == f"{app.prefix}enc:{app.timeline.present.id}":
+        app.pick_up_other_tab()
+
+
+def on_visibility(event) -> None:
+    app.wake_lock = None  # the browser releases it when hidden
+    app.update_wake_lock()
+
+
+def on_log_toggle(event) -> None:
+    dom.forget("log")
+    app.render()
 
 
 def start() -> None:
+    global app
+    rk = window.RK
+    prefix = str(rk.prefix)
+    store, persistent = dom.open_store(prefix)
+    params = window.URLSearchParams.new(window.location.search)
+    seed = dom.py(params.get("seed"))
+    rng = random.Random(int(seed)) if seed is not None and str(seed).lstrip("-").isdigit() else random.Random()
+    app = App(store, persistent, rng, prefix)
+    app._odds_proxy = dom.proxy(lambda: app.update_odds())
+
+    tracker = dom.el("tracker")
+    tracker.removeAttribute("inert")
+    app.render()
+    app.render_roller()
+    dom.on(document, "click", on_click)
+    dom.on(document, "submit", on_submit)
+    dom.on(document, "input", on_input)
+    dom.on(document, "change", on_change)
+    dom.on(document, "keydown", on_key)
+    dom.on(window, "storage", on_storage)
+    dom.on(document, "visibilitychange", on_visibility)
+    dom.on(dom.el("log-box"), "toggle", on_log_toggle)
+    dom.on(dom.el("sheet"), "close", lambda e: setattr(app, "sheet", None))
+    for node in (dom.el("undo"), dom.el("redo"), dom.el("next-turn")):
+        node.setAttribute("data-action", node.id)
+    app.render()
+    fragment = str(window.location.hash or "")
+    if fragment.startswith("#fight="):
+        app.offer_shared(fragment[len("#fight="):])
+    app.update_wake_lock()
+    window.clearTimeout(rk.watchdog)
+    document.getElementById("boot-error").classList.remove("show")
     document.documentElement.dataset.engine = "ready"
+    rk.readyAt = window.performance.now()

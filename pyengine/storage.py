@@ -1,0 +1,248 @@
+"""Saved data: encounters (with their whole undo history) to and from JSON-ready dicts.
+
+Every document carries `app` and a `schema` number. `migrate()` brings any older document up to
+SCHEMA_VERSION through an ordered list of pure steps; a newer document is refused (never
+overwritten). Loading checks every field and every bound, so a file that is not ours, truncated, or
+full of absurd values raises SchemaError with a plain message and changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+from .errors import EngineError, SchemaError
+from .tracker import LIMITS, SIDES, Action, Combatant, Condition, Duration, Encounter, Timeline
+
+__all__ = [
+    "APP",
+    "SCHEMA_VERSION",
+    "MAX_COMBATANTS",
+    "MAX_ACTIONS",
+    "MAX_DOCUMENT_CHARS",
+    "MIGRATIONS",
+    "migrate",
+    "encounter_to_dict",
+    "encounter_from_dict",
+    "timeline_to_dict",
+    "timeline_from_dict",
+    "dumps",
+    "loads",
+]
+
+APP = "roundkeeper"
+SCHEMA_VERSION = 1
+MAX_COMBATANTS = 500
+MAX_ACTIONS = 50_000
+MAX_DOCUMENT_CHARS = 5_000_000
+
+# MIGRATIONS[n] turns a schema-n document into schema n+1. Schema 1 is the first published format,
+# so there is nothing to migrate yet; each future change of format adds one step and a fixture file
+# of the old version under tests/unit/fixtures/.
+MIGRATIONS: dict[int, Callable[[dict], dict]] = {}
+
+
+def migrate(doc: Any) -> dict:
+    """Bring a saved document up to SCHEMA_VERSION (pure: the input is not changed)."""
+    if not isinstance(doc, dict) or doc.get("app") != APP:
+        raise SchemaError("This is not a Roundkeeper file.")
+    version = doc.get("schema")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise SchemaError("This Roundkeeper file has no valid format number.")
+    if version > SCHEMA_VERSION:
+        raise SchemaError(
+            f"This was saved by a newer Roundkeeper (format {version}; this version reads up to "
+            f"{SCHEMA_VERSION}). Reload to update the app; nothing was changed."
+        )
+    doc = json.loads(json.dumps(doc))
+    while doc["schema"] < SCHEMA_VERSION:
+        doc = MIGRATIONS[doc["schema"]](doc)
+    return doc
+
+
+# -- to dicts ------------------------------------------------------------------------------
+
+def _combatant_to_dict(c: Combatant) -> dict:
+    out: dict[str, Any] = {"id": c.id, "name": c.name, "side": c.side}
+    if c.pc:
+        out["pc"] = True
+    for key in ("init_mod", "initiative", "tiebreak", "hp", "max_hp", "temp_hp"):
+        value = getattr(c, key)
+        if value not in (None, 0):
+            out[key] = value
+    if c.conditions:
+        out["conditions"] = [
+            {"id": k.id, "name": k.name, **({"until": [k.duration.event, k.duration.anchor_id, k.duration.remaining]} if k.duration.event != "never" else {}),
+             **({"source": k.source_id} if k.source_id else {}), **({"note": k.note} if k.note else {})}
+            for k in c.conditions
+        ]
+    for key in ("notes", "group"):
+        if getattr(c, key):
+            out[key] = getattr(c, key)
+    if c.flags:
+        out["flags"] = list(c.flags)
+    if c.stats:
+        out["stats"] = dict(c.stats)
+    return out
+
+
+def encounter_to_dict(e: Encounter) -> dict:
+    return {
+        "id": e.id, "name": e.name, "system": e.system, "options": dict(e.options),
+        "combatants": [_combatant_to_dict(c) for c in e.combatants],
+        "round": e.round, "active": e.active_id, "seq": e.seq,
+    }
+
+
+def timeline_to_dict(t: Timeline) -> dict:
+    return {
+        "app": APP, "schema": SCHEMA_VERSION, "kind": "encounter",
+        "base": encounter_to_dict(t.base),
+        "actions": [a.to_dict() for a in t.actions],
+        "cursor": t.cursor,
+    }
+
+
+def dumps(doc: dict) -> str:
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+
+
+# -- from dicts (strict) -------------------------------------------------------------------
+
+def _int(value: Any, what: str, limit: int, optional: bool = False) -> int | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise SchemaError(f"{what} must be a whole number.")
+    if abs(value) > limit:
+        raise SchemaError(f"{what} is out of range (at most {limit:,}).")
+    return value
+
+
+def _str(value: Any, what: str, limit: int, optional: bool = False) -> str:
+    if value is None and optional:
+        return ""
+    if not isinstance(value, str):
+        raise SchemaError(f"{what} must be text.")
+    if len(value) > limit:
+        raise SchemaError(f"{what} is too long ({len(value):,} characters; at most {limit:,}).")
+    return value
+
+
+def _combatant_from_dict(d: Any) -> Combatant:
+    if not isinstance(d, dict):
+        raise SchemaError("A combatant entry is not an object.")
+    name = _str(d.get("name"), "A combatant's name", LIMITS["name"])
+    label = f"{name[:40]!r}"
+    side = d.get("side", "opponents")
+    if side not in SIDES:
+        raise SchemaError(f"{label}: side must be party or opponents.")
+    conditions = []
+    for k in d.get("conditions", []) or []:
+        if not isinstance(k, dict):
+            raise SchemaError(f"{label}: a condition is not an object.")
+        until = k.get("until")
+        if until is None:
+            duration = Duration()
+        else:
+            if not (isinstance(until, list) and len(until) == 3 and until[0] in ("start", "end")):
+                raise SchemaError(f"{label}: a condition has an unreadable duration.")
+            duration = Duration(until[0], _str(until[1], "A duration's anchor", 20), _int(until[2], "A duration", 1000))
+        conditions.append(Condition(
+            id=_str(k.get("id"), "A condition id", 20), name=_str(k.get("name"), "A condition name", 60),
+            duration=duration, source_id=_str(k.get("source"), "A condition source", 20, True) or None,
+            note=_str(k.get("note"), "A condition note", 200, True),
+        ))
+    flags = d.get("flags", []) or []
+    if not isinstance(flags, list) or not all(isinstance(f, str) and len(f) <= 40 for f in flags):
+        raise SchemaError(f"{label}: flags are unreadable.")
+    stats = d.get("stats", {}) or {}
+    if not isinstance(stats, dict) or len(json.dumps(stats)) > 5000:
+        raise SchemaError(f"{label}: stats are unreadable.")
+    hp_limit = LIMITS["hp"]
+    return Combatant(
+        id=_str(d.get("id"), "A combatant id", 20), name=name, side=side, pc=bool(d.get("pc", False)),
+        init_mod=_int(d.get("init_mod", 0), f"{label}: initiative modifier", LIMITS["init"]),
+        initiative=_int(d.get("initiative"), f"{label}: initiative", LIMITS["init"], True),
+        tiebreak=_int(d.get("tiebreak", 0), f"{label}: tiebreak", 10**6),
+        hp=_int(d.get("hp"), f"{label}: HP", hp_limit, True),
+        max_hp=_int(d.get("max_hp"), f"{label}: max HP", hp_limit, True),
+        temp_hp=_int(d.get("temp_hp", 0), f"{label}: temporary HP", hp_limit),
+        conditions=tuple(conditions), notes=_str(d.get("notes"), f"{label}: notes", LIMITS["notes"], True),
+        group=_str(d.get("group"), "A group id", 20, True) or None, flags=tuple(flags),
+        stats=tuple(sorted(stats.items())),
+    )
+
+
+def encounter_from_dict(d: Any) -> Encounter:
+    if not isinstance(d, dict):
+        raise SchemaError("The encounter is not an object.")
+    combatants = d.get("combatants", [])
+    if not isinstance(combatants, list):
+        raise SchemaError("The combatant list is unreadable.")
+    if len(combatants) > MAX_COMBATANTS:
+        raise SchemaError(f"Too many combatants ({len(combatants):,}; at most {MAX_COMBATANTS}).")
+    parsed = tuple(_combatant_from_dict(c) for c in combatants)
+    if len({c.id for c in parsed}) != len(parsed):
+        raise SchemaError("Two combatants share one id.")
+    options = d.get("options", {})
+    if not isinstance(options, dict) or len(options) > 50:
+        raise SchemaError("The encounter's options are unreadable.")
+    active = d.get("active")
+    if active is not None and active not in {c.id for c in parsed}:
+        raise SchemaError("The active combatant is not in the encounter.")
+    from .systems import get_system
+
+    system = _str(d.get("system", "generic"), "The game system", 40)
+    try:
+        get_system(system)
+    except EngineError as error:
+        raise SchemaError(str(error)) from None
+    return Encounter(
+        id=_str(d.get("id"), "The encounter id", 40), name=_str(d.get("name"), "The encounter name", 100),
+        system=system, options=tuple(sorted(options.items())), combatants=parsed,
+        round=_int(d.get("round", 0), "The round", 10**6), active_id=active, seq=_int(d.get("seq", 0), "The id counter", 10**9),
+    )
+
+
+def timeline_from_dict(doc: Any) -> Timeline:
+    """Read a saved encounter (any schema up to ours) and replay its history."""
+    doc = migrate(doc)
+    if doc.get("kind") != "encounter":
+        raise SchemaError("This Roundkeeper file does not hold an encounter.")
+    base = encounter_from_dict(doc.get("base"))
+    actions = doc.get("actions", [])
+    if not isinstance(actions, list):
+        raise SchemaError("The encounter's history is unreadable.")
+    if len(actions) > MAX_ACTIONS:
+        raise SchemaError(f"The history is too long ({len(actions):,} steps; at most {MAX_ACTIONS:,}).")
+    parsed = []
+    for a in actions:
+        if not isinstance(a, dict) or not isinstance(a.get("kind"), str) or not isinstance(a.get("args", {}), dict):
+            raise SchemaError("A step of the encounter's history is unreadable.")
+        parsed.append(Action(a["kind"], a.get("args", {})))
+    cursor = doc.get("cursor", len(parsed))
+    _int(cursor, "The undo position", MAX_ACTIONS)
+    try:
+        timeline = Timeline.start(base, parsed, cursor)
+    except SchemaError:
+        raise
+    except EngineError as error:
+        raise SchemaError(f"The encounter's history does not replay: {error}") from None
+    except (KeyError, TypeError, ValueError, IndexError, StopIteration):
+        raise SchemaError("The encounter's history does not replay: a step is missing data.") from None
+    if len(timeline.present.combatants) > MAX_COMBATANTS:
+        raise SchemaError(f"Too many combatants (at most {MAX_COMBATANTS}).")
+    return timeline
+
+
+def loads(text: str) -> Any:
+    """Parse JSON text of a saved document, with a size bound and a plain error."""
+    if not isinstance(text, str):
+        raise SchemaError("The file is not text.")
+    if len(text) > MAX_DOCUMENT_CHARS:
+        raise SchemaError(f"The file is too large ({len(text):,} characters; at most {MAX_DOCUMENT_CHARS:,}).")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise SchemaError("The file is not valid JSON (it may be truncated).") from None

@@ -1,0 +1,390 @@
+"""The page controller: reads the DOM, calls the engine, writes the DOM back. No rules here."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+
+from pyodide.ffi import JsException
+from pyscript import document, window
+
+from pyengine.dice import distribution_ast, parse, roll_ast
+from pyengine.errors import EngineError, SchemaError
+from pyengine.storage import dumps
+from pyengine.tracker import Timeline, new_encounter, resolve
+
+from . import dom, render
+from .persist import (
+    ROLLS, ROSTER, SAVED_ROLLS, SNAPSHOT, TEMPLATES, MAX_ROLL_HISTORY, Notice, Persistence,
+    StorageFull, StorageUnavailable, export_all, export_encounter, parse_import, read_share, rebase,
+    share_payload,
+)
+
+QUICK = (("d4", "1d4"), ("d6", "1d6"), ("d8", "1d8"), ("d10", "1d10"), ("d12", "1d12"), ("d20", "1d20"),
+         ("d100", "1d100"), ("Adv", "2d20kh1"), ("Dis", "2d20kl1"))
+
+
+class App:
+    def __init__(self, store, persistent: bool, rng: random.Random, prefix: str) -> None:
+        self.store = store
+        self.persistent = persistent
+        self.prefix = prefix
+        self.rng = rng
+        self.persistence = Persistence(store)
+        self.notices: list[Notice] = []
+        self.trash: list[dict] = []
+        self.sheet: tuple[str, str | None] | None = None
+        self.last_dist = None
+        self.odds_timer = None
+        self.wake_lock = None
+        try:
+            self.ws, loaded_notices = self.persistence.load_workspace()
+            self.notices.extend(loaded_notices)
+            self.rolls = self.persistence.read_list(ROLLS)
+            self.saved_rolls = self.persistence.read_list(SAVED_ROLLS)
+        except StorageUnavailable:
+            self._fall_back_to_memory()
+        if not persistent:
+            self.notices.append(Notice("error", "This browser is not letting Roundkeeper save (storage is blocked or private). "
+                                                "Everything works, but the fight is lost when the page closes. Export it to keep it."))
+
+    def _fall_back_to_memory(self) -> None:
+        from .persist import MemoryStore
+
+        self.store = MemoryStore()
+        self.persistent = False
+        self.persistence = Persistence(self.store)
+        self.ws, _ = self.persistence.load_workspace()
+        self.rolls, self.saved_rolls = [], []
+
+    # -- state changes ---------------------------------------------------------------------
+    @property
+    def timeline(self) -> Timeline:
+        return self.ws.current
+
+    def act(self, kind: str, args: dict | None = None) -> bool:
+        """Resolve and apply an action, save, render. Errors become a message; state is unchanged."""
+        try:
+            action = resolve(self.timeline.present, kind, args or {}, self.rng)
+            new = self.timeline.do(action)
+        except EngineError as error:
+            self.error(str(error))
+            return False
+        self.commit(new)
+        return True
+
+    def commit(self, timeline: Timeline) -> None:
+        self.ws.current = timeline
+        for entry in self.ws.encounters:
+            if entry["id"] == timeline.present.id:
+                entry["name"] = timeline.present.name
+        self.save()
+        self.render()
+        self.update_wake_lock()
+
+    def save(self) -> None:
+        if not self.persistent:
+            return
+        try:
+            self.persistence.save_timeline(self.ws.current, self.ws)
+        except StorageFull:
+            self.notify(Notice("error", "Storage is full: this change is on screen but NOT saved; the last good save is kept. "
+                                        "Trim old undo history to make room?", "trim-history", "Trim history"))
+            return
+        except SchemaError as error:
+            if "another tab" in str(error):
+                self.pick_up_other_tab(conflict=True)
+            else:
+                self.notify(Notice("warn", str(error)))
+            return
+        except StorageUnavailable:
+            self.notify(Notice("error", "The browser stopped letting Roundkeeper save. Export the fight to keep it."))
+            return
+        try:
+            self.store.set(SNAPSHOT, render.tracker_html(self.ws.current))
+        except (StorageFull, StorageUnavailable):
+            pass  # the snapshot is only a faster start; the fight itself is saved
+
+    def pick_up_other_tab(self, conflict: bool = False) -> None:
+        eid = self.timeline.present.id
+        self.persistence.revs.pop(eid, None)
+        timeline, _ = self.persistence.load_timeline(eid, self.notices)
+        if timeline is None:
+            return
+        self.ws.current = timeline
+        if conflict:
+            self.notify(Notice("warn", "This fight was changed in another tab. Showing that version; your last change here was not saved."))
+        else:
+            self.notify(Notice("info", "Updated with a change made in another tab."))
+        self.render()
+
+    # -- messages --------------------------------------------------------------------------
+    def notify(self, notice: Notice) -> None:
+        self.notices = [n for n in self.notices if n.text != notice.text] + [notice]
+        self.render_notices()
+
+    def error(self, text: str) -> None:
+        for target in ("form-error", "sheet-error", "menu-error"):
+            node = dom.el(target)
+            if node is not None and self.sheet is not None:
+                node.textContent = text
+                return
+        self.notify(Notice("error", text))
+
+    # -- rendering -------------------------------------------------------------------------
+    def render(self) -> None:
+        t = self.timeline
+        enc = t.present
+        dom.set_html("tracker", render.tracker_html(t))
+        dom.el("round-label").textContent = render.round_label(enc)
+        dom.el("undo").disabled = not t.can_undo
+        dom.el("redo").disabled = not t.can_redo
+        nxt = dom.el("next-turn")
+        nxt.disabled = not enc.combatants
+        nxt.textContent = "Next turn" if enc.started else "Start fight"
+        log_box = dom.el("log-box")
+        if log_box is not None and log_box.open:
+            dom.set_html("log", render.log_html(t.log()))
+        self.render_notices()
+        if self.sheet is not None:
+            self.render_sheet()
+
+    def render_notices(self) -> None:
+        html = "".join(
+            f'<div class="notice {render.esc(n.level)}" data-testid="notice" data-level="{render.esc(n.level)}">'
+            f'<span>{render.esc(n.text)}</span>'
+            + (f' <button type="button" data-action="notice-{render.esc(n.action)}" data-testid="notice-action">{render.esc(n.action_label)}</button>' if n.action else "")
+            + f' <button type="button" class="x" data-action="dismiss" data-index="{i}" aria-label="Dismiss">×</button></div>'
+            for i, n in enumerate(self.notices)
+        )
+        dom.set_html("notices", html)
+
+    def render_roller(self) -> None:
+        quick = "".join(
+            f'<button type="button" data-action="quick" data-expr="{e}" data-testid="quick-{label.lower()}">{label}</button>'
+            for label, e in QUICK
+        )
+        html = (
+            '<form class="row" id="roll-form" data-action-submit="roll">'
+            '<input id="dice-input" data-testid="dice-input" value="1d20" autocomplete="off" autocapitalize="off" '
+            'spellcheck="false" aria-label="Dice notation" maxlength="1000">'
+            '<button type="submit" id="roll-button" class="primary" data-testid="roll-button">Roll</button></form>'
+            f'<div class="quick">{quick}</div>'
+            '<p class="err" id="dice-error" data-testid="dice-error" role="alert"></p>'
+            '<div id="roll-result" data-testid="roll-result" aria-live="polite"></div>'
+            '<details open class="odds"><summary>Odds before you roll</summary>'
+            '<div id="odds-body" data-testid="odds"></div>'
+            '<label class="field inline">Chance of at least <input id="odds-target" type="number" inputmode="numeric" data-testid="odds-target"></label></details>'
+            '<div class="row"><input id="save-name" placeholder="Name, e.g. Longsword" maxlength="60" data-testid="save-name">'
+            '<button type="button" data-action="save-roll" data-testid="save-roll">Save roll</button></div>'
+            '<div id="saved-rolls" class="saved-list" data-testid="saved-rolls"></div>'
+            '<div class="row hist-head"><h3>History</h3><button type="button" data-action="clear-history" data-testid="clear-history">Clear</button></div>'
+            '<ul id="roll-history" class="history" data-testid="roll-history"></ul>'
+        )
+        dom.set_html("roller", html)
+        dom.set_html("saved-rolls", render.saved_rolls_html(self.saved_rolls))
+        dom.set_html("roll-history", render.history_html(self.rolls))
+        self.update_odds()
+
+    def render_sheet(self) -> None:
+        if self.sheet is None:
+            return
+        kind, ident = self.sheet
+        enc = self.timeline.present
+        if kind == "combatant":
+            if ident not in enc.names():
+                self.close_sheet()
+                return
+            html = render.combatant_sheet_html(enc, enc.get(ident))
+        elif kind == "add":
+            html = render.add_sheet_html(enc, self.ws.roster, self.ws.templates)
+        elif kind == "edit":
+            if ident not in enc.names():
+                self.close_sheet()
+                return
+            html = render.add_sheet_html(enc, self.ws.roster, self.ws.templates, edit=enc.get(ident))
+        else:
+            html = render.menu_sheet_html(self.ws.encounters, enc.id, self.ws.locked, document.documentElement.dataset.theme or "dark",
+                                          enc.option("skip_down", "npcs"), self.trash)
+        dom.set_html("sheet-body", html)
+
+    def open_sheet(self, kind: str, ident: str | None = None) -> None:
+        self.sheet = (kind, ident)
+        dom.forget("sheet-body")
+        self.render_sheet()
+        dialog = dom.el("sheet")
+        if not dialog.open:
+            dialog.showModal()
+        first = dom.py(dialog.querySelector("input:not([type=file]),select"))
+        if first is not None and kind in ("add", "edit"):
+            first.focus()
+
+    def close_sheet(self) -> None:
+        self.sheet = None
+        dialog = dom.el("sheet")
+        if dialog.open:
+            dialog.close()
+
+    # -- dice roller -----------------------------------------------------------------------
+    def do_roll(self, expression: str) -> None:
+        expression = expression.strip()
+        try:
+            ast = parse(expression)
+            result = roll_ast(ast, self.rng, expression)
+        except EngineError as error:
+            dom.el("dice-error").textContent = str(error)
+            return
+        dom.el("dice-error").textContent = ""
+        dom.set_html("roll-result", render.roll_result_html(result))
+        self.rolls = ([{"expr": expression, "total": result.total, "text": result.text, "at": int(time.time())}] + self.rolls)[:MAX_ROLL_HISTORY]
+        self.store_list(ROLLS, self.rolls)
+        dom.set_html("roll-history", render.history_html(self.rolls))
+
+    def store_list(self, key: str, items: list) -> None:
+        if not self.persistent:
+            return
+        try:
+            self.persistence.save_list(key, items)
+        except (StorageFull, StorageUnavailable):
+            self.notify(Notice("error", "Storage is full: the roll history could not be saved."))
+
+    def update_odds(self) -> None:
+        text = dom.value("dice-input").strip()
+        target_text = dom.value("odds-target").strip()
+        try:
+            dist = distribution_ast(parse(text))
+        except EngineError as error:
+            dom.el("dice-error").textContent = str(error)
+            return  # the last good chart stays
+        dom.el("dice-error").textContent = ""
+        try:
+            target = int(target_text) if target_text else None
+        except ValueError:
+            target = None
+        if target is None:
+            target = round(dist.mean)
+        self.last_dist = dist
+        dom.set_html("odds-body", render.odds_html(dist, target))
+
+    def schedule_odds(self) -> None:
+        if self.odds_timer is not None:
+            window.clearTimeout(self.odds_timer)
+        self.odds_timer = window.setTimeout(self._odds_proxy, 120)
+
+    # -- wake lock -------------------------------------------------------------------------
+    def update_wake_lock(self) -> None:
+        wants = self.timeline.present.started and document.visibilityState == "visible"
+        nav = window.navigator
+        if not hasattr(nav, "wakeLock"):
+            return
+        if wants and self.wake_lock is None:
+            asyncio.ensure_future(self._acquire_wake_lock())
+        elif not wants and self.wake_lock is not None:
+            lock, self.wake_lock = self.wake_lock, None
+            try:
+                lock.release()
+            except JsException:
+                pass
+
+    async def _acquire_wake_lock(self) -> None:
+        try:
+            self.wake_lock = await window.navigator.wakeLock.request("screen")
+        except JsException:
+            self.wake_lock = None  # refused (battery saver, no permission): the fight goes on
+
+    # -- encounters ------------------------------------------------------------------------
+    def switch_to(self, timeline: Timeline) -> None:
+        self.ws.current = timeline
+        if not any(e["id"] == timeline.present.id for e in self.ws.encounters):
+            self.ws.encounters.append({"id": timeline.present.id, "name": timeline.present.name})
+        self.save()
+        self.render()
+        self.update_wake_lock()
+
+    def load_encounter(self, eid: str) -> None:
+        if eid == self.timeline.present.id:
+            return
+        timeline, locked = self.persistence.load_timeline(eid, self.notices)
+        if timeline is None:
+            if locked:
+                self.ws.locked.add(eid)
+            self.render_notices()
+            return
+        self.switch_to(timeline)
+
+    def new_encounter(self) -> None:
+        eid = self.persistence.new_id()
+        n = len(self.ws.encounters) + 1
+        self.switch_to(Timeline.start(new_encounter(eid, f"Encounter {n}", self.timeline.present.system)))
+
+    def delete_encounter(self) -> None:
+        enc = self.timeline.present
+        raw = self.persistence.delete_encounter(enc.id) or dumps({})
+        self.trash.append({"id": enc.id, "name": enc.name, "raw": raw, "timeline": self.timeline})
+        self.ws.encounters = [e for e in self.ws.encounters if e["id"] != enc.id]
+        remaining = [e for e in self.ws.encounters if e["id"] not in self.ws.locked]
+        if remaining:
+            timeline, _ = self.persistence.load_timeline(remaining[0]["id"], self.notices)
+            if timeline is not None:
+                self.switch_to(timeline)
+            else:
+                self.new_encounter()
+        else:
+            self.new_encounter()
+        self.notify(Notice("info", f"Deleted “{enc.name}”.", "undelete", "Undo"))
+
+    def restore_encounter(self, index: int) -> None:
+        if not 0 <= index < len(self.trash):
+            return
+        item = self.trash.pop(index)
+        self.persistence.revs.pop(item["id"], None)
+        self.switch_to(item["timeline"])
+        self.notices = [n for n in self.notices if n.action != "undelete"]
+        self.render_notices()
+
+    async def import_file(self, file) -> None:
+        text = str(await file.text())
+        try:
+            timelines, roster, templates = parse_import(text)
+        except EngineError as error:
+            self.error(f"Nothing was imported: {error}")
+            return
+        for timeline in timelines:
+            fresh = rebase(timeline, self.persistence.new_id() + f"-{len(self.ws.encounters)}")
+            self.ws.current = fresh
+            self.ws.encounters.append({"id": fresh.present.id, "name": fresh.present.name})
+            self.save()
+        known = {json.dumps(p, sort_keys=True) for p in self.ws.roster}
+        self.ws.roster += [p for p in roster if json.dumps(p, sort_keys=True) not in known]
+        known = {json.dumps(p, sort_keys=True) for p in self.ws.templates}
+        self.ws.templates += [p for p in templates if json.dumps(p, sort_keys=True) not in known]
+        self.store_list(ROSTER, self.ws.roster)
+        self.store_list(TEMPLATES, self.ws.templates)
+        self.close_sheet()
+        self.render()
+        self.notify(Notice("info", f"Imported {len(timelines)} encounter{'s' * (len(timelines) != 1)}."))
+
+    def offer_shared(self, payload: str) -> None:
+        try:
+            timeline = read_share(payload)
+        except EngineError as error:
+            self.notify(Notice("error", f"The shared link could not be opened: {error}"))
+            return
+        self.pending_share = timeline
+        self.notify(Notice("info", f"A shared fight “{timeline.present.name}” is in this link.", "open-share", "Open it"))
+
+    def open_shared(self) -> None:
+        timeline = getattr(self, "pending_share", None)
+        if timeline is None:
+            return
+        self.pending_share = None
+        fresh = rebase(timeline, self.persistence.new_id())
+        self.notices = [n for n in self.notices if n.action != "open-share"]
+        self.switch_to(fresh)
+        window.history.replaceState(None, "", window.location.pathname + window.location.search)
+
+    def share_link(self) -> str:
+        payload = share_payload(self.timeline.present)
+        return f"{window.location.origin}{window.location.pathname}#fight={payload}"

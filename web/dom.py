@@ -1,0 +1,123 @@
+"""The thin bridge to the browser: localStorage as a Store, element helpers, downloads."""
+
+from __future__ import annotations
+
+from pyodide.ffi import JsException, create_proxy, jsnull, to_js
+from pyscript import document, window
+
+from .persist import MemoryStore, StorageFull, StorageUnavailable
+
+__all__ = ["BrowserStore", "open_store", "py", "el", "set_html", "value", "on", "download", "proxy"]
+
+
+def py(value):
+    """JS null arrives as pyodide's `jsnull`, not None: fold both into None."""
+    return None if value is None or value is jsnull else value
+
+_proxies: list = []
+
+
+def proxy(fn):
+    """Keep a JS-callable proxy alive for the page's lifetime."""
+    p = create_proxy(fn)
+    _proxies.append(p)
+    return p
+
+
+class BrowserStore:
+    """localStorage under this site's prefix (app name + site path), so sibling sites never mix."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.ls = window.localStorage
+
+    def get(self, key: str) -> str | None:
+        try:
+            value = py(self.ls.getItem(self.prefix + key))
+        except JsException as error:
+            raise StorageUnavailable(str(error)) from None
+        return None if value is None else str(value)
+
+    def set(self, key: str, value: str) -> None:
+        try:
+            self.ls.setItem(self.prefix + key, value)
+        except JsException as error:
+            if "quota" in str(error).lower() or "QuotaExceeded" in str(error):
+                raise StorageFull(key) from None
+            raise StorageUnavailable(str(error)) from None
+
+    def remove(self, key: str) -> None:
+        try:
+            self.ls.removeItem(self.prefix + key)
+        except JsException as error:
+            raise StorageUnavailable(str(error)) from None
+
+    def keys(self) -> list[str]:
+        out = []
+        for i in range(int(self.ls.length)):
+            key = py(self.ls.key(i))
+            if key is not None and str(key).startswith(self.prefix):
+                out.append(str(key)[len(self.prefix):])
+        return out
+
+
+def open_store(prefix: str) -> tuple[object, bool]:
+    """(store, persistent): the browser's storage, or memory when the browser refuses it."""
+    try:
+        store = BrowserStore(prefix)
+        probe = "__probe__"
+        store.set(probe, "1")
+        ok = store.get(probe) == "1"
+        store.remove(probe)
+        if ok:
+            return store, True
+    except (StorageUnavailable, StorageFull, JsException):
+        pass
+    return MemoryStore(), False
+
+
+def el(element_id: str):
+    return py(document.getElementById(element_id))
+
+
+_html_cache: dict[str, str] = {}
+
+
+def set_html(element_id: str, html: str) -> bool:
+    """Write a region only when its HTML changed (keeps taps cheap and focus stable)."""
+    if _html_cache.get(element_id) == html:
+        return False
+    node = el(element_id)
+    if node is None:
+        return False
+    node.innerHTML = html
+    _html_cache[element_id] = html
+    return True
+
+
+def forget(element_id: str) -> None:
+    _html_cache.pop(element_id, None)
+
+
+def value(element_id: str, default: str = "") -> str:
+    node = el(element_id)
+    if node is None:
+        return default
+    v = py(node.value)
+    return default if v is None else str(v)
+
+
+def on(target, event: str, handler) -> None:
+    target.addEventListener(event, proxy(handler))
+
+
+def download(filename: str, text: str) -> None:
+    blob = window.Blob.new([text], to_js({"type": "application/json"}, dict_converter=window.Object.fromEntries))
+    url = window.URL.createObjectURL(blob)
+    a = document.createElement("a")
+    a.href = url
+    a.download = filename
+    document.body.appendChild(a)
+    a.click()
+    a.remove()
+    window.setTimeout(proxy(lambda: window.URL.revokeObjectURL(url)), 1000)

@@ -1,0 +1,311 @@
+"""Rendering: state -> HTML text. Pure functions; every user text goes through `esc`."""
+
+from __future__ import annotations
+
+from html import escape
+
+from pyengine.dice import Distribution, RollResult
+from pyengine.tracker import Combatant, Encounter, Event, Timeline, active_unit, turn_units
+
+__all__ = [
+    "esc", "round_label", "tracker_html", "log_html", "combatant_sheet_html", "add_sheet_html",
+    "menu_sheet_html", "roll_result_html", "odds_html", "history_html", "saved_rolls_html",
+]
+
+
+def esc(text: object) -> str:
+    return escape(str(text), quote=True)
+
+
+def clock(seconds: int) -> str:
+    minutes, secs = divmod(seconds, 60)
+    return f"{minutes}:{secs:02d}"
+
+
+def round_label(enc: Encounter) -> str:
+    if not enc.started:
+        return "Not started"
+    return f"Round {enc.round} · {clock(enc.elapsed_seconds)}"
+
+
+def _hp(c: Combatant) -> str:
+    if c.hp is None:
+        return ""
+    temp = f" +{c.temp_hp}" if c.temp_hp else ""
+    top = f"/{c.max_hp}" if c.max_hp is not None else ""
+    return f"{c.hp}{top}{temp}"
+
+
+def _bar(c: Combatant) -> str:
+    if c.hp is None or not c.max_hp:
+        return ""
+    pct = max(0, min(100, round(100 * c.hp / c.max_hp)))
+    colour = "var(--ok)" if pct > 50 else "var(--accent)" if pct > 25 else "var(--danger)"
+    return f'<div class="hpbar" aria-hidden="true"><i style="width:{pct}%;background:{colour}"></i></div>'
+
+
+def combatant_row(enc: Encounter, c: Combatant, active_ids: set[str], names: dict[str, str]) -> str:
+    current = c.id in active_ids
+    classes = ["combatant", f"side-{c.side}"]
+    if c.down:
+        classes.append("down")
+    init = "–" if c.initiative is None else str(c.initiative)
+    chips = "".join(
+        f'<span class="chip" title="{esc(k.duration.describe(names))}">{esc(k.name)}</span>' for k in c.conditions
+    )
+    flags = "".join(f'<span class="chip flag">{esc(f.replace("_", " "))}</span>' for f in c.flags)
+    if c.down:
+        flags = '<span class="chip down">down</span>' + flags
+    tag = ' <span class="muted">PC</span>' if c.pc else ""
+    aria = ' aria-current="true"' if current else ""
+    return (
+        f'<li class="{" ".join(classes)}" data-testid="combatant-row" data-combatant-id="{esc(c.id)}" '
+        f'data-action="open-combatant" data-id="{esc(c.id)}"{aria} tabindex="0">'
+        f'<span class="init">{esc(init)}</span><span class="name">{esc(c.name)}{tag}</span>'
+        f'<span class="hp" data-testid="hp">{esc(_hp(c))}</span>{_bar(c)}'
+        + (f'<div class="chips">{flags}{chips}</div>' if chips or flags else "")
+        + "</li>"
+    )
+
+
+def tracker_html(timeline: Timeline) -> str:
+    """The turn order: what is also stored as the instant-start snapshot."""
+    enc = timeline.present
+    names = enc.names()
+    active_ids = {c.id for c in active_unit(enc)}
+    head = (
+        f'<div class="enc-bar" data-round-label="{esc(round_label(enc))}">'
+        f'<button type="button" class="enc-name" data-action="open-menu" data-testid="encounter-name">{esc(enc.name)}</button>'
+        f'<span class="muted">{esc(enc.rules.label)}</span></div>'
+    )
+    if not enc.combatants:
+        body = '<p class="placeholder" data-testid="empty-fight">No combatants yet. Add the party and their foes.</p>'
+    else:
+        rows = "".join(combatant_row(enc, c, active_ids, names) for c in enc.combatants)
+        body = f'<ol class="order" data-testid="turn-order">{rows}</ol>'
+    if enc.started:
+        unit = active_unit(enc)
+        who = unit[0].name if len(unit) == 1 else f"{unit[0].name.rsplit(' ', 1)[0]} ×{len(unit)}" if unit else "—"
+        status = f'<p class="turn-now" data-testid="turn-now">Now: <b>{esc(who)}</b></p>'
+    else:
+        status = ""
+    controls = (
+        '<div class="row controls">'
+        '<button type="button" data-action="add" data-testid="add-combatant">+ Add combatant</button>'
+        + ('<button type="button" data-action="end-combat" data-testid="end-combat">End fight</button>' if enc.started
+           else '<button type="button" data-action="start-combat" data-testid="start-combat"'
+                + (" disabled" if not enc.combatants else "") + ">Roll initiative</button>")
+        + "</div>"
+    )
+    return head + status + body + controls
+
+
+def log_html(events: list[Event], limit: int = 200) -> str:
+    if not events:
+        return '<p class="muted">Nothing has happened yet.</p>'
+    shown = events[-limit:][::-1]
+    items = "".join(
+        f'<li data-kind="{esc(e.kind)}"><span class="muted">R{e.round}</span> {esc(e.text)}'
+        + (f'<br><code class="roll">{esc(e.roll)}</code>' if e.roll else "")
+        + "</li>"
+        for e in shown
+    )
+    more = f'<p class="muted">{len(events) - limit} earlier entries not shown.</p>' if len(events) > limit else ""
+    return f'<ol class="log" data-testid="log" reversed>{items}</ol>{more}'
+
+
+def _field(label: str, name: str, value: object = "", kind: str = "text", extra: str = "") -> str:
+    return (
+        f'<label class="field">{esc(label)}<input id="f-{name}" name="{name}" type="{kind}" '
+        f'value="{esc(value)}" data-testid="field-{name}"{extra}></label>'
+    )
+
+
+def add_sheet_html(enc: Encounter, roster: list[dict], templates: list[dict], edit: Combatant | None = None) -> str:
+    c = edit
+    title = "Edit combatant" if c else "Add combatant"
+    side = c.side if c else "opponents"
+    quick = ""
+    if not c and (roster or templates):
+        buttons = "".join(
+            f'<button type="button" data-action="quick-add" data-source="roster" data-index="{i}">{esc(p.get("name", "?"))}</button>'
+            for i, p in enumerate(roster)
+        ) + "".join(
+            f'<button type="button" data-action="quick-add" data-source="templates" data-index="{i}">{esc(p.get("name", "?"))}</button>'
+            for i, p in enumerate(templates)
+        )
+        quick = f'<p class="muted">Quick add</p><div class="quick-add row" data-testid="quick-add">{buttons}</div>'
+    return (
+        f'<h3>{title}</h3>{quick}'
+        f'<form id="combatant-form" data-action-submit="{"save-edit" if c else "save-add"}" data-id="{esc(c.id) if c else ""}">'
+        + _field("Name", "name", c.name if c else "", extra=' required maxlength="200" autocomplete="off"')
+        + '<div class="grid2">'
+        + f'<label class="field">Side<select id="f-side" data-testid="field-side"><option value="party"{" selected" if side == "party" else ""}>Party</option>'
+        f'<option value="opponents"{" selected" if side == "opponents" else ""}>Opponents</option></select></label>'
+        + f'<label class="field">Player character<select id="f-pc" data-testid="field-pc"><option value="0">No</option><option value="1"{" selected" if c and c.pc else ""}>Yes</option></select></label>'
+        + _field("Initiative modifier", "init_mod", c.init_mod if c else 0, "number", ' inputmode="numeric"')
+        + _field("Initiative (typed roll)", "initiative", "" if not c or c.initiative is None else c.initiative, "number", ' inputmode="numeric" placeholder="roll"')
+        + _field("Max HP", "max_hp", "" if not c or c.max_hp is None else c.max_hp, "number", ' inputmode="numeric"')
+        + (_field("How many", "count", 1, "number", ' min="1" max="50" inputmode="numeric"') if not c else _field("HP now", "hp", "" if c.hp is None else c.hp, "number", ' inputmode="numeric"'))
+        + "</div>"
+        + f'<label class="field">Notes<textarea id="f-notes" data-testid="field-notes" maxlength="5000" rows="2">{esc(c.notes if c else "")}</textarea></label>'
+        + ("" if c else '<label class="check"><input type="checkbox" id="f-remember" data-testid="field-remember"> Remember (party roster or saved opponents)</label>')
+        + '<p class="err" id="form-error" data-testid="form-error" role="alert"></p>'
+        + '<div class="row"><button type="button" data-action="close-sheet">Cancel</button>'
+        + f'<button type="submit" class="primary" data-testid="save-combatant">{"Save" if c else "Add"}</button></div></form>'
+    )
+
+
+def combatant_sheet_html(enc: Encounter, c: Combatant) -> str:
+    names = enc.names()
+    conds = "".join(
+        f'<span class="chip">{esc(k.name)} <span class="muted">{esc(k.duration.describe(names))}</span> '
+        f'<button type="button" class="x" data-action="remove-condition" data-id="{esc(c.id)}" data-condition="{esc(k.id)}" aria-label="Remove {esc(k.name)}">×</button></span>'
+        for k in c.conditions
+    ) or '<span class="muted">None</span>'
+    options = "".join(f'<option value="{esc(n)}"></option>' for n in enc.rules.condition_names)
+    anchors = "".join(
+        f'<option value="{esc(x.id)}"{" selected" if x.id == (enc.active_id or c.id) else ""}>{esc(x.name)}</option>' for x in enc.combatants
+    )
+    others = "".join(f'<option value="{esc(x.id)}">{esc(x.name)}</option>' for x in enc.combatants if x.id != c.id and (c.group is None or x.group != c.group))
+    hp = (
+        f'<p class="big-hp" data-testid="sheet-hp">{esc(_hp(c)) or "No HP tracked"}</p>'
+        '<div class="row"><input id="hp-amount" type="number" inputmode="numeric" min="0" placeholder="Amount" data-testid="hp-amount">'
+        f'<button type="button" class="danger" data-action="damage" data-id="{esc(c.id)}" data-testid="damage">Damage</button>'
+        f'<button type="button" data-action="heal" data-id="{esc(c.id)}" data-testid="heal">Heal</button>'
+        f'<button type="button" data-action="temp" data-id="{esc(c.id)}" data-testid="temp-hp">Temp</button></div>'
+    ) if c.hp is not None else '<p class="muted">No HP tracked (edit to add).</p>'
+    delay = (
+        f'<div class="row"><select id="delay-after" data-testid="delay-after">{others}</select>'
+        f'<button type="button" data-action="delay" data-id="{esc(c.id)}" data-testid="delay">Delay until after</button></div>'
+    ) if enc.started and others else ""
+    return (
+        f'<h3 data-testid="sheet-title">{esc(c.name)}</h3>{hp}'
+        f'<p class="muted">Conditions</p><div class="chips" data-testid="sheet-conditions">{conds}</div>'
+        '<div class="grid2">'
+        f'<label class="field">Condition<input id="cond-name" list="cond-names" maxlength="60" data-testid="condition-name" autocomplete="off"></label>'
+        f'<datalist id="cond-names">{options}</datalist>'
+        '<label class="field">Lasts<select id="cond-until" data-testid="condition-until">'
+        '<option value="never">Until removed</option><option value="rounds">Rounds</option>'
+        '<option value="start">Until start of turn of…</option><option value="end">Until end of turn of…</option></select></label>'
+        '<label class="field">Rounds<input id="cond-rounds" type="number" min="1" max="1000" value="1" inputmode="numeric" data-testid="condition-rounds"></label>'
+        f'<label class="field">Whose turn (caster)<select id="cond-anchor" data-testid="condition-anchor">{anchors}</select></label>'
+        '</div>'
+        f'<button type="button" data-action="add-condition" data-id="{esc(c.id)}" data-testid="add-condition">Add condition</button>'
+        f'{delay}'
+        '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
+        '<div class="row">'
+        f'<button type="button" data-action="edit" data-id="{esc(c.id)}" data-testid="edit-combatant">Edit</button>'
+        f'<button type="button" class="danger" data-action="remove" data-id="{esc(c.id)}" data-testid="remove-combatant">Remove</button>'
+        '<button type="button" data-action="close-sheet" data-testid="close-sheet">Close</button></div>'
+    )
+
+
+def menu_sheet_html(encounters: list[dict], current_id: str, locked: set[str], theme: str, skip_down: str, trash: list[dict]) -> str:
+    rows = "".join(
+        f'<li class="enc-item{" current" if e["id"] == current_id else ""}" data-testid="encounter-item">'
+        f'<button type="button" data-action="switch-encounter" data-id="{esc(e["id"])}"{" disabled" if e["id"] in locked else ""}>'
+        f'{esc(e.get("name", "?"))}{" (newer version)" if e["id"] in locked else ""}</button></li>'
+        for e in encounters
+    )
+    restore = "".join(
+        f'<button type="button" data-action="restore-encounter" data-index="{i}" data-testid="restore-encounter">Restore “{esc(t["name"])}”</button>'
+        for i, t in enumerate(trash)
+    )
+    skip = "".join(
+        f'<option value="{v}"{" selected" if v == skip_down else ""}>{label}</option>'
+        for v, label in (("npcs", "Skip downed non-player characters"), ("all", "Skip everyone who is down"), ("none", "Never skip"))
+    )
+    return (
+        '<h3>Encounters</h3>'
+        f'<ul class="enc-list" data-testid="encounter-list">{rows}</ul>'
+        f'{restore}'
+        '<div class="grid2">'
+        '<button type="button" data-action="new-encounter" data-testid="new-encounter">New</button>'
+        '<button type="button" data-action="duplicate-encounter" data-testid="duplicate-encounter">Duplicate</button>'
+        '<button type="button" data-action="rename-encounter" data-testid="rename-encounter">Rename</button>'
+        '<button type="button" class="danger" data-action="delete-encounter" data-testid="delete-encounter">Delete</button>'
+        '</div>'
+        f'<label class="field">Downed combatants<select id="opt-skip" data-action-change="set-skip" data-testid="option-skip">{skip}</select></label>'
+        '<h3>Save and share</h3><div class="grid2">'
+        '<button type="button" data-action="export-current" data-testid="export-current">Export fight</button>'
+        '<button type="button" data-action="export-all" data-testid="export-all">Export all</button>'
+        '<label class="button-like" data-testid="import-label">Import file<input type="file" id="import-file" accept=".json,application/json" data-testid="import-file" class="sr"></label>'
+        '<button type="button" data-action="share-link" data-testid="share-link">Copy share link</button>'
+        '</div><p id="share-out" class="muted" data-testid="share-out"></p>'
+        '<h3>Look</h3>'
+        f'<button type="button" data-action="toggle-theme" data-testid="toggle-theme">{"Light theme" if theme == "dark" else "Dark theme"}</button>'
+        '<p class="err" id="menu-error" data-testid="menu-error" role="alert"></p>'
+        '<div class="row"><button type="button" data-action="close-sheet">Close</button></div>'
+    )
+
+
+def _die_class(d) -> str:
+    classes = ["die"]
+    if d.rerolled or d.dropped:
+        classes.append("dropped")
+    if d.exploded:
+        classes.append("exploded")
+    if d.success:
+        classes.append("success")
+    if d.failure:
+        classes.append("failure")
+    if d.sides == "20" and d.natural_max and not d.rerolled:
+        classes.append("crit")
+    if d.sides == "20" and d.natural_min and not d.rerolled:
+        classes.append("fumble")
+    return " ".join(classes)
+
+
+def roll_result_html(result: RollResult) -> str:
+    dice = "".join(
+        f'<span class="{_die_class(d)}" data-flags="{esc(" ".join(d.flags()))}" title="d{esc(d.sides)}{" " + esc(d.label) if d.label else ""}">'
+        f'{esc(d.value)}{"!" if d.exploded else ""}</span>'
+        for d in result.dice
+    )
+    return (
+        f'<div class="total" data-testid="roll-total">{esc(result.total)}</div>'
+        f'<div class="dice" data-testid="roll-dice">{dice}</div>'
+        f'<code class="roll" data-testid="roll-text">{esc(result.text)}</code>'
+    )
+
+
+def odds_html(dist: Distribution, target: int | None) -> str:
+    items = dist.items()
+    # Long tails (explosions) are cut where the bars would be invisible.
+    visible = [(v, p) for v, p in items if p >= 1e-4] or items
+    if len(visible) > 120:
+        visible = visible[:120]
+    top = max(p for _, p in visible)
+    bars = "".join(
+        f'<i style="height:{max(1, round(p / top * 100))}%"{" class=hit" if target is not None and v >= target else ""} title="{v}: {p * 100:.2f}%"></i>'
+        for v, p in visible
+    )
+    at_least = "" if target is None else (
+        f'<p data-testid="odds-at-least">P(total ≥ {esc(target)}) = <b>{dist.at_least(target) * 100:.2f}%</b></p>'
+    )
+    residual = f'<p class="muted">Explosions past 1e-12 left out ({dist.residual:.1e}).</p>' if dist.residual else ""
+    return (
+        f'<div class="chart" data-testid="odds-chart" aria-hidden="true">{bars}</div>'
+        f'<p class="muted axis"><span>{visible[0][0]}</span><span>{visible[-1][0]}</span></p>'
+        f'<p data-testid="odds-mean">Mean <b>{dist.mean:.2f}</b> · σ {dist.stdev:.2f} · range {dist.min}–{dist.max}</p>'
+        f'{at_least}{residual}'
+    )
+
+
+def history_html(rolls: list[dict]) -> str:
+    if not rolls:
+        return '<li class="muted">No rolls yet.</li>'
+    return "".join(
+        f'<li data-testid="history-item"><b>{esc(r.get("total"))}</b> <code>{esc(r.get("text", ""))}</code></li>' for r in rolls
+    )
+
+
+def saved_rolls_html(saved: list[dict]) -> str:
+    if not saved:
+        return '<p class="muted">No saved rolls. Type a roll, then Save.</p>'
+    return "".join(
+        f'<span class="saved"><button type="button" data-action="roll-saved" data-index="{i}" data-testid="saved-roll">{esc(s.get("name"))}: {esc(s.get("expr"))}</button>'
+        f'<button type="button" class="x" data-action="delete-saved" data-index="{i}" aria-label="Delete {esc(s.get("name"))}">×</button></span>'
+        for i, s in enumerate(saved)
+    )
