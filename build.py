@@ -385,11 +385,12 @@ def main(argv: list[str] | None = None) -> int:
     p_serve = sub.add_parser("serve", help="build and serve on 127.0.0.1")
     p_serve.add_argument("--port", type=int, default=8000)
     p_serve.add_argument("--base", default="/", help="serve under a sub-path, e.g. /roundkeeper/")
-    p_test = sub.add_parser("test", help="set up, build, run unit and end-to-end tests")
-    p_test.add_argument("pytest_args", nargs=argparse.REMAINDER)
+    sub.add_parser("test", help="set up, build, run unit and end-to-end tests (extra arguments go to pytest)")
     p_bench = sub.add_parser("bench", help="print the start-up and engine figures")
     p_bench.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "test":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
 
     if args.command == "build":
         build(args.out.resolve())
@@ -405,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
             pass
         return 0
     if args.command == "test":
-        return run_tests(args.pytest_args or ["tests"])
+        return run_tests(extra or ["tests"])
     if args.command == "bench":
         python = ensure_venv()
         chromium = find_chromium()

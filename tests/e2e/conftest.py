@@ -1,0 +1,118 @@
+"""End-to-end fixtures: the site built by build.py, served on 127.0.0.1, in Debian's Chromium."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+import build
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+READY_TIMEOUT_MS = 90_000
+# Several sites share one origin, as on GitHub Pages: the project's own folder under a few paths.
+MOUNTS = ("/", "/sub/", "/a/", "/b/")
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/e2e" in str(item.fspath).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.e2e)
+
+
+@pytest.fixture(scope="session")
+def dist(tmp_path_factory) -> Path:
+    given = os.environ.get("RK_DIST")
+    if given and (Path(given) / "index.html").exists():
+        return Path(given)
+    return build.build(tmp_path_factory.mktemp("dist") / "site")
+
+
+@pytest.fixture(scope="session")
+def site(dist, tmp_path_factory):
+    """Base URL of a server with the site at every path of MOUNTS, plus a scratch copy at /u/."""
+    scratch = tmp_path_factory.mktemp("update") / "site"
+    shutil.copytree(dist, scratch)
+    mounts = {m: dist for m in MOUNTS}
+    mounts["/u/"] = scratch
+    server, url = build.serve_in_thread(mounts)
+    yield {"url": url, "dist": dist, "scratch": scratch}
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    executable = os.environ.get("CHROMIUM") or "/usr/bin/chromium"
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=executable, headless=True, args=list(build.CHROMIUM_FLAGS))
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def context(browser):
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1)
+    yield ctx
+    ctx.close()
+
+
+class Watched:
+    """A page with its console errors and every request URL recorded."""
+
+    def __init__(self, page):
+        self.page = page
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("request", lambda r: self.requests.append(r.url))
+
+
+def wait_ready(page, timeout: int = READY_TIMEOUT_MS) -> None:
+    page.wait_for_function(
+        "['ready', 'failed'].includes(document.documentElement.dataset.engine)", timeout=timeout
+    )
+    state = page.evaluate("document.documentElement.dataset.engine")
+    assert state == "ready", page.evaluate("document.getElementById('boot-error-text').textContent")
+
+
+def open_app(context, url: str) -> Watched:
+    watched = Watched(context.new_page())
+    watched.page.goto(url)
+    wait_ready(watched.page)
+    return watched
+
+
+def wait_controlled(page) -> None:
+    page.wait_for_function("navigator.serviceWorker && navigator.serviceWorker.controller !== null", timeout=60_000)
+    # And the precache finished (the worker is activated only after install completed).
+    page.wait_for_function("navigator.serviceWorker.controller.state === 'activated'", timeout=60_000)
+
+
+def add_combatant(page, name: str, hp: int | None = None, count: int | None = None, side: str | None = None,
+                  init_mod: int | None = None, initiative: int | None = None, pc: bool = False) -> None:
+    page.get_by_test_id("add-combatant").click()
+    page.get_by_test_id("field-name").fill(name)
+    if hp is not None:
+        page.get_by_test_id("field-max_hp").fill(str(hp))
+    if count is not None:
+        page.get_by_test_id("field-count").fill(str(count))
+    if side is not None:
+        page.get_by_test_id("field-side").select_option(side)
+    if init_mod is not None:
+        page.get_by_test_id("field-init_mod").fill(str(init_mod))
+    if initiative is not None:
+        page.get_by_test_id("field-initiative").fill(str(initiative))
+    if pc:
+        page.get_by_test_id("field-pc").select_option("1")
+    page.get_by_test_id("save-combatant").click()
+    page.wait_for_function("!document.getElementById('sheet').open")
+
+
+def names(page) -> list[str]:
+    return page.eval_on_selector_all(
+        "#tracker [data-testid=combatant-row] .name", "els => els.map(e => e.firstChild.textContent)"
+    )

@@ -1,0 +1,170 @@
+"""The offline site: boot under / and a sub-path, own-origin only, offline, instant snapshot,
+updates, sibling sites, storage refused, installability."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlparse
+
+import pytest
+
+import build
+from tests.e2e.conftest import Watched, add_combatant, names, open_app, wait_controlled, wait_ready
+
+
+@pytest.mark.parametrize("base", ["/", "/sub/"])
+def test_boots_with_engine_ready_no_errors_and_only_own_origin(context, site, base):
+    app = open_app(context, site["url"] + base)
+    page = app.page
+    assert page.get_by_test_id("engine-status").is_hidden()
+    assert page.get_by_test_id("next-turn").is_visible()
+    origin = urlparse(site["url"]).netloc
+    foreign = [u for u in app.requests if urlparse(u).scheme in ("http", "https") and urlparse(u).netloc != origin]
+    assert foreign == []
+    assert any(u.endswith("/pyodide/pyodide.asm.wasm") for u in app.requests)
+    assert all(urlparse(u).path.startswith(base) for u in app.requests if urlparse(u).scheme.startswith("http"))
+    assert app.errors == []
+
+
+def test_offline_after_one_visit_reload_and_new_tab_keep_the_fight(context, site):
+    app = open_app(context, site["url"] + "/sub/")
+    wait_controlled(app.page)
+    add_combatant(app.page, "Offline Ogre", hp=59)
+    context.set_offline(True)
+    try:
+        app.page.reload()
+        wait_ready(app.page)
+        assert names(app.page) == ["Offline Ogre"]
+        second = Watched(context.new_page())
+        second.page.goto(site["url"] + "/sub/?seed=3")
+        wait_ready(second.page)
+        assert names(second.page) == ["Offline Ogre"]
+        assert second.errors == []
+    finally:
+        context.set_offline(False)
+
+
+def test_saved_snapshot_shows_before_the_engine_is_ready(context, site):
+    app = open_app(context, site["url"] + "/")
+    add_combatant(app.page, "Snapshot Sally", hp=12)
+    page = context.new_page()
+    page.add_init_script(
+        "document.addEventListener('DOMContentLoaded', () => {"
+        " window.__atDcl = {engine: document.documentElement.dataset.engine || '',"
+        " tracker: document.getElementById('tracker').textContent,"
+        " inert: document.getElementById('tracker').hasAttribute('inert'),"
+        " status: getComputedStyle(document.getElementById('engine-status')).display};"
+        "});"
+    )
+    page.goto(site["url"] + "/")
+    wait_ready(page)
+    seen = page.evaluate("window.__atDcl")
+    assert seen["engine"] == ""
+    assert "Snapshot Sally" in seen["tracker"]
+    assert seen["inert"] is True  # read-only until Python takes over
+    assert seen["status"] != "none"  # "starting engine" shows meanwhile
+    assert page.evaluate("document.documentElement.dataset.snapshot") == "shown"
+    assert not page.get_by_test_id("tracker").evaluate("e => e.hasAttribute('inert')")
+
+
+def test_engine_that_cannot_start_says_so_and_retry_works(browser, site):
+    ctx = browser.new_context(service_workers="block")
+    try:
+        app = open_app(ctx, site["url"] + "/")
+        add_combatant(app.page, "Stays Visible")
+        page = ctx.new_page()
+        page.route("**/pyscript/core.js", lambda route: route.abort())
+        page.goto(site["url"] + "/")
+        page.wait_for_function("document.documentElement.dataset.engine === 'failed'", timeout=30_000)
+        assert page.get_by_test_id("boot-error").is_visible()
+        assert "Stays Visible" in page.get_by_test_id("tracker").inner_text()
+        page.unroute("**/pyscript/core.js")
+        page.get_by_test_id("boot-retry").click()
+        wait_ready(page)
+        assert page.get_by_test_id("boot-error").is_hidden()
+    finally:
+        ctx.close()
+
+
+def test_update_shows_banner_and_keeps_sibling_caches(context, site):
+    scratch = site["scratch"]
+    sibling = open_app(context, site["url"] + "/b/")
+    wait_controlled(sibling.page)
+    app = open_app(context, site["url"] + "/u/")
+    wait_controlled(app.page)
+    add_combatant(app.page, "Mid-fight Mage")
+    before = app.page.evaluate("caches.keys()")
+    # A new release: change a file and rebuild the service worker the way build.py does.
+    manifest = scratch / "manifest.webmanifest"
+    data = json.loads(manifest.read_text())
+    data["description"] += " (updated)"
+    manifest.write_text(json.dumps(data))
+    new_version = build.write_service_worker(scratch)
+    app.page.evaluate("RK.swRegistration.update()")
+    banner = app.page.get_by_test_id("update-banner")
+    banner.wait_for(state="visible", timeout=60_000)
+    assert names(app.page) == ["Mid-fight Mage"]  # nothing swapped under the running fight
+    app.page.get_by_test_id("update-reload").click()
+    app.page.wait_for_function(
+        f"navigator.serviceWorker.controller && document.querySelector('meta[name=rk-version]').content === '{new_version}'",
+        timeout=60_000,
+    )
+    wait_ready(app.page)
+    assert names(app.page) == ["Mid-fight Mage"]
+    after = app.page.evaluate("caches.keys()")
+    assert any(k.startswith("roundkeeper:/u/:") and k.endswith(new_version) for k in after)
+    assert not any(k.startswith("roundkeeper:/u/:") and not k.endswith(new_version) for k in after)
+    sibling_caches = [k for k in before if k.startswith("roundkeeper:/b/:")]
+    assert sibling_caches and all(k in after for k in sibling_caches)
+
+
+def test_two_sub_paths_keep_separate_data_and_caches(context, site):
+    a = open_app(context, site["url"] + "/a/")
+    wait_controlled(a.page)
+    add_combatant(a.page, "Alpha")
+    b = open_app(context, site["url"] + "/b/")
+    wait_controlled(b.page)
+    assert names(b.page) == []
+    add_combatant(b.page, "Bravo")
+    a.page.reload()
+    wait_ready(a.page)
+    assert names(a.page) == ["Alpha"]
+    keys = a.page.evaluate("Object.keys(localStorage)")
+    assert keys and all(k.startswith("roundkeeper:/a/:") or k.startswith("roundkeeper:/b/:") for k in keys)
+    assert any(k.startswith("roundkeeper:/b/:") for k in keys)
+    cache_names = a.page.evaluate("caches.keys()")
+    assert any(k.startswith("roundkeeper:/a/:") for k in cache_names)
+    assert any(k.startswith("roundkeeper:/b/:") for k in cache_names)
+
+
+def test_storage_that_throws_still_works_and_says_it_cannot_save(context, site):
+    page = context.new_page()
+    page.add_init_script(
+        "Object.defineProperty(window, 'localStorage', {get() { throw new DOMException('blocked', 'SecurityError'); }});"
+    )
+    page.goto(site["url"] + "/")
+    wait_ready(page)
+    notice = page.get_by_test_id("notice").first
+    assert "not letting Roundkeeper save" in notice.inner_text()
+    add_combatant(page, "Ephemeral Elf", hp=9)
+    assert names(page) == ["Ephemeral Elf"]
+    page.get_by_test_id("next-turn").click()
+    assert page.get_by_test_id("round-counter").inner_text().startswith("Round 1")
+
+
+def test_installable_manifest_icons_and_meta(context, site):
+    app = open_app(context, site["url"] + "/sub/")
+    page = app.page
+    manifest = page.evaluate("fetch('manifest.webmanifest').then(r => r.json())")
+    assert manifest["start_url"] == "./" and manifest["scope"] == "./"
+    assert manifest["display"] == "standalone"
+    assert manifest["theme_color"] and manifest["background_color"] and manifest["short_name"]
+    sizes = {(i["sizes"], i.get("purpose", "any")) for i in manifest["icons"]}
+    assert {("192x192", "any"), ("512x512", "any"), ("512x512", "maskable")} <= sizes
+    for icon in manifest["icons"]:
+        size = page.evaluate(
+            "src => fetch(src).then(r => r.blob()).then(createImageBitmap).then(b => [b.width, b.height])", icon["src"]
+        )
+        assert f"{size[0]}x{size[1]}" == icon["sizes"]
+    assert page.evaluate("document.querySelector('link[rel=apple-touch-icon]').href").startswith(site["url"] + "/sub/")
+    assert "width=device-width" in page.evaluate("document.querySelector('meta[name=viewport]').content")
