@@ -66,10 +66,12 @@ def _combatant_to_dict(c: Combatant) -> dict:
     out: dict[str, Any] = {"id": c.id, "name": c.name, "side": c.side}
     if c.pc:
         out["pc"] = True
-    for key in ("init_mod", "initiative", "tiebreak", "hp", "max_hp", "temp_hp"):
-        value = getattr(c, key)
-        if value not in (None, 0):
-            out[key] = value
+    for key in ("init_mod", "tiebreak", "temp_hp"):
+        if getattr(c, key):
+            out[key] = getattr(c, key)
+    for key in ("initiative", "hp", "max_hp"):  # 0 HP is a downed combatant: keep it
+        if getattr(c, key) is not None:
+            out[key] = getattr(c, key)
     if c.conditions:
         out["conditions"] = [
             {"id": k.id, "name": k.name, **({"until": [k.duration.event, k.duration.anchor_id, k.duration.remaining]} if k.duration.event != "never" else {}),

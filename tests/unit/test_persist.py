@@ -1,0 +1,165 @@
+"""Never lose a fight: saving through a store, damaged saves, newer saves, a full store, two tabs,
+imports, share links. Runs the browser layer's persistence on CPython with MemoryStore."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pyengine.errors import SchemaError
+from pyengine.storage import SCHEMA_VERSION, timeline_from_dict
+from pyengine.tracker import Timeline, new_encounter, resolve
+from web.persist import (
+    MemoryStore, Persistence, StorageFull, export_all, export_encounter, parse_import, read_share, share_payload,
+)
+
+FIXTURE = (Path(__file__).parent / "fixtures" / "encounter-schema1.json").read_text()
+
+
+def clock():
+    clock.now += 1
+    return clock.now
+
+
+clock.now = 1_700_000_000.0
+
+
+def workspace(store):
+    p = Persistence(store, clock)
+    ws, notices = p.load_workspace()
+    return p, ws, notices
+
+
+def with_fighter(ws, name="Aria"):
+    t = ws.current
+    return t.do(resolve(t.present, "add_combatant", {"combatant": {"name": name, "max_hp": 10}}))
+
+
+def test_fresh_store_starts_an_encounter_and_saves_every_change():
+    store = MemoryStore()
+    p, ws, notices = workspace(store)
+    assert notices == [] and ws.current.present.combatants == ()
+    ws.current = with_fighter(ws)
+    p.save_timeline(ws.current, ws)
+    _, again, notices = workspace(store)
+    assert notices == []
+    assert [c.name for c in again.current.present.combatants] == ["Aria"]
+    assert again.current.can_undo  # the undo history survives a reload
+
+
+def test_corrupt_save_is_kept_aside_and_the_rest_recovered():
+    store = MemoryStore()
+    p, ws, _ = workspace(store)
+    ws.current = with_fighter(ws)
+    p.save_timeline(ws.current, ws)
+    eid = ws.current.present.id
+    raw = store.get(f"enc:{eid}")
+    store.set(f"enc:{eid}", raw[: len(raw) // 2])  # truncated write
+    _, again, notices = workspace(store)
+    backups = [k for k in store.keys() if k.startswith("backup:")]
+    assert backups and store.get(backups[0]) == raw[: len(raw) // 2]
+    assert any("damaged" in n.text for n in notices)
+    assert again.current.present.combatants == ()  # a fresh start; the damaged copy is kept
+
+
+def test_partly_damaged_history_recovers_the_good_prefix():
+    store = MemoryStore()
+    doc = json.loads(FIXTURE)
+    doc["actions"][5]["kind"] = "teleport"  # a step that no longer replays
+    store.set("enc:e18c0a1b2c3d", json.dumps(doc))
+    store.set("index", json.dumps({"app": "roundkeeper", "schema": 1, "kind": "index", "current": "e18c0a1b2c3d",
+                                   "encounters": [{"id": "e18c0a1b2c3d", "name": "Goblin ambush"}]}))
+    _, ws, notices = workspace(store)
+    assert len(ws.current.actions) == 5
+    assert ws.current.present.get("c3").hp == 0  # the damage before the broken step is kept
+    assert any("Recovered" in n.text for n in notices)
+    assert any(k.startswith("backup:") for k in store.keys())
+
+
+def test_newer_save_is_never_overwritten():
+    store = MemoryStore()
+    doc = json.loads(FIXTURE)
+    doc["schema"] = SCHEMA_VERSION + 1
+    newer = json.dumps(doc)
+    store.set("enc:e18c0a1b2c3d", newer)
+    store.set("index", json.dumps({"app": "roundkeeper", "schema": 1, "kind": "index", "current": "e18c0a1b2c3d",
+                                   "encounters": [{"id": "e18c0a1b2c3d", "name": "Goblin ambush"}]}))
+    p, ws, notices = workspace(store)
+    assert "e18c0a1b2c3d" in ws.locked
+    assert ws.current.present.id != "e18c0a1b2c3d"
+    assert any("newer version" in n.text for n in notices)
+    ws.current = with_fighter(ws)
+    p.save_timeline(ws.current, ws)
+    assert store.get("enc:e18c0a1b2c3d") == newer
+    locked = Timeline.start(new_encounter("e18c0a1b2c3d"))
+    with pytest.raises(SchemaError):
+        p.save_timeline(locked, ws)
+    assert store.get("enc:e18c0a1b2c3d") == newer
+
+
+def test_full_store_keeps_the_last_good_save():
+    store = MemoryStore(quota=6_000)
+    p, ws, _ = workspace(store)
+    ws.current = with_fighter(ws)
+    p.save_timeline(ws.current, ws)
+    eid = ws.current.present.id
+    good = store.get(f"enc:{eid}")
+    t = ws.current
+    with pytest.raises(StorageFull):
+        for i in range(200):
+            t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": f"Minion {i}"}}))
+            ws.current = t
+            p.save_timeline(t, ws)
+            good = store.get(f"enc:{eid}")
+    assert store.get(f"enc:{eid}") == good
+    json.loads(good)  # intact
+    # With the user's consent, trimming the history makes room again.
+    ws.current = t.trimmed(0)
+    small = MemoryStore(quota=60_000)
+    Persistence(small, clock).save_timeline(ws.current, ws)
+
+
+def test_another_tabs_newer_revision_is_not_overwritten():
+    store = MemoryStore()
+    p1, ws1, _ = workspace(store)
+    ws1.current = with_fighter(ws1)
+    p1.save_timeline(ws1.current, ws1)
+    p2, ws2, _ = workspace(store)  # a second tab
+    ws2.current = with_fighter(ws2, "Bors")
+    p2.save_timeline(ws2.current, ws2)
+    ws1.current = with_fighter(ws1, "Cato")
+    with pytest.raises(SchemaError, match="another tab"):
+        p1.save_timeline(ws1.current, ws1)
+    saved = json.loads(store.get(f"enc:{ws1.current.present.id}"))
+    assert saved["actions"][-1]["args"]["combatant"]["name"] == "Bors"
+
+
+def test_import_of_export_round_trips_and_bad_files_change_nothing():
+    store = MemoryStore()
+    p, ws, _ = workspace(store)
+    ws.current = with_fighter(ws)
+    timelines, _, _ = parse_import(export_encounter(ws.current))
+    assert timelines[0].present == ws.current.present
+    everything = export_all(ws, p)
+    timelines, roster, templates = parse_import(everything)
+    assert len(timelines) == 1
+    for bad in ["", "{", '{"app": "other"}', json.dumps({"app": "roundkeeper", "schema": 1, "kind": "workspace", "encounters": "x"}),
+                FIXTURE[:200], json.dumps({"app": "roundkeeper", "schema": 1, "kind": "workspace", "encounters": [],
+                                           "roster": [{"name": "x" * 100_000}]})]:
+        with pytest.raises(SchemaError):
+            parse_import(bad)
+
+
+def test_share_link_payload_round_trips_and_rejects_damage():
+    t = timeline_from_dict(json.loads(FIXTURE))
+    assert t.present.get("c3").hp == 0  # a downed goblin must stay down
+    payload = share_payload(t.present)
+    assert len(payload) < 2000
+    shared = read_share(payload)
+    assert shared.present == t.present
+    with pytest.raises(SchemaError):
+        read_share(payload[: len(payload) // 2])
+    with pytest.raises(SchemaError):
+        read_share("!!!not base64!!!")

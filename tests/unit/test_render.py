@@ -1,0 +1,78 @@
+"""Rendering: hostile text always comes out as text; the active row is marked; odds render."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+from pyengine.dice import distribution, roll
+from pyengine.tracker import Timeline, new_encounter, resolve
+from tests.unit.scripted import Scripted
+from web import render
+
+HOSTILE = ['<img src=x onerror=alert(1)>', '"><script>alert(1)</script>', "' onmouseover='x", "</li><li>"]
+
+
+class Collect(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parsed(html: str) -> Collect:
+    c = Collect()
+    c.feed(html)
+    return c
+
+
+def hostile_timeline() -> Timeline:
+    t = Timeline.start(new_encounter("e1", HOSTILE[1]))
+    for i, name in enumerate(HOSTILE):
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": name, "notes": name, "max_hp": 5, "initiative": 10 - i}}))
+    t = t.do(resolve(t.present, "start_combat"))
+    t = t.do(resolve(t.present, "add_condition", {"id": "c1", "name": HOSTILE[0], "until": "never"}))
+    return t
+
+
+def test_hostile_names_render_as_text_everywhere():
+    t = hostile_timeline()
+    enc = t.present
+    pages = [
+        render.tracker_html(t), render.log_html(t.log()), render.combatant_sheet_html(enc, enc.get("c1")),
+        render.add_sheet_html(enc, [{"name": HOSTILE[0]}], [], edit=enc.get("c2")),
+        render.menu_sheet_html([{"id": "e1", "name": HOSTILE[0]}], "e1", set(), "dark", "npcs", []),
+    ]
+    for html in pages:
+        doc = parsed(html)
+        assert not any(tag in ("img", "script") for tag, _ in doc.tags)
+        assert not any(k.startswith("on") for _, attrs in doc.tags for k in attrs)
+    text = "".join(parsed(pages[0]).text)
+    for name in HOSTILE:
+        assert name in text
+
+
+def test_active_row_has_aria_current_and_ids():
+    t = hostile_timeline()
+    doc = parsed(render.tracker_html(t))
+    rows = [attrs for tag, attrs in doc.tags if attrs.get("data-testid") == "combatant-row"]
+    assert [r["data-combatant-id"] for r in rows] == ["c1", "c2", "c3", "c4"]
+    assert [r.get("aria-current") for r in rows] == ["true", None, None, None]
+
+
+def test_roll_result_marks_dropped_exploded_and_crits():
+    html = render.roll_result_html(roll("3d20kh2", Scripted([20, 1, 7])))
+    doc = parsed(html)
+    classes = [a["class"] for t, a in doc.tags if t == "span" and "die" in a.get("class", "")]
+    assert classes == ["die crit", "die dropped fumble", "die"]
+
+
+def test_odds_panel_shows_mean_and_chance():
+    html = render.odds_html(distribution("2d6"), 7)
+    assert "Mean <b>7.00</b>" in html
+    assert "P(total ≥ 7) = <b>58.33%</b>" in html
