@@ -219,7 +219,7 @@ def submit(form_action: str, form) -> None:
 
 def on_click(event) -> None:
     node = dom.py(event.target.closest("[data-action]"))
-    if node is None or node.disabled:
+    if node is None or node.hasAttribute("disabled"):
         return
     try:
         handle(node.getAttribute("data-action"), node)

@@ -56,7 +56,7 @@ def combatant_row(enc: Encounter, c: Combatant, active_ids: set[str], names: dic
     flags = "".join(f'<span class="chip flag">{esc(f.replace("_", " "))}</span>' for f in c.flags)
     if c.down:
         flags = '<span class="chip down">down</span>' + flags
-    tag = ' <span class="muted">PC</span>' if c.pc else ""
+    tag = '<span class="muted pc">PC</span>' if c.pc else ""
     aria = ' aria-current="true"' if current else ""
     return (
         f'<li class="{" ".join(classes)}" data-testid="combatant-row" data-combatant-id="{esc(c.id)}" '

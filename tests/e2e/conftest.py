@@ -53,10 +53,16 @@ def browser():
 
 
 @pytest.fixture
-def context(browser):
+def context(browser, request):
+    """A fresh browser profile at phone size; any console error on any of its pages fails the test."""
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1)
+    errors: list[str] = []
+    ctx.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    ctx.on("weberror", lambda e: errors.append(str(e.error)))
     yield ctx
     ctx.close()
+    if not request.node.get_closest_marker("allow_console_errors"):
+        assert errors == [], errors
 
 
 class Watched:
