@@ -265,13 +265,14 @@ class App:
             target = None
         if target is None:
             target = round(dist.mean)
+        dom.el("odds-target").placeholder = str(target)
         self.last_dist = dist
         dom.set_html("odds-body", render.odds_html(dist, target))
 
     def schedule_odds(self) -> None:
         if self.odds_timer is not None:
             window.clearTimeout(self.odds_timer)
-        self.odds_timer = window.setTimeout(self._odds_proxy, 120)
+        self.odds_timer = window.setTimeout(self._odds_proxy, 80)
 
     # -- wake lock -------------------------------------------------------------------------
     def update_wake_lock(self) -> None:

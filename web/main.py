@@ -288,6 +288,12 @@ def on_log_toggle(event) -> None:
     app.render()
 
 
+def _bench(name, arg="") -> str:
+    from . import bench  # only when the benchmark asks: keeps it off the start-up path
+
+    return bench.hook(app, str(name), str(arg))
+
+
 def start() -> None:
     global app
     rk = window.RK
@@ -319,6 +325,7 @@ def start() -> None:
     if fragment.startswith("#fight="):
         app.offer_shared(fragment[len("#fight="):])
     app.update_wake_lock()
+    rk.bench = dom.proxy(_bench)
     window.clearTimeout(rk.watchdog)
     document.getElementById("boot-error").classList.remove("show")
     document.documentElement.dataset.engine = "ready"

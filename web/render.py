@@ -170,10 +170,11 @@ def combatant_sheet_html(enc: Encounter, c: Combatant) -> str:
     others = "".join(f'<option value="{esc(x.id)}">{esc(x.name)}</option>' for x in enc.combatants if x.id != c.id and (c.group is None or x.group != c.group))
     hp = (
         f'<p class="big-hp" data-testid="sheet-hp">{esc(_hp(c)) or "No HP tracked"}</p>'
-        '<div class="row"><input id="hp-amount" type="number" inputmode="numeric" min="0" placeholder="Amount" data-testid="hp-amount">'
+        '<input id="hp-amount" type="number" inputmode="numeric" min="0" placeholder="Amount of HP" data-testid="hp-amount">'
+        '<div class="grid3">'
         f'<button type="button" class="danger" data-action="damage" data-id="{esc(c.id)}" data-testid="damage">Damage</button>'
         f'<button type="button" data-action="heal" data-id="{esc(c.id)}" data-testid="heal">Heal</button>'
-        f'<button type="button" data-action="temp" data-id="{esc(c.id)}" data-testid="temp-hp">Temp</button></div>'
+        f'<button type="button" data-action="temp" data-id="{esc(c.id)}" data-testid="temp-hp">Temp HP</button></div>'
     ) if c.hp is not None else '<p class="muted">No HP tracked (edit to add).</p>'
     delay = (
         f'<div class="row"><select id="delay-after" data-testid="delay-after">{others}</select>'

@@ -1,0 +1,240 @@
+"""Roundkeeper's figures, measured in Chromium against the built site (python3 build.py bench).
+
+Prints medians of --runs runs, each in a fresh persistent browser profile (so the HTTP cache and the
+service worker are real): first-visit bytes and requests; shell first paint and engine ready for a
+first visit, a warm revisit and an offline revisit, at normal speed and with the CPU slowed 4x; a bare
+page that only calls loadPyodide() on the same files; dice timings on CPython and in Pyodide; the
+roller's input-to-chart latency; Next turn latency at 10, 50 and 200 combatants; save sizes.
+Not a test: nothing here asserts a timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import build  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+BARE = """<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>bare</title>
+<script type="module">
+const { loadPyodide } = await import("./pyodide/pyodide.mjs");
+await loadPyodide({ indexURL: "./pyodide/" });
+window.__bareReady = performance.now();
+document.documentElement.dataset.engine = "ready";
+</script>"""
+
+PAINT = "(performance.getEntriesByName('first-paint')[0] || performance.getEntriesByName('first-contentful-paint')[0] || {startTime: NaN}).startTime"
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def launch(p, profile: Path):
+    return p.chromium.launch_persistent_context(
+        str(profile), executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), headless=True,
+        args=list(build.CHROMIUM_FLAGS), viewport={"width": 390, "height": 844},
+    )
+
+
+def visit(context, url: str, throttle: float, ready_js: str, requests: list | None = None) -> tuple[float, float]:
+    page = context.new_page()
+    if throttle != 1:
+        cdp = context.new_cdp_session(page)
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+    if requests is not None:
+        page.on("request", lambda r: requests.append(r.url))
+    page.goto(url)
+    page.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=180_000)
+    paint = page.evaluate(PAINT)
+    ready = page.evaluate(ready_js)
+    page.close()
+    return paint, ready
+
+
+def wait_sw(context, url: str) -> None:
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_function("navigator.serviceWorker.controller && navigator.serviceWorker.controller.state === 'activated'", timeout=120_000)
+    page.close()
+
+
+def startup(p, site: Path, base_url: str, runs: int) -> None:
+    rows: dict[str, list[float]] = {}
+    first_requests: list[str] = []
+    for throttle in (1, 4):
+        for run in range(runs):
+            for kind, path, ready_js in (("app", "/", "RK.readyAt"), ("bare", "/bare.html", "window.__bareReady")):
+                profile = Path(tempfile.mkdtemp(prefix="rk-bench-"))
+                try:
+                    ctx = launch(p, profile)
+                    reqs: list[str] | None = [] if (kind == "app" and throttle == 1 and run == 0) else None
+                    paint, ready = visit(ctx, base_url + path, throttle, ready_js, reqs)
+                    if reqs is not None:
+                        first_requests = reqs
+                    rows.setdefault(f"{kind} first visit x{throttle}", []).append(ready)
+                    rows.setdefault(f"{kind} first visit x{throttle} paint", []).append(paint)
+                    wait_sw(ctx, base_url + "/")
+                    ctx.close()
+                    ctx = launch(p, profile)  # a new browser session, warm caches
+                    paint, ready = visit(ctx, base_url + path, throttle, ready_js)
+                    rows.setdefault(f"{kind} warm revisit x{throttle}", []).append(ready)
+                    rows.setdefault(f"{kind} warm revisit x{throttle} paint", []).append(paint)
+                    ctx.set_offline(True)
+                    paint, ready = visit(ctx, base_url + path, throttle, ready_js)
+                    rows.setdefault(f"{kind} offline revisit x{throttle}", []).append(ready)
+                    rows.setdefault(f"{kind} offline revisit x{throttle} paint", []).append(paint)
+                    ctx.close()
+                finally:
+                    shutil.rmtree(profile, ignore_errors=True)
+            print(f"  run {run + 1}/{runs} at CPU x{throttle} done", flush=True)
+
+    print("\n== First visit: what the page downloads ==")
+    origin = urlparse(base_url).netloc
+    raw = gz = 0
+    files = []
+    for url in dict.fromkeys(first_requests):
+        parsed = urlparse(url)
+        if parsed.netloc != origin:
+            print(f"  FOREIGN REQUEST: {url}")
+            continue
+        rel = parsed.path.lstrip("/") or "index.html"
+        if rel.endswith("/"):
+            rel += "index.html"
+        path = site / rel
+        if path.is_file():
+            size, zipped = path.stat().st_size, build.gzip_size(path)
+            raw += size
+            gz += zipped
+            files.append((rel, size, zipped))
+    for rel, size, zipped in sorted(files, key=lambda f: -f[1]):
+        print(f"  {rel:48} {size / 1024:10.1f} KB raw {zipped / 1024:10.1f} KB gzip-9")
+    print(f"  {len(files)} requests, {raw / 1e6:.2f} MB raw, {gz / 1e6:.2f} MB gzip-9 estimate")
+
+    print(f"\n== Start-up, medians of {runs} runs (ms from navigation start) ==")
+    print(f"  {'scenario':32} {'paint':>8} {'ready':>8} {'bare ready':>11} {'app/bare':>9} {'paint/bare':>11}")
+    for throttle in (1, 4):
+        for scenario in ("first visit", "warm revisit", "offline revisit"):
+            key = f"{scenario} x{throttle}"
+            app_ready = median(rows[f"app {key}"])
+            app_paint = median(rows[f"app {key} paint"])
+            bare_ready = median(rows[f"bare {key}"])
+            print(f"  {key:32} {app_paint:8.0f} {app_ready:8.0f} {bare_ready:11.0f} {app_ready / bare_ready:9.2f} {app_paint / bare_ready:11.1%}")
+
+
+def engine(p, base_url: str) -> None:
+    from web.bench import DISTRIBUTIONS, dice_timings
+
+    print("\n== Dice engine (median ms) ==")
+    cpython = dice_timings()
+    profile = Path(tempfile.mkdtemp(prefix="rk-bench-"))
+    ctx = launch(p, profile)
+    try:
+        page = ctx.new_page()
+        page.goto(base_url + "/")
+        page.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=180_000)
+        import json
+
+        browser = json.loads(page.evaluate("RK.bench('dice')"))
+        print(f"  {'measure':32} {'CPython':>9} {'Pyodide':>9}")
+        for key in cpython:
+            print(f"  {key:32} {cpython[key]:9.2f} {browser[key]:9.2f}")
+
+        # Roller: from typing to the chart (includes the 80 ms typing debounce).
+        latencies = []
+        for expr in ("4d6kh3", "10d20kh3", "8d6!", "6d10>=8", "3d20kh1+2") * 2:
+            ms = page.evaluate(
+                """expr => new Promise(resolve => {
+                    const body = document.getElementById('odds-body');
+                    const input = document.getElementById('dice-input');
+                    const t0 = performance.now();
+                    const obs = new MutationObserver(() => { obs.disconnect(); resolve(performance.now() - t0); });
+                    obs.observe(body, {childList: true, subtree: true, characterData: true});
+                    input.value = expr; input.dispatchEvent(new Event('input', {bubbles: true}));
+                })""",
+                expr,
+            )
+            latencies.append(ms)
+        print(f"  roller input-to-chart latency: median {median(latencies):.0f} ms (80 ms of it is the typing debounce)")
+
+        print("\n== Next turn: tap to updated screen (median of 25 taps, ms) ==")
+        for throttle in (1, 4):
+            cdp = ctx.new_cdp_session(page)
+            cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+            for n in (10, 50, 200):
+                page.evaluate(f"RK.bench('load_fight', '{n}')")
+                samples = page.evaluate(
+                    """() => new Promise(async resolve => {
+                        const out = [];
+                        const button = document.getElementById('next-turn');
+                        for (let i = 0; i < 25; i++) {
+                            const t0 = performance.now();
+                            button.click();
+                            const t1 = performance.now();
+                            await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+                            out.push([t1 - t0, performance.now() - t0]);
+                        }
+                        resolve(out);
+                    })"""
+                )
+                handler = median([s[0] for s in samples])
+                frame = median([s[1] for s in samples])
+                size = json.loads(page.evaluate("RK.bench('save_size')"))["chars"]
+                print(f"  CPU x{throttle} {n:4} combatants: handler+render+save {handler:6.1f} ms, to next frame {frame:6.1f} ms (save {size / 1024:.1f} KB)")
+            cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
+    finally:
+        ctx.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def save_sizes() -> None:
+    from pyengine.storage import dumps, timeline_to_dict
+    from pyengine.tracker import Timeline, new_encounter, resolve
+
+    t = Timeline.start(new_encounter("e1", "Twenty"))
+    for i in range(20):
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": f"Fighter {i}", "init_mod": i % 5, "max_hp": 30}}))
+    t = t.do(resolve(t.present, "start_combat", {}, random.Random(1)))
+    for _ in range(100):
+        t = t.do(resolve(t.present, "next_turn"))
+    text = dumps(timeline_to_dict(t))
+    print(f"\n== Saved encounter: 20 combatants after 100 turns: {len(text) / 1024:.1f} KB "
+          f"({len(gzip.compress(text.encode())) / 1024:.1f} KB gzip), undo history included ==")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--skip-startup", action="store_true")
+    args = parser.parse_args()
+    dist = Path(os.environ.get("RK_DIST", ROOT / "dist"))
+    site = Path(tempfile.mkdtemp(prefix="rk-site-")) / "site"
+    shutil.copytree(dist, site)
+    (site / "bare.html").write_text(BARE)
+    server, url = build.serve_in_thread({"/": site})
+    started = time.time()
+    with sync_playwright() as p:
+        if not args.skip_startup:
+            startup(p, site, url, args.runs)
+        engine(p, url)
+    save_sizes()
+    print(f"\n(bench took {time.time() - started:.0f} s)")
+    server.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,56 @@
+"""Measurements run inside the browser by `python3 build.py bench` (through window.RK.bench)."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+
+from pyengine.dice import distribution, parse, roll
+from pyengine.tracker import Timeline, new_encounter, resolve
+
+DISTRIBUTIONS = ("4d6kh3", "10d20kh3", "8d6!", "6d10>=8")
+
+
+def _median_ms(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1000)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def dice_timings(repeat: int = 7) -> dict:
+    rng = random.Random(1)
+    out = {"parse+roll 4d6kh3": _median_ms(lambda: roll("4d6kh3", rng), repeat * 10)}
+    for expr in DISTRIBUTIONS:
+        out[f"distribution {expr}"] = _median_ms(lambda e=expr: distribution(e), repeat)
+    out["parse 4d6kh3"] = _median_ms(lambda: parse("4d6kh3"), repeat * 10)
+    return out
+
+
+def big_fight(n: int, seed: int = 1) -> Timeline:
+    """A started fight of n combatants (a quarter of them in groups of 4)."""
+    rng = random.Random(seed)
+    t = Timeline.start(new_encounter(f"bench{n}", f"Bench {n}"))
+    added = 0
+    while added < n:
+        count = 4 if added % 16 == 0 and n - added >= 4 else 1
+        t = t.do(resolve(t.present, "add_combatant",
+                         {"combatant": {"name": f"Fighter {added}", "init_mod": added % 6, "max_hp": 20 + added % 30}, "count": count}, rng))
+        added += count
+    return t.do(resolve(t.present, "start_combat", {}, rng))
+
+
+def hook(app, name: str, arg: str = "") -> str:
+    """Entry point: returns JSON."""
+    if name == "dice":
+        return json.dumps(dice_timings())
+    if name == "load_fight":
+        app.switch_to(big_fight(int(arg)))
+        return json.dumps({"combatants": len(app.timeline.present.combatants)})
+    if name == "save_size":
+        return json.dumps({"chars": len(app.store.get(f"enc:{app.timeline.present.id}") or "")})
+    raise ValueError(name)
