@@ -54,10 +54,10 @@ PYODIDE_FILES = (
     "python_stdlib.zip",
     "pyodide-lock.json",
 )
-# PyScript chunks our page loads: the core, its error reporter and the zip reader that unpacks our
-# wheel. The plugins we switch off in the config (editor, terminal, game, donkey, deprecation
-# notices) and the TOML and MicroPython chunks are not shipped.
-PYSCRIPT_CHUNKS = ("core", "error", "zip")
+# PyScript chunks our page loads: the core and its error reporter (Pyodide unpacks our wheel itself).
+# The plugins we switch off in the config (editor, terminal, game, donkey, deprecation notices) and
+# the TOML, zip and MicroPython chunks are not shipped.
+PYSCRIPT_CHUNKS = ("core", "error")
 PYSCRIPT_PLUGINS_OFF = ("codemirror", "deprecations-manager", "donkey", "py-editor", "py-game", "py-terminal")
 TEST_REQUIREMENTS = ("pytest==9.2.0", "playwright==1.65.2", "hypothesis==6.170.15")
 CHROMIUM_FLAGS = (
@@ -106,14 +106,97 @@ def _installed_version(modules: Path, name: str) -> str | None:
     return json.loads(manifest.read_text()).get("version")
 
 
-def copy_pyodide(modules: Path, out: Path) -> None:
+def copy_pyodide(modules: Path, out: Path, full_stdlib: bool = False) -> None:
     dest = out / "pyodide"
     dest.mkdir(parents=True)
     for name in PYODIDE_FILES:
         if name == "pyodide-lock.json":
             _write_trimmed_lock(modules / "pyodide" / name, dest / name)
+        elif name == "python_stdlib.zip" and not full_stdlib:
+            roots = {line.strip() for line in (ROOT / "tools" / "stdlib-roots.txt").read_text().splitlines()
+                     if line.strip() and not line.startswith("#")}
+            kept, total = trim_stdlib(modules / "pyodide" / name, dest / name, our_imports(), roots)
+            log(f"python_stdlib.zip: kept {kept} of {total} files")
         else:
             shutil.copy2(modules / "pyodide" / name, dest / name)
+
+
+# Codecs a page may look up by name (the rest of encodings/ is code-page tables nobody here needs).
+KEEP_ENCODINGS = (
+    "__init__", "aliases", "ascii", "charmap", "cp437", "idna", "latin_1", "punycode",
+    "raw_unicode_escape", "unicode_escape", "utf_16", "utf_16_be", "utf_16_le", "utf_32", "utf_32_be",
+    "utf_32_le", "utf_8", "utf_8_sig",
+)
+_IMPORT = re.compile(r"^\s*(?:from\s+(\.*[\w.]*)\s+import\s+([\w, ()*]+)|import\s+([\w., ]+))", re.M)
+
+
+def our_imports() -> set[str]:
+    """Every module name our engine and web code import (anywhere, also inside functions)."""
+    names: set[str] = set()
+    for package in ("pyengine", "web"):
+        for path in _python_files(ROOT / package):
+            names |= _imports_in(path.read_text(), "")
+    return names
+
+
+def _imports_in(source: str, package: str) -> set[str]:
+    found: set[str] = set()
+    for base, items, plain in _IMPORT.findall(source):
+        if plain:
+            found.update(part.strip().split(" as ")[0] for part in plain.split(",") if part.strip())
+            continue
+        if base.startswith("."):
+            dots = len(base) - len(base.lstrip("."))
+            parent = package.split(".")[: max(0, len(package.split(".")) - dots + 1)] if package else []
+            base = ".".join([*parent, base.lstrip(".")]).strip(".")
+        if base:
+            found.add(base)
+            found.update(f"{base}.{item.strip().split(' as ')[0]}" for item in items.strip("()").split(",") if item.strip() and item.strip() != "*")
+    return found
+
+
+def trim_stdlib(source: Path, dest: Path, roots: set[str], exact: set[str] = frozenset()) -> tuple[int, int]:
+    """Write a python_stdlib.zip with the modules in `exact` and all reachable by import from `roots`.
+
+    For `roots` (what our code imports) the closure over-approximates on purpose: every import
+    statement of a kept module counts, even inside a function or an `if`, so a lazy import at run
+    time still finds its module. `exact` (what the runtimes import while starting, as measured)
+    is kept as is."""
+    with zipfile.ZipFile(source) as zin:
+        files = {name for name in zin.namelist() if not name.endswith("/")}
+
+        def module_files(name: str) -> list[str]:
+            path = name.replace(".", "/")
+            hits = [f for f in (f"{path}.py", f"{path}/__init__.py") if f in files]
+            parts = name.split(".")
+            for i in range(1, len(parts)):  # a submodule needs its packages
+                init = "/".join(parts[:i]) + "/__init__.py"
+                if init in files:
+                    hits.append(init)
+            return hits
+
+        keep: set[str] = {f"encodings/{name}.py" for name in KEEP_ENCODINGS if f"encodings/{name}.py" in files}
+        keep |= {f for f in files if "/" not in f and not f.endswith(".py")}  # top-level data files
+        for name in exact:
+            keep.update(module_files(name))
+        queue = list(roots - set(exact))
+        seen: set[str] = set(exact)  # measured: their own imports are in `exact` already
+        while queue:
+            name = queue.pop()
+            if name in seen or not name:
+                continue
+            seen.add(name)
+            for f in module_files(name):
+                if f in keep and name != f[:-3].replace("/", "."):
+                    continue
+                keep.add(f)
+                package = f[: -len("/__init__.py")].replace("/", ".") if f.endswith("__init__.py") else f[:-3].replace("/", ".").rpartition(".")[0]
+                queue.extend(_imports_in(zin.read(f).decode("utf-8", "replace"), package))
+        with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zout:
+            for name in zin.namelist():
+                if name in keep:
+                    zout.writestr(zin.getinfo(name), zin.read(name))
+    return len(keep), len(files)
 
 
 def _write_trimmed_lock(source: Path, dest: Path) -> None:
@@ -201,13 +284,13 @@ def build_web_zip(out: Path) -> str:
 # Site assembly
 # --------------------------------------------------------------------------------------------
 
-def build(out: Path = DIST) -> Path:
+def build(out: Path = DIST, full_stdlib: bool = False) -> Path:
     """Make the deployable site in `out`."""
     modules = ensure_runtimes()
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    copy_pyodide(modules, out)
+    copy_pyodide(modules, out, full_stdlib)
     copy_pyscript(modules, out)
     wheel = build_wheel(out)
     web_zip = build_web_zip(out)
@@ -238,7 +321,10 @@ def write_service_worker(out: Path) -> str:
     )
     digest = hashlib.sha256()
     for name in files:
-        digest.update(name.encode() + b"\0" + hashlib.sha256((out / name).read_bytes()).digest())
+        data = (out / name).read_bytes()
+        if name == "index.html":  # the version written into the page must not change the version
+            data = re.sub(rb'<meta name="rk-version" content="[^"]*">', b"", data)
+        digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
     version = digest.hexdigest()[:16]
     urls = ["./"] + [f"./{name}" for name in files]
     template = (STATIC / "sw.js").read_text()
@@ -382,6 +468,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     p_build = sub.add_parser("build", help="make dist/")
     p_build.add_argument("--out", type=Path, default=DIST)
+    p_build.add_argument("--full-stdlib", action="store_true", help="ship Python's whole standard library")
     p_serve = sub.add_parser("serve", help="build and serve on 127.0.0.1")
     p_serve.add_argument("--port", type=int, default=8000)
     p_serve.add_argument("--base", default="/", help="serve under a sub-path, e.g. /roundkeeper/")
@@ -393,7 +480,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
 
     if args.command == "build":
-        build(args.out.resolve())
+        build(args.out.resolve(), args.full_stdlib)
         return 0
     if args.command == "serve":
         out = build(DIST)

@@ -540,11 +540,16 @@ def _number(args: dict, key: str = "amount") -> int:
     return value
 
 
-def _damage(enc: Encounter, args: dict):
+def _hp_target(enc: Encounter, args: dict) -> tuple[Combatant, int]:
     c = enc.get(args["id"])
     amount = _number(args)
     if c.hp is None:
         raise RuleError(f"{c.name} has no hit points to track.")
+    return c, amount
+
+
+def _damage(enc: Encounter, args: dict):
+    c, amount = _hp_target(enc, args)
     absorbed = min(c.temp_hp, amount)
     hp = c.hp - (amount - absorbed)
     floor = enc.rules.hp_floor
@@ -561,10 +566,7 @@ def _damage(enc: Encounter, args: dict):
 
 
 def _heal(enc: Encounter, args: dict):
-    c = enc.get(args["id"])
-    amount = _number(args)
-    if c.hp is None:
-        raise RuleError(f"{c.name} has no hit points to track.")
+    c, amount = _hp_target(enc, args)
     base = max(c.hp, 0) if enc.rules.hp_floor is not None else c.hp
     hp = base + amount
     if c.max_hp is not None:

@@ -88,7 +88,10 @@ def handle(action: str, node) -> None:
             a.close_sheet()
     elif action in ("damage", "heal", "temp"):
         kind = {"damage": "damage", "heal": "heal", "temp": "temp_hp"}[action]
-        a.act(kind, {"id": data("id"), "amount": _amount()})
+        args = {"id": data("id"), "amount": _amount()}
+        if kind == "damage" and enc.started and enc.active_id != data("id"):
+            args["source"] = enc.active_id  # whoever's turn it is dealt it, as the log will say
+        a.act(kind, args)
     elif action == "add-condition":
         a.act("add_condition", {
             "id": data("id"), "name": dom.value("cond-name"), "until": dom.value("cond-until", "never"),

@@ -86,6 +86,21 @@ def test_engine_that_cannot_start_says_so_and_retry_works(browser, site):
         ctx.close()
 
 
+def test_python_error_at_start_shows_failure_not_a_blank_page(browser, site):
+    ctx = browser.new_context(service_workers="block")
+    try:
+        page = ctx.new_page()
+        # A damaged download of our code: Python cannot import the app.
+        page.route("**/web.zip", lambda route: route.fulfill(status=200, body=b"PK\x03\x04 not a zip", content_type="application/zip"))
+        page.goto(site["url"] + "/")
+        page.wait_for_function("document.documentElement.dataset.engine === 'failed'", timeout=60_000)
+        assert page.get_by_test_id("boot-error").is_visible()
+        assert page.get_by_test_id("boot-retry").is_visible()
+        assert page.get_by_test_id("tracker").is_visible()
+    finally:
+        ctx.close()
+
+
 def test_update_shows_banner_and_keeps_sibling_caches(context, site):
     scratch = site["scratch"]
     sibling = open_app(context, site["url"] + "/b/")

@@ -225,3 +225,57 @@ def test_encounters_new_rename_delete_with_undo(context, site):
     assert names(page) == []
     page.get_by_test_id("encounter-name").click()
     assert page.get_by_test_id("encounter-item").count() == 2
+
+
+def test_party_roster_and_saved_opponents_are_reused_in_a_new_fight(context, site):
+    page = open_app(context, site["url"] + "/").page
+    page.get_by_test_id("add-combatant").click()
+    page.get_by_test_id("field-name").fill("Aria")
+    page.get_by_test_id("field-side").select_option("party")
+    page.get_by_test_id("field-max_hp").fill("31")
+    page.get_by_test_id("field-remember").check()
+    page.get_by_test_id("save-combatant").click()
+    add_combatant(page, "Orc", hp=15)
+    page.get_by_test_id("encounter-name").click()
+    page.get_by_test_id("duplicate-encounter").click()
+    assert names(page) == ["Aria", "Orc"]
+    page.get_by_test_id("encounter-name").click()
+    page.get_by_test_id("new-encounter").click()
+    page.reload()
+    wait_ready(page)
+    page.get_by_test_id("add-combatant").click()
+    page.get_by_test_id("quick-add").get_by_text("Aria").click()
+    assert names(page) == ["Aria"]
+    assert "31/31" in page.get_by_test_id("combatant-row").inner_text()
+    page.get_by_test_id("encounter-name").click()
+    assert page.get_by_test_id("encounter-item").count() == 3
+
+
+def test_screen_stays_awake_during_a_fight(context, site):
+    page = context.new_page()
+    page.add_init_script(
+        "window.__locks = []; Object.defineProperty(navigator, 'wakeLock', {value: {request(kind) {"
+        " const lock = {released: false, release() { this.released = true; return Promise.resolve(); }};"
+        " window.__locks.push(lock); return Promise.resolve(lock); }}});"
+    )
+    page.goto(site["url"] + "/")
+    wait_ready(page)
+    add_combatant(page, "A", initiative=3)
+    assert page.evaluate("window.__locks.length") == 0
+    page.get_by_test_id("next-turn").click()
+    page.wait_for_function("window.__locks.length === 1 && !window.__locks[0].released")
+    page.get_by_test_id("end-combat").click()
+    page.wait_for_function("window.__locks[0].released")
+
+
+def test_log_names_who_dealt_the_damage(context, site):
+    page = open_app(context, site["url"] + "/").page
+    add_combatant(page, "Hero", hp=20, initiative=15)
+    add_combatant(page, "Troll", hp=80, initiative=10)
+    page.get_by_test_id("next-turn").click()  # Hero's turn
+    page.locator("[data-combatant-id=c2]").click()
+    page.get_by_test_id("hp-amount").fill("12")
+    page.get_by_test_id("damage").click()
+    page.get_by_test_id("close-sheet").click()
+    page.get_by_test_id("log-toggle").click()
+    assert "Troll took 12 damage from Hero" in page.get_by_test_id("log").inner_text()

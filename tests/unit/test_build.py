@@ -1,0 +1,82 @@
+"""build.py: what goes into dist/ (runtimes trimmed to what the page needs, a content-hashed
+service worker, a config that keeps PyScript on our own files)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import build
+
+DIST = Path(os.environ.get("RK_DIST", build.DIST))
+needs_dist = pytest.mark.skipif(not (DIST / "index.html").exists(), reason="run `python3 build.py build` first")
+
+
+def test_imports_are_found_with_relative_and_lazy_forms():
+    source = "import os, sys as system\nfrom . import render\nfrom ..x.y import z as w\ndef f():\n    import json.decoder\n"
+    assert build._imports_in(source, "web.sub") == {"os", "sys", "web.sub", "web.sub.render", "web.x.y", "web.x.y.z", "json.decoder"}
+
+
+def test_our_code_imports_are_all_listed():
+    names = build.our_imports()
+    assert {"dataclasses", "json", "random", "base64", "zlib", "html", "asyncio"} <= names
+
+
+@needs_dist
+def test_trimmed_stdlib_keeps_what_we_import_and_drops_the_rest():
+    with zipfile.ZipFile(DIST / "pyodide" / "python_stdlib.zip") as z:
+        names = set(z.namelist())
+    for needed in ("json/decoder.py", "dataclasses.py", "random.py", "base64.py", "html/__init__.py",
+                   "encodings/utf_8.py", "encodings/aliases.py", "asyncio/tasks.py", "pyodide/ffi/__init__.py"):
+        assert needed in names, needed
+    for dropped in ("unittest/__init__.py", "tkinter/__init__.py", "email/parser.py", "encodings/cp1250.py", "pydoc.py"):
+        assert dropped not in names, dropped
+    assert (DIST / "pyodide" / "python_stdlib.zip").stat().st_size < 1_200_000
+
+
+@needs_dist
+def test_dist_has_only_what_the_page_needs():
+    files = {p.relative_to(DIST).as_posix() for p in DIST.rglob("*") if p.is_file()}
+    assert not any(f.endswith(".map") or f.endswith(".d.ts") for f in files)
+    assert {f for f in files if f.startswith("pyodide/")} == {f"pyodide/{n}" for n in build.PYODIDE_FILES}
+    chunks = {f for f in files if f.startswith("pyscript/")}
+    assert "pyscript/core.js" in chunks and len(chunks) == 1 + len(build.PYSCRIPT_CHUNKS)
+    assert not any(word in f for f in chunks for word in ("codemirror", "xterm", "editor", "terminal", "toml"))
+    config = json.loads((DIST / "pyscript.json").read_text())
+    assert config["interpreter"] == "./pyodide/pyodide.mjs"
+    assert "packages" not in config
+    assert all(target == "./*" for target in config["files"].values())
+    html = (DIST / "index.html").read_text()
+    assert "!py-editor" in html and "__PLUGINS_OFF__" not in html
+    for text in (html, (DIST / "sw.js").read_text(), json.dumps(config)):
+        assert "http://" not in text.replace("http://127.0.0.1", "") and "https://" not in text
+
+
+@needs_dist
+def test_service_worker_version_follows_content(tmp_path):
+    copy = tmp_path / "site"
+    shutil.copytree(DIST, copy)
+    first = build.write_service_worker(copy)
+    assert build.write_service_worker(copy) == first  # same files, same version
+    sw = (copy / "sw.js").read_text()
+    precache = json.loads(sw.split("const PRECACHE = ", 1)[1].split(";\n", 1)[0])
+    assert "./" in precache and "./pyodide/pyodide.asm.wasm" in precache and "./sw.js" not in precache
+    (copy / "manifest.webmanifest").write_text("{}")
+    assert build.write_service_worker(copy) != first
+    assert f'content="{build.write_service_worker(copy)}"' in (copy / "index.html").read_text()
+
+
+def test_wheel_is_built_from_pyproject(tmp_path):
+    name = build.build_wheel(tmp_path)
+    meta = build.project_meta()
+    assert name == f"{meta['name'].replace('-', '_')}-{meta['version']}-py3-none-any.whl"
+    with zipfile.ZipFile(tmp_path / name) as z:
+        listed = z.namelist()
+        assert "pyengine/dice.py" in listed and not any(n.startswith("web/") for n in listed)
+        record = z.read(f"{name.rsplit('-py3', 1)[0]}.dist-info/RECORD").decode()
+        assert "pyengine/dice.py,sha256=" in record
