@@ -66,7 +66,9 @@ def handle(action: str, node) -> None:
         if a.timeline.can_redo:
             a.commit(a.timeline.redo())
     elif action == "start-combat":
-        a.act("start_combat")
+        a.act("start_combat")  # rolls for whoever has no initiative yet; typed rolls stay
+    elif action == "reroll-all":
+        a.act("start_combat", {"reroll_all": True})
     elif action == "end-combat":
         a.act("end_combat")
     elif action == "add":

@@ -94,7 +94,9 @@ def tracker_html(timeline: Timeline) -> str:
         '<button type="button" data-action="add" data-testid="add-combatant">+ Add combatant</button>'
         + ('<button type="button" data-action="end-combat" data-testid="end-combat">End fight</button>' if enc.started
            else '<button type="button" data-action="start-combat" data-testid="start-combat"'
-                + (" disabled" if not enc.combatants else "") + ">Roll initiative</button>")
+                + (" disabled" if not enc.combatants else "") + ">Roll initiative</button>"
+                + ('<button type="button" data-action="reroll-all" data-testid="reroll-all">Reroll all</button>'
+                   if any(c.initiative is not None for c in enc.combatants) else ""))
         + "</div>"
     )
     return head + status + body + controls

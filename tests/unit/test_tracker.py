@@ -242,3 +242,12 @@ def test_trimmed_history_keeps_the_present():
         t = step(t, "next_turn")
     short = t.trimmed(5)
     assert short.present == t.present and len(short.actions) == 5 and short.can_undo
+
+
+def test_reroll_all_rolls_again_even_for_typed_initiative():
+    t = fight(("Aria", {"init_mod": 3, "initiative": 22}), ("Bors", {"init_mod": 0}))
+    t = step(t, "start_combat", Scripted([5]))
+    t = step(t, "end_combat")
+    assert not t.present.started and t.present.get("c1").initiative == 22
+    t = step(t, "start_combat", Scripted([2, 19]), reroll_all=True)
+    assert [(c.name, c.initiative) for c in t.present.combatants] == [("Bors", 19), ("Aria", 5)]
