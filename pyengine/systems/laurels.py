@@ -1,0 +1,334 @@
+"""Laurels and Loot (World of Cartyrion): side initiative, exploding damage dice, soak, Stamina and
+Injuries. Rules from seed 003_48eb62b13b80b748.txt as fixed by shared/RULES.md section 3.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..dice import Rng
+from ..errors import RuleError
+from ..odds import EXPLODE_CUTOFF, Distribution
+from .base import System
+
+__all__ = [
+    "PARTY", "OPPONENTS", "AMBUSH", "SideInitiative", "side_initiative", "roll_side_initiative",
+    "Weapon", "Fighter", "Attack", "AttackResult", "dice_count", "roll_damage_dice", "resolve_attack",
+    "shooter_stamina_cost", "attack_odds", "AttackOdds", "LaurelsSystem",
+]
+
+PARTY, OPPONENTS = "party", "opponents"
+AMBUSH = ("none", "opponents", "party")
+
+# Seed 003, "Determining Turn Order": the first round by who (if anyone) tries to ambush.
+# Each entry: (side acting first, side surprised or None).
+_FIRST_ROUND = {
+    "none": {1: (OPPONENTS, PARTY), 2: (OPPONENTS, None), 3: (OPPONENTS, None), 4: (PARTY, None), 5: (PARTY, None), 6: (PARTY, OPPONENTS)},
+    "opponents": {1: (OPPONENTS, PARTY), 2: (OPPONENTS, PARTY), 3: (OPPONENTS, None), 4: (PARTY, None), 5: (PARTY, None), 6: (PARTY, None)},
+    "party": {1: (OPPONENTS, None), 2: (OPPONENTS, None), 3: (OPPONENTS, None), 4: (PARTY, None), 5: (PARTY, OPPONENTS), 6: (PARTY, OPPONENTS)},
+}
+
+
+@dataclass(frozen=True)
+class SideInitiative:
+    """One round's side roll: which side acts first, and which (if any) is surprised."""
+
+    round: int
+    face: int
+    first: str
+    surprised: str | None = None
+
+    def text(self) -> str:
+        if self.surprised == PARTY:
+            return "Party surprised!"
+        if self.surprised == OPPONENTS:
+            return "Opponents surprised!"
+        return "Party acts first" if self.first == PARTY else "Opponents act first"
+
+    @property
+    def order(self) -> tuple[str, str]:
+        return (self.first, OPPONENTS if self.first == PARTY else PARTY)
+
+
+def side_initiative(round_number: int, face: int, ambush: str = "none") -> SideInitiative:
+    """Seed 003: every round d6, 1-3 opponents first, 4-6 party first; round 1 by the ambush table."""
+    if not 1 <= face <= 6:
+        raise RuleError("The side initiative die is a d6.")
+    if ambush not in AMBUSH:
+        raise RuleError("Ambush is none, opponents or party.")
+    if round_number == 1:
+        first, surprised = _FIRST_ROUND[ambush][face]
+        return SideInitiative(1, face, first, surprised)
+    return SideInitiative(round_number, face, PARTY if face >= 4 else OPPONENTS)
+
+
+def roll_side_initiative(round_number: int, rng: Rng, ambush: str = "none") -> SideInitiative:
+    return side_initiative(round_number, rng.randint(1, 6), ambush)
+
+
+@dataclass(frozen=True)
+class Weapon:
+    """An attack form: its damage die, magic bonus (+N per original die), finesse, ranged,
+    and whether the wielder has the weapon specialisation."""
+
+    die: int = 6
+    magic: int = 0
+    finesse: bool = False
+    ranged: bool = False
+    specialised: bool = False
+
+    def __post_init__(self) -> None:
+        if self.die not in (4, 6, 8, 10):
+            raise RuleError("A Laurels and Loot damage die is a d4, d6, d8 or d10.")
+        if not 0 <= self.magic <= 10:
+            raise RuleError("A magic bonus is +0 to +10.")
+
+
+@dataclass(frozen=True)
+class Fighter:
+    level: int = 1
+    str: int = 0
+    dex: int = 0
+    awa: int = 0
+    armour: int = 0
+    stamina: int = 0
+    injuries: int = 0
+    weapon: Weapon = field(default_factory=Weapon)
+    shield: int = 0            # shield points left (0: no shield)
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.level <= 40:
+            raise RuleError("Level is 1 to 40.")
+
+
+@dataclass(frozen=True)
+class Attack:
+    """How the blow is made: melee (or reach), ranged, a declared power attack, a sneak attack;
+    and how the target parries ('weapon', 'shield' or None), with its parrying weapon's magic and
+    exploding dice already taken while parrying this round."""
+
+    ranged: bool = False
+    power: bool = False
+    sneak: bool = False
+    parry: str | None = None
+    parry_magic: int = 0
+    parry_explosions_taken: int = 0
+
+
+@dataclass(frozen=True)
+class AttackResult:
+    dice: tuple[tuple[int, ...], ...]      # each original die with the dice it exploded into
+    original: int
+    exploded: int                         # dice that showed their maximum
+    bonus: int                            # magic per original die + STR/DEX/AWA
+    soak: int                             # target DEX (not on sneak attacks) + armour (unless ignored)
+    awa_check: tuple[int, int, bool] | None  # (d20, total, success) for sneak attacks with finesse/ranged
+    damage: int                           # after soak, never below 0
+    to_stamina: int
+    to_injuries: int
+    to_shield: int = 0
+    shield_broken: bool = False
+    weapon_shattered: bool = False
+    absorbed: int = 0
+    attacker_weapon_broken: bool = False
+    direct: bool = False
+
+    @property
+    def rolled(self) -> int:
+        return sum(sum(chain) for chain in self.dice)
+
+    def text(self) -> str:
+        chains = ", ".join("+".join(map(str, c)) if len(c) > 1 else str(c[0]) for c in self.dice)
+        parts = [f"dice {chains} = {self.rolled}", f"+{self.bonus}", f"-{self.soak}", f"= {self.damage}"]
+        where = []
+        if self.to_stamina:
+            where.append(f"{self.to_stamina} Stamina")
+        if self.to_injuries:
+            where.append(f"{self.to_injuries} Injury")
+        if self.to_shield:
+            where.append(f"shield takes {self.to_shield}" + (" and breaks" if self.shield_broken else ""))
+        if self.absorbed:
+            where.append(f"{self.absorbed} parried")
+        if self.weapon_shattered:
+            where.append("parrying weapon shatters")
+        return " ".join(parts) + (" → " + ", ".join(where) if where else " → no damage")
+
+
+def dice_count(level: int, power: bool = False) -> int:
+    """Seed 003, "Damage Dice": one die at level 1 and 2, one more at every odd level."""
+    n = (level + 1) // 2
+    return n * 2 if power else n
+
+
+def roll_damage_dice(n: int, die: int, rng: Rng) -> tuple[tuple[int, ...], ...]:
+    """Roll n dice; every maximum explodes into another die, repeatedly (seed 003, "Critical Hits").
+
+    Rolled the way the seed's example does: the whole handful, then one die for each maximum,
+    and so on, so scripted dice in the seed's order reproduce it."""
+    chains = [[rng.randint(1, die)] for _ in range(n)]
+    live = [i for i, c in enumerate(chains) if c[-1] == die]
+    steps = 0
+    while live:
+        steps += 1
+        if steps > 100:
+            raise RuleError("An explosion chain went past 100 dice.")
+        for i in live:
+            chains[i].append(rng.randint(1, die))
+        live = [i for i in live if chains[i][-1] == die]
+    return tuple(tuple(c) for c in chains)
+
+
+def shooter_stamina_cost(weapon: Weapon, rng: Rng) -> int:
+    """Seed 003, "Range Combat": d4 stamina per ranged attack, halved rounding up with specialisation."""
+    cost = rng.randint(1, 4)
+    return math.ceil(cost / 2) if weapon.specialised else cost
+
+
+def _stat_bonus(attacker: Fighter, ranged: bool) -> int:
+    if ranged:
+        return attacker.awa
+    return attacker.dex if attacker.weapon.finesse else attacker.str
+
+
+def _check_attack(attacker: Fighter, attack: Attack) -> None:
+    if attack.power and attack.sneak:
+        raise RuleError("A power attack cannot be a sneak attack.")
+    if attack.ranged != attacker.weapon.ranged:
+        raise RuleError("Ranged attacks need a ranged weapon, melee attacks a melee one.")
+    if attack.parry not in (None, "weapon", "shield"):
+        raise RuleError("A parry is with a weapon or a shield.")
+
+
+def resolve_attack(attacker: Fighter, target: Fighter, attack: Attack, rng: Rng) -> AttackResult:
+    """Roll and apply one blow (seed 003, "Resolving Combat", "Sneak Attacks", "Parrying").
+
+    Readings (RULES.md): damage below 0 is 0; melee damage past the remaining Stamina goes to
+    Injuries; a parry acts on the damage after soak; a shield takes double and, when it breaks,
+    the blow's damage it could not hold (rounded up) reaches the character."""
+    _check_attack(attacker, attack)
+    weapon = attacker.weapon
+    awa_check = None
+    armour_applies = True
+    if attack.sneak and (weapon.finesse or weapon.ranged):
+        face = rng.randint(1, 20)
+        total = face + attacker.awa
+        success = total >= 10 + target.armour
+        awa_check = (face, total, success)
+        armour_applies = not success
+    n = dice_count(attacker.level, attack.power)
+    chains = roll_damage_dice(n, weapon.die, rng)
+    exploded = sum(1 for c in chains for f in c if f == weapon.die)
+    bonus = weapon.magic * n + _stat_bonus(attacker, attack.ranged)
+    soak = (0 if attack.sneak else target.dex) + (target.armour if armour_applies else 0)
+    damage = max(0, sum(map(sum, chains)) + bonus - soak)
+    direct = attack.ranged or attack.sneak
+    result = dict(dice=chains, original=n, exploded=exploded, bonus=bonus, soak=soak, awa_check=awa_check,
+                  damage=damage, to_stamina=0, to_injuries=0, attacker_weapon_broken=attack.power, direct=direct)
+    through = damage
+    if attack.parry == "weapon":
+        # Fully absorbed; the (N+1)-th exploding die against a +N weapon shatters it.
+        needed = attack.parry_magic + 1 - attack.parry_explosions_taken
+        result["weapon_shattered"] = exploded >= needed
+        result["absorbed"] = damage
+        through = 0
+    elif attack.parry == "shield" and target.shield > 0:
+        doubled = 2 * damage
+        if doubled <= target.shield:
+            result["to_shield"] = doubled
+            result["absorbed"] = damage
+            through = 0
+        else:
+            result["to_shield"] = target.shield
+            result["shield_broken"] = True
+            through = math.ceil((doubled - target.shield) / 2)
+            result["absorbed"] = damage - through
+    if direct:
+        result["to_injuries"] = through
+    else:
+        result["to_stamina"] = min(through, target.stamina)
+        result["to_injuries"] = through - result["to_stamina"]
+    return AttackResult(**result)
+
+
+# -- exact odds ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AttackOdds:
+    damage: Distribution            # after soak (before parry)
+    through: Distribution           # what reaches the character
+    p_out_of_stamina: float         # melee: Stamina reaches 0
+    p_injury: float                 # at least one Injury point
+
+    def at_least(self, n: int) -> float:
+        return self.damage.at_least(n)
+
+
+def _exploding_sum(n: int, die: int) -> tuple[dict[int, float], float]:
+    from ..odds import power
+
+    one: dict[int, float] = {}
+    live = {0: 1.0}
+    residual = 0.0
+    while live:
+        nxt: dict[int, float] = {}
+        for total, p in live.items():
+            for face in range(1, die + 1):
+                q = p / die
+                target = nxt if face == die else one
+                target[total + face] = target.get(total + face, 0.0) + q
+        live = nxt
+        if sum(live.values()) < EXPLODE_CUTOFF / max(1, n):
+            residual = sum(live.values())
+            break
+    return power(one, n), 1.0 - (1.0 - residual) ** n
+
+
+def attack_odds(attacker: Fighter, target: Fighter, attack: Attack) -> AttackOdds:
+    """Exact distribution of the blow's damage and where it goes (explosions cut below 1e-12)."""
+    _check_attack(attacker, attack)
+    weapon = attacker.weapon
+    n = dice_count(attacker.level, attack.power)
+    dice, residual = _exploding_sum(n, weapon.die)
+    bonus = weapon.magic * n + _stat_bonus(attacker, attack.ranged)
+    dex = 0 if attack.sneak else target.dex
+    cases = [(1.0, True)]
+    if attack.sneak and (weapon.finesse or weapon.ranged):
+        need = 10 + target.armour - attacker.awa
+        p_success = min(1.0, max(0.0, (21 - max(1, need)) / 20))
+        cases = [(p_success, False), (1.0 - p_success, True)]
+    damage: dict[int, float] = {}
+    for weight, armour in cases:
+        soak = dex + (target.armour if armour else 0)
+        for value, p in dice.items():
+            d = max(0, value + bonus - soak)
+            damage[d] = damage.get(d, 0.0) + weight * p
+    through: dict[int, float] = {}
+    for d, p in damage.items():
+        if attack.parry == "weapon":
+            t = 0
+        elif attack.parry == "shield" and target.shield > 0:
+            t = 0 if 2 * d <= target.shield else math.ceil((2 * d - target.shield) / 2)
+        else:
+            t = d
+        through[t] = through.get(t, 0.0) + p
+    direct = attack.ranged or attack.sneak
+    if direct:
+        p_out = 0.0
+        p_injury = sum(p for t, p in through.items() if t >= 1)
+    else:
+        p_out = sum(p for t, p in through.items() if t >= target.stamina) if target.stamina > 0 else 1.0
+        p_injury = sum(p for t, p in through.items() if t > target.stamina)
+    clean = lambda pmf: Distribution(dict(sorted((k, v) for k, v in pmf.items() if v > 0)), residual)  # noqa: E731
+    return AttackOdds(clean(damage), clean(through), p_out, p_injury)
+
+
+class LaurelsSystem(System):
+    """The tracker's view of Laurels and Loot (seed 003). Turn order by sides is in the engine
+    functions above; the tracker's side-turn mode is not built yet."""
+
+    name = "laurels"
+    label = "Laurels and Loot"
+    aliases = ("ll", "cartyrion", "world of cartyrion", "laurels and loot")
+    round_seconds = 6
+    hp_floor = 0
