@@ -93,6 +93,7 @@ def encounter_to_dict(e: Encounter) -> dict:
         "id": e.id, "name": e.name, "system": e.system, "options": dict(e.options),
         "combatants": [_combatant_to_dict(c) for c in e.combatants],
         "round": e.round, "active": e.active_id, "seq": e.seq,
+        **({"turn": dict(e.turn)} if e.turn else {}),
     }
 
 
@@ -204,7 +205,14 @@ def encounter_from_dict(d: Any) -> Encounter:
         id=_str(d.get("id"), "The encounter id", 40), name=_str(d.get("name"), "The encounter name", 100),
         system=system, options=tuple(sorted(options.items())), combatants=parsed,
         round=_int(d.get("round", 0), "The round", 10**6), active_id=active, seq=_int(d.get("seq", 0), "The id counter", 10**9),
+        turn=_turn_state(d.get("turn", {})),
     )
+
+
+def _turn_state(turn: Any) -> tuple:
+    if not isinstance(turn, dict) or len(turn) > 20 or len(json.dumps(turn)) > 2000:
+        raise SchemaError("The encounter's turn state is unreadable.")
+    return tuple(sorted(turn.items()))
 
 
 def timeline_from_dict(doc: Any) -> Timeline:

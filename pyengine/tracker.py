@@ -121,6 +121,7 @@ class Encounter:
     round: int = 0
     active_id: str | None = None
     seq: int = 0
+    turn: tuple[tuple[str, Any], ...] = ()  # the system's own turn state (side initiative ...)
 
     @property
     def started(self) -> bool:
@@ -173,11 +174,14 @@ def active_unit(enc: Encounter) -> tuple[Combatant, ...]:
     return ()
 
 
-def _skipped(enc: Encounter, unit: tuple[Combatant, ...]) -> bool:
+def is_skipped(enc: Encounter, c: Combatant) -> bool:
+    """Is this combatant down and, by the encounter's option, passed over?"""
     mode = enc.option("skip_down", "npcs")
-    if mode == "none":
-        return False
-    return all(c.down and (mode == "all" or not c.pc) for c in unit)
+    return mode != "none" and enc.rules.is_down(c) and (mode == "all" or not c.pc)
+
+
+def _skipped(enc: Encounter, unit: tuple[Combatant, ...]) -> bool:
+    return all(is_skipped(enc, c) for c in unit)
 
 
 # -- resolving requests into actions (the only place that rolls) ----------------------------
@@ -200,6 +204,19 @@ def resolve(enc: Encounter, kind: str, args: dict | None = None, rng: Rng | None
             value, tiebreak, text = system.roll_initiative(proto, _rng(rng))
             rolls = {"value": value, "tiebreak": tiebreak, "roll": text}
         return Action(kind, {"ids": ids, "group": group, "combatant": base, "count": count, **({"rolled": rolls} if rolls else {})})
+    if system.turn_mode == "sides" and kind in ("start_combat", "next_turn"):
+        from . import sides
+
+        if kind == "start_combat":
+            if not enc.combatants:
+                raise RuleError("Add combatants before starting the fight.")
+            ambush = args.get("ambush", enc.option("ambush", "none"))
+            return Action(kind, {"side_roll": _rng(rng).randint(1, 6), "ambush": ambush})
+        if enc.started and sides.needs_side_roll(enc):
+            return Action(kind, {"side_roll": _rng(rng).randint(1, 6)})
+        return Action(kind, {})
+    if kind in system.actions:
+        return Action(kind, system.resolve(enc, kind, args, _rng(rng)))
     if kind == "start_combat":
         if not enc.combatants:
             raise RuleError("Add combatants before starting the fight.")
@@ -266,7 +283,13 @@ def _validated_fields(fields: dict) -> dict:
                 raise RuleError(f"{key.replace('_', ' ')} must be between -{limit:,} and {limit:,}.")
             out[key] = number
         elif key == "stats":
-            out[key] = {str(k)[:40]: v for k, v in dict(value).items()}
+            stats = {}
+            for k, v in dict(value).items():
+                if isinstance(v, bool) or v is None or (isinstance(v, int) and abs(v) <= LIMITS["hp"]) or (isinstance(v, str) and len(v) <= 100):
+                    stats[str(k)[:40]] = v
+                else:
+                    raise RuleError(f"{str(k)[:40]} must be a whole number up to {LIMITS['hp']:,}.")
+            out[key] = stats
         else:
             raise RuleError(f"Unknown combatant field {key!r}.")
     return out
@@ -276,7 +299,7 @@ def _validated_fields(fields: dict) -> dict:
 
 def apply_action(enc: Encounter, action: Action) -> tuple[Encounter, tuple[Event, ...]]:
     """Apply one resolved action; returns the new encounter and what happened."""
-    handler = _HANDLERS.get(action.kind)
+    handler = enc.rules.actions.get(action.kind) or _HANDLERS.get(action.kind)
     if handler is None:
         raise RuleError(f"Unknown action {action.kind!r}.")
     return handler(enc, action.args)
@@ -369,6 +392,10 @@ def _remove(enc: Encounter, args: dict):
 
 
 def _start(enc: Encounter, args: dict):
+    if enc.rules.turn_mode == "sides":
+        from . import sides
+
+        return sides.start(enc, args)
     results = args["initiative"]
     updated = []
     events = []
@@ -482,20 +509,34 @@ def _advance(enc: Encounter, forward: bool, process: bool = True) -> tuple[Encou
 def _next(enc: Encounter, args: dict):
     if not enc.started:
         raise RuleError("Start the fight first.")
+    if enc.rules.turn_mode == "sides":
+        from . import sides
+
+        return sides.advance(enc, args)
     return _advance(enc, forward=True)
 
 
 def _previous(enc: Encounter, args: dict):
     if not enc.started:
         raise RuleError("Start the fight first.")
+    if enc.rules.turn_mode == "sides":
+        raise RuleError("With side initiative, use Undo to go back.")
     return _advance(enc, forward=False, process=False)
+
+
+def _act_now(enc: Encounter, args: dict):
+    from . import sides
+
+    if enc.rules.turn_mode != "sides":
+        raise RuleError("Only side initiative lets anyone of a side act next.")
+    return sides.act_now(enc, args)
 
 
 def _end(enc: Encounter, args: dict):
     if not enc.started:
         raise RuleError("No fight is running.")
     enc2 = enc.rules.end_combat(enc)
-    return replace(enc2, round=0, active_id=None), (_ev(enc, "end", f"The fight ended after {enc.round} round{'s' * (enc.round != 1)}"),)
+    return replace(enc2, round=0, active_id=None, turn=()), (_ev(enc, "end", f"The fight ended after {enc.round} round{'s' * (enc.round != 1)}"),)
 
 
 def _delay(enc: Encounter, args: dict):
@@ -560,7 +601,7 @@ def _damage(enc: Encounter, args: dict):
     by = f" from {enc.get(source).name}" if source and any(x.id == source for x in enc.combatants) else ""
     text = f"{c.name} took {amount} damage{by}" + (f" ({absorbed} to temporary HP)" if absorbed else "")
     events = [_ev(enc, "damage", text, args.get("roll"), c.id)]
-    if updated.down and not c.down:
+    if enc.rules.is_down(updated) and not enc.rules.is_down(c):
         events.append(_ev(enc, "down", f"{c.name} is down", who=c.id))
     return _with(enc, updated), tuple(events)
 
@@ -573,7 +614,7 @@ def _heal(enc: Encounter, args: dict):
         hp = min(hp, c.max_hp)
     updated = replace(c, hp=hp)
     events = [_ev(enc, "heal", f"{c.name} healed {hp - c.hp}", args.get("roll"), c.id)]
-    if c.down and not updated.down:
+    if enc.rules.is_down(c) and not enc.rules.is_down(updated):
         events.append(_ev(enc, "up", f"{c.name} is back up", who=c.id))
     return _with(enc, updated), tuple(events)
 
@@ -691,6 +732,7 @@ _HANDLERS = {
     "set_option": _option,
     "rename": _rename,
     "set_initiative": _set_initiative,
+    "act_now": _act_now,
 }
 
 

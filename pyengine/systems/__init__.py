@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..errors import RuleError
 from .base import System
 from .generic import GenericSystem
+from .laurels import LaurelsSystem
 
 __all__ = ["System", "register", "get_system", "systems"]
 
@@ -31,3 +32,4 @@ def systems() -> list[System]:
 
 
 register(GenericSystem())
+register(LaurelsSystem())

@@ -22,6 +22,18 @@ class System:
     condition_names: tuple[str, ...] = ()
     free_conditions = True
     options: dict[str, tuple[Any, ...]] = {}
+    turn_mode = "initiative"   # or "sides": one side acts per round, in the order the table picks
+    actions: dict = {}         # extra tracker actions: kind -> pure handler(encounter, args)
+
+    def is_down(self, combatant: "Combatant") -> bool:
+        return combatant.hp is not None and combatant.hp <= 0
+
+    def resolve(self, encounter: "Encounter", kind: str, args: dict, rng: Rng) -> dict:
+        """Roll what one of this system's actions needs; returns the action's full arguments."""
+        return dict(args)
+
+    def side_initiative(self, round_number: int, face: int, ambush: str):
+        raise RuleError(f"{self.label} has no side initiative.")
 
     def initiative_expression(self, combatant: "Combatant") -> str:
         mod = combatant.init_mod

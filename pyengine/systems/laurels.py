@@ -323,12 +323,155 @@ def attack_odds(attacker: Fighter, target: Fighter, attack: Attack) -> AttackOdd
     return AttackOdds(clean(damage), clean(through), p_out, p_injury)
 
 
+# -- the tracker's side ---------------------------------------------------------------------
+
+STAT_FIELDS = {  # stat key -> (label, default, bound) for the combatant sheet and for checks
+    "level": ("Level", 1, 40), "str": ("STR", 0, 50), "dex": ("DEX", 0, 50), "awa": ("AWA", 0, 50),
+    "armour": ("Armour points", 0, 100), "injury_max": ("Injury points", 0, 10_000),
+    "die": ("Weapon die", 6, 10), "magic": ("Magic +N", 0, 10), "shield": ("Shield points", 0, 10_000),
+}
+STAT_FLAGS = {"finesse": "Finesse weapon", "ranged": "Ranged weapon", "specialised": "Weapon specialisation",
+              "cannot_be_surprised": "Cannot be surprised"}
+
+
+def _stat(c, key: str, default=0):
+    value = c.stat(key, default)
+    return default if value is None else value
+
+
+def fighter_of(c) -> Fighter:
+    """The rules' view of a tracker combatant (HP is Stamina; Injuries live in its stats)."""
+    try:
+        return Fighter(
+            level=int(_stat(c, "level", 1)), str=int(_stat(c, "str")), dex=int(_stat(c, "dex")), awa=int(_stat(c, "awa")),
+            armour=int(_stat(c, "armour")), stamina=max(0, c.hp or 0), injuries=int(_stat(c, "injuries")),
+            weapon=Weapon(die=int(_stat(c, "die", 6)), magic=int(_stat(c, "magic")), finesse=bool(_stat(c, "finesse", False)),
+                          ranged=bool(_stat(c, "ranged", False)), specialised=bool(_stat(c, "specialised", False))),
+            shield=int(_stat(c, "shield")),
+        )
+    except (TypeError, ValueError):
+        raise RuleError(f"{c.name}'s Laurels and Loot numbers are not whole numbers.") from None
+
+
+def attack_setup(encounter, attacker_id: str, target_id: str, power: bool = False, sneak: bool = False) -> tuple[Fighter, Fighter, Attack]:
+    attacker, target = encounter.get(attacker_id), encounter.get(target_id)
+    if attacker.id == target.id:
+        raise RuleError("A combatant cannot attack itself.")
+    if _stat(attacker, "weapon_broken", False):
+        raise RuleError(f"{attacker.name}'s weapon is broken.")
+    parry = "weapon" if "parry_weapon" in target.flags else "shield" if "parry_shield" in target.flags else None
+    a = fighter_of(attacker)
+    attack = Attack(ranged=a.weapon.ranged, power=power, sneak=sneak, parry=parry,
+                    parry_magic=int(_stat(target, "magic")), parry_explosions_taken=int(_stat(target, "parry_explosions")))
+    return a, fighter_of(target), attack
+
+
+def _bounded(value, limit: int = 1_000_000) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= limit:
+        raise RuleError("An attack result is out of range.")
+    return value
+
+
+def _apply_attack(enc, args: dict):
+    from dataclasses import replace
+
+    from ..tracker import Event
+
+    r = args["result"]
+    attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
+    to_stamina, to_injuries = _bounded(r["to_stamina"]), _bounded(r["to_injuries"])
+    to_shield, exploded, cost = _bounded(r.get("to_shield", 0)), _bounded(r.get("exploded", 0)), _bounded(args.get("cost", 0), 4)
+    stats = dict(target.stats)
+    stats["injuries"] = int(stats.get("injuries", 0) or 0) + to_injuries
+    if to_shield:
+        stats["shield"] = max(0, int(stats.get("shield", 0) or 0) - to_shield)
+    flags = set(target.flags)
+    if "parry_weapon" in flags:
+        stats["parry_explosions"] = int(stats.get("parry_explosions", 0) or 0) + exploded
+        if r.get("weapon_shattered"):
+            stats["weapon_broken"] = True
+            flags.discard("parry_weapon")
+    if r.get("shield_broken"):
+        flags.discard("parry_shield")
+    hp = None if target.hp is None else max(0, target.hp - to_stamina)
+    new_target = replace(target, hp=hp, stats=tuple(sorted(stats.items())), flags=tuple(sorted(flags)))
+    combatants = [new_target if c.id == target.id else c for c in enc.combatants]
+    a_stats = dict(attacker.stats)
+    if args.get("power"):
+        a_stats["weapon_broken"] = True
+    new_attacker = replace(attacker, hp=None if attacker.hp is None else max(0, attacker.hp - cost), stats=tuple(sorted(a_stats.items())))
+    combatants = [new_attacker if c.id == attacker.id else c for c in combatants]
+    kind = "ranged " if args.get("ranged") else ""
+    how = ("power " if args.get("power") else "") + ("sneak " if args.get("sneak") else "") + kind + "attack"
+    where = []
+    if to_stamina:
+        where.append(f"{to_stamina} Stamina")
+    if to_injuries:
+        where.append(f"{to_injuries} Injury")
+    text = f"{attacker.name}'s {how} on {target.name}: " + (", ".join(where) if where else "no damage")
+    events = [Event("attack", enc.round, text, args.get("text"), target.id)]
+    if cost:
+        events.append(Event("stamina", enc.round, f"{attacker.name} spends {cost} Stamina shooting", who=attacker.id))
+    if r.get("weapon_shattered"):
+        events.append(Event("shatter", enc.round, f"{target.name}'s parrying weapon shatters", who=target.id))
+    if r.get("shield_broken"):
+        events.append(Event("shield", enc.round, f"{target.name}'s shield breaks", who=target.id))
+    if args.get("power"):
+        events.append(Event("broken", enc.round, f"{attacker.name}'s weapon breaks after the power attack", who=attacker.id))
+    return replace(enc, combatants=tuple(combatants)), tuple(events)
+
+
+def _apply_parry(enc, args: dict):
+    from dataclasses import replace
+
+    from ..tracker import Event
+
+    c = enc.get(args["id"])
+    with_ = args.get("with")
+    if with_ not in ("weapon", "shield"):
+        raise RuleError("Parry with a weapon or a shield.")
+    if with_ == "weapon" and _stat(c, "weapon_broken", False):
+        raise RuleError(f"{c.name}'s weapon is broken.")
+    if with_ == "shield" and int(_stat(c, "shield")) <= 0:
+        raise RuleError(f"{c.name} has no shield left.")
+    flags = tuple(sorted((set(c.flags) - {"parry_weapon", "parry_shield"}) | {f"parry_{with_}"}))
+    stats = tuple(sorted({**dict(c.stats), "parry_explosions": 0}.items()))
+    text = f"{c.name} parries with {'a weapon' if with_ == 'weapon' else 'a shield'} until their next turn"
+    return replace(enc, combatants=tuple(replace(c, flags=flags, stats=stats) if x.id == c.id else x for x in enc.combatants)), \
+        (Event("parry", enc.round, text, who=c.id),)
+
+
 class LaurelsSystem(System):
-    """The tracker's view of Laurels and Loot (seed 003). Turn order by sides is in the engine
-    functions above; the tracker's side-turn mode is not built yet."""
+    """Laurels and Loot in the tracker (seed 003): side initiative, Stamina as HP, Injuries."""
 
     name = "laurels"
     label = "Laurels and Loot"
     aliases = ("ll", "cartyrion", "world of cartyrion", "laurels and loot")
     round_seconds = 6
     hp_floor = 0
+    turn_mode = "sides"
+    options = {"ambush": AMBUSH}
+    actions = {"ll_attack": _apply_attack, "ll_parry": _apply_parry}
+
+    def is_down(self, combatant) -> bool:
+        """Out of the fight when its Injury points are used up (Stamina at 0 only tires it)."""
+        limit = int(_stat(combatant, "injury_max") or 0)
+        return limit > 0 and int(_stat(combatant, "injuries")) >= limit
+
+    def side_initiative(self, round_number: int, face: int, ambush: str) -> SideInitiative:
+        return side_initiative(round_number, face, ambush)
+
+    def resolve(self, encounter, kind: str, args: dict, rng: Rng) -> dict:
+        if kind == "ll_parry":
+            return {"id": args["id"], "with": args.get("with")}
+        a, t, attack = attack_setup(encounter, args["attacker"], args["target"], bool(args.get("power")), bool(args.get("sneak")))
+        result = resolve_attack(a, t, attack, rng)
+        cost = shooter_stamina_cost(a.weapon, rng) if attack.ranged else 0
+        return {
+            "attacker": args["attacker"], "target": args["target"], "power": attack.power, "sneak": attack.sneak,
+            "ranged": attack.ranged, "cost": cost, "text": result.text(),
+            "dice": [list(chain) for chain in result.dice], "die": a.weapon.die,
+            "result": {"to_stamina": result.to_stamina, "to_injuries": result.to_injuries, "to_shield": result.to_shield,
+                       "shield_broken": result.shield_broken, "weapon_shattered": result.weapon_shattered,
+                       "exploded": result.exploded, "damage": result.damage},
+        }
