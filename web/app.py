@@ -36,6 +36,7 @@ class App:
         self.notices: list[Notice] = []
         self.trash: list[dict] = []
         self.sheet: tuple[str, str | None] | None = None
+        self.attack: dict = {"attacker": None, "power": False, "sneak": False, "pending": None}
         self.last_dist = None
         self.odds_timer = None
         self.wake_lock = None
@@ -143,7 +144,7 @@ class App:
         dom.el("redo").disabled = not t.can_redo
         nxt = dom.el("next-turn")
         nxt.disabled = not enc.combatants
-        nxt.textContent = "Next turn" if enc.started else "Start fight"
+        nxt.textContent = ("Done" if enc.rules.turn_mode == "sides" else "Next turn") if enc.started else "Start fight"
         log_box = dom.el("log-box")
         if log_box is not None and log_box.open:
             dom.set_html("log", render.log_html(t.log()))
@@ -197,7 +198,7 @@ class App:
             if ident not in enc.names():
                 self.close_sheet()
                 return
-            html = render.combatant_sheet_html(enc, enc.get(ident))
+            html = render.combatant_sheet_html(enc, enc.get(ident), self.attack if enc.system == "laurels" else None)
         elif kind == "add":
             html = render.add_sheet_html(enc, self.ws.roster, self.ws.templates)
         elif kind == "edit":
@@ -207,11 +208,12 @@ class App:
             html = render.add_sheet_html(enc, self.ws.roster, self.ws.templates, edit=enc.get(ident))
         else:
             html = render.menu_sheet_html(self.ws.encounters, enc.id, self.ws.locked, document.documentElement.dataset.theme or "dark",
-                                          enc.option("skip_down", "npcs"), self.trash)
+                                          enc.option("skip_down", "npcs"), self.trash, enc.system)
         dom.set_html("sheet-body", html)
 
     def open_sheet(self, kind: str, ident: str | None = None) -> None:
         self.sheet = (kind, ident)
+        self.attack = {"attacker": None, "power": False, "sneak": False, "pending": None}
         dom.forget("sheet-body")
         self.render_sheet()
         dialog = dom.el("sheet")
@@ -315,10 +317,32 @@ class App:
             return
         self.switch_to(timeline)
 
-    def new_encounter(self) -> None:
+    def new_encounter(self, system: str | None = None) -> None:
         eid = self.persistence.new_id()
         n = len(self.ws.encounters) + 1
-        self.switch_to(Timeline.start(new_encounter(eid, f"Encounter {n}", self.timeline.present.system)))
+        self.switch_to(Timeline.start(new_encounter(eid, f"Encounter {n}", system or self.timeline.present.system)))
+
+    def roll_attack(self, target_id: str) -> None:
+        """Roll the damage now; the result waits on screen for Apply (then it is one undoable step)."""
+        args = {"attacker": self.attack["attacker"] or self.timeline.present.active_id, "target": target_id,
+                "power": self.attack["power"], "sneak": self.attack["sneak"]}
+        try:
+            action = resolve(self.timeline.present, "ll_attack", args, self.rng)
+        except EngineError as error:
+            self.error(str(error))
+            return
+        self.attack["pending"] = {**action.args, "action": action}
+        self.render_sheet()
+
+    def apply_attack(self) -> None:
+        pending = self.attack.get("pending")
+        if pending is None:
+            return
+        self.attack["pending"] = None
+        try:
+            self.commit(self.timeline.do(pending["action"]))
+        except EngineError as error:
+            self.error(str(error))
 
     def delete_encounter(self) -> None:
         enc = self.timeline.present

@@ -48,6 +48,12 @@ def _form_fields(editing: bool) -> dict:
         fields["initiative"] = initiative
     if editing:
         fields["hp"] = _int(dom.value("f-hp"))
+    if app is not None and app.timeline.present.system == "laurels":
+        from pyengine.systems.laurels import STAT_FIELDS, STAT_FLAGS
+
+        stats = {key: _int(dom.value(f"f-stat-{key}"), default) for key, (_, default, _) in STAT_FIELDS.items()}
+        stats.update({key: bool(dom.el(f"f-stat-{key}").checked) for key in STAT_FLAGS})
+        fields["stats"] = stats
     return fields
 
 
@@ -67,6 +73,14 @@ def handle(action: str, node) -> None:
             a.commit(a.timeline.redo())
     elif action == "start-combat":
         a.act("start_combat")  # rolls for whoever has no initiative yet; typed rolls stay
+    elif action == "act-now":
+        a.act("act_now", {"id": data("id")})
+    elif action == "attack-roll":
+        a.roll_attack(data("id"))
+    elif action == "attack-apply":
+        a.apply_attack()
+    elif action == "parry":
+        a.act("ll_parry", {"id": data("id"), "with": data("with")})
     elif action == "reroll-all":
         a.act("start_combat", {"reroll_all": True})
     elif action == "end-combat":
@@ -111,7 +125,7 @@ def handle(action: str, node) -> None:
         a.load_encounter(data("id"))
         a.close_sheet()
     elif action == "new-encounter":
-        a.new_encounter()
+        a.new_encounter(dom.value("new-system") or None)
         a.close_sheet()
     elif action == "duplicate-encounter":
         from .persist import rebase
@@ -257,6 +271,12 @@ def on_change(event) -> None:
         target.value = ""
     elif dom.py(target.getAttribute("data-action-change")) == "set-skip":
         app.act("set_option", {"key": "skip_down", "value": target.value})
+    elif dom.py(target.getAttribute("data-action-change")) == "set-ambush":
+        app.act("set_option", {"key": "ambush", "value": target.value})
+    elif dom.py(target.getAttribute("data-action-change")) == "attack-config":
+        app.attack.update(attacker=dom.value("atk-attacker") or None, power=bool(dom.el("atk-power").checked),
+                          sneak=bool(dom.el("atk-sneak").checked), pending=None)
+        app.render_sheet()
 
 
 def on_key(event) -> None:

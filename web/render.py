@@ -46,23 +46,37 @@ def _bar(c: Combatant) -> str:
 
 def combatant_row(enc: Encounter, c: Combatant, active_ids: set[str], names: dict[str, str]) -> str:
     current = c.id in active_ids
+    down = enc.rules.is_down(c)
     classes = ["combatant", f"side-{c.side}"]
-    if c.down:
+    if down:
         classes.append("down")
     init = "–" if c.initiative is None else str(c.initiative)
+    if enc.rules.turn_mode == "sides":
+        init = "▶" if current else ("✓" if "done" in c.flags else "")
     chips = "".join(
         f'<span class="chip" title="{esc(k.duration.describe(names))}">{esc(k.name)}</span>' for k in c.conditions
     )
-    flags = "".join(f'<span class="chip flag">{esc(f.replace("_", " "))}</span>' for f in c.flags)
-    if c.down:
+    flags = "".join(f'<span class="chip flag">{esc(f.replace("_", " "))}</span>' for f in c.flags if f != "done")
+    if down:
         flags = '<span class="chip down">down</span>' + flags
+    if enc.system == "laurels":
+        injuries, limit = c.stat("injuries", 0) or 0, c.stat("injury_max", 0) or 0
+        flags += f'<span class="chip injuries" data-testid="injuries">Injuries {esc(injuries)}{"/" + esc(limit) if limit else ""}</span>'
+        if c.stat("weapon_broken"):
+            flags += '<span class="chip down">weapon broken</span>'
+    act = ""
+    if enc.started and enc.rules.turn_mode == "sides" and not current:
+        from pyengine.sides import eligible
+
+        if eligible(enc, c):
+            act = f'<button type="button" class="act" data-action="act-now" data-id="{esc(c.id)}" data-testid="act-now">Act</button>'
     tag = '<span class="muted pc">PC</span>' if c.pc else ""
     aria = ' aria-current="true"' if current else ""
     return (
         f'<li class="{" ".join(classes)}" data-testid="combatant-row" data-combatant-id="{esc(c.id)}" '
         f'data-action="open-combatant" data-id="{esc(c.id)}"{aria} tabindex="0">'
         f'<span class="init">{esc(init)}</span><span class="name">{esc(c.name)}{tag}</span>'
-        f'<span class="hp" data-testid="hp">{esc(_hp(c))}</span>{_bar(c)}'
+        f'<span class="hp" data-testid="hp">{act}{esc(_hp(c))}</span>{_bar(c)}'
         + (f'<div class="chips">{flags}{chips}</div>' if chips or flags else "")
         + "</li>"
     )
@@ -83,20 +97,33 @@ def tracker_html(timeline: Timeline) -> str:
     else:
         rows = "".join(combatant_row(enc, c, active_ids, names) for c in enc.combatants)
         body = f'<ol class="order" data-testid="turn-order">{rows}</ol>'
-    if enc.started:
+    if enc.started and enc.rules.turn_mode == "sides":
+        st = dict(enc.turn)
+        side = "Party" if st.get("side") == "party" else "Opponents"
+        status = (f'<p class="side-banner" data-testid="side-banner">{esc(st.get("text", ""))} <span class="muted">(d6: {esc(st.get("face"))})</span></p>'
+                  f'<p class="turn-now" data-testid="turn-now">{side}\' turn. Now: <b>{esc(enc.get(enc.active_id).name if enc.active_id else "—")}</b> · tap Act to choose who goes</p>')
+    elif enc.started:
         unit = active_unit(enc)
         who = unit[0].name if len(unit) == 1 else f"{unit[0].name.rsplit(' ', 1)[0]} ×{len(unit)}" if unit else "—"
         status = f'<p class="turn-now" data-testid="turn-now">Now: <b>{esc(who)}</b></p>'
     else:
         status = ""
-    controls = (
+    ambush = ""
+    if enc.rules.turn_mode == "sides" and not enc.started:
+        current = enc.option("ambush", "none")
+        choices = (("none", "No ambush"), ("opponents", "Opponents ambush"), ("party", "Party ambushes"))
+        ambush = ('<label class="field">First round<select id="opt-ambush" data-action-change="set-ambush" data-testid="ambush">'
+                  + "".join(f'<option value="{v}"{" selected" if v == current else ""}>{t}</option>' for v, t in choices)
+                  + "</select></label>")
+    controls = ambush + (
         '<div class="row controls">'
         '<button type="button" data-action="add" data-testid="add-combatant">+ Add combatant</button>'
         + ('<button type="button" data-action="end-combat" data-testid="end-combat">End fight</button>' if enc.started
            else '<button type="button" data-action="start-combat" data-testid="start-combat"'
-                + (" disabled" if not enc.combatants else "") + ">Roll initiative</button>"
+                + (" disabled" if not enc.combatants else "")
+                + (">Roll for sides</button>" if enc.rules.turn_mode == "sides" else ">Roll initiative</button>")
                 + ('<button type="button" data-action="reroll-all" data-testid="reroll-all">Reroll all</button>'
-                   if any(c.initiative is not None for c in enc.combatants) else ""))
+                   if enc.rules.turn_mode != "sides" and any(c.initiative is not None for c in enc.combatants) else ""))
         + "</div>"
     )
     return head + status + body + controls
@@ -127,6 +154,8 @@ def add_sheet_html(enc: Encounter, roster: list[dict], templates: list[dict], ed
     c = edit
     title = "Edit combatant" if c else "Add combatant"
     side = c.side if c else "opponents"
+    sides = enc.rules.turn_mode == "sides"
+    hp_word = "Stamina" if enc.system == "laurels" else "HP"
     quick = ""
     if not c and (roster or templates):
         buttons = "".join(
@@ -145,11 +174,12 @@ def add_sheet_html(enc: Encounter, roster: list[dict], templates: list[dict], ed
         + f'<label class="field">Side<select id="f-side" data-testid="field-side"><option value="party"{" selected" if side == "party" else ""}>Party</option>'
         f'<option value="opponents"{" selected" if side == "opponents" else ""}>Opponents</option></select></label>'
         + f'<label class="field">Player character<select id="f-pc" data-testid="field-pc"><option value="0">No</option><option value="1"{" selected" if c and c.pc else ""}>Yes</option></select></label>'
-        + _field("Initiative modifier", "init_mod", c.init_mod if c else 0, "number", ' inputmode="numeric"')
-        + _field("Initiative (typed roll)", "initiative", "" if not c or c.initiative is None else c.initiative, "number", ' inputmode="numeric" placeholder="roll"')
-        + _field("Max HP", "max_hp", "" if not c or c.max_hp is None else c.max_hp, "number", ' inputmode="numeric"')
-        + (_field("How many", "count", 1, "number", ' min="1" max="50" inputmode="numeric"') if not c else _field("HP now", "hp", "" if c.hp is None else c.hp, "number", ' inputmode="numeric"'))
+        + ("" if sides else _field("Initiative modifier", "init_mod", c.init_mod if c else 0, "number", ' inputmode="numeric"'))
+        + ("" if sides else _field("Initiative (typed roll)", "initiative", "" if not c or c.initiative is None else c.initiative, "number", ' inputmode="numeric" placeholder="roll"'))
+        + _field(f"Max {hp_word}", "max_hp", "" if not c or c.max_hp is None else c.max_hp, "number", ' inputmode="numeric"')
+        + (_field("How many", "count", 1, "number", ' min="1" max="50" inputmode="numeric"') if not c else _field(f"{hp_word} now", "hp", "" if c.hp is None else c.hp, "number", ' inputmode="numeric"'))
         + "</div>"
+        + system_fields_html(enc, c)
         + f'<label class="field">Notes<textarea id="f-notes" data-testid="field-notes" maxlength="5000" rows="2">{esc(c.notes if c else "")}</textarea></label>'
         + ("" if c else '<label class="check"><input type="checkbox" id="f-remember" data-testid="field-remember"> Remember (party roster or saved opponents)</label>')
         + '<p class="err" id="form-error" data-testid="form-error" role="alert"></p>'
@@ -158,7 +188,78 @@ def add_sheet_html(enc: Encounter, roster: list[dict], templates: list[dict], ed
     )
 
 
-def combatant_sheet_html(enc: Encounter, c: Combatant) -> str:
+def system_fields_html(enc: Encounter, c: Combatant | None) -> str:
+    """The encounter system's own fields on the add / edit sheet."""
+    if enc.system != "laurels":
+        return ""
+    from pyengine.systems.laurels import STAT_FIELDS, STAT_FLAGS
+
+    numbers = "".join(
+        _field(label, f"stat-{key}", c.stat(key, default) if c else default, "number", ' inputmode="numeric"')
+        for key, (label, default, _) in STAT_FIELDS.items()
+    )
+    checks = "".join(
+        f'<label class="check"><input type="checkbox" id="f-stat-{key}" data-testid="field-stat-{key}"'
+        f'{" checked" if c is not None and c.stat(key) else ""}> {esc(label)}</label>'
+        for key, label in STAT_FLAGS.items()
+    )
+    return f'<div class="grid2" data-testid="system-fields">{numbers}</div><div class="checks">{checks}</div>'
+
+
+def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None, power: bool, sneak: bool, pending: dict | None) -> str:
+    """Laurels and Loot: who hits this target, the exact odds first, then the roll and Apply."""
+    from pyengine.errors import EngineError
+    from pyengine.systems.laurels import attack_odds, attack_setup, dice_count
+
+    others = [x for x in enc.combatants if x.id != target.id]
+    if not others:
+        return ""
+    attacker_id = attacker_id if attacker_id in {x.id for x in others} else (enc.active_id if enc.active_id in {x.id for x in others} else others[0].id)
+    options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == attacker_id else ""}>{esc(x.name)}</option>' for x in others)
+    head = (
+        '<h3>Attack</h3><div class="grid2">'
+        f'<label class="field">Attacker<select id="atk-attacker" data-action-change="attack-config" data-testid="attack-attacker">{options}</select></label>'
+        '<div class="checks">'
+        f'<label class="check"><input type="checkbox" id="atk-power" data-action-change="attack-config" data-testid="attack-power"{" checked" if power else ""}> Power attack</label>'
+        f'<label class="check"><input type="checkbox" id="atk-sneak" data-action-change="attack-config" data-testid="attack-sneak"{" checked" if sneak else ""}> Sneak attack</label>'
+        '</div></div>'
+    )
+    try:
+        a, t, attack = attack_setup(enc, attacker_id, target.id, power, sneak)
+        odds = attack_odds(a, t, attack)
+    except EngineError as error:
+        return head + f'<p class="err" data-testid="attack-error">{esc(error)}</p>'
+    kind = "ranged: to Injuries" if attack.ranged else ("sneak: to Injuries" if attack.sneak else "melee: to Stamina, then Injuries")
+    parry = f" · target parries with a {attack.parry}" if attack.parry else ""
+    odds_block = (
+        f'<p class="muted">{dice_count(a.level, power)}d{a.weapon.die} exploding, {esc(kind)}{esc(parry)}</p>'
+        + odds_html(odds.through, None)
+        + f'<p data-testid="attack-odds">P(injury) <b>{odds.p_injury * 100:.1f}%</b>'
+        + ("" if attack.ranged or attack.sneak else f' · P(out of Stamina) <b>{odds.p_out_of_stamina * 100:.1f}%</b>')
+        + "</p>"
+    )
+    result = ""
+    if pending is not None:
+        dice = "".join(
+            "".join(f'<span class="die{" exploded" if f == pending["die"] else ""}">{f}{"!" if f == pending["die"] else ""}</span>' for f in chain)
+            for chain in pending["dice"]
+        )
+        r = pending["result"]
+        result = (
+            f'<div class="dice" data-testid="attack-dice">{dice}</div>'
+            f'<code class="roll" data-testid="attack-result">{esc(pending["text"])}</code>'
+            f'<p>Damage <b data-testid="attack-damage">{r["damage"]}</b>'
+            + (f' · shooter spends {pending["cost"]} Stamina' if pending.get("cost") else "") + "</p>"
+            '<button type="button" class="primary" data-action="attack-apply" data-testid="attack-apply">Apply</button>'
+        )
+    return (
+        head + odds_block
+        + f'<button type="button" data-action="attack-roll" data-id="{esc(target.id)}" data-testid="attack-roll">Roll damage</button>'
+        + result
+    )
+
+
+def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict | None = None) -> str:
     names = enc.names()
     conds = "".join(
         f'<span class="chip">{esc(k.name)} <span class="muted">{esc(k.duration.describe(names))}</span> '
@@ -181,10 +282,17 @@ def combatant_sheet_html(enc: Encounter, c: Combatant) -> str:
     delay = (
         f'<div class="row"><select id="delay-after" data-testid="delay-after">{others}</select>'
         f'<button type="button" data-action="delay" data-id="{esc(c.id)}" data-testid="delay">Delay until after</button></div>'
-    ) if enc.started and others else ""
+    ) if enc.started and others and enc.rules.turn_mode != "sides" else ""
     return (
         f'<h3 data-testid="sheet-title">{esc(c.name)}</h3>{hp}'
-        f'<p class="muted">Conditions</p><div class="chips" data-testid="sheet-conditions">{conds}</div>'
+        + (
+            attack_panel_html(enc, c, attack.get("attacker"), attack.get("power", False), attack.get("sneak", False), attack.get("pending"))
+            + '<div class="grid2">'
+            f'<button type="button" data-action="parry" data-with="weapon" data-id="{esc(c.id)}" data-testid="parry-weapon">Parry (weapon)</button>'
+            f'<button type="button" data-action="parry" data-with="shield" data-id="{esc(c.id)}" data-testid="parry-shield">Parry (shield)</button></div>'
+            if enc.system == "laurels" and attack is not None else ""
+        )
+        + f'<p class="muted">Conditions</p><div class="chips" data-testid="sheet-conditions">{conds}</div>'
         '<div class="grid2">'
         f'<label class="field">Condition<input id="cond-name" list="cond-names" maxlength="60" data-testid="condition-name" autocomplete="off"></label>'
         f'<datalist id="cond-names">{options}</datalist>'
@@ -196,7 +304,7 @@ def combatant_sheet_html(enc: Encounter, c: Combatant) -> str:
         '</div>'
         f'<button type="button" data-action="add-condition" data-id="{esc(c.id)}" data-testid="add-condition">Add condition</button>'
         f'{delay}'
-        '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
+        + '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
         '<div class="row">'
         f'<button type="button" data-action="edit" data-id="{esc(c.id)}" data-testid="edit-combatant">Edit</button>'
         f'<button type="button" class="danger" data-action="remove" data-id="{esc(c.id)}" data-testid="remove-combatant">Remove</button>'
@@ -204,7 +312,13 @@ def combatant_sheet_html(enc: Encounter, c: Combatant) -> str:
     )
 
 
-def menu_sheet_html(encounters: list[dict], current_id: str, locked: set[str], theme: str, skip_down: str, trash: list[dict]) -> str:
+def menu_sheet_html(encounters: list[dict], current_id: str, locked: set[str], theme: str, skip_down: str, trash: list[dict],
+                    system: str = "generic") -> str:
+    from pyengine.systems import systems
+
+    system_options = "".join(
+        f'<option value="{esc(x.name)}"{" selected" if x.name == system else ""}>{esc(x.label)}</option>' for x in systems()
+    )
     rows = "".join(
         f'<li class="enc-item{" current" if e["id"] == current_id else ""}" data-testid="encounter-item">'
         f'<button type="button" data-action="switch-encounter" data-id="{esc(e["id"])}"{" disabled" if e["id"] in locked else ""}>'
@@ -223,6 +337,7 @@ def menu_sheet_html(encounters: list[dict], current_id: str, locked: set[str], t
         '<h3>Encounters</h3>'
         f'<ul class="enc-list" data-testid="encounter-list">{rows}</ul>'
         f'{restore}'
+        f'<label class="field">Game system for a new encounter<select id="new-system" data-testid="new-system">{system_options}</select></label>'
         '<div class="grid2">'
         '<button type="button" data-action="new-encounter" data-testid="new-encounter">New</button>'
         '<button type="button" data-action="duplicate-encounter" data-testid="duplicate-encounter">Duplicate</button>'
