@@ -5,7 +5,8 @@ from __future__ import annotations
 from html import escape
 
 from pyengine.dice import Distribution, RollResult
-from pyengine.tracker import Combatant, Encounter, Event, Timeline, active_unit, turn_units
+from pyengine.sides import eligible
+from pyengine.tracker import Combatant, Encounter, Event, Timeline, active_unit
 
 __all__ = [
     "esc", "round_label", "tracker_html", "log_html", "combatant_sheet_html", "add_sheet_html",
@@ -66,8 +67,6 @@ def combatant_row(enc: Encounter, c: Combatant, active_ids: set[str], names: dic
             flags += '<span class="chip down">weapon broken</span>'
     act = ""
     if enc.started and enc.rules.turn_mode == "sides" and not current:
-        from pyengine.sides import eligible
-
         if eligible(enc, c):
             act = f'<button type="button" class="act" data-action="act-now" data-id="{esc(c.id)}" data-testid="act-now">Act</button>'
     tag = '<span class="muted pc">PC</span>' if c.pc else ""
