@@ -155,7 +155,7 @@ def _imports_in(source: str, package: str) -> set[str]:
     return found
 
 
-def trim_stdlib(source: Path, dest: Path, roots: set[str], exact: set[str] = frozenset()) -> tuple[int, int]:
+def trim_stdlib(source: Path, dest: Path, roots: set[str], exact: set[str] = frozenset(), bytecode: bool = True) -> tuple[int, int]:
     """Write a python_stdlib.zip with the modules in `exact` and all reachable by import from `roots`.
 
     For `roots` (what our code imports) the closure over-approximates on purpose: every import
@@ -192,11 +192,43 @@ def trim_stdlib(source: Path, dest: Path, roots: set[str], exact: set[str] = fro
                 keep.add(f)
                 package = f[: -len("/__init__.py")].replace("/", ".") if f.endswith("__init__.py") else f[:-3].replace("/", ".").rpartition(".")[0]
                 queue.extend(_imports_in(zin.read(f).decode("utf-8", "replace"), package))
+        import tempfile
+
+        stage = Path(tempfile.mkdtemp(prefix="rk-stdlib-"))
+        for name in keep:
+            (stage / name).parent.mkdir(parents=True, exist_ok=True)
+            (stage / name).write_bytes(zin.read(name))
+        # zipimport takes x.pyc in place of x.py: bytecode spares the browser compiling the
+        # standard library at every start (Pyodide's own start-up imports much of it). The
+        # sources are left out to keep the download small; tracebacks then show no stdlib lines.
+        compiled = bytecode and precompile(stage, legacy=True)
         with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zout:
             for name in zin.namelist():
-                if name in keep:
+                if name not in keep:
+                    continue
+                pyc = stage / (name[:-3] + ".pyc")
+                if compiled and name.endswith(".py") and pyc.exists():
+                    _zip_entry(zout, name[:-3] + ".pyc", pyc.read_bytes())
+                else:
                     zout.writestr(zin.getinfo(name), zin.read(name))
+        shutil.rmtree(stage, ignore_errors=True)
     return len(keep), len(files)
+
+
+def precompile(folder: Path, legacy: bool = False) -> bool:
+    """Compile every .py below `folder` to Pyodide's bytecode (tools/compile_pyc.mjs, run by Node).
+
+    Returns False (and the site simply ships sources) when Node cannot run Pyodide here."""
+    node = shutil.which("node")
+    if node is None:
+        log("node not found: shipping Python sources without bytecode")
+        return False
+    cmd = [node, str(ROOT / "tools" / "compile_pyc.mjs"), str(folder)] + (["--legacy"] if legacy else [])
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        log(f"bytecode compilation failed, shipping sources: {done.stderr.strip()[-300:]}")
+        return False
+    return True
 
 
 def _write_trimmed_lock(source: Path, dest: Path) -> None:
@@ -236,8 +268,32 @@ def _python_files(package: Path) -> list[Path]:
     return sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-def build_wheel(out: Path) -> str:
-    """Build the pyengine wheel from pyproject.toml (pure Python, so a zip with dist-info)."""
+def _staged(packages: tuple[str, ...], bytecode: bool) -> tuple[Path, list[str]]:
+    """Copy our packages' sources to a scratch folder and (if we can) add their bytecode."""
+    import tempfile
+
+    stage = Path(tempfile.mkdtemp(prefix="rk-stage-"))
+    for package in packages:
+        for path in _python_files(ROOT / package):
+            target = stage / path.relative_to(ROOT)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+    if bytecode:
+        precompile(stage)
+    names = sorted(p.relative_to(stage).as_posix() for p in stage.rglob("*") if p.is_file())
+    return stage, names
+
+
+def _zip_entry(zf: zipfile.ZipFile, arcname: str, data: bytes) -> None:
+    zinfo = zipfile.ZipInfo(arcname, date_time=(2020, 1, 1, 0, 0, 0))
+    zinfo.compress_type = zipfile.ZIP_DEFLATED
+    zinfo.external_attr = 0o644 << 16
+    zf.writestr(zinfo, data, compresslevel=9)
+
+
+def build_wheel(out: Path, bytecode: bool = True) -> str:
+    """Build the pyengine wheel from pyproject.toml (pure Python: a zip with dist-info), with
+    Pyodide bytecode beside the sources so the browser does not compile them at start-up."""
     meta = project_meta()
     dist_name = meta["name"].replace("-", "_")
     version = meta["version"]
@@ -246,16 +302,14 @@ def build_wheel(out: Path) -> str:
     records: list[str] = []
 
     def add(zf: zipfile.ZipFile, arcname: str, data: bytes) -> None:
-        zinfo = zipfile.ZipInfo(arcname, date_time=(2020, 1, 1, 0, 0, 0))
-        zinfo.compress_type = zipfile.ZIP_DEFLATED
-        zinfo.external_attr = 0o644 << 16
-        zf.writestr(zinfo, data, compresslevel=9)
+        _zip_entry(zf, arcname, data)
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
         records.append(f"{arcname},sha256={digest},{len(data)}")
 
+    stage, names = _staged(("pyengine",), bytecode)
     with zipfile.ZipFile(out / filename, "w") as zf:
-        for path in _python_files(ROOT / "pyengine"):
-            add(zf, path.relative_to(ROOT).as_posix(), path.read_bytes())
+        for name in names:
+            add(zf, name, (stage / name).read_bytes())
         metadata = (
             f"Metadata-Version: 2.1\nName: {meta['name']}\nVersion: {version}\n"
             f"Summary: {meta.get('description', '')}\nRequires-Python: {meta.get('requires-python', '')}\n"
@@ -266,17 +320,17 @@ def build_wheel(out: Path) -> str:
         records.append(f"{info}/RECORD,,")
         zinfo = zipfile.ZipInfo(f"{info}/RECORD", date_time=(2020, 1, 1, 0, 0, 0))
         zf.writestr(zinfo, "\n".join(records) + "\n", compress_type=zipfile.ZIP_DEFLATED)
+    shutil.rmtree(stage, ignore_errors=True)
     return filename
 
 
-def build_web_zip(out: Path) -> str:
+def build_web_zip(out: Path, bytecode: bool = True) -> str:
     filename = "web.zip"
+    stage, names = _staged(("web",), bytecode)
     with zipfile.ZipFile(out / filename, "w") as zf:
-        for path in _python_files(ROOT / "web"):
-            zinfo = zipfile.ZipInfo(path.relative_to(ROOT).as_posix(), date_time=(2020, 1, 1, 0, 0, 0))
-            zinfo.compress_type = zipfile.ZIP_DEFLATED
-            zinfo.external_attr = 0o644 << 16
-            zf.writestr(zinfo, path.read_bytes(), compresslevel=9)
+        for name in names:
+            _zip_entry(zf, name, (stage / name).read_bytes())
+    shutil.rmtree(stage, ignore_errors=True)
     return filename
 
 

@@ -28,15 +28,25 @@ def test_our_code_imports_are_all_listed():
 
 
 @needs_dist
-def test_trimmed_stdlib_keeps_what_we_import_and_drops_the_rest():
+def test_trimmed_stdlib_keeps_what_we_import_as_bytecode_and_drops_the_rest():
     with zipfile.ZipFile(DIST / "pyodide" / "python_stdlib.zip") as z:
         names = set(z.namelist())
-    for needed in ("json/decoder.py", "dataclasses.py", "random.py", "base64.py", "html/__init__.py",
-                   "encodings/utf_8.py", "encodings/aliases.py", "asyncio/tasks.py", "pyodide/ffi/__init__.py"):
-        assert needed in names, needed
-    for dropped in ("unittest/__init__.py", "tkinter/__init__.py", "email/parser.py", "encodings/cp1250.py", "pydoc.py"):
-        assert dropped not in names, dropped
-    assert (DIST / "pyodide" / "python_stdlib.zip").stat().st_size < 1_200_000
+        header = z.read("json/decoder.pyc")[:16]
+    for needed in ("json/decoder", "dataclasses", "random", "base64", "html/__init__", "encodings/utf_8",
+                   "encodings/aliases", "asyncio/tasks", "pyodide/ffi/__init__"):
+        assert f"{needed}.pyc" in names and f"{needed}.py" not in names, needed
+    for dropped in ("unittest/__init__", "tkinter/__init__", "email/parser", "encodings/cp1250", "pydoc"):
+        assert f"{dropped}.pyc" not in names and f"{dropped}.py" not in names, dropped
+    # Unchecked hash-based bytecode (PEP 552 flags = 0b01): used without looking for a source.
+    assert int.from_bytes(header[4:8], "little") == 0b01
+    assert (DIST / "pyodide" / "python_stdlib.zip").stat().st_size < 1_800_000
+
+
+@needs_dist
+def test_our_code_ships_with_its_bytecode():
+    with zipfile.ZipFile(DIST / "web.zip") as z:
+        names = set(z.namelist())
+    assert {"web/main.py", "web/__pycache__/main.cpython-314.pyc"} <= names
 
 
 @needs_dist
@@ -72,7 +82,7 @@ def test_service_worker_version_follows_content(tmp_path):
 
 
 def test_wheel_is_built_from_pyproject(tmp_path):
-    name = build.build_wheel(tmp_path)
+    name = build.build_wheel(tmp_path, bytecode=False)
     meta = build.project_meta()
     assert name == f"{meta['name'].replace('-', '_')}-{meta['version']}-py3-none-any.whl"
     with zipfile.ZipFile(tmp_path / name) as z:
