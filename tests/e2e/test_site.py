@@ -4,6 +4,8 @@ updates, sibling sites, storage refused, installability."""
 from __future__ import annotations
 
 import json
+import os
+import time
 from urllib.parse import urlparse
 
 import pytest
@@ -115,6 +117,10 @@ def test_update_shows_banner_and_keeps_sibling_caches(context, site):
     data["description"] += " (updated)"
     manifest.write_text(json.dumps(data))
     new_version = build.write_service_worker(scratch)
+    # Revalidation goes by Last-Modified, which has a one-second grain: date the release ahead.
+    later = time.time() + 10
+    for changed in ("manifest.webmanifest", "index.html", "sw.js"):
+        os.utime(scratch / changed, (later, later))
     app.page.evaluate("RK.swRegistration.update()")
     banner = app.page.get_by_test_id("update-banner")
     banner.wait_for(state="visible", timeout=60_000)
