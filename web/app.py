@@ -37,7 +37,8 @@ class App:
         self.trash: list[dict] = []
         self.sheet: tuple[str, str | None] | None = None
         self.attack: dict = {"attacker": None, "power": False, "sneak": False, "pending": None}
-        self.last_dist = None
+        self.pending_share: Timeline | None = None
+        self._odds_proxy = dom.proxy(self.update_odds)
         self.odds_timer = None
         self.wake_lock = None
         try:
@@ -268,7 +269,6 @@ class App:
         if target is None:
             target = round(dist.mean)
         dom.el("odds-target").placeholder = str(target)
-        self.last_dist = dist
         dom.set_html("odds-body", render.odds_html(dist, target))
 
     def schedule_odds(self) -> None:
@@ -401,7 +401,7 @@ class App:
         self.notify(Notice("info", f"A shared fight “{timeline.present.name}” is in this link.", "open-share", "Open it"))
 
     def open_shared(self) -> None:
-        timeline = getattr(self, "pending_share", None)
+        timeline = self.pending_share
         if timeline is None:
             return
         self.pending_share = None

@@ -328,7 +328,6 @@ def start() -> None:
     seed = dom.py(params.get("seed"))
     rng = random.Random(int(seed)) if seed is not None and str(seed).lstrip("-").isdigit() else random.Random()
     app = App(store, persistent, rng, prefix)
-    app._odds_proxy = dom.proxy(lambda: app.update_odds())
 
     tracker = dom.el("tracker")
     tracker.removeAttribute("inert")
