@@ -38,6 +38,7 @@ class App:
         self.sheet: tuple[str, str | None] | None = None
         self.attack: dict = {"attacker": None, "power": False, "sneak": False, "pending": None}
         self.pending_share: Timeline | None = None
+        self._tracker_html: tuple[Timeline | None, str] = (None, "")
         self._odds_proxy = dom.proxy(self.update_odds)
         self.odds_timer = None
         self.wake_lock = None
@@ -105,7 +106,7 @@ class App:
             self.notify(Notice("error", "The browser stopped letting Roundkeeper save. Export the fight to keep it."))
             return
         try:
-            self.store.set(SNAPSHOT, render.tracker_html(self.ws.current))
+            self.store.set(SNAPSHOT, self.tracker_html())
         except (StorageFull, StorageUnavailable):
             pass  # the snapshot is only a faster start; the fight itself is saved
 
@@ -136,10 +137,16 @@ class App:
         self.notify(Notice("error", text))
 
     # -- rendering -------------------------------------------------------------------------
+    def tracker_html(self) -> str:
+        """The turn order's HTML, built once per state: the screen and the snapshot share it."""
+        if self._tracker_html[0] is not self.timeline:
+            self._tracker_html = (self.timeline, render.tracker_html(self.timeline))
+        return self._tracker_html[1]
+
     def render(self) -> None:
         t = self.timeline
         enc = t.present
-        dom.set_html("tracker", render.tracker_html(t))
+        dom.set_html("tracker", self.tracker_html())
         dom.el("round-label").textContent = render.round_label(enc)
         dom.el("undo").disabled = not t.can_undo
         dom.el("redo").disabled = not t.can_redo

@@ -110,6 +110,7 @@ class Persistence:
         self.store = store
         self.clock = clock
         self.revs: dict[str, int] = {}
+        self._index_written: str | None = None
 
     # -- reading ---------------------------------------------------------------------------
     def backup(self, key: str, raw: str) -> str:
@@ -257,7 +258,10 @@ class Persistence:
     def save_index(self, ws: Workspace) -> None:
         doc = {"app": APP, "schema": SCHEMA_VERSION, "kind": "index", "current": ws.current.present.id,
                "encounters": ws.encounters}
-        self.store.set(INDEX, dumps(doc))
+        text = dumps(doc)
+        if text != self._index_written:  # most taps change the fight, not the list of fights
+            self.store.set(INDEX, text)
+            self._index_written = text
 
     def save_list(self, key: str, items: list) -> None:
         self.store.set(key, dumps(items))
