@@ -166,7 +166,8 @@ class Label:
 
 Node = Union[Dice, Const, Unary, Binary, Compare, Group, Label]
 
-_CMP_OPS = ("<=", ">=", "!=", "==", "<", ">", "=")
+_CMP_OPS = ("<=", ">=", "!=", "<", ">", "=")   # after a modifier letter: r<=2, !>=5, e>5 ...
+_TARGET_OPS = (">=", "<=", ">", "<", "=")        # a success target right after a roll: 5d10>=8
 
 
 class _Parser:
@@ -360,10 +361,8 @@ class _Parser:
             elif self.peek("f"):
                 self.pos += 1
                 self.set_once(fields, "failure", self.cmp_required("a failure target such as f1 or f<=2"), here)
-            elif any(self.peek(op) for op in (">=", "<=", ">", "<", "=")) and not self.peek("=="):
-                op = next(op for op in (">=", "<=", ">", "<", "=") if self.peek(op))
-                self.pos += len(op)
-                self.set_once(fields, "success", Cmp(op, self.number("a success target")), here)
+            elif (target := self.success_target()) is not None:
+                self.set_once(fields, "success", target, here)
             else:
                 break
         clamp = Clamp(low, high)
@@ -398,14 +397,22 @@ class _Parser:
 
     def optional_cmp(self) -> Cmp | None:
         for op in _CMP_OPS:
-            if op in ("==",):
-                continue
             if self.peek(op) and not self.peek("=="):
                 self.pos += len(op)
                 return Cmp("=" if op == "=" else op, self.number(f"a number after '{op}'"))
         if self.at_digit():
             return Cmp("=", self.number())
         return None
+
+    def success_target(self) -> Cmp | None:
+        """`>=8`, `<3`, `=6` right after a roll or a group (but not `==`, a comparison of totals)."""
+        if self.peek("=="):
+            return None
+        op = next((op for op in _TARGET_OPS if self.peek(op)), None)
+        if op is None:
+            return None
+        self.pos += len(op)
+        return Cmp(op, self.number("a success target"))
 
     def cmp_required(self, expected: str) -> Cmp:
         cmp = self.optional_cmp()
@@ -438,10 +445,8 @@ class _Parser:
             elif self.peek("f"):
                 self.pos += 1
                 failure = self.cmp_required("a failure target")
-            elif any(self.peek(op) for op in (">=", "<=", ">", "<", "=")) and not self.peek("=="):
-                op = next(op for op in (">=", "<=", ">", "<", "=") if self.peek(op))
-                self.pos += len(op)
-                success = Cmp(op, self.number("a success target"))
+            elif (target := self.success_target()) is not None:
+                success = target
             else:
                 return tuple(set_ops), success, failure
 
