@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from dataclasses import replace as _replace
 from typing import Protocol
 
 from .errors import DiceLimitError, DiceValueError
@@ -215,11 +216,6 @@ class _Roller:
             children = tuple(_replace(item, kept=k) for item, k in zip(items, kept))
             return RolledNode(node, total, children, tuple(d for item in items for d in item.dice))
         raise TypeError(node)  # pragma: no cover
-
-
-def _replace(obj, **changes):
-    from dataclasses import replace
-    return replace(obj, **changes)
 
 
 def unit_marks(dice: Dice, unit: list[DieRoll], key: int) -> list[tuple[bool, bool]]:

@@ -189,6 +189,7 @@ def _skipped(enc: Encounter, unit: tuple[Combatant, ...]) -> bool:
 def resolve(enc: Encounter, kind: str, args: dict | None = None, rng: Rng | None = None) -> Action:
     """Turn a request into a fully determined action: rolls dice, picks ids."""
     args = dict(args or {})
+    rng = _rng(rng)  # one generator for the whole request (a fresh one when none is given)
     system = enc.rules
     if kind == "add_combatant":
         count = int(args.get("count", 1))
@@ -201,7 +202,7 @@ def resolve(enc: Encounter, kind: str, args: dict | None = None, rng: Rng | None
         rolls: dict[str, Any] = {}
         if enc.started and init is None:
             proto = Combatant(id=ids[0], name=base.get("name", "?"), init_mod=base.get("init_mod", 0))
-            value, tiebreak, text = system.roll_initiative(proto, _rng(rng))
+            value, tiebreak, text = system.roll_initiative(proto, rng)
             rolls = {"value": value, "tiebreak": tiebreak, "roll": text}
         return Action(kind, {"ids": ids, "group": group, "combatant": base, "count": count, **({"rolled": rolls} if rolls else {})})
     if system.turn_mode == "sides" and kind in ("start_combat", "next_turn"):
@@ -211,12 +212,12 @@ def resolve(enc: Encounter, kind: str, args: dict | None = None, rng: Rng | None
             if not enc.combatants:
                 raise RuleError("Add combatants before starting the fight.")
             ambush = args.get("ambush", enc.option("ambush", "none"))
-            return Action(kind, {"side_roll": _rng(rng).randint(1, 6), "ambush": ambush})
+            return Action(kind, {"side_roll": rng.randint(1, 6), "ambush": ambush})
         if enc.started and sides.needs_side_roll(enc):
-            return Action(kind, {"side_roll": _rng(rng).randint(1, 6)})
+            return Action(kind, {"side_roll": rng.randint(1, 6)})
         return Action(kind, {})
     if kind in system.actions:
-        return Action(kind, system.resolve(enc, kind, args, _rng(rng)))
+        return Action(kind, system.resolve(enc, kind, args, rng))
     if kind == "start_combat":
         if not enc.combatants:
             raise RuleError("Add combatants before starting the fight.")
@@ -232,12 +233,12 @@ def resolve(enc: Encounter, kind: str, args: dict | None = None, rng: Rng | None
             elif c.initiative is not None and not args.get("reroll_all"):
                 entry = [c.initiative, c.tiebreak, None]
             else:
-                value, tiebreak, text = system.roll_initiative(c, _rng(rng))
+                value, tiebreak, text = system.roll_initiative(c, rng)
                 entry = [value, tiebreak, text]
             results[c.id] = entry
             if c.group is not None:
                 seen_groups[c.group] = entry
-        system.break_ties(enc, results, _rng(rng))
+        system.break_ties(enc, results, rng)
         return Action(kind, {"initiative": results})
     return Action(kind, args)
 
