@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from ..dice import Rng
 from ..errors import RuleError
-from ..odds import EXPLODE_CUTOFF, Distribution
+from ..odds import Distribution, distribution
 from .base import System
 
 __all__ = [
@@ -264,32 +264,13 @@ class AttackOdds:
         return self.damage.at_least(n)
 
 
-def _exploding_sum(n: int, die: int) -> tuple[dict[int, float], float]:
-    from ..odds import power
-
-    one: dict[int, float] = {}
-    live = {0: 1.0}
-    residual = 0.0
-    while live:
-        nxt: dict[int, float] = {}
-        for total, p in live.items():
-            for face in range(1, die + 1):
-                q = p / die
-                target = nxt if face == die else one
-                target[total + face] = target.get(total + face, 0.0) + q
-        live = nxt
-        if sum(live.values()) < EXPLODE_CUTOFF / max(1, n):
-            residual = sum(live.values())
-            break
-    return power(one, n), 1.0 - (1.0 - residual) ** n
-
-
 def attack_odds(attacker: Fighter, target: Fighter, attack: Attack) -> AttackOdds:
     """Exact distribution of the blow's damage and where it goes (explosions cut below 1e-12)."""
     _check_attack(attacker, attack)
     weapon = attacker.weapon
     n = dice_count(attacker.level, attack.power)
-    dice, residual = _exploding_sum(n, weapon.die)
+    exploding = distribution(f"{n}d{weapon.die}!")  # every maximum explodes, cut below 1e-12
+    dice, residual = exploding.pmf, exploding.residual
     bonus = weapon.magic * n + _stat_bonus(attacker, attack.ranged)
     dex = 0 if attack.sneak else target.dex
     cases = [(1.0, True)]
