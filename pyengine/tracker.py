@@ -239,7 +239,7 @@ def resolve(enc: Encounter, kind: str, args: dict | None = None, rng: Rng | None
             if c.group is not None:
                 seen_groups[c.group] = entry
         system.break_ties(enc, results, rng)
-        return Action(kind, {"initiative": results})
+        return Action(kind, {"initiative": results, **({"soon": bool(args["soon"])} if "soon" in args else {})})
     return Action(kind, args)
 
 
@@ -411,7 +411,9 @@ def _start(enc: Encounter, args: dict):
             events.append(Event("initiative", 1, f"{c.name} has initiative {value}", None, c.id))
     ordered = tuple(sorted(updated, key=enc.rules.order_key))
     ordered = _keep_groups_together(ordered)
-    enc = replace(enc, combatants=ordered, round=1, active_id=None)
+    enc = replace(enc, combatants=ordered, round=1, active_id=None, turn=())
+    enc, begun = enc.rules.begin_combat(enc, args)
+    events.extend(begun)
     first = next((u for u in turn_units(enc) if not _skipped(enc, u)), turn_units(enc)[0])
     enc = replace(enc, active_id=first[0].id)
     events.insert(0, Event("round", 1, "The fight begins: round 1"))
@@ -437,6 +439,7 @@ def _turn_starts(enc: Encounter) -> tuple[Encounter, tuple[Event, ...]]:
     events = [Event("turn", enc.round, f"{_unit_name(unit)}'s turn", who=unit[0].id if unit else None)]
     # Per-round flags (reaction used ...) reset when the combatant's own turn starts.
     enc = replace(enc, combatants=tuple(replace(c, flags=()) if c.id in ids and c.flags else c for c in enc.combatants))
+    enc = enc.rules.on_turn_start(enc)
     enc, expired = _tick(enc, "start", ids)
     return enc, tuple(events) + expired
 
@@ -490,6 +493,9 @@ def _advance(enc: Encounter, forward: bool, process: bool = True) -> tuple[Encou
             index = 0
             rnd += 1
             events.append(Event("round", rnd, f"Round {rnd}"))
+            if process:
+                enc = enc.rules.on_new_round(replace(enc, round=rnd))
+                units = turn_units(enc)
         elif index < 0:
             if rnd <= 1:
                 return enc, tuple(events)

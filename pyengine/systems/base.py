@@ -63,6 +63,17 @@ class System:
     def end_combat(self, encounter: "Encounter") -> "Encounter":
         return encounter
 
+    def begin_combat(self, encounter: "Encounter", args: dict) -> tuple["Encounter", list]:
+        """What the rules do to the combatants as a fight starts (returns the events it logs)."""
+        return encounter, []
+
+    def on_turn_start(self, encounter: "Encounter") -> "Encounter":
+        return encounter
+
+    def on_new_round(self, encounter: "Encounter") -> "Encounter":
+        """Called as a new round begins, before its first turn (may reorder the combatants)."""
+        return encounter
+
 
 def roll_off(ids: list[str], rng: Rng, sides: int = 20) -> dict[str, list[int]]:
     """Roll off among tied ids: each rolls 1d`sides`; those still tied roll again, until all differ.

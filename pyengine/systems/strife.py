@@ -1,0 +1,836 @@
+"""Realm of Strife: d100 attacks against AC or Resistance, parries and blocks, crit ranges, combined
+attacks, the turn's components, the 4-3-2 rule and class resources between battles.
+
+Rules from seed 001_ac0439225e17923b.txt as fixed by shared/RULES.md section 2. Readings this module
+adds where both are silent are marked **Reading** in the docstrings.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..dice import Rng, roll
+from ..errors import EngineError, RuleError
+from ..odds import Distribution, convolve, distribution
+from .base import System, roll_off
+
+__all__ = [
+    "SIZES", "Portion", "Spec", "PortionResult", "Result", "Odds", "split_bonus", "penalties", "untrained_block",
+    "resolve_attack", "attack_odds", "ward_off_odds", "check_432", "TURN_PARTS", "RESOURCES", "end_battle",
+    "begin_battle", "StrifeSystem",
+]
+
+SIZES = {"S": 1, "M": 2, "L": 3, "XL": 4}
+MAX_RIDERS = 6
+
+
+# -- the hit roll --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Portion:
+    """One part of an attack on the shared d100: physical (vs AC) or non-physical (vs a Resistance).
+
+    `modifier` is every to-hit modifier and penalty summed; `defence` the AC or Resistance it must
+    beat (Dodge already added for missile-type powers); `damage` dice notation with its bonus."""
+
+    kind: str = "physical"
+    modifier: int = 0
+    crit_chance: int = 0
+    defence: int = 0
+    damage: str = "1d6"
+    parryable: bool = True
+    blockable: bool = True
+    can_crit: bool = True
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("physical", "spirit"):
+            raise RuleError("A portion of an attack is physical or spirit.")
+        if not 0 <= self.crit_chance <= 100:
+            raise RuleError("A crit chance is 0 to 100%.")
+        if abs(self.modifier) > 1000 or abs(self.defence) > 1000:
+            raise RuleError("To-hit modifiers and defences are -1,000 to 1,000.")
+
+    def outcome(self, natural: int, crit_miss: int) -> str:
+        """Seed 001, "Combat Rolls for Typical Physical Attack", step 2. Reading (RULES.md): a natural
+        roll in the crit range crits whatever the AC; the critical miss is checked first."""
+        if natural <= crit_miss:
+            return "critical miss"
+        if self.can_crit and self.crit_chance > 0 and natural >= 101 - self.crit_chance:
+            return "crit"
+        total = natural + self.modifier
+        if total <= 0:
+            return "automatic miss"
+        return "miss" if total <= self.defence else "hit"
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A configured attack: its portions (one, or physical + spirit for a combined attack), the
+    critical miss width (encounter option), the defender's parry and block chances (%), the
+    Initiatives for a ward-off roll-off (attacker, defender) when the defender's weapon wards off,
+    and the percentage riders (name, %)."""
+
+    portions: tuple[Portion, ...]
+    crit_miss: int = 5
+    parry: int = 0
+    block: int = 0
+    ward_off: tuple[int, int] | None = None
+    riders: tuple[tuple[str, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not 1 <= len(self.portions) <= 2:
+            raise RuleError("An attack has one portion, or a physical and a spirit portion.")
+        if len(self.portions) == 2 and [p.kind for p in self.portions] != ["physical", "spirit"]:
+            raise RuleError("A combined attack is a physical portion and a spirit portion.")
+        if not 0 <= self.crit_miss <= 50:
+            raise RuleError("The critical miss width is 0 to 50%.")
+        if not (0 <= self.parry <= 100 and 0 <= self.block <= 100):
+            raise RuleError("Parry and block chances are 0 to 100%.")
+        if len(self.riders) > MAX_RIDERS or any(not 0 <= p <= 100 for _, p in self.riders):
+            raise RuleError(f"At most {MAX_RIDERS} riders, each 0 to 100%.")
+
+
+@dataclass(frozen=True)
+class PortionResult:
+    kind: str
+    total: int
+    outcome: str            # critical miss / automatic miss / miss / hit / crit
+    stopped: str | None     # "parry" / "block" when a (non-crit) hit was stopped
+    dice: str = ""          # the damage roll, annotated
+    damage: int = 0         # after doubling
+
+    @property
+    def landed(self) -> bool:
+        return self.outcome in ("hit", "crit") and self.stopped is None
+
+
+@dataclass(frozen=True)
+class Result:
+    ward: tuple[tuple[int, int], ...]   # ward-off roll-off pairs (attacker d100, defender d100)
+    warded: bool
+    natural: int | None
+    parry_die: int | None
+    block_die: int | None
+    portions: tuple[PortionResult, ...]
+    riders: tuple[tuple[str, int, int, bool], ...] = ()   # (name, chance, d100, applies)
+
+    @property
+    def outcome(self) -> str:
+        if self.warded:
+            return "warded off"
+        first = self.portions[0]
+        if first.outcome == "critical miss" or any(p.outcome == "critical miss" for p in self.portions):
+            return "critical miss"
+        if first.outcome in ("miss", "automatic miss"):
+            return first.outcome
+        if not any(p.landed for p in self.portions):
+            return "parried" if any(p.stopped == "parry" for p in self.portions) else "blocked"
+        return "crit" if any(p.landed and p.outcome == "crit" for p in self.portions) else "hit"
+
+    @property
+    def damage(self) -> int:
+        return sum(p.damage for p in self.portions if p.landed)
+
+    def text(self) -> str:
+        parts = []
+        if self.ward:
+            pairs = ", ".join(f"{a} vs {d}" for a, d in self.ward)
+            parts.append(f"ward-off roll-off {pairs}: " + ("warded off" if self.warded else "fails"))
+        if self.natural is not None:
+            parts.append(f"d100 {self.natural}")
+            for p in self.portions:
+                label = "" if len(self.portions) == 1 else f"{p.kind} "
+                parts.append(f"{label}{p.total} → {p.outcome}" + (f", {p.stopped}ed" if p.stopped else ""))
+            if self.parry_die is not None:
+                parts.append(f"parry d100 {self.parry_die}")
+            if self.block_die is not None:
+                parts.append(f"block d100 {self.block_die}")
+            for p in self.portions:
+                if p.landed:
+                    parts.append(f"{p.kind} damage {p.dice}" + (" ×2 crit" if p.outcome == "crit" else "") + f" = {p.damage}")
+            for name, chance, face, applies in self.riders:
+                parts.append(f"{name} {chance}%: d100 {face} {'applies' if applies else 'no'}")
+        return "; ".join(parts)
+
+
+def _ward_dice(spec: Spec, rng: Rng) -> tuple[tuple[tuple[int, int], ...], bool]:
+    """Reading (seed 001 says only "an Initiative stat roll-off"): attacker and defender each roll
+    d100 + Initiative, ties roll again; the defender wards off the blow when its total is higher."""
+    if spec.ward_off is None:
+        return (), False
+    a_init, d_init = spec.ward_off
+    pairs = []
+    while True:
+        a, d = rng.randint(1, 100), rng.randint(1, 100)
+        pairs.append((a, d))
+        if a + a_init != d + d_init:
+            return tuple(pairs), d + d_init > a + a_init
+        if len(pairs) >= 50:
+            raise RuleError("The ward-off roll-off tied 50 times.")
+
+
+def _stops(portion: Portion, outcome: str, parried: bool, blocked: bool) -> str | None:
+    """Seed 001, step 3: crits are never parried or blocked; parries stop physical portions only;
+    a block stops what may be blocked (physical, or a power that says so)."""
+    if outcome != "hit":
+        return None
+    if parried and portion.kind == "physical" and portion.parryable:
+        return "parry"
+    if blocked and portion.blockable:
+        return "block"
+    return None
+
+
+def _fails_all(outcomes: list[str]) -> bool:
+    """Seed 001, combined attacks: a critical miss on either portion, or a physical miss, fails all."""
+    return any(o == "critical miss" for o in outcomes) or outcomes[0] in ("miss", "automatic miss")
+
+
+def resolve_attack(spec: Spec, rng: Rng) -> Result:
+    """Roll one attack in the seed's order: ward-off, then the d100 with the parry and block dice
+    rolled at the same time, then damage for what landed (doubled on a crit), then the riders."""
+    ward, warded = _ward_dice(spec, rng)
+    if warded:
+        return Result(ward, True, None, None, None, ())
+    natural = rng.randint(1, 100)
+    parry_die = rng.randint(1, 100) if spec.parry > 0 else None
+    block_die = rng.randint(1, 100) if spec.block > 0 else None
+    parried = parry_die is not None and parry_die <= spec.parry
+    blocked = block_die is not None and block_die <= spec.block
+    outcomes = [p.outcome(natural, spec.crit_miss) for p in spec.portions]
+    fails = _fails_all(outcomes)
+    results = []
+    for portion, outcome in zip(spec.portions, outcomes):
+        total = natural + portion.modifier
+        if fails and outcome in ("hit", "crit"):
+            outcome = "miss"  # a combined attack whose physical portion misses fails as a whole
+        stopped = _stops(portion, outcome, parried, blocked)
+        pr = PortionResult(portion.kind, total, outcome, stopped)
+        if pr.landed:
+            dmg = roll(portion.damage, rng)
+            value = max(0, dmg.total) * (2 if outcome == "crit" else 1)
+            pr = replace(pr, dice=dmg.text, damage=value)
+        results.append(pr)
+    result = Result(ward, False, natural, parry_die, block_die, tuple(results))
+    if any(p.landed for p in results):
+        riders = []
+        for name, chance in spec.riders:
+            face = rng.randint(1, 100)
+            riders.append((name, chance, face, face <= chance))
+        result = replace(result, riders=tuple(riders))
+    return result
+
+
+# -- exact odds ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Odds:
+    p_warded: float
+    p_crit_miss: float
+    p_miss: float
+    p_stopped: float
+    p_hit: float
+    p_crit: float
+    damage: Distribution           # damage dealt, 0 when nothing lands
+    riders: tuple[tuple[str, float], ...] = ()
+
+    def p_drop(self, hp: int | None) -> float:
+        """P(the target's HP reaches 0 or below)."""
+        if hp is None:
+            return 0.0
+        return self.damage.at_least(max(0, hp)) if hp > 0 else 1.0
+
+
+def ward_off_odds(a_init: int, d_init: int) -> float:
+    """P(the defender wards off): ties roll again, so it is P(win) / (P(win) + P(lose))."""
+    win = lose = 0
+    for a in range(1, 101):
+        for d in range(1, 101):
+            if d + d_init > a + a_init:
+                win += 1
+            elif d + d_init < a + a_init:
+                lose += 1
+    return win / (win + lose)
+
+
+def _doubled(dist: Distribution) -> dict[int, float]:
+    return {2 * v: p for v, p in dist.pmf.items()}
+
+
+def attack_odds(spec: Spec) -> Odds:
+    """Exact outcome probabilities and damage distribution of `resolve_attack`: the 100 naturals are
+    grouped by what they do to each portion, and the parry and block dice are independent of them."""
+    p_ward = ward_off_odds(*spec.ward_off) if spec.ward_off is not None else 0.0
+    go = 1.0 - p_ward
+    groups: dict[tuple[str, ...], int] = {}
+    for natural in range(1, 101):
+        outcomes = [p.outcome(natural, spec.crit_miss) for p in spec.portions]
+        if _fails_all(outcomes):
+            outcomes = [o if o not in ("hit", "crit") else "miss" for o in outcomes]
+        key = tuple(outcomes)
+        groups[key] = groups.get(key, 0) + 1
+    pp, pb = spec.parry / 100, spec.block / 100
+    dists = {}
+    residual = 0.0
+    for p in spec.portions:
+        d = distribution(p.damage)
+        d = Distribution(_clamp0(d.pmf), d.residual)
+        residual = max(residual, d.residual)
+        dists[id(p)] = (d.pmf, _doubled(d))
+    totals = {"crit miss": 0.0, "miss": 0.0, "stopped": 0.0, "hit": 0.0, "crit": 0.0}
+    damage: dict[int, float] = {0: p_ward}
+    for outcomes, count in groups.items():
+        w = go * count / 100
+        if "critical miss" in outcomes:
+            totals["crit miss"] += w
+            damage[0] = damage.get(0, 0.0) + w
+            continue
+        if outcomes[0] in ("miss", "automatic miss"):
+            totals["miss"] += w
+            damage[0] = damage.get(0, 0.0) + w
+            continue
+        for parried, p1 in ((True, pp), (False, 1 - pp)):
+            for blocked, p2 in ((True, pb), (False, 1 - pb)):
+                weight = w * p1 * p2
+                if weight == 0:
+                    continue
+                landed = [(portion, o) for portion, o in zip(spec.portions, outcomes)
+                          if o in ("hit", "crit") and _stops(portion, o, parried, blocked) is None]
+                if not landed:
+                    totals["stopped"] += weight
+                    damage[0] = damage.get(0, 0.0) + weight
+                    continue
+                totals["crit" if any(o == "crit" for _, o in landed) else "hit"] += weight
+                pmf: dict[int, float] = {0: 1.0}
+                for portion, o in landed:
+                    plain, double = dists[id(portion)]
+                    pmf = convolve(pmf, double if o == "crit" else plain)
+                for v, p in pmf.items():
+                    damage[v] = damage.get(v, 0.0) + weight * p
+    p_land = totals["hit"] + totals["crit"]
+    riders = tuple((name, p_land * chance / 100) for name, chance in spec.riders)
+    clean = Distribution(dict(sorted((k, v) for k, v in damage.items() if v > 0)), residual)
+    return Odds(p_ward, totals["crit miss"], totals["miss"], totals["stopped"], totals["hit"], totals["crit"], clean, riders)
+
+
+def _clamp0(pmf: dict[int, float]) -> dict[int, float]:
+    """Damage below 0 is 0 (a penalty larger than the roll deals nothing)."""
+    out: dict[int, float] = {}
+    for v, p in pmf.items():
+        out[max(0, v)] = out.get(max(0, v), 0.0) + p
+    return out
+
+
+# -- modifiers ------------------------------------------------------------------------------------
+
+def split_bonus(bonus: int, targets: int) -> int:
+    """Seed 001, "Damage and/or Healing Bonuses": one hit roll's bonus is divided evenly among the
+    targets it hit; standard rounding (half up), and anything below 1 becomes 1. A negative bonus
+    (a penalty) is split the same way, with its sign."""
+    if targets < 1:
+        raise RuleError("A bonus is split over at least one target.")
+    if bonus == 0:
+        return 0
+    share = math.floor(abs(bonus) / targets + 0.5)
+    return int(math.copysign(max(1, share), bonus))
+
+
+def penalties(*, ranged: bool = False, inches_moved: int = 0, flying: bool = False, dual_wielding: bool = False,
+              dual_wield_skill: bool = True, weapon_size: int = 2, trained: bool = True) -> list[tuple[str, int]]:
+    """Seed 001, "Combat Penalties": the to-hit penalties of the attacker's situation, each with its
+    reason. (Dual wielding untrained also stops crits; an untrained weapon loses its effects.)"""
+    if not 1 <= weapon_size <= 4:
+        raise RuleError("A weapon size is S, M, L or XL.")
+    if not 0 <= inches_moved <= 1000:
+        raise RuleError("Inches moved is 0 to 1,000.")
+    out = []
+    if ranged and (inches_moved or flying):
+        if inches_moved:
+            out.append((f"moved {inches_moved} in and shooting", -5 * inches_moved))
+        if flying:
+            out.append(("flying and shooting", -5))
+    size = "SMLX"[weapon_size - 1].replace("X", "XL")
+    if dual_wielding and not dual_wield_skill:
+        out.append((f"dual wielding without the skill ({size})", -10 * weapon_size))
+    if not trained:
+        out.append((f"untrained weapon ({size})", -5 * weapon_size))
+    return out
+
+
+def untrained_block(block: int) -> int:
+    """Seed 001: an untrained shield's block is divided by 4 (rounded down), at least 5%."""
+    return max(5, block // 4) if block > 0 else 0
+
+
+def check_432(made: list[tuple[str, str]], target: str, weapon: str, pc: bool) -> None:
+    """Seed 001, "Multiple Attack Actions": a PC's action holds at most 4 attacks, 3 on one target,
+    2 with the same weapon on one target. `made` lists (target, weapon) of the action's attacks so far.
+    NPCs are exempt; direct-damage instants are never passed here."""
+    if not pc:
+        return
+    if len(made) >= 4:
+        raise RuleError("4-3-2 rule: an action holds at most 4 attacks.")
+    if sum(1 for t, _ in made if t == target) >= 3:
+        raise RuleError("4-3-2 rule: at most 3 attacks on the same target in one action.")
+    if sum(1 for t, w in made if t == target and w == weapon) >= 2:
+        raise RuleError("4-3-2 rule: at most 2 attacks with the same weapon on the same target in one action.")
+
+
+# -- the tracker's side ---------------------------------------------------------------------------
+
+TURN_PARTS = ("rest", "sprint", "instant", "move", "action")
+MOVES = ("move", "charge", "disengage", "forced")
+RESOURCES = {  # key -> (label, has a maximum)
+    "vigor": ("Vigor", True), "fury": ("Fury", False), "honor": ("Code points", True), "stacks": ("Code stacks", False),
+    "spirit": ("Spirit", True), "faith": ("Faith", True), "focus": ("Focus", True), "stealth": ("Stealth", False),
+}
+STAT_FIELDS = {  # key -> (label, default, lo, hi)
+    "ac": ("AC", 0, -100, 200), "resist": ("Resistance", 0, -100, 200), "dodge": ("Dodge", 0, -100, 200),
+    "hit": ("To-hit modifier", 0, -200, 200), "crit": ("Crit chance %", 5, 0, 100),
+    "parry": ("Parry %", 0, 0, 100), "block": ("Block %", 0, 0, 100),
+    "spirit_hit": ("Spirit to-hit modifier", 0, -200, 200), "spirit_crit": ("Spirit crit chance %", 5, 0, 100),
+    "size": ("Weapon size (1 S … 4 XL)", 2, 1, 4), "armour_untrained": ("Untrained armour pieces", 0, 0, 20),
+    **{f"{k}_max": (f"{label} max", 0, 0, 10_000) for k, (label, has_max) in RESOURCES.items() if has_max},
+    **{k: (label, 0, 0, 10_000) for k, (label, has_max) in RESOURCES.items() if not has_max},
+}
+STAT_TEXT = {"weapon": ("Weapon damage", "1d6"), "offhand": ("Off-hand damage (if dual wielding)", ""),
+             "power": ("Power damage", "2d6")}
+STAT_FLAGS = {"ward_off": "Weapon with Ward-off", "dual_skill": "Dual Wield skill", "untrained": "Weapon untrained",
+              "shield_untrained": "Shield untrained", "hiding": "Hiding announced before battle"}
+
+
+def _stat(c, key: str, default: Any = 0) -> Any:
+    value = c.stat(key, default)
+    return default if value is None else value
+
+
+def _num(c, key: str) -> int:
+    label, default, lo, hi = STAT_FIELDS[key]
+    try:
+        value = int(_stat(c, key, default))
+    except (TypeError, ValueError):
+        raise RuleError(f"{c.name}'s {label} is not a whole number.") from None
+    if not lo <= value <= hi:
+        raise RuleError(f"{c.name}'s {label} must be {lo} to {hi}.")
+    return value
+
+
+def _notation(c, key: str) -> str:
+    text = str(_stat(c, key, STAT_TEXT[key][1]) or "").strip()
+    if not text:
+        raise RuleError(f"{c.name} has no {STAT_TEXT[key][0].lower()}.")
+    try:
+        distribution(text)
+    except EngineError as error:
+        raise RuleError(f"{c.name}'s {STAT_TEXT[key][0].lower()}: {error}") from None
+    return text
+
+
+ATTACK_KINDS = ("physical", "spirit", "combined", "mixed")  # mixed: combined damage, no distinction
+
+
+def build_spec(encounter, config: dict) -> tuple[Spec, list[tuple[str, int]], dict]:
+    """Build the attack the panel describes: the portions with every modifier and its reason.
+
+    config: attacker, target, kind (ATTACK_KINDS), weapon ("main" / "off"), ranged, inches, flying,
+    missile (a spirit power that adds Dodge), blockable (power says it can be blocked), melee
+    (close combat: ward-off applies), modifier (situational), bonus (damage bonus of the hit roll),
+    targets (targets the hit roll hit, for the bonus split), riders [[name, %], ...]."""
+    attacker, target = encounter.get(config["attacker"]), encounter.get(config["target"])
+    if attacker.id == target.id:
+        raise RuleError("A combatant cannot attack itself.")
+    kind = config.get("kind", "physical")
+    if kind not in ATTACK_KINDS:
+        raise RuleError("An attack is physical, spirit, combined or combined damage.")
+    weapon = config.get("weapon", "main")
+    if weapon not in ("main", "off"):
+        raise RuleError("Attack with the main-hand or the off-hand weapon.")
+    dual = bool(str(_stat(attacker, "offhand", "") or "").strip())
+    if weapon == "off" and not dual:
+        raise RuleError(f"{attacker.name} has no off-hand weapon.")
+    try:
+        inches = int(config.get("inches") or 0)
+        situational = int(config.get("modifier") or 0)
+        bonus = int(config.get("bonus") or 0)
+        targets = int(config.get("targets") or 1)
+    except (TypeError, ValueError):
+        raise RuleError("Moves, modifiers and bonuses are whole numbers.") from None
+    if abs(situational) > 500 or abs(bonus) > 10_000 or not 1 <= targets <= 100:
+        raise RuleError("Modifier -500 to 500, bonus up to 10,000, 1 to 100 targets.")
+    reasons: list[tuple[str, int]] = []
+    untrained = bool(_stat(attacker, "untrained", False))
+    physical = kind in ("physical", "combined", "mixed")
+    if physical:
+        reasons += penalties(ranged=bool(config.get("ranged")), inches_moved=inches, flying=bool(config.get("flying")),
+                             dual_wielding=dual, dual_wield_skill=bool(_stat(attacker, "dual_skill", False)),
+                             weapon_size=_num(attacker, "size"), trained=not untrained)
+    if situational:
+        reasons.append(("situational", situational))
+    penalty = sum(v for _, v in reasons)
+    ac = _num(target, "ac") - _num(target, "armour_untrained")
+    resist = _num(target, "resist")
+    dodge = _num(target, "dodge")
+    res_total = resist + (dodge if config.get("missile") else 0)
+    share = split_bonus(bonus, targets)
+    crit_ok = not (dual and not _stat(attacker, "dual_skill", False))
+    hand = "offhand" if weapon == "off" else "weapon"
+
+    def with_bonus(notation: str) -> str:
+        return notation if not share else f"({notation}){'+' if share > 0 else '-'}{abs(share)}"
+
+    portions = []
+    if kind in ("physical", "combined"):
+        portions.append(Portion("physical", _num(attacker, "hit") + penalty, _num(attacker, "crit"), ac,
+                                with_bonus(_notation(attacker, hand)), can_crit=crit_ok))
+    if kind == "mixed":
+        portions.append(Portion("physical", _num(attacker, "hit") + penalty, _num(attacker, "crit"), min(ac, res_total),
+                                with_bonus(_notation(attacker, hand)), can_crit=crit_ok))
+    if kind in ("spirit", "combined"):
+        spirit_penalty = situational if kind == "spirit" else 0
+        portions.append(Portion("spirit", _num(attacker, "spirit_hit") + spirit_penalty, _num(attacker, "spirit_crit"), res_total,
+                                with_bonus(_notation(attacker, "power")), parryable=False, blockable=bool(config.get("blockable"))))
+    block = _num(target, "block")
+    if _stat(target, "shield_untrained", False):
+        block = untrained_block(block)
+    parry = _num(target, "parry")
+    ward = None
+    if physical and not config.get("ranged") and _stat(target, "ward_off", False):
+        ward = (attacker.init_mod, target.init_mod)
+    riders = []
+    for entry in config.get("riders") or []:
+        try:
+            name, chance = str(entry[0]).strip()[:30], int(entry[1])
+        except (TypeError, ValueError, IndexError):
+            raise RuleError("A rider is a name and a percentage, e.g. Stun 20.") from None
+        if not name:
+            raise RuleError("A rider needs a name.")
+        riders.append((name, chance))
+    spec = Spec(tuple(portions), int(encounter.option("crit_miss", 5)), parry if physical else 0,
+                block if (physical or config.get("blockable")) else 0, ward, tuple(riders))
+    notes = {"ac": ac, "resistance": res_total, "share": share, "can_crit": crit_ok, "untrained": untrained}
+    return spec, reasons, notes
+
+
+def parse_riders(text: str) -> list[list]:
+    """'Stun 20, Disarm 10%' -> [['Stun', 20], ['Disarm', 10]]."""
+    out = []
+    for part in (text or "").split(","):
+        part = part.strip().rstrip("%").strip()
+        if not part:
+            continue
+        name, _, number = part.rpartition(" ")
+        try:
+            chance = int(number)
+        except ValueError:
+            raise RuleError(f"“{part[:30]}”: a rider is a name and a percentage, e.g. Stun 20.") from None
+        if not name.strip() or not 0 <= chance <= 100:
+            raise RuleError(f"“{part[:30]}”: a rider is a name and a percentage 0 to 100.")
+        out.append([name.strip(), chance])
+    if len(out) > MAX_RIDERS:
+        raise RuleError(f"At most {MAX_RIDERS} riders.")
+    return out
+
+
+def _turn(enc) -> dict:
+    return dict(enc.turn)
+
+
+def _set_turn(enc, st: dict):
+    return replace(enc, turn=tuple(sorted(st.items())))
+
+
+def _event(enc, kind: str, text: str, roll_text: str | None = None, who: str | None = None):
+    from ..tracker import Event
+
+    return Event(kind, enc.round, text, roll_text, who)
+
+
+def _require_turn(enc, cid: str):
+    if not enc.started:
+        raise RuleError("Start the fight first.")
+    if cid != enc.active_id:
+        raise RuleError(f"It is not {enc.get(cid).name}'s turn.")
+
+
+def _end_turn(enc, events: list):
+    from ..tracker import _advance
+
+    enc, more = _advance(enc, forward=True)
+    return enc, tuple(events) + more
+
+
+def _apply_part(enc, args: dict):
+    """Seed 001, turn components: Rest (+1 HP, the whole turn) or Sprint (ends the turn) only as the
+    turn's first thing; otherwise one Instant, one Move (charge / disengage), and the Action, which
+    ends the turn. Reading: forced movement is not the turn's Move and gives no free attacks."""
+    c = enc.get(args["id"])
+    part = args.get("part")
+    if part not in TURN_PARTS:
+        raise RuleError(f"A turn part is one of {', '.join(TURN_PARTS)}.")
+    if part != "move" or args.get("mode") != "forced":
+        _require_turn(enc, c.id)
+    st = _turn(enc)
+    used = list(st.get("parts", []))
+    if part in ("rest", "sprint") and used:
+        raise RuleError(f"{part.title()} takes the whole turn: {c.name} already used {', '.join(used)}.")
+    if part in used and part in ("instant", "move", "action"):
+        raise RuleError(f"{c.name} already used the {part.title()} this turn.")
+    if part == "rest":
+        hp = c.hp if c.hp is None or c.max_hp is None else min(c.max_hp, c.hp + 1)
+        gained = 0 if c.hp is None else hp - c.hp
+        enc = replace(enc, combatants=tuple(replace(x, hp=hp) if x.id == c.id else x for x in enc.combatants))
+        events = [_event(enc, "rest", f"{c.name} rests" + (f" and regains {gained} HP" if gained else " (already at full HP)"), who=c.id)]
+        return _end_turn(_set_turn(enc, {**st, "parts": used + ["rest"]}), events)
+    if part == "sprint":
+        events = [_event(enc, "sprint", f"{c.name} sprints (double ground speed); the turn ends", who=c.id)]
+        return _end_turn(_set_turn(enc, {**st, "parts": used + ["sprint"]}), events)
+    if part == "instant":
+        return _set_turn(enc, {**st, "parts": used + ["instant"]}), (_event(enc, "instant", f"{c.name} uses an Instant", who=c.id),)
+    if part == "move":
+        mode = args.get("mode", "move")
+        if mode not in MOVES:
+            raise RuleError("A move is a move, a charge, a disengage or forced.")
+        if mode == "forced":
+            return enc, (_event(enc, "moved", f"{c.name} is moved against their will: not disengaging, no free attacks", who=c.id),)
+        if "action" in used:
+            raise RuleError("The Action ended the turn.")
+        st = {**st, "parts": used + ["move"]}
+        if mode == "charge":
+            return _set_turn(enc, st), (_event(enc, "charge", f"{c.name} charges into base contact", who=c.id),)
+        if mode == "disengage":
+            adjacent = [enc.get(i) for i in args.get("adjacent", []) if i != c.id]
+            if not adjacent:
+                return _set_turn(enc, st), (_event(enc, "move", f"{c.name} moves away (no enemy in base contact)", who=c.id),)
+            st["free"] = sorted(set(st.get("free", [])) | {x.id for x in adjacent})
+            names = ", ".join(x.name for x in adjacent)
+            return _set_turn(enc, st), (_event(enc, "disengage", f"{c.name} disengages: {names} may each make a free basic melee attack "
+                                                                 "with each equipped weapon (each weapon once this turn)", who=c.id),)
+        return _set_turn(enc, st), (_event(enc, "move", f"{c.name} moves", who=c.id),)
+    # the Action
+    events = [_event(enc, "action", f"{c.name} takes the Action; the turn ends", who=c.id)]
+    return _end_turn(_set_turn(enc, {**st, "parts": used + ["action"]}), events)
+
+
+def _apply_bottom(enc, args: dict):
+    """Seed 001: once per round one character per side may give up its place and act last."""
+    c = enc.get(args["id"])
+    _require_turn(enc, c.id)
+    st = _turn(enc)
+    if st.get("parts"):
+        raise RuleError(f"{c.name} already acted this turn.")
+    if c.side in st.get("bottom", []):
+        raise RuleError(f"Someone of the {c.side} already went to the bottom of the queue this round.")
+    if c.group is not None:
+        raise RuleError("A group acts together and cannot go to the bottom of the queue.")
+    index = next(i for i, x in enumerate(enc.combatants) if x.id == c.id)
+    if index == len(enc.combatants) - 1:
+        raise RuleError(f"{c.name} already acts last.")
+    follower = enc.combatants[index + 1].id
+    rest = [x for x in enc.combatants if x.id != c.id]
+    moved = replace(enc, combatants=tuple(rest) + (c,))
+    st = {**st, "bottom": sorted(set(st.get("bottom", [])) | {c.side}),
+          "returns": st.get("returns", []) + [[c.id, follower]]}
+    moved = _set_turn(moved, st)
+    # The turn passes to whoever followed; the mover acts last this round.
+    from ..tracker import _turn_starts
+
+    moved = replace(moved, active_id=follower)
+    moved, started = _turn_starts(moved)
+    return moved, (_event(enc, "bottom", f"{c.name} goes to the bottom of the queue", who=c.id),) + started
+
+
+def _apply_attack(enc, args: dict):
+    """Apply a rolled attack: damage to the target, riders as conditions, the 4-3-2 count."""
+    from ..tracker import Condition
+
+    attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
+    use = args.get("use", "action")
+    st = _turn(enc)
+    if use not in ("action", "instant", "free", "direct"):
+        raise RuleError("An attack is made as the Action, an Instant, a direct-damage Instant or a free attack.")
+    if use in ("action", "instant", "direct"):
+        _require_turn(enc, attacker.id)
+        used = st.get("parts", [])
+        if use == "action" and "action" in used:
+            raise RuleError("The Action already ended the turn.")
+        if use in ("instant", "direct") and "instant" in used:
+            raise RuleError(f"{attacker.name} already used the Instant this turn.")
+    weapon = args.get("weapon", "main")
+    if use == "action":
+        made = [tuple(x) for x in st.get("attacks", [])]
+        check_432(made, target.id, weapon, attacker.pc)
+        st = {**st, "attacks": [list(x) for x in made] + [[target.id, weapon]]}
+    elif use in ("instant", "direct"):
+        st = {**st, "parts": st.get("parts", []) + ["instant"]}
+        if use == "instant":
+            check_432([tuple(x) for x in st.get("attacks", [])], target.id, weapon, attacker.pc)
+            st["attacks"] = st.get("attacks", []) + [[target.id, weapon]]
+    else:
+        if attacker.id not in st.get("free", []):
+            raise RuleError(f"{attacker.name} has no free attack: nobody disengaged from them this turn.")
+        key = f"{attacker.id}:{weapon}"
+        if key in st.get("free_used", []):
+            raise RuleError(f"{attacker.name} already made a free attack with that weapon this turn.")
+        st = {**st, "free_used": st.get("free_used", []) + [key]}
+    damage = args.get("damage", 0)
+    if not isinstance(damage, int) or isinstance(damage, bool) or not 0 <= damage <= 1_000_000:
+        raise RuleError("An attack result is out of range.")
+    hp = None if target.hp is None else target.hp - damage
+    conditions = target.conditions
+    events = [_event(enc, "attack", f"{attacker.name} attacks {target.name}: {args.get('outcome', '?')}"
+                     + (f", {damage} damage" if damage else ""), args.get("text"), target.id)]
+    seq = enc.seq
+    for name in args.get("riders", []):
+        seq += 1
+        conditions = conditions + (Condition(id=f"k{seq}", name=str(name)[:60], source_id=attacker.id),)
+        events.append(_event(enc, "condition", f"{target.name}: {name} (rider)", who=target.id))
+    new_target = replace(target, hp=hp, conditions=conditions)
+    if enc.rules.is_down(new_target) and not enc.rules.is_down(target):
+        events.append(_event(enc, "down", f"{target.name} is down", who=target.id))
+    enc = replace(enc, seq=seq, combatants=tuple(new_target if x.id == target.id else x for x in enc.combatants))
+    return _set_turn(enc, st), tuple(events)
+
+
+def _apply_resource(enc, args: dict):
+    c = enc.get(args["id"])
+    key = args.get("key")
+    if key not in RESOURCES:
+        raise RuleError("Unknown resource.")
+    try:
+        delta = int(args.get("delta", 0))
+    except (TypeError, ValueError):
+        raise RuleError("Enter a whole number.") from None
+    if abs(delta) > 10_000:
+        raise RuleError("Change a resource by at most 10,000.")
+    label, has_max = RESOURCES[key]
+    now = int(_stat(c, key, 0) or 0)
+    if now + delta < 0:
+        raise RuleError(f"{c.name} has only {now} {label}.")
+    value = now + delta
+    if has_max:
+        top = int(_stat(c, f"{key}_max", 0) or 0)
+        value = min(value, top)
+    stats = tuple(sorted({**dict(c.stats), key: value}.items()))
+    verb = "spends" if delta < 0 else "gains"
+    return (replace(enc, combatants=tuple(replace(x, stats=stats) if x.id == c.id else x for x in enc.combatants)),
+            (_event(enc, "resource", f"{c.name} {verb} {abs(value - now)} {label} ({value})", who=c.id),))
+
+
+def end_battle(enc):
+    """Seed 001, "Combat and Class Mechanic Summaries": Vigor refills; code points refill and code
+    stacks are lost; Fury halves (rounded down, **Reading**) and is lost unless the next battle
+    starts within 2 in-game minutes (asked when it starts); HP, Spirit, Faith and Focus carry over."""
+    combatants = []
+    for c in enc.combatants:
+        stats = dict(c.stats)
+        if stats.get("vigor_max"):
+            stats["vigor"] = stats["vigor_max"]
+        if stats.get("honor_max"):
+            stats["honor"] = stats["honor_max"]
+        if stats.get("stacks"):
+            stats["stacks"] = 0
+        if stats.get("fury"):
+            stats["fury"] = int(stats["fury"]) // 2
+        combatants.append(replace(c, stats=tuple(sorted(stats.items()))))
+    return replace(enc, combatants=tuple(combatants))
+
+
+def begin_battle(enc, soon: bool):
+    """At a battle's start: Fury from the last battle survives only if this one follows within
+    2 in-game minutes (`soon`); Stealth starts at 0 unless hiding was announced."""
+    combatants, events = [], []
+    for c in enc.combatants:
+        stats = dict(c.stats)
+        if stats.get("fury") and not soon:
+            events.append(_event(enc, "resource", f"{c.name}'s Fury is lost (more than 2 minutes since the last battle)", who=c.id))
+            stats["fury"] = 0
+        if stats.get("stealth") and not stats.get("hiding"):
+            stats["stealth"] = 0
+        combatants.append(replace(c, stats=tuple(sorted(stats.items()))))
+    return replace(enc, combatants=tuple(combatants)), events
+
+
+class StrifeSystem(System):
+    """Realm of Strife in the tracker (seed 001): turn order by the Initiative stat, the turn's
+    components as a checklist, d100 attacks, class resources between battles."""
+
+    name = "strife"
+    label = "Realm of Strife"
+    aliases = ("ros", "realm of strife", "d100")
+    round_seconds = 6  # Reading: seed 001 gives no round length; the clock shows 6 s per round
+    options = {"crit_miss": tuple(range(0, 51))}
+    actions = {"ros_part": _apply_part, "ros_bottom": _apply_bottom, "ros_attack": _apply_attack,
+               "ros_resource": _apply_resource}
+
+    def roll_initiative(self, combatant, rng: Rng) -> tuple[int, int, str]:
+        """Reading: the turn order is the Initiative stat itself, highest first (no roll)."""
+        return combatant.init_mod, 0, f"Initiative {combatant.init_mod}"
+
+    def break_ties(self, encounter, results: dict[str, list], rng: Rng) -> None:
+        """Reading: equal Initiative is settled by a d100 roll-off, repeated while tied."""
+        by_value: dict[int, list[str]] = {}
+        seen: set[int] = set()
+        for cid, entry in results.items():
+            if id(entry) in seen:
+                continue
+            seen.add(id(entry))
+            by_value.setdefault(entry[0], []).append(cid)
+        for tied in by_value.values():
+            if len(tied) < 2:
+                continue
+            faces = roll_off(tied, rng, 100)
+            ranking = sorted(tied, key=lambda i: faces[i], reverse=True)
+            for place, cid in enumerate(ranking):
+                results[cid][1] = len(ranking) - place
+                note = f"tie roll-off d100: {', '.join(map(str, faces[cid]))}"
+                results[cid][2] = f"{results[cid][2]}; {note}" if results[cid][2] else note
+
+    def order_key(self, combatant) -> tuple:
+        init = combatant.initiative if combatant.initiative is not None else -10**9
+        return (-init, -combatant.tiebreak)
+
+    def resolve(self, encounter, kind: str, args: dict, rng: Rng) -> dict:
+        if kind != "ros_attack":
+            return dict(args)
+        config = {k: args[k] for k in ("attacker", "target", "kind", "weapon", "ranged", "inches", "flying", "missile",
+                                       "blockable", "modifier", "bonus", "targets", "riders") if k in args}
+        spec, reasons, _ = build_spec(encounter, config)
+        result = resolve_attack(spec, rng)
+        return {"attacker": args["attacker"], "target": args["target"], "use": args.get("use", "action"),
+                "weapon": args.get("weapon", "main"), "kind": args.get("kind", "physical"),
+                "outcome": result.outcome, "damage": result.damage, "text": result.text(),
+                "natural": result.natural, "ward": [list(p) for p in result.ward],
+                "parry_die": result.parry_die, "block_die": result.block_die,
+                "portions": [{"kind": p.kind, "total": p.total, "outcome": p.outcome, "stopped": p.stopped,
+                              "dice": p.dice, "damage": p.damage} for p in result.portions],
+                "riders": [r[0] for r in result.riders if r[3]],
+                "rider_rolls": [list(r) for r in result.riders],
+                "reasons": [list(r) for r in reasons]}
+
+    def on_turn_start(self, enc):
+        st = _turn(enc)
+        keep = {k: st[k] for k in ("bottom", "returns") if k in st}
+        return _set_turn(enc, keep) if keep != st else enc
+
+    def on_new_round(self, enc):
+        """Whoever went to the bottom of the queue returns to its place; the choice is open again."""
+        st = _turn(enc)
+        combatants = list(enc.combatants)
+        for cid, follower in reversed(st.get("returns", [])):
+            mover = next((x for x in combatants if x.id == cid), None)
+            if mover is None:
+                continue
+            combatants.remove(mover)
+            at = next((i for i, x in enumerate(combatants) if x.id == follower), None)
+            if at is None:
+                at = next((i for i, x in enumerate(combatants) if self.order_key(x) > self.order_key(mover)), len(combatants))
+            combatants.insert(at, mover)
+        return replace(enc, combatants=tuple(combatants), turn=())
+
+    def begin_combat(self, enc, args: dict):
+        return begin_battle(enc, bool(args.get("soon")))
+
+    def end_combat(self, enc):
+        return end_battle(enc)
