@@ -22,6 +22,7 @@ from .persist import (
     share_payload,
 )
 
+ATTACK_ACTIONS = {"laurels": "ll_attack", "strife": "ros_attack"}  # the system's attack, rolled before Apply
 QUICK = (("d4", "1d4"), ("d6", "1d6"), ("d8", "1d8"), ("d10", "1d10"), ("d12", "1d12"), ("d20", "1d20"),
          ("d100", "1d100"), ("Adv", "2d20kh1"), ("Dis", "2d20kl1"))
 
@@ -36,7 +37,7 @@ class App:
         self.notices: list[Notice] = []
         self.trash: list[dict] = []
         self.sheet: tuple[str, str | None] | None = None
-        self.attack: dict = {"attacker": None, "power": False, "sneak": False, "pending": None}
+        self.attack: dict = {"attacker": None, "pending": None}
         self.pending_share: Timeline | None = None
         self._tracker_html: tuple[Timeline | None, str] = (None, "")
         self._odds_proxy = dom.proxy(self.update_odds)
@@ -206,7 +207,7 @@ class App:
             if ident not in enc.names():
                 self.close_sheet()
                 return
-            html = render.combatant_sheet_html(enc, enc.get(ident), self.attack if enc.system == "laurels" else None)
+            html = render.combatant_sheet_html(enc, enc.get(ident), self.attack if enc.system in ATTACK_ACTIONS else None)
         elif kind == "add":
             html = render.add_sheet_html(enc, self.ws.roster, self.ws.templates)
         elif kind == "edit":
@@ -221,7 +222,7 @@ class App:
 
     def open_sheet(self, kind: str, ident: str | None = None) -> None:
         self.sheet = (kind, ident)
-        self.attack = {"attacker": None, "power": False, "sneak": False, "pending": None}
+        self.attack = {"attacker": None, "pending": None}
         dom.forget("sheet-body")
         self.render_sheet()
         dialog = dom.el("sheet")
@@ -330,11 +331,14 @@ class App:
         self.switch_to(Timeline.start(new_encounter(eid, f"Encounter {n}", system or self.timeline.present.system)))
 
     def roll_attack(self, target_id: str) -> None:
-        """Roll the damage now; the result waits on screen for Apply (then it is one undoable step)."""
-        args = {"attacker": self.attack["attacker"] or self.timeline.present.active_id, "target": target_id,
-                "power": self.attack["power"], "sneak": self.attack["sneak"]}
+        """Roll the attack now; the result waits on screen for Apply (then it is one undoable step)."""
+        enc = self.timeline.present
+        config = {k: v for k, v in self.attack.items() if k != "pending" and v is not None}
+        attacker = config.get("attacker") if config.get("attacker") in enc.names() else None
+        fallback = enc.active_id if enc.active_id not in (None, target_id) else next((c.id for c in enc.combatants if c.id != target_id), None)
+        args = {**config, "attacker": attacker or fallback, "target": target_id}
         try:
-            action = resolve(self.timeline.present, "ll_attack", args, self.rng)
+            action = resolve(enc, ATTACK_ACTIONS[enc.system], args, self.rng)
         except EngineError as error:
             self.error(str(error))
             return

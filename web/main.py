@@ -48,6 +48,15 @@ def _form_fields(editing: bool) -> dict:
         fields["initiative"] = initiative
     if editing:
         fields["hp"] = _int(dom.value("f-hp"))
+    if app is not None and app.timeline.present.system == "strife":
+        from pyengine.systems.strife import RESOURCES, STAT_FIELDS, STAT_FLAGS, STAT_TEXT
+
+        stats = {key: _int(dom.value(f"f-stat-{key}"), default) for key, (_, default, _, _) in STAT_FIELDS.items()}
+        stats.update({key: dom.value(f"f-stat-{key}").strip() for key in STAT_TEXT})
+        stats.update({key: bool(dom.el(f"f-stat-{key}").checked) for key in STAT_FLAGS})
+        if not editing:  # resources with a maximum start full
+            stats.update({key: stats[f"{key}_max"] for key, (_, has_max) in RESOURCES.items() if has_max})
+        fields["stats"] = stats
     if app is not None and app.timeline.present.system == "laurels":
         from pyengine.systems.laurels import STAT_FIELDS, STAT_FLAGS
 
@@ -57,6 +66,11 @@ def _form_fields(editing: bool) -> dict:
     return fields
 
 
+def _start_args(enc) -> dict:
+    soon = dom.el("battle-soon")
+    return {"soon": bool(soon.checked)} if enc.system == "strife" and soon is not None else {}
+
+
 # -- click actions -------------------------------------------------------------------------
 def handle(action: str, node) -> None:
     a = app
@@ -64,7 +78,7 @@ def handle(action: str, node) -> None:
     data = lambda key: dom.py(node.getAttribute(f"data-{key}"))  # noqa: E731
     enc = a.timeline.present
     if action == "next-turn":
-        a.act("next_turn" if enc.started else "start_combat")
+        a.act("next_turn") if enc.started else a.act("start_combat", _start_args(enc))
     elif action == "undo":
         if a.timeline.can_undo:
             a.commit(a.timeline.undo())
@@ -72,7 +86,16 @@ def handle(action: str, node) -> None:
         if a.timeline.can_redo:
             a.commit(a.timeline.redo())
     elif action == "start-combat":
-        a.act("start_combat")  # rolls for whoever has no initiative yet; typed rolls stay
+        a.act("start_combat", _start_args(enc))  # rolls for whoever has no initiative yet; typed rolls stay
+    elif action == "ros-part":
+        a.act("ros_part", {"id": data("id"), "part": data("part")})
+    elif action == "ros-move":
+        adjacent = [str(n.value) for n in dom.el("tracker").querySelectorAll("input.adjacent:checked")]
+        a.act("ros_part", {"id": data("id"), "part": "move", "mode": dom.value("move-mode", "move"), "adjacent": adjacent})
+    elif action == "ros-bottom":
+        a.act("ros_bottom", {"id": data("id")})
+    elif action == "ros-resource":
+        a.act("ros_resource", {"id": data("id"), "key": data("key"), "delta": int(data("delta"))})
     elif action == "act-now":
         a.act("act_now", {"id": data("id")})
     elif action == "attack-roll":
@@ -274,8 +297,11 @@ def on_change(event) -> None:
     elif dom.py(target.getAttribute("data-action-change")) == "set-ambush":
         app.act("set_option", {"key": "ambush", "value": target.value})
     elif dom.py(target.getAttribute("data-action-change")) == "attack-config":
-        app.attack.update(attacker=dom.value("atk-attacker") or None, power=bool(dom.el("atk-power").checked),
-                          sneak=bool(dom.el("atk-sneak").checked), pending=None)
+        config = {}
+        for node in dom.el("sheet-body").querySelectorAll("[data-attack-key]"):
+            key = str(node.getAttribute("data-attack-key"))
+            config[key] = bool(node.checked) if str(node.type) == "checkbox" else (str(node.value) or None)
+        app.attack = {**config, "pending": None}
         app.render_sheet()
 
 

@@ -65,6 +65,10 @@ def combatant_row(enc: Encounter, c: Combatant, active_ids: set[str], names: dic
         flags += f'<span class="chip injuries" data-testid="injuries">Injuries {esc(injuries)}{"/" + esc(limit) if limit else ""}</span>'
         if c.stat("weapon_broken"):
             flags += '<span class="chip down">weapon broken</span>'
+    elif enc.system == "strife":
+        from . import strife_view
+
+        flags += strife_view.row_chips(enc, c)
     act = ""
     if enc.started and enc.rules.turn_mode == "sides" and not current:
         if eligible(enc, c):
@@ -107,6 +111,10 @@ def tracker_html(timeline: Timeline) -> str:
         status = f'<p class="turn-now" data-testid="turn-now">Now: <b>{esc(who)}</b></p>'
     else:
         status = ""
+    if enc.system == "strife":
+        from . import strife_view
+
+        status += strife_view.turn_panel_html(enc)
     ambush = ""
     if enc.rules.turn_mode == "sides" and not enc.started:
         current = enc.option("ambush", "none")
@@ -114,10 +122,14 @@ def tracker_html(timeline: Timeline) -> str:
         ambush = ('<label class="field">First round<select id="opt-ambush" data-action-change="set-ambush" data-testid="ambush">'
                   + "".join(f'<option value="{v}"{" selected" if v == current else ""}>{t}</option>' for v, t in choices)
                   + "</select></label>")
+    if enc.system == "strife" and not enc.started:
+        from . import strife_view
+
+        ambush += strife_view.start_options_html(enc)
     controls = ambush + (
         '<div class="row controls">'
         '<button type="button" data-action="add" data-testid="add-combatant">+ Add combatant</button>'
-        + ('<button type="button" data-action="end-combat" data-testid="end-combat">End fight</button>' if enc.started
+        + (f'<button type="button" data-action="end-combat" data-testid="end-combat">{"End battle" if enc.system == "strife" else "End fight"}</button>' if enc.started
            else '<button type="button" data-action="start-combat" data-testid="start-combat"'
                 + (" disabled" if not enc.combatants else "")
                 + (">Roll for sides</button>" if enc.rules.turn_mode == "sides" else ">Roll initiative</button>")
@@ -173,8 +185,8 @@ def add_sheet_html(enc: Encounter, roster: list[dict], templates: list[dict], ed
         + f'<label class="field">Side<select id="f-side" data-testid="field-side"><option value="party"{" selected" if side == "party" else ""}>Party</option>'
         f'<option value="opponents"{" selected" if side == "opponents" else ""}>Opponents</option></select></label>'
         + f'<label class="field">Player character<select id="f-pc" data-testid="field-pc"><option value="0">No</option><option value="1"{" selected" if c and c.pc else ""}>Yes</option></select></label>'
-        + ("" if sides else _field("Initiative modifier", "init_mod", c.init_mod if c else 0, "number", ' inputmode="numeric"'))
-        + ("" if sides else _field("Initiative (typed roll)", "initiative", "" if not c or c.initiative is None else c.initiative, "number", ' inputmode="numeric" placeholder="roll"'))
+        + ("" if sides else _field("Initiative" if enc.system == "strife" else "Initiative modifier", "init_mod", c.init_mod if c else 0, "number", ' inputmode="numeric"'))
+        + ("" if sides or enc.system == "strife" else _field("Initiative (typed roll)", "initiative", "" if not c or c.initiative is None else c.initiative, "number", ' inputmode="numeric" placeholder="roll"'))
         + _field(f"Max {hp_word}", "max_hp", "" if not c or c.max_hp is None else c.max_hp, "number", ' inputmode="numeric"')
         + (_field("How many", "count", 1, "number", ' min="1" max="50" inputmode="numeric"') if not c else _field(f"{hp_word} now", "hp", "" if c.hp is None else c.hp, "number", ' inputmode="numeric"'))
         + "</div>"
@@ -189,6 +201,10 @@ def add_sheet_html(enc: Encounter, roster: list[dict], templates: list[dict], ed
 
 def system_fields_html(enc: Encounter, c: Combatant | None) -> str:
     """The encounter system's own fields on the add / edit sheet."""
+    if enc.system == "strife":
+        from . import strife_view
+
+        return strife_view.system_fields_html(c)
     if enc.system != "laurels":
         return ""
     from pyengine.systems.laurels import STAT_FIELDS, STAT_FLAGS
@@ -217,10 +233,10 @@ def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None
     options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == attacker_id else ""}>{esc(x.name)}</option>' for x in others)
     head = (
         '<h3>Attack</h3><div class="grid2">'
-        f'<label class="field">Attacker<select id="atk-attacker" data-action-change="attack-config" data-testid="attack-attacker">{options}</select></label>'
+        f'<label class="field">Attacker<select id="atk-attacker" data-attack-key="attacker" data-action-change="attack-config" data-testid="attack-attacker">{options}</select></label>'
         '<div class="checks">'
-        f'<label class="check"><input type="checkbox" id="atk-power" data-action-change="attack-config" data-testid="attack-power"{" checked" if power else ""}> Power attack</label>'
-        f'<label class="check"><input type="checkbox" id="atk-sneak" data-action-change="attack-config" data-testid="attack-sneak"{" checked" if sneak else ""}> Sneak attack</label>'
+        f'<label class="check"><input type="checkbox" id="atk-power" data-attack-key="power" data-action-change="attack-config" data-testid="attack-power"{" checked" if power else ""}> Power attack</label>'
+        f'<label class="check"><input type="checkbox" id="atk-sneak" data-attack-key="sneak" data-action-change="attack-config" data-testid="attack-sneak"{" checked" if sneak else ""}> Sneak attack</label>'
         '</div></div>'
     )
     try:
@@ -291,6 +307,7 @@ def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict | None = Non
             f'<button type="button" data-action="parry" data-with="shield" data-id="{esc(c.id)}" data-testid="parry-shield">Parry (shield)</button></div>'
             if enc.system == "laurels" and attack is not None else ""
         )
+        + (_strife_sheet(enc, c, attack) if enc.system == "strife" and attack is not None else "")
         + f'<p class="muted">Conditions</p><div class="chips" data-testid="sheet-conditions">{conds}</div>'
         '<div class="grid2">'
         f'<label class="field">Condition<input id="cond-name" list="cond-names" maxlength="60" data-testid="condition-name" autocomplete="off"></label>'
@@ -426,3 +443,11 @@ def saved_rolls_html(saved: list[dict]) -> str:
         f'<button type="button" class="x" data-action="delete-saved" data-index="{i}" aria-label="Delete {esc(s.get("name"))}">×</button></span>'
         for i, s in enumerate(saved)
     )
+
+
+def _strife_sheet(enc: Encounter, c: Combatant, attack: dict) -> str:
+    from . import strife_view
+
+    pending = attack.get("pending")
+    return (strife_view.resources_html(c) + strife_view.attack_panel_html(enc, c, attack)
+            + (strife_view.pending_html(pending) if pending is not None else ""))

@@ -142,7 +142,7 @@ class Result:
             parts.append(f"d100 {self.natural}")
             for p in self.portions:
                 label = "" if len(self.portions) == 1 else f"{p.kind} "
-                parts.append(f"{label}{p.total} → {p.outcome}" + (f", {p.stopped}ed" if p.stopped else ""))
+                parts.append(f"{label}{p.total} → {p.outcome}" + (", parried" if p.stopped == "parry" else ", blocked" if p.stopped else ""))
             if self.parry_die is not None:
                 parts.append(f"parry d100 {self.parry_die}")
             if self.block_die is not None:
@@ -677,7 +677,8 @@ def _apply_attack(enc, args: dict):
     damage = args.get("damage", 0)
     if not isinstance(damage, int) or isinstance(damage, bool) or not 0 <= damage <= 1_000_000:
         raise RuleError("An attack result is out of range.")
-    hp = None if target.hp is None else target.hp - damage
+    floor = enc.rules.hp_floor
+    hp = None if target.hp is None else (target.hp - damage if floor is None else max(floor, target.hp - damage))
     conditions = target.conditions
     events = [_event(enc, "attack", f"{attacker.name} attacks {target.name}: {args.get('outcome', '?')}"
                      + (f", {damage} damage" if damage else ""), args.get("text"), target.id)]
