@@ -499,7 +499,8 @@ def build_spec(encounter, config: dict) -> tuple[Spec, list[tuple[str, int]], di
     if physical and not config.get("ranged") and _stat(target, "ward_off", False):
         ward = (attacker.init_mod, target.init_mod)
     riders = []
-    for entry in config.get("riders") or []:
+    given = config.get("riders") or []
+    for entry in parse_riders(given) if isinstance(given, str) else given:
         try:
             name, chance = str(entry[0]).strip()[:30], int(entry[1])
         except (TypeError, ValueError, IndexError):
@@ -641,10 +642,9 @@ def _apply_bottom(enc, args: dict):
     return moved, (_event(enc, "bottom", f"{c.name} goes to the bottom of the queue", who=c.id),) + started
 
 
-def _apply_attack(enc, args: dict):
-    """Apply a rolled attack: damage to the target, riders as conditions, the 4-3-2 count."""
-    from ..tracker import Condition
-
+def _attack_turn(enc, args: dict) -> dict:
+    """May this attack be made now (turn parts, free attacks, 4-3-2)? Returns the turn state after it.
+    Reading: an Instant that is not a direct-damage one counts toward 4-3-2 with the Action's attacks."""
     attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
     use = args.get("use", "action")
     st = _turn(enc)
@@ -674,6 +674,15 @@ def _apply_attack(enc, args: dict):
         if key in st.get("free_used", []):
             raise RuleError(f"{attacker.name} already made a free attack with that weapon this turn.")
         st = {**st, "free_used": st.get("free_used", []) + [key]}
+    return st
+
+
+def _apply_attack(enc, args: dict):
+    """Apply a rolled attack: damage to the target, riders as conditions, the 4-3-2 count."""
+    from ..tracker import Condition
+
+    st = _attack_turn(enc, args)
+    attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
     damage = args.get("damage", 0)
     if not isinstance(damage, int) or isinstance(damage, bool) or not 0 <= damage <= 1_000_000:
         raise RuleError("An attack result is out of range.")
@@ -798,6 +807,7 @@ class StrifeSystem(System):
         config = {k: args[k] for k in ("attacker", "target", "kind", "weapon", "ranged", "inches", "flying", "missile",
                                        "blockable", "modifier", "bonus", "targets", "riders") if k in args}
         spec, reasons, _ = build_spec(encounter, config)
+        _attack_turn(encounter, args)  # refused before any die is rolled
         result = resolve_attack(spec, rng)
         return {"attacker": args["attacker"], "target": args["target"], "use": args.get("use", "action"),
                 "weapon": args.get("weapon", "main"), "kind": args.get("kind", "physical"),

@@ -82,6 +82,8 @@ def test_strife_fight_bottom_of_queue_parry_crit_rest_and_end_battle(context, si
     assert active(page) == ["Kayden"]
     # Kayden crits the Goblin (crit chance 100%: every natural past the critical miss): damage doubled.
     row(page, "Goblin").click()
+    page.get_by_test_id("attack-riders").fill("Stun 100")
+    page.get_by_test_id("attack-riders").press("Tab")
     page.get_by_test_id("attack-roll").click()
     assert page.get_by_test_id("attack-outcome").inner_text() == "crit"
     natural, die = rng.randint(1, 100), rng.randint(1, 8)
@@ -92,6 +94,7 @@ def test_strife_fight_bottom_of_queue_parry_crit_rest_and_end_battle(context, si
     page.get_by_test_id("attack-apply").click()
     page.get_by_test_id("close-sheet").click()
     assert f"{max(0, 12 - 2 * (die + 2))}/12" in row(page, "Goblin").inner_text()
+    assert "Stun" in row(page, "Goblin").inner_text()  # the rider (100%) landed as a condition
     page.get_by_test_id("part-action").click()  # the Action ends the turn: round 2, Kayden back in place
     assert names(page) == ["Kayden", "Mira", *tail] and active(page) == ["Kayden"]
     assert page.get_by_test_id("round-counter").inner_text().startswith("Round 2")

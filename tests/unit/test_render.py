@@ -76,3 +76,27 @@ def test_odds_panel_shows_mean_and_chance():
     html = render.odds_html(distribution("2d6"), 7)
     assert "Mean <b>7.00</b>" in html
     assert "P(total ≥ 7) = <b>58.33%</b>" in html
+
+
+def test_strife_screens_keep_hostile_text_as_text_and_explain_bad_input():
+    t = Timeline.start(new_encounter("e1", "Pass", system="strife"))
+    for i, name in enumerate(HOSTILE):
+        stats = {"weapon": name if i == 0 else "1d6", "power": "2d6", "parry": 20}
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": name, "side": "party" if i % 2 else "opponents",
+                                                                   "init_mod": 10 * i, "max_hp": 10, "stats": stats}}))
+    t = t.do(resolve(t.present, "start_combat", {}, Scripted([])))
+    enc = t.present
+    html = render.tracker_html(t)
+    for c in enc.combatants:
+        html += render.combatant_sheet_html(enc, c, {"attacker": None, "pending": None, "riders": "Stun 20"})
+    tags = parsed(html).tags
+    assert not any(tag in ("img", "script") for tag, _ in tags)
+    assert not any(k.startswith("on") for _, attrs in tags for k in attrs)
+    assert "turn-panel" in html and "P(critical miss)" in html
+    # the first combatant's weapon is not dice notation: its attack panel says so, nothing breaks
+    victim = enc.combatants[1]
+    first = next(c for c in enc.combatants if c.stat("weapon") == HOSTILE[0])
+    sheet = render.combatant_sheet_html(enc, victim, {"attacker": first.id, "pending": None})
+    assert 'data-testid="attack-error"' in sheet and "weapon damage" in sheet
+    bad = render.combatant_sheet_html(enc, victim, {"attacker": None, "pending": None, "riders": "Stun lots"})
+    assert "a rider is a name and a percentage" in bad
