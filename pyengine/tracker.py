@@ -218,29 +218,41 @@ def resolve(enc: Encounter, kind: str, args: dict | None = None, rng: Rng | None
         return Action(kind, {})
     if kind in system.actions:
         return Action(kind, system.resolve(enc, kind, args, rng))
+    if kind == "next_turn" and enc.started and system.reroll_each_round(enc):
+        after, _ = _advance(enc, forward=True, process=False)
+        if after.round > enc.round:  # this tap starts a new round: everyone rolls again
+            return Action(kind, {"initiative": _roll_initiatives(enc, rng, {}, True)})
+        return Action(kind, {})
     if kind == "start_combat":
         if not enc.combatants:
             raise RuleError("Add combatants before starting the fight.")
         typed = {k: int(v) for k, v in (args.get("typed") or {}).items()}
-        results: dict[str, list] = {}
-        seen_groups: dict[str, list] = {}
-        for c in enc.combatants:
-            if c.group is not None and c.group in seen_groups:
-                results[c.id] = seen_groups[c.group]
-                continue
-            if c.id in typed:
-                entry = [typed[c.id], 0, None]
-            elif c.initiative is not None and not args.get("reroll_all"):
-                entry = [c.initiative, c.tiebreak, None]
-            else:
-                value, tiebreak, text = system.roll_initiative(c, rng)
-                entry = [value, tiebreak, text]
-            results[c.id] = entry
-            if c.group is not None:
-                seen_groups[c.group] = entry
-        system.break_ties(enc, results, rng)
+        results = _roll_initiatives(enc, rng, typed, bool(args.get("reroll_all")))
         return Action(kind, {"initiative": results, **({"soon": bool(args["soon"])} if "soon" in args else {})})
     return Action(kind, args)
+
+
+def _roll_initiatives(enc: Encounter, rng: Rng, typed: dict, reroll_all: bool) -> dict[str, list]:
+    """Everyone's [initiative, tiebreak, roll text]: typed rolls kept, groups roll once, ties broken."""
+    system = enc.rules
+    results: dict[str, list] = {}
+    seen_groups: dict[str, list] = {}
+    for c in enc.combatants:
+        if c.group is not None and c.group in seen_groups:
+            results[c.id] = seen_groups[c.group]
+            continue
+        if c.id in typed:
+            entry = [typed[c.id], 0, None]
+        elif c.initiative is not None and not reroll_all:
+            entry = [c.initiative, c.tiebreak, None]
+        else:
+            value, tiebreak, text = system.roll_initiative(c, rng)
+            entry = [value, tiebreak, text]
+        results[c.id] = entry
+        if c.group is not None:
+            seen_groups[c.group] = entry
+    system.break_ties(enc, results, rng)
+    return results
 
 
 def _rng(rng: Rng | None) -> Rng:
@@ -438,7 +450,8 @@ def _turn_starts(enc: Encounter) -> tuple[Encounter, tuple[Event, ...]]:
     ids = {c.id for c in unit}
     events = [Event("turn", enc.round, f"{_unit_name(unit)}'s turn", who=unit[0].id if unit else None)]
     # Per-round flags (reaction used ...) reset when the combatant's own turn starts.
-    enc = replace(enc, combatants=tuple(replace(c, flags=()) if c.id in ids and c.flags else c for c in enc.combatants))
+    if enc.rules.clear_flags_at_turn_start:
+        enc = replace(enc, combatants=tuple(replace(c, flags=()) if c.id in ids and c.flags else c for c in enc.combatants))
     enc = enc.rules.on_turn_start(enc)
     enc, expired = _tick(enc, "start", ids)
     return enc, tuple(events) + expired
@@ -475,7 +488,7 @@ def _tick(enc: Encounter, event: str, anchors: set[str]) -> tuple[Encounter, tup
     return replace(enc, combatants=tuple(combatants)), tuple(events)
 
 
-def _advance(enc: Encounter, forward: bool, process: bool = True) -> tuple[Encounter, tuple[Event, ...]]:
+def _advance(enc: Encounter, forward: bool, process: bool = True, rolls: dict | None = None) -> tuple[Encounter, tuple[Event, ...]]:
     units = turn_units(enc)
     if not units:
         return enc, ()
@@ -494,7 +507,8 @@ def _advance(enc: Encounter, forward: bool, process: bool = True) -> tuple[Encou
             rnd += 1
             events.append(Event("round", rnd, f"Round {rnd}"))
             if process:
-                enc = enc.rules.on_new_round(replace(enc, round=rnd))
+                enc, new_round_events = enc.rules.on_new_round(replace(enc, round=rnd), rolls)
+                events.extend(new_round_events)
                 units = turn_units(enc)
         elif index < 0:
             if rnd <= 1:
@@ -520,7 +534,7 @@ def _next(enc: Encounter, args: dict):
         from . import sides
 
         return sides.advance(enc, args)
-    return _advance(enc, forward=True)
+    return _advance(enc, forward=True, rolls=args.get("initiative"))
 
 
 def _previous(enc: Encounter, args: dict):

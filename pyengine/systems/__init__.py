@@ -6,6 +6,7 @@ from ..errors import RuleError
 from .base import System
 from .generic import GenericSystem
 from .laurels import LaurelsSystem
+from .realms import RealmsSystem
 from .strife import StrifeSystem
 
 __all__ = ["System", "register", "get_system", "systems"]
@@ -34,4 +35,5 @@ def systems() -> list[System]:
 
 register(GenericSystem())
 register(LaurelsSystem())
+register(RealmsSystem())
 register(StrifeSystem())

@@ -24,6 +24,7 @@ class System:
     options: dict[str, tuple[Any, ...]] = {}
     turn_mode = "initiative"   # or "sides": one side acts per round, in the order the table picks
     actions: dict = {}         # extra tracker actions: kind -> pure handler(encounter, args)
+    clear_flags_at_turn_start = True   # per-turn flags (parry ...) end when the combatant's turn starts
 
     def is_down(self, combatant: "Combatant") -> bool:
         return combatant.hp is not None and combatant.hp <= 0
@@ -70,9 +71,13 @@ class System:
     def on_turn_start(self, encounter: "Encounter") -> "Encounter":
         return encounter
 
-    def on_new_round(self, encounter: "Encounter") -> "Encounter":
-        """Called as a new round begins, before its first turn (may reorder the combatants)."""
-        return encounter
+    def on_new_round(self, encounter: "Encounter", rolls: dict | None) -> tuple["Encounter", list]:
+        """Called as a new round begins, before its first turn (may reorder the combatants);
+        `rolls` are the initiatives rolled for it when `reroll_each_round` says so."""
+        return encounter, []
+
+    def reroll_each_round(self, encounter: "Encounter") -> bool:
+        return False
 
 
 def roll_off(ids: list[str], rng: Rng, sides: int = 20) -> dict[str, list[int]]:

@@ -825,7 +825,7 @@ class StrifeSystem(System):
         keep = {k: st[k] for k in ("bottom", "returns") if k in st}
         return _set_turn(enc, keep) if keep != st else enc
 
-    def on_new_round(self, enc):
+    def on_new_round(self, enc, rolls=None):
         """Whoever went to the bottom of the queue returns to its place; the choice is open again."""
         st = _turn(enc)
         combatants = list(enc.combatants)
@@ -838,7 +838,7 @@ class StrifeSystem(System):
             if at is None:
                 at = next((i for i, x in enumerate(combatants) if self.order_key(x) > self.order_key(mover)), len(combatants))
             combatants.insert(at, mover)
-        return replace(enc, combatants=tuple(combatants), turn=())
+        return replace(enc, combatants=tuple(combatants), turn=()), []
 
     def begin_combat(self, enc, args: dict):
         return begin_battle(enc, bool(args.get("soon")))
