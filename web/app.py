@@ -22,7 +22,7 @@ from .persist import (
     share_payload,
 )
 
-ATTACK_ACTIONS = {"laurels": "ll_attack", "strife": "ros_attack"}  # the system's attack, rolled before Apply
+ATTACK_ACTIONS = {"laurels": "ll_attack", "strife": "ros_attack", "realms": "er_attack"}  # the system's attack, rolled before Apply
 QUICK = (("d4", "1d4"), ("d6", "1d6"), ("d8", "1d8"), ("d10", "1d10"), ("d12", "1d12"), ("d20", "1d20"),
          ("d100", "1d100"), ("Adv", "2d20kh1"), ("Dis", "2d20kl1"))
 
@@ -41,6 +41,9 @@ class App:
         self.pending_share: Timeline | None = None
         self._tracker_html: tuple[Timeline | None, str] = (None, "")
         self._odds_proxy = dom.proxy(self.update_odds)
+        self._sheet_proxy = dom.proxy(self.render_sheet)
+        self.sheet_timer = None
+        self.last_target: str | None = None
         self.odds_timer = None
         self.wake_lock = None
         try:
@@ -207,7 +210,8 @@ class App:
             if ident not in enc.names():
                 self.close_sheet()
                 return
-            html = render.combatant_sheet_html(enc, enc.get(ident), self.attack if enc.system in ATTACK_ACTIONS else None)
+            html = render.combatant_sheet_html(enc, enc.get(ident), self.attack if enc.system in ATTACK_ACTIONS else None,
+                                               self.timeline.log()[-30:])
         elif kind == "add":
             html = render.add_sheet_html(enc, self.ws.roster, self.ws.templates)
         elif kind == "edit":
@@ -345,11 +349,29 @@ class App:
         self.attack["pending"] = {**action.args, "action": action}
         self.render_sheet()
 
+    def open_attack_sheet(self) -> None:
+        """The attack panel with its defaults: the last target still standing, else the first foe
+        of whoever's turn it is."""
+        enc = self.timeline.present
+        me = enc.get(enc.active_id) if enc.active_id else None
+        ids = enc.names()
+        target = self.last_target if self.last_target in ids and self.last_target != enc.active_id else None
+        if target is None:
+            target = next((c.id for c in enc.combatants if me is None or (c.side != me.side and not enc.rules.is_down(c))), None)
+        if target is not None:
+            self.open_sheet("combatant", target)
+
+    def schedule_sheet(self) -> None:
+        if self.sheet_timer is not None:
+            window.clearTimeout(self.sheet_timer)
+        self.sheet_timer = window.setTimeout(self._sheet_proxy, 150)
+
     def apply_attack(self) -> None:
         pending = self.attack.get("pending")
         if pending is None:
             return
         self.attack["pending"] = None
+        self.last_target = pending.get("target")
         try:
             self.commit(self.timeline.do(pending["action"]))
         except EngineError as error:

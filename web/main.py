@@ -57,6 +57,13 @@ def _form_fields(editing: bool) -> dict:
         if not editing:  # resources with a maximum start full
             stats.update({key: stats[f"{key}_max"] for key, (_, has_max) in RESOURCES.items() if has_max})
         fields["stats"] = stats
+    if app is not None and app.timeline.present.system == "realms":
+        from pyengine.systems.realms import STAT_FIELDS as ER_FIELDS, STAT_FLAGS as ER_FLAGS, STAT_TEXT as ER_TEXT
+
+        stats = {key: _int(dom.value(f"f-stat-{key}"), default) for key, (_, default, _, _) in ER_FIELDS.items()}
+        stats.update({key: dom.value(f"f-stat-{key}").strip() for key in ER_TEXT})
+        stats.update({key: bool(dom.el(f"f-stat-{key}").checked) for key in ER_FLAGS})
+        fields["stats"] = stats
     if app is not None and app.timeline.present.system == "laurels":
         from pyengine.systems.laurels import STAT_FIELDS, STAT_FLAGS
 
@@ -92,6 +99,23 @@ def handle(action: str, node) -> None:
     elif action == "ros-move":
         adjacent = [str(n.value) for n in dom.el("tracker").querySelectorAll("input.adjacent:checked")]
         a.act("ros_part", {"id": data("id"), "part": "move", "mode": dom.value("move-mode", "move"), "adjacent": adjacent})
+    elif action == "er-stance":
+        a.act("er_stance", {"id": data("id"), "stance": data("stance"), "trigger": dom.value("ready-trigger")})
+    elif action == "er-save":
+        cfg = a.attack
+        a.act("er_save", {"id": data("id"), "kind": cfg.get("save_kind") or "body", "modifier": _int(cfg.get("save_mod"), 0),
+                          "dc": _int(cfg.get("save_dc"), 12), "adv": bool(cfg.get("save_adv")), "dis": bool(cfg.get("save_dis"))})
+    elif action == "er-competition":
+        cfg = a.attack
+        other = cfg.get("comp_other") or dom.value("atk-comp_other")
+        a.act("er_competition", {"aggressor": data("id"), "victim": other, "kind": cfg.get("comp_kind") or "grapple",
+                                 "slick": bool(cfg.get("comp_slick"))})
+    elif action == "er-chase":
+        a.act("er_chase", {"id": data("id")})
+    elif action == "er-defense":
+        a.act("er_defense", {"monster": data("monster"), "pc": data("id")})
+    elif action == "attack-last":
+        a.open_attack_sheet()
     elif action == "ros-bottom":
         a.act("ros_bottom", {"id": data("id")})
     elif action == "ros-resource":
@@ -296,13 +320,23 @@ def on_change(event) -> None:
         app.act("set_option", {"key": "skip_down", "value": target.value})
     elif dom.py(target.getAttribute("data-action-change")) == "set-ambush":
         app.act("set_option", {"key": "ambush", "value": target.value})
+    elif dom.py(target.getAttribute("data-action-change")) == "set-option":
+        app.act("set_option", {"key": str(target.getAttribute("data-key")), "value": str(target.value)})
     elif dom.py(target.getAttribute("data-action-change")) == "attack-config":
+        sheet = dom.el("sheet-body")
         config = {}
-        for node in dom.el("sheet-body").querySelectorAll("[data-attack-key]"):
+        for node in sheet.querySelectorAll("[data-attack-key]"):
             key = str(node.getAttribute("data-attack-key"))
             config[key] = bool(node.checked) if str(node.type) == "checkbox" else (str(node.value) or None)
+        boxes = sheet.querySelectorAll(".atk-skill")
+        if boxes.length:
+            config["skills"] = ", ".join(str(b.value) for b in boxes if b.checked)
+            config["skills_of"] = str(boxes.item(0).getAttribute("data-owner"))
         app.attack = {**config, "pending": None}
-        app.render_sheet()
+        if str(target.type) in ("text", "number"):
+            app.schedule_sheet()  # typing then tapping a button: let the tap land before the sheet is redrawn
+        else:
+            app.render_sheet()
 
 
 def on_key(event) -> None:

@@ -57,7 +57,7 @@ def combatant_row(enc: Encounter, c: Combatant, active_ids: set[str], names: dic
     chips = "".join(
         f'<span class="chip" title="{esc(k.duration.describe(names))}">{esc(k.name)}</span>' for k in c.conditions
     )
-    flags = "".join(f'<span class="chip flag">{esc(f.replace("_", " "))}</span>' for f in c.flags if f != "done")
+    flags = "" if enc.system == "realms" else "".join(f'<span class="chip flag">{esc(f.replace("_", " "))}</span>' for f in c.flags if f != "done")
     if down:
         flags = '<span class="chip down">down</span>' + flags
     if enc.system == "laurels":
@@ -69,6 +69,10 @@ def combatant_row(enc: Encounter, c: Combatant, active_ids: set[str], names: dic
         from . import strife_view
 
         flags += strife_view.row_chips(enc, c)
+    elif enc.system == "realms":
+        from . import realms_view
+
+        flags += realms_view.row_chips(enc, c)
     act = ""
     if enc.started and enc.rules.turn_mode == "sides" and not current:
         if eligible(enc, c):
@@ -108,7 +112,9 @@ def tracker_html(timeline: Timeline) -> str:
     elif enc.started:
         unit = active_unit(enc)
         who = unit[0].name if len(unit) == 1 else f"{unit[0].name.rsplit(' ', 1)[0]} ×{len(unit)}" if unit else "—"
-        status = f'<p class="turn-now" data-testid="turn-now">Now: <b>{esc(who)}</b></p>'
+        attack = ('<button type="button" class="act" data-action="attack-last" data-testid="attack-open">Attack…</button>'
+                  if enc.system in ("realms", "strife") else "")
+        status = f'<p class="turn-now" data-testid="turn-now">Now: <b>{esc(who)}</b> {attack}</p>'
     else:
         status = ""
     if enc.system == "strife":
@@ -126,6 +132,10 @@ def tracker_html(timeline: Timeline) -> str:
         from . import strife_view
 
         ambush += strife_view.start_options_html(enc)
+    if enc.system == "realms" and not enc.started:
+        from . import realms_view
+
+        ambush += realms_view.options_html(enc)
     controls = ambush + (
         '<div class="row controls">'
         '<button type="button" data-action="add" data-testid="add-combatant">+ Add combatant</button>'
@@ -166,7 +176,7 @@ def add_sheet_html(enc: Encounter, roster: list[dict], templates: list[dict], ed
     title = "Edit combatant" if c else "Add combatant"
     side = c.side if c else "opponents"
     sides = enc.rules.turn_mode == "sides"
-    hp_word = "Stamina" if enc.system == "laurels" else "HP"
+    hp_word = {"laurels": "Stamina", "realms": "Body"}.get(enc.system, "HP")
     quick = ""
     if not c and (roster or templates):
         buttons = "".join(
@@ -205,6 +215,10 @@ def system_fields_html(enc: Encounter, c: Combatant | None) -> str:
         from . import strife_view
 
         return strife_view.system_fields_html(c)
+    if enc.system == "realms":
+        from . import realms_view
+
+        return realms_view.system_fields_html(c)
     if enc.system != "laurels":
         return ""
     from pyengine.systems.laurels import STAT_FIELDS, STAT_FLAGS
@@ -274,7 +288,7 @@ def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None
     )
 
 
-def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict | None = None) -> str:
+def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict | None = None, events: list[Event] | None = None) -> str:
     names = enc.names()
     conds = "".join(
         f'<span class="chip">{esc(k.name)} <span class="muted">{esc(k.duration.describe(names))}</span> '
@@ -308,6 +322,7 @@ def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict | None = Non
             if enc.system == "laurels" and attack is not None else ""
         )
         + (_strife_sheet(enc, c, attack) if enc.system == "strife" and attack is not None else "")
+        + (_realms_sheet(enc, c, attack, events or []) if enc.system == "realms" and attack is not None else "")
         + f'<p class="muted">Conditions</p><div class="chips" data-testid="sheet-conditions">{conds}</div>'
         '<div class="grid2">'
         f'<label class="field">Condition<input id="cond-name" list="cond-names" maxlength="60" data-testid="condition-name" autocomplete="off"></label>'
@@ -451,3 +466,9 @@ def _strife_sheet(enc: Encounter, c: Combatant, attack: dict) -> str:
     pending = attack.get("pending")
     return (strife_view.resources_html(c) + strife_view.attack_panel_html(enc, c, attack)
             + (strife_view.pending_html(pending) if pending is not None else ""))
+
+
+def _realms_sheet(enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> str:
+    from . import realms_view
+
+    return realms_view.sheet_html(enc, c, attack, events)

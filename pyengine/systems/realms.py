@@ -204,7 +204,7 @@ class Pool:
     @property
     def dice(self) -> int:
         """d20s rolled (0 means: roll 2, keep the worse; seed 002)."""
-        n = min(SKILL_CAP, self.skills)
+        n = max(1, min(SKILL_CAP, self.skills))  # Reading: with no applicable skill, one d20 (unskilled)
         if self.net == "adv":
             n += 1
         elif self.net == "dis":
@@ -790,6 +790,8 @@ def build_attack(enc, config: dict) -> Built:
     if attacker.id == target.id:
         raise RuleError("A combatant cannot attack itself.")
     known = _names(_stat(attacker, "skills", "melee fighting"))
+    if config.get("skills_of") not in (None, attacker.id):  # choices made for another attacker
+        config = {k: v for k, v in config.items() if k not in ("skills", "damage_type")}
     chosen = config.get("skills")
     chosen = known if chosen is None else [s for s in _names(", ".join(chosen) if isinstance(chosen, list) else chosen)]
     unknown = [s for s in chosen if s not in known]
@@ -1123,7 +1125,9 @@ class RealmsSystem(System):
                     "text": f"{built.text}; " + result.text(built.pool), "pool": built.text,
                     "faces": list(result.faces), "kept": list(result.kept), "awards": list(result.awards),
                     "award_d3": list(result.award_d3), "adv_d3": result.adv_d3, "dis_d3": result.dis_d3,
-                    "raw": result.raw, "hits": result.hits, "damage_type": built.damage_type}
+                    "raw": result.raw, "hits": result.hits, "damage_type": built.damage_type,
+                    "face_hits": [built.pool.hits(f) for f in result.kept] if not built.pool.keep_worse else [built.pool.hits(result.kept[0])],
+                    "award_hits": [built.pool.hits(f) for f in result.awards]}
         if kind == "er_save":
             c = encounter.get(args["id"])
             try:

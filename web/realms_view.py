@@ -1,0 +1,267 @@
+"""Enchanted Realms on screen: the add-sheet fields, row badges, the fight's options, the attack
+panel (pool and why, exact odds, the roll die by die, Apply), stances, saves, competitions, chase
+and defense rolls. Pure functions state -> HTML; every user text escaped."""
+
+from __future__ import annotations
+
+from pyengine.errors import EngineError
+from pyengine.systems.realms import (
+    COMPETITIONS, DAMAGE_TYPES, SAVE_KINDS, STAT_FIELDS, STAT_FLAGS, STAT_TEXT, _names, attack_odds, build_attack,
+    chase_penalty, competition_modifiers, competition_odds, competition_of, save_odds, save_situation,
+)
+from pyengine.tracker import Combatant, Encounter, Event
+
+from .render import _field, esc, odds_html
+
+__all__ = ["system_fields_html", "row_chips", "options_html", "sheet_html", "DEFAULT_ATTACK"]
+
+DEFAULT_ATTACK = {"damage_type": None, "cover": "none", "sneak": False, "adv": "", "dis": "", "modifier": "0", "chase": False,
+                  "same_weapon": True, "save_kind": "body", "save_mod": "0", "save_dc": "12", "save_adv": False, "save_dis": False,
+                  "comp_kind": "grapple", "comp_other": None, "comp_slick": False}
+COVERS = {"none": "No cover", "half": "Half cover (+2 AC)", "three-quarters": "Three-quarters (+5 AC)", "complete": "Complete"}
+
+
+def system_fields_html(c: Combatant | None) -> str:
+    texts = "".join(
+        _field(label, f"stat-{key}", (c.stat(key, default) or "") if c else default, "text",
+               f' maxlength="100" autocomplete="off" placeholder="{esc(placeholder)}"')
+        for key, (label, default, placeholder) in STAT_TEXT.items()
+    )
+    numbers = "".join(
+        _field(label, f"stat-{key}", c.stat(key, default) if c else default, "number", f' inputmode="numeric" min="{lo}" max="{hi}"')
+        for key, (label, default, lo, hi) in STAT_FIELDS.items()
+    )
+    checks = "".join(
+        f'<label class="check"><input type="checkbox" id="f-stat-{key}" data-testid="field-stat-{key}"'
+        f'{" checked" if c is not None and c.stat(key) else ""}> {esc(label)}</label>'
+        for key, label in STAT_FLAGS.items()
+    )
+    return (f'<div class="grid2" data-testid="system-fields">{numbers}{texts}</div><div class="checks">{checks}</div>'
+            f'<p class="muted">Damage types: {esc(", ".join(DAMAGE_TYPES))}. Each attack skill listed adds a d20 (at most 5).</p>')
+
+
+BADGES = {"reaction_used": "reaction used", "defending": "defending", "at_ready": "at the ready"}
+
+
+def row_chips(enc: Encounter, c: Combatant) -> str:
+    chips = ""
+    for flag, label in BADGES.items():
+        if flag in c.flags:
+            title = f' title="{esc(c.stat("ready_trigger", ""))}"' if flag == "at_ready" else ""
+            chips += f'<span class="chip flag" data-testid="badge-{flag}"{title}>{esc(label)}</span>'
+    if c.stat("award_round") is not None:
+        chips += '<span class="chip flag" data-testid="badge-award">+1d20 next round</span>'
+    return chips
+
+
+def options_html(enc: Encounter) -> str:
+    timing = enc.option("crit_timing", "immediate")
+    initiative = enc.option("initiative", "once")
+    return (
+        '<div class="grid2">'
+        '<label class="field">Crits<select data-action-change="set-option" data-key="crit_timing" data-testid="option-crit">'
+        f'<option value="immediate"{" selected" if timing == "immediate" else ""}>Immediate award dice (Essentials)</option>'
+        f'<option value="next_round"{" selected" if timing == "next_round" else ""}>+1d20 next round (Detailed)</option></select></label>'
+        '<label class="field">Initiative<select data-action-change="set-option" data-key="initiative" data-testid="option-initiative">'
+        f'<option value="once"{" selected" if initiative == "once" else ""}>Roll once per combat</option>'
+        f'<option value="every_round"{" selected" if initiative == "every_round" else ""}>Roll every round</option></select></label></div>'
+    )
+
+
+def _sel(key: str, value, options: dict, testid: str | None = None) -> str:
+    opts = "".join(f'<option value="{esc(k)}"{" selected" if k == value else ""}>{esc(v)}</option>' for k, v in options.items())
+    return (f'<select id="atk-{key}" data-attack-key="{key}" data-action-change="attack-config" '
+            f'data-testid="{testid or "attack-" + key.replace("_", "-")}">{opts}</select>')
+
+
+def _chk(key: str, label: str, value: bool) -> str:
+    return (f'<label class="check"><input type="checkbox" id="atk-{key}" data-attack-key="{key}" data-action-change="attack-config"'
+            f' data-testid="attack-{key.replace("_", "-")}"{" checked" if value else ""}> {esc(label)}</label>')
+
+
+def _txt(key: str, label: str, value, kind: str = "text") -> str:
+    mode = ' inputmode="numeric"' if kind == "number" else ' maxlength="60" autocomplete="off"'
+    return (f'<label class="field">{esc(label)}<input id="atk-{key}" type="{kind}"{mode} data-attack-key="{key}"'
+            f' data-action-change="attack-config" data-testid="attack-{key.replace("_", "-")}" value="{esc(value if value is not None else "")}"></label>')
+
+
+def _pct(p: float) -> str:
+    return f"{p * 100:.1f}%"
+
+
+def attack_panel_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
+    others = [x for x in enc.combatants if x.id != target.id]
+    if not others:
+        return ""
+    ids = {x.id for x in others}
+    attacker_id = cfg.get("attacker") if cfg.get("attacker") in ids else (enc.active_id if enc.active_id in ids else others[0].id)
+    attacker = enc.get(attacker_id)
+    known = _names(attacker.stat("skills", "melee fighting"))
+    chosen = cfg.get("skills")
+    chosen = known if chosen is None or cfg.get("skills_of") != attacker_id else [s for s in _names(chosen) if s in known]
+    options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == attacker_id else ""}>{esc(x.name)}</option>' for x in others)
+    damage_type = cfg.get("damage_type") if cfg.get("damage_type") in DAMAGE_TYPES and cfg.get("skills_of") == attacker_id \
+        else str(attacker.stat("damage_type", "edged") or "edged")
+    skills = "".join(
+        f'<label class="check"><input type="checkbox" class="atk-skill" value="{esc(s)}" data-owner="{esc(attacker_id)}" data-action-change="attack-config"'
+        f' data-testid="attack-skill"{" checked" if s in chosen else ""}> {esc(s)}</label>'
+        for s in known
+    ) or '<span class="muted">No attack skills (edit the combatant to add some).</span>'
+    form = (
+        '<h3>Attack</h3><div class="grid2">'
+        f'<label class="field">Attacker<select id="atk-attacker" data-attack-key="attacker" data-action-change="attack-config" data-testid="attack-attacker">{options}</select></label>'
+        f'<label class="field">Damage type{_sel("damage_type", damage_type, {t: t for t in DAMAGE_TYPES})}</label>'
+        f'<label class="field">Cover{_sel("cover", cfg["cover"], COVERS)}</label>'
+        + _txt("modifier", "Extra modifier on each die", cfg["modifier"], "number")
+        + _txt("adv", "Other advantage (why)", cfg["adv"]) + _txt("dis", "Other disadvantage (why)", cfg["dis"])
+        + f'</div><p class="muted">Skills used</p><div class="checks" data-testid="attack-skills">{skills}</div><div class="checks">'
+        + _chk("sneak", "Sneak attack", cfg["sneak"]) + _chk("chase", "Melee while running (chase)", cfg["chase"])
+        + _chk("same_weapon", "Same weapon and circumstances (keeps a crit award)", cfg["same_weapon"]) + "</div>"
+    )
+    config = {"attacker": attacker_id, "target": target.id, "skills": chosen, "damage_type": damage_type, "cover": cfg["cover"],
+              "sneak": cfg["sneak"], "adv": cfg["adv"] or False, "dis": cfg["dis"] or False, "modifier": cfg["modifier"],
+              "chase": cfg["chase"], "same_weapon": cfg["same_weapon"]}
+    try:
+        built = build_attack(enc, config)
+        odds = attack_odds(built.pool)
+    except EngineError as error:
+        return form + f'<p class="err" data-testid="attack-error">{esc(error)}</p>'
+    pool = built.pool
+    why = f'<p class="pool" data-testid="attack-pool"><b>{esc(built.text)}</b></p>'
+    details = [f"each die {pool.modifier - pool.penalty:+d} vs AC {pool.ac}", f"damage: hits {pool.bonus:+d} once"]
+    if pool.can_crit:
+        details.append("a natural 20 crits" + (" (award dice now, d3 each)" if pool.timing == "immediate" else " (+1d20 next round)"))
+    elif pool.hit_is_crit:
+        details.append("target paralyzed: a hit is a crit")
+    else:
+        details.append("no crit possible")
+    resist = [k for k in ("resistant", "vulnerable", "immune", "absorbing") if getattr(pool, k)]
+    if resist:
+        details.append(f"target {' and '.join(resist)} to {built.damage_type}")
+    notes = "".join(f"<li>{esc(n)}</li>" for n in (*details, *built.notes))
+    table = (
+        f'<p data-testid="attack-odds">P(hit) <b data-testid="attack-p-hit">{_pct(odds.p_hit)}</b> · P(crit) <b data-testid="attack-p-crit">{_pct(odds.p_crit)}</b>'
+        + (f' · P({esc(target.name)} drops) <b data-testid="attack-drop">{_pct(odds.p_drop(target.hp))}</b>' if target.hp is not None else "")
+        + "</p>"
+    )
+    return (form + why + f'<ul class="muted" data-testid="attack-explain">{notes}</ul>' + odds_html(odds.damage, None) + table
+            + f'<button type="button" class="primary" data-action="attack-roll" data-id="{esc(target.id)}" data-testid="attack-roll">Roll {esc(built.text.split(":")[0])}</button>')
+
+
+def _die(face: int, hit: bool | None = None, extra: str = "") -> str:
+    cls = "die" + (" crit" if face == 20 else " fumble" if face == 1 else "") + ("" if hit is None else " success" if hit else " failure")
+    return f'<span class="{cls}{extra}">{face}</span>'
+
+
+def pending_html(pending: dict) -> str:
+    faces, kept, hits = pending["faces"], list(pending["kept"]), pending.get("face_hits", [])
+    if len(faces) == 2 and len(kept) == 1:   # two dice, the worse kept
+        rest = list(faces)
+        rest.remove(kept[0])
+        dice = _die(kept[0], hits[0] if hits else None) + _die(rest[0], None, " dropped")
+    else:
+        dice = "".join(_die(f, hits[i] if i < len(hits) else None) for i, f in enumerate(faces))
+    award_hits = pending.get("award_hits", [])
+    awards = "".join(_die(f, award_hits[i] if i < len(award_hits) else None, " exploded") for i, f in enumerate(pending.get("awards", [])))
+    d3s = ", ".join(map(str, pending.get("award_d3", [])))
+    extra = []
+    if pending.get("awards"):
+        extra.append(f'crit chain: {len(pending["awards"])} award d20' + (f", d3 {d3s}" if d3s else ", none hit"))
+    if pending.get("adv_d3"):
+        extra.append(f'advantage +{pending["adv_d3"]}')
+    if pending.get("dis_d3"):
+        extra.append(f'disadvantage −{pending["dis_d3"]}')
+    damage = pending["damage"]
+    result = "miss" if pending["miss"] else (f"heals {-damage}" if damage < 0 else f"{damage} Body")
+    return (
+        f'<div class="dice" data-testid="attack-dice">{dice}{awards}</div>'
+        + (f'<p data-testid="attack-chain">{esc("; ".join(extra))}</p>' if extra else "")
+        + f'<p>{"<b>CRIT</b> · " if pending.get("crit") else ""}Result <b data-testid="attack-damage">{esc(result)}</b>'
+        f' <span class="muted">({esc(pending["damage_type"])}, {esc(pending["raw"])} before damage type)</span></p>'
+        f'<code class="roll" data-testid="attack-result">{esc(pending["text"])}</code>'
+        '<div class="row"><button type="button" class="primary" data-action="attack-apply" data-testid="attack-apply">Apply</button></div>'
+    )
+
+
+def stances_html(enc: Encounter, c: Combatant) -> str:
+    cid = esc(c.id)
+    turn = enc.started and enc.active_id == c.id
+    return (
+        '<p class="muted">Action and reaction</p><div class="grid2">'
+        f'<button type="button" data-action="er-stance" data-stance="defend" data-id="{cid}" data-testid="defend"{"" if turn else " disabled"}>Defend</button>'
+        f'<button type="button" data-action="er-stance" data-stance="reaction" data-id="{cid}" data-testid="use-reaction">Use reaction</button>'
+        '</div><div class="row">'
+        '<input id="ready-trigger" maxlength="100" placeholder="If … then I …" data-testid="ready-trigger" autocomplete="off">'
+        f'<button type="button" data-action="er-stance" data-stance="ready" data-id="{cid}" data-testid="at-ready"{"" if turn else " disabled"}>At the ready</button></div>'
+        + (f'<p class="muted" data-testid="ready-text">At the ready: {esc(c.stat("ready_trigger"))}</p>' if c.stat("ready_trigger") else "")
+    )
+
+
+def _last(events: list[Event], cid: str, kinds: tuple[str, ...]) -> str:
+    for e in reversed(events[-30:]):
+        if e.kind in kinds and e.who == cid:
+            return f'<p data-testid="last-roll">{esc(e.text)}' + (f'<br><code class="roll">{esc(e.roll)}</code>' if e.roll else "") + "</p>"
+    return ""
+
+
+def checks_html(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) -> str:
+    """Saves, competitions, chase and the defense-roll variant, from the combatant's sheet."""
+    cid = esc(c.id)
+    try:
+        mod, dc = int(cfg["save_mod"] or 0), int(cfg["save_dc"] or 0)
+        net, auto, causes = save_situation(cfg["save_kind"], [k.name for k in c.conditions], "defending" in c.flags,
+                                           bool(cfg["save_adv"]), bool(cfg["save_dis"]))
+        save_line = (f"fails automatically ({auto})" if auto else
+                     f"P(success) {_pct(save_odds(mod, dc, net, auto))}" + (f" · {', '.join(causes)}" if causes else ""))
+    except (ValueError, EngineError) as error:
+        save_line = str(error)
+    save = (
+        '<h3>Save</h3><div class="grid2">'
+        f'<label class="field">Kind{_sel("save_kind", cfg["save_kind"], {k: k for k in SAVE_KINDS}, "save-kind")}</label>'
+        + _txt("save_mod", "Modifier", cfg["save_mod"], "number") + _txt("save_dc", "DC", cfg["save_dc"], "number")
+        + '</div><div class="checks">' + _chk("save_adv", "Advantage", cfg["save_adv"]) + _chk("save_dis", "Disadvantage", cfg["save_dis"])
+        + f'</div><p class="muted" data-testid="save-odds">{esc(save_line)}</p>'
+        f'<button type="button" data-action="er-save" data-id="{cid}" data-testid="roll-save">Roll save</button>'
+    )
+    others = [x for x in enc.combatants if x.id != c.id]
+    comp = ""
+    if others:
+        other = cfg.get("comp_other") if cfg.get("comp_other") in {x.id for x in others} else others[0].id
+        kind = cfg["comp_kind"]
+        labels = {"grapple": "Grapple", "escape": "Escape a grapple", "shove": "Shove 5 ft", "trip": "Trip to prone", "passage": "Force a way past"}
+        try:
+            competition = competition_of(enc, {"aggressor": c.id, "victim": other, "kind": kind, "slick": cfg["comp_slick"]})
+            mine, theirs = competition_modifiers(competition)
+            line = (f"P({c.name} wins) {_pct(competition_odds(competition))}"
+                    + "".join(f" · {c.name}: {why} {v:+d}" for why, v in mine)
+                    + "".join(f" · {enc.get(other).name}: {why} {v:+d}" for why, v in theirs))
+        except EngineError as error:
+            line = str(error)
+        comp = (
+            '<h3>Competition (d12)</h3><div class="grid2">'
+            f'<label class="field">What{_sel("comp_kind", kind, {k: labels[k] for k in COMPETITIONS}, "comp-kind")}</label>'
+            f'<label class="field">Against{_sel("comp_other", other, {x.id: x.name for x in others}, "comp-other")}</label></div>'
+            + '<div class="checks">' + _chk("comp_slick", "Rain, ice or slick", cfg["comp_slick"]) + "</div>"
+            f'<p class="muted" data-testid="comp-odds">{esc(line)}</p>'
+            f'<button type="button" data-action="er-competition" data-id="{cid}" data-testid="roll-competition">Roll competition</button>'
+        )
+    penalty, why = chase_penalty(_names(c.stat("skills", "")))
+    chase = (
+        '<h3>Chase mode</h3>'
+        f'<p class="muted">Speed {esc(c.stat("speed", 30))} ft, Agility {esc(c.stat("agi", 0))}: one d20 per second it may move (DC 5). '
+        f'Melee while running {penalty:+d} per die ({esc("; ".join(why))}).</p>'
+        f'<button type="button" data-action="er-chase" data-id="{cid}" data-testid="roll-chase">Roll a chase round</button>'
+    )
+    defense = ""
+    active = enc.get(enc.active_id) if enc.started and enc.active_id else None
+    if c.pc and active is not None and active.id != c.id and not active.pc:
+        defense = (f'<button type="button" data-action="er-defense" data-id="{cid}" data-monster="{esc(active.id)}" data-testid="defense-roll">'
+                   f'Defense roll against {esc(active.name)}’s attack (variant)</button>')
+    return save + comp + chase + defense + _last(events, c.id, ("save", "competition", "chase"))
+
+
+def sheet_html(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) -> str:
+    cfg = {**DEFAULT_ATTACK, **{k: v for k, v in cfg.items() if v is not None}}
+    pending = cfg.get("pending")
+    return (stances_html(enc, c) + attack_panel_html(enc, c, cfg) + (pending_html(pending) if pending else "")
+            + checks_html(enc, c, cfg, events))
