@@ -4,7 +4,7 @@
     python3 build.py build [--out DIR]
     python3 build.py serve [--port N] [--base /sub/]
     python3 build.py test [pytest args...]
-    python3 build.py bench [--runs N]
+    python3 build.py bench [--runs N] [--skip-startup]
 
 Standard library only. The Pyodide and PyScript runtimes come from the npm registry at the
 versions pinned in package.json / package-lock.json (integrity hashes checked here too) and are
@@ -529,6 +529,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("test", help="set up, build, run unit and end-to-end tests (extra arguments go to pytest)")
     p_bench = sub.add_parser("bench", help="print the start-up and engine figures")
     p_bench.add_argument("--runs", type=int, default=5)
+    p_bench.add_argument("--skip-startup", action="store_true", help="only the engine, tracker and save figures")
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "test":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -554,7 +555,7 @@ def main(argv: list[str] | None = None) -> int:
         build(DIST)
         env = {**os.environ, "CHROMIUM": chromium, "RK_DIST": str(DIST), "PYTHONPATH": str(ROOT)}
         return subprocess.run(
-            [str(python), str(ROOT / "tests" / "bench.py"), "--runs", str(args.runs)], env=env
+            [str(python), str(ROOT / "tests" / "bench.py"), "--runs", str(args.runs), *(["--skip-startup"] if args.skip_startup else [])], env=env
         ).returncode
     return 2
 

@@ -164,9 +164,9 @@ def engine(p, base_url: str) -> None:
         import json
 
         browser = json.loads(page.evaluate("RK.bench('dice')"))
-        print(f"  {'measure':32} {'CPython':>9} {'Pyodide':>9}")
+        print(f"  {'measure':40} {'CPython':>9} {'Pyodide':>9}")
         for key in cpython:
-            print(f"  {key:32} {cpython[key]:9.2f} {browser[key]:9.2f}")
+            print(f"  {key:40} {cpython[key]:9.2f} {browser[key]:9.2f}")
 
         # Roller: from typing to the chart (includes the 80 ms typing debounce).
         latencies = []

@@ -28,7 +28,29 @@ def dice_timings(repeat: int = 7) -> dict:
     for expr in DISTRIBUTIONS:
         out[f"distribution {expr}"] = _median_ms(lambda e=expr: distribution(e), repeat)
     out["parse 4d6kh3"] = _median_ms(lambda: parse("4d6kh3"), repeat * 10)
+    from pyengine.systems.realms import Pool, attack_odds
+    from pyengine.systems.strife import Portion, Spec, attack_odds as strife_odds
+
+    pool = Pool(skills=5, net="adv", crit_skill=True, ac=13, bonus=3, resistant=True)  # 6d20, immediate chains
+    out["ER odds 6d20 adv+crit chain, resistant"] = _median_ms(lambda: attack_odds(pool), repeat)
+    spec = Spec((Portion("physical", 5, 12, 40, "2d8+3"), Portion("spirit", 10, 15, 50, "3d6", parryable=False, blockable=True)),
+                parry=25, block=10, ward_off=(40, 45), riders=(("Stun", 20),))
+    out["RoS odds combined attack + ward-off"] = _median_ms(lambda: strife_odds(spec), repeat)
+    enc, target = _realms_fight()
+    from . import render
+
+    out["ER attack sheet HTML (odds incl.)"] = _median_ms(lambda: render.combatant_sheet_html(enc, target, {"attacker": None}), repeat)
     return out
+
+
+def _realms_fight():
+    t = Timeline.start(new_encounter("bench-er", "Bench", system="realms"))
+    skills = "melee fighting, slashing, cleaving, weapon forte, brawling"
+    for name, stats in (("Aldric", {"skills": skills, "str": 2, "weight": 1}), ("Ghoul", {"ac": 13, "resistant": "edged"})):
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": name, "max_hp": 20, "initiative": 5 if name == "Aldric" else 3, "stats": stats}}))
+    t = t.do(resolve(t.present, "start_combat", {}, random.Random(1)))
+    t = t.do(resolve(t.present, "add_condition", {"id": "c2", "name": "Prone"}))
+    return t.present, t.present.get("c2")
 
 
 def big_fight(n: int, seed: int = 1) -> Timeline:

@@ -110,6 +110,14 @@ def handle(action: str, node) -> None:
         other = cfg.get("comp_other") or dom.value("atk-comp_other")
         a.act("er_competition", {"aggressor": data("id"), "victim": other, "kind": cfg.get("comp_kind") or "grapple",
                                  "slick": bool(cfg.get("comp_slick"))})
+    elif action == "er-impale":
+        a.act("er_impale", {"holder": data("id"), "charger": data("charger")})
+    elif action == "er-blind-shot":
+        pending = a.attack.get("pending")
+        if pending is not None:
+            a.apply_attack()
+            a.act("er_blind_shot", {"attacker": pending["attacker"], "target": pending["target"], "faces": list(pending["kept"]),
+                                    "damage_type": pending.get("damage_type")})
     elif action == "er-chase":
         a.act("er_chase", {"id": data("id")})
     elif action == "er-defense":
@@ -321,7 +329,8 @@ def on_change(event) -> None:
     elif dom.py(target.getAttribute("data-action-change")) == "set-ambush":
         app.act("set_option", {"key": "ambush", "value": target.value})
     elif dom.py(target.getAttribute("data-action-change")) == "set-option":
-        app.act("set_option", {"key": str(target.getAttribute("data-key")), "value": str(target.value)})
+        value = str(target.value)
+        app.act("set_option", {"key": str(target.getAttribute("data-key")), "value": int(value) if value.isdigit() else value})
     elif dom.py(target.getAttribute("data-action-change")) == "attack-config":
         sheet = dom.el("sheet-body")
         config = {}

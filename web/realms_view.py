@@ -180,6 +180,9 @@ def pending_html(pending: dict) -> str:
         f' <span class="muted">({esc(pending["damage_type"])}, {esc(pending["raw"])} before damage type)</span></p>'
         f'<code class="roll" data-testid="attack-result">{esc(pending["text"])}</code>'
         '<div class="row"><button type="button" class="primary" data-action="attack-apply" data-testid="attack-apply">Apply</button></div>'
+        + ('<p class="muted">Every die missed an unseen target: other creatures nearby may be hit.</p>'
+           '<button type="button" data-action="er-blind-shot" data-testid="blind-shot">Apply the miss and roll the blind shot</button>'
+           if pending.get("unseen") and pending["hits"] == 0 else "")
     )
 
 
@@ -254,6 +257,9 @@ def checks_html(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) ->
     )
     defense = ""
     active = enc.get(enc.active_id) if enc.started and enc.active_id else None
+    if c.stat("polearm") and active is not None and active.id != c.id:
+        defense += (f'<button type="button" data-action="er-impale" data-id="{cid}" data-charger="{esc(active.id)}" data-testid="impale">'
+                    f'Impale the charging {esc(active.name)} (reaction, {4 if c.stat("forte") else 3}d20)</button>')
     if c.pc and active is not None and active.id != c.id and not active.pc:
         defense = (f'<button type="button" data-action="er-defense" data-id="{cid}" data-monster="{esc(active.id)}" data-testid="defense-roll">'
                    f'Defense roll against {esc(active.name)}’s attack (variant)</button>')

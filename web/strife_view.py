@@ -59,7 +59,11 @@ def row_chips(enc: Encounter, c: Combatant) -> str:
 
 
 def start_options_html(enc: Encounter) -> str:
-    return ('<label class="check"><input type="checkbox" id="battle-soon" data-testid="battle-soon"> '
+    width = int(enc.option("crit_miss", 5))
+    choices = "".join(f'<option value="{n}"{" selected" if n == width else ""}>{"none" if n == 0 else f"1–{n}"}</option>' for n in range(0, 11))
+    return (f'<label class="field">Critical miss on a natural<select data-action-change="set-option" data-key="crit_miss" '
+            f'data-testid="option-crit-miss">{choices}</select></label>'
+            '<label class="check"><input type="checkbox" id="battle-soon" data-testid="battle-soon"> '
             'This battle starts within 2 in-game minutes of the last one (Fury is kept)</label>')
 
 

@@ -716,7 +716,7 @@ STAT_TEXT = {  # key -> (label, default, placeholder)
     "immune": ("Immune to", "", ""), "absorbing": ("Absorbs", "", ""),
 }
 STAT_FLAGS = {"ranged": "Ranged weapon", "light": "Light or reach weapon (sneak attacks)", "ranged_crits": "Ranged crits allowed",
-              "forte": "Weapon forte (impalement)"}
+              "polearm": "Polearm and the polearms skill (impalement)", "forte": "Weapon forte (impalement)", "glaive": "The polearm is a glaive"}
 RESISTANCES = ("resistant", "vulnerable", "immune", "absorbing")
 OPTIONS = {"crit_timing": ("immediate", "next_round"), "initiative": ("once", "every_round")}
 
@@ -1019,6 +1019,52 @@ def _apply_defense(enc, args: dict):
     return enc, (_event(enc, "attack", f"{pc.name} defends against {monster.name}: {body} Body", args.get("text"), pc.id),)
 
 
+def _reaction_check(c) -> None:
+    blocked = next((r.name.lower() for r in (CONDITIONS.get(n.title()) for n in _condition_names(c)) if r and r.no_actions), None)
+    if blocked:
+        raise RuleError(f"{c.name} is {blocked}: no reactions.")
+    if "defending" in c.flags:
+        raise RuleError(f"{c.name} is defending: no reactions.")
+    if "reaction_used" in c.flags:
+        raise RuleError(f"{c.name} already used the reaction this round.")
+
+
+def _hurt(enc, target, damage: int, events: list):
+    hp = target.hp
+    if hp is not None:
+        hp = max(0, hp - damage) if damage >= 0 else (hp - damage if target.max_hp is None else min(target.max_hp, hp - damage))
+    enc = _replace_c(enc, replace(target, hp=hp))
+    if hp is not None and target.hp is not None and hp <= 0 < target.hp:
+        events.append(_event(enc, "down", f"{target.name} is down", who=target.id))
+    return enc
+
+
+def _apply_impale(enc, args: dict):
+    """Seed 004 "Impalement Maneuver": the polearm's reaction against a charger, resolved before
+    the charger's attack; it uses the holder's reaction for the round."""
+    holder, charger = enc.get(args["holder"]), enc.get(args["charger"])
+    _reaction_check(holder)
+    damage = _bounded(args.get("damage", 0))
+    events = [_event(enc, "attack", f"{holder.name} impales the charging {charger.name}: "
+                     + ("miss" if args.get("miss") else f"{damage} Body"), args.get("text"), charger.id)]
+    enc = _hurt(enc, charger, damage, events)
+    h = enc.get(holder.id)
+    enc = _replace_c(enc, replace(h, flags=tuple(sorted(set(h.flags) | {"reaction_used"}))))
+    return enc, tuple(events)
+
+
+def _apply_blind_shot(enc, args: dict):
+    attacker = enc.get(args["attacker"])
+    r = args["result"]
+    if r.get("target") is None:
+        return enc, (_event(enc, "attack", f"{attacker.name}'s blind shot hits nobody else (slot {r['slot']})", args.get("text"), attacker.id),)
+    target = enc.get(r["target"])
+    damage = _bounded(args.get("damage", 0))
+    events = [_event(enc, "attack", f"{attacker.name}'s blind shot strikes {target.name}: " + (f"{damage} Body" if damage else "miss"),
+                     args.get("text"), target.id)]
+    return _hurt(enc, target, damage, events), tuple(events)
+
+
 class RealmsSystem(System):
     """Enchanted Realms in the tracker (seeds 000, 002, 004)."""
 
@@ -1031,7 +1077,8 @@ class RealmsSystem(System):
     options = OPTIONS
     clear_flags_at_turn_start = False
     actions = {"er_attack": _apply_attack, "er_stance": _apply_stance, "er_save": _apply_save,
-               "er_competition": _apply_competition, "er_chase": _apply_chase, "er_defense": _apply_defense}
+               "er_competition": _apply_competition, "er_chase": _apply_chase, "er_defense": _apply_defense,
+               "er_impale": _apply_impale, "er_blind_shot": _apply_blind_shot}
 
     def initiative_expression(self, combatant) -> str:
         mod = combatant.init_mod
@@ -1127,7 +1174,9 @@ class RealmsSystem(System):
                     "award_d3": list(result.award_d3), "adv_d3": result.adv_d3, "dis_d3": result.dis_d3,
                     "raw": result.raw, "hits": result.hits, "damage_type": built.damage_type,
                     "face_hits": [built.pool.hits(f) for f in result.kept] if not built.pool.keep_worse else [built.pool.hits(result.kept[0])],
-                    "award_hits": [built.pool.hits(f) for f in result.awards]}
+                    "award_hits": [built.pool.hits(f) for f in result.awards],
+                    "unseen": _has(_condition_names(encounter.get(args["attacker"])), "Blind")
+                    or _has(_condition_names(encounter.get(args["target"])), "Invisible") or bool(args.get("unseen"))}
         if kind == "er_save":
             c = encounter.get(args["id"])
             try:
@@ -1159,6 +1208,43 @@ class RealmsSystem(System):
                 total += gained
                 seconds.append(f"s{second}: " + ("—" if face is None else f"d20 {face} → {gained}"))
             return {"id": c.id, "total": total, "text": "; ".join(seconds)}
+        if kind == "er_impale":
+            holder, charger = encounter.get(args["holder"]), encounter.get(args["charger"])
+            if holder.id == charger.id:
+                raise RuleError("Impalement is against another combatant.")
+            if not _stat(holder, "polearm", False):
+                raise RuleError(f"{holder.name} needs a polearm and the polearms skill to impale.")
+            _reaction_check(holder)
+            damage_type = str(_stat(holder, "damage_type", "piercing") or "piercing")
+            sit = situation(_condition_names(holder), _condition_names(charger), False)
+            resist = {key: damage_type in damage_types_of(charger, key) for key in RESISTANCES}
+            pool = Pool(skills=impalement_pool(bool(_stat(holder, "forte", False))), net=sit.net, modifier=_num(holder, "die_mod"),
+                        penalty=sit.die_penalty, ac=ac_for(charger, damage_type), bonus=_num(holder, "str") + _num(holder, "weight"),
+                        crit_skill=True, timing=str(encounter.option("crit_timing", "immediate")), **resist)
+            result = impalement(pool, bool(_stat(holder, "glaive", False)), rng)
+            return {"holder": holder.id, "charger": charger.id, "damage": result.damage, "miss": result.miss,
+                    "text": f"impalement {pool.dice}d20" + (" (glaive)" if _stat(holder, "glaive", False) else "") + "; " + result.text(pool)}
+        if kind == "er_blind_shot":
+            attacker, missed = encounter.get(args["attacker"]), encounter.get(args["target"])
+            faces = args.get("faces")
+            if not isinstance(faces, list) or not 1 <= len(faces) <= 8 or not all(isinstance(f, int) and 1 <= f <= 20 for f in faces):
+                raise RuleError("A blind shot re-uses the missed attack's dice (1 to 8 d20).")
+            others = [c for c in encounter.combatants if c.id not in (attacker.id, missed.id)]
+            damage_type = str(args.get("damage_type") or _stat(attacker, "damage_type", "piercing"))
+            candidates = [(c.id, ac_for(c, damage_type)) for c in others]
+            shot = blind_shot(faces, candidates, rng, _num(attacker, "die_mod"))
+            damage = 0
+            text = f"blind shot: d{len(candidates) + 3} = {shot['slot']}"
+            if shot["target"] is not None:
+                target = encounter.get(shot["target"])
+                raw = shot["hits"] + (_num(attacker, "agi") if _stat(attacker, "ranged", False) else _num(attacker, "str")) + _num(attacker, "weight") if shot["hits"] else 0
+                resist = {key: damage_type in damage_types_of(target, key) for key in RESISTANCES}
+                damage = apply_damage_types(raw, **resist)
+                text += f" → {target.name}; dice rolled forward {' '.join(map(str, shot['faces']))}: {shot['hits']} hit(s), {damage} Body"
+            else:
+                text += " → an empty slot"
+            return {"attacker": attacker.id, "target": missed.id, "result": {"slot": shot["slot"], "target": shot["target"]},
+                    "damage": damage, "text": text}
         if kind == "er_defense":
             monster, pc = encounter.get(args["monster"]), encounter.get(args["pc"])
             dice = max(1, pool_size(len(_names(_stat(monster, "skills", "melee fighting")))))

@@ -228,3 +228,27 @@ def test_realms_fight_saves_and_replays():
     t = step(t, "er_attack", Scripted([20, 14, 3, 12, 2]), attacker=k["Aldric"], target=k["Ghoul"])
     again = timeline_from_dict(loads(dumps(timeline_to_dict(t))))
     assert again.present == t.present
+
+
+def test_impalement_reaction_and_blind_shot_in_the_tracker():
+    t = started()
+    k = ids(t)
+    t = step(t, "update_combatant", id=k["Bryn"], fields={"stats": {"polearm": True, "str": 1, "damage_type": "piercing"}})
+    with pytest.raises(RuleError, match="needs a polearm"):
+        step(t, "er_impale", Scripted([]), holder=k["Aldric"], charger=k["Ghoul"])
+    # 3d20 vs the Ghoul's AC 12: 15, 3, 12 -> 2 hits; no 20 so no crit; +1 STR = 3 Body
+    t = step(t, "er_impale", Scripted([15, 3, 12]), holder=k["Bryn"], charger=k["Ghoul"])
+    assert t.present.get(k["Ghoul"]).hp == 7 and "reaction_used" in t.present.get(k["Bryn"]).flags
+    with pytest.raises(RuleError, match="already used the reaction"):
+        step(t, "er_impale", Scripted([1, 1, 1]), holder=k["Bryn"], charger=k["Ghoul"])
+    # Blind shot: Bryn's dice 18 and 5 missed the invisible Bat; candidates Aldric, Ghoul + 3 empty: d5 = 2 -> the Ghoul;
+    # rolled forward 20 and 7 vs AC 12: one hit + Agility 3 (ranged) = 4 Body
+    t = step(t, "add_condition", id=k["Bat"], name="Invisible")
+    attack = resolve(t.present, "er_attack", {"attacker": k["Bryn"], "target": k["Bat"]}, Scripted([18, 5, 4]))
+    assert attack.args["unseen"]
+    t = step(t, "er_blind_shot", Scripted([2]), attacker=k["Bryn"], target=k["Bat"], faces=[18, 5])
+    assert t.present.get(k["Ghoul"]).hp == 3 and "rolled forward 20 7" in t.log()[-1].roll
+    t = step(t, "er_blind_shot", Scripted([5]), attacker=k["Bryn"], target=k["Bat"], faces=[18, 5])
+    assert "hits nobody else" in t.log()[-1].text
+    with pytest.raises(RuleError, match="re-uses the missed attack's dice"):
+        step(t, "er_blind_shot", Scripted([1]), attacker=k["Bryn"], target=k["Bat"], faces=[25])
