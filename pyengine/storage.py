@@ -210,7 +210,7 @@ def encounter_from_dict(d: Any) -> Encounter:
 
 
 def _turn_state(turn: Any) -> tuple:
-    if not isinstance(turn, dict) or len(turn) > 20 or len(json.dumps(turn)) > 2000:
+    if not isinstance(turn, dict) or len(turn) > 20 or len(json.dumps(turn)) > 20_000:
         raise SchemaError("The encounter's turn state is unreadable.")
     return tuple(sorted(turn.items()))
 

@@ -892,8 +892,26 @@ def _bounded(value, lo: int = -1_000_000, hi: int = 1_000_000) -> int:
     return value
 
 
+def _attack_economy(enc, attacker, as_reaction: bool) -> set[str]:
+    """The attacker's flags after this attack: on its own turn the attack is its action (not after
+    Defend or At the ready, which were the action); off its turn, as a reaction it uses the reaction."""
+    flags = set(attacker.flags)
+    if as_reaction:
+        _reaction_check(attacker)
+        flags.add("reaction_used")
+        flags.discard("at_ready")  # a readied action, once triggered, is spent
+    elif enc.started and enc.active_id == attacker.id:
+        if "defending" in flags or "at_ready" in flags:
+            raise RuleError(f"{attacker.name} used the action to {'defend' if 'defending' in flags else 'be at the ready'} this turn.")
+        flags.add("acted")
+    return flags
+
+
 def _apply_attack(enc, args: dict):
     attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
+    flags = _attack_economy(enc, attacker, bool(args.get("reaction")))
+    enc = _replace_c(enc, replace(attacker, flags=tuple(sorted(flags))))
+    attacker = enc.get(attacker.id)
     damage = _bounded(args.get("damage", 0))
     events = []
     hp = target.hp
@@ -1166,8 +1184,10 @@ class RealmsSystem(System):
     def resolve(self, encounter, kind: str, args: dict, rng: Rng) -> dict:
         if kind == "er_attack":
             built = build_attack(encounter, args)
+            _attack_economy(encounter, encounter.get(args["attacker"]), bool(args.get("reaction")))  # refused before rolling
             result = roll_attack(built.pool, rng)
             return {"attacker": args["attacker"], "target": args["target"], "damage": result.damage, "miss": result.miss,
+                    "reaction": bool(args.get("reaction")),
                     "crit": result.crit, "next_round_award": result.next_round_award, "award_used": built.award_used,
                     "text": f"{built.text}; " + result.text(built.pool), "pool": built.text,
                     "faces": list(result.faces), "kept": list(result.kept), "awards": list(result.awards),

@@ -661,12 +661,14 @@ def _attack_turn(enc, args: dict) -> dict:
     if use == "action":
         made = [tuple(x) for x in st.get("attacks", [])]
         check_432(made, target.id, weapon, attacker.pc)
-        st = {**st, "attacks": [list(x) for x in made] + [[target.id, weapon]]}
+        if attacker.pc:  # NPCs are exempt, so their attacks are not counted (and the turn state stays small)
+            st = {**st, "attacks": [list(x) for x in made] + [[target.id, weapon]]}
     elif use in ("instant", "direct"):
         st = {**st, "parts": st.get("parts", []) + ["instant"]}
         if use == "instant":
             check_432([tuple(x) for x in st.get("attacks", [])], target.id, weapon, attacker.pc)
-            st["attacks"] = st.get("attacks", []) + [[target.id, weapon]]
+            if attacker.pc:
+                st["attacks"] = st.get("attacks", []) + [[target.id, weapon]]
     else:
         if attacker.id not in st.get("free", []):
             raise RuleError(f"{attacker.name} has no free attack: nobody disengaged from them this turn.")

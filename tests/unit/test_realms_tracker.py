@@ -224,8 +224,8 @@ def test_chase_and_defense_roll():
 def test_realms_fight_saves_and_replays():
     t = started()
     k = ids(t)
-    t = step(t, "er_stance", id=k["Aldric"], stance="defend")
     t = step(t, "er_attack", Scripted([20, 14, 3, 12, 2]), attacker=k["Aldric"], target=k["Ghoul"])
+    t = step(t, "er_stance", id=k["Ghoul"], stance="reaction", kind="dodge")
     again = timeline_from_dict(loads(dumps(timeline_to_dict(t))))
     assert again.present == t.present
 
@@ -252,3 +252,26 @@ def test_impalement_reaction_and_blind_shot_in_the_tracker():
     assert "hits nobody else" in t.log()[-1].text
     with pytest.raises(RuleError, match="re-uses the missed attack's dice"):
         step(t, "er_blind_shot", Scripted([1]), attacker=k["Bryn"], target=k["Bat"], faces=[25])
+
+
+def test_an_attack_is_the_action_or_a_reaction():
+    t = started()
+    k = ids(t)
+    t = step(t, "er_stance", id=k["Aldric"], stance="defend")
+    with pytest.raises(RuleError, match="used the action to defend"):
+        step(t, "er_attack", Scripted([10, 10]), attacker=k["Aldric"], target=k["Bat"])
+    t = started()
+    t = step(t, "er_attack", Scripted([3, 3]), attacker=k["Aldric"], target=k["Bat"])
+    with pytest.raises(RuleError, match="already took the action"):
+        step(t, "er_stance", id=k["Aldric"], stance="defend")
+    # the Ghoul's flee attack off its turn uses its reaction; a second one is refused before any die is rolled
+    t = step(t, "er_attack", Scripted([3]), attacker=k["Ghoul"], target=k["Aldric"], reaction=True)
+    assert "reaction_used" in t.present.get(k["Ghoul"]).flags
+    with pytest.raises(RuleError, match="already used the reaction"):
+        step(t, "er_attack", Scripted([]), attacker=k["Ghoul"], target=k["Aldric"], reaction=True)
+    # at the ready: the triggered attack spends the readied action
+    t = step(t, "next_turn")
+    t = step(t, "er_stance", id=k["Bryn"], stance="ready", trigger="if the bat moves, shoot")
+    t = step(t, "next_turn")
+    t = step(t, "er_attack", Scripted([3, 3]), attacker=k["Bryn"], target=k["Bat"], reaction=True)
+    assert "at_ready" not in t.present.get(k["Bryn"]).flags and "reaction_used" in t.present.get(k["Bryn"]).flags
