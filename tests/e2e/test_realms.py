@@ -96,15 +96,21 @@ def test_realms_fight_tie_roll_off_prone_advantage_crit_chain_resistance_and_und
     assert f"{30 - expected.damage}/30" in row(page, "Ghoul").inner_text()
     assert "Aldric attacks Ghoul (crit)" in page.get_by_test_id("log").inner_text()
 
-    # Defend: the badge shows until Aldric's next turn.
+    # The attack was Aldric's action: Defend is refused. Bryn, next, defends: the badge shows until Bryn's next turn.
     row(page, "Aldric").click()
     page.get_by_test_id("defend").click()
+    assert "already took the action" in page.get_by_test_id("sheet-error").inner_text()
     page.get_by_test_id("close-sheet").click()
-    assert "defending" in row(page, "Aldric").inner_text()
+    page.get_by_test_id("next-turn").click()
+    row(page, "Bryn").click()
+    page.get_by_test_id("defend").click()
+    page.get_by_test_id("close-sheet").click()
+    assert "defending" in row(page, "Bryn").inner_text()
     page.screenshot(path=str(site["scratch"].parent / "realms-tracker.png"), full_page=True)
-    page.get_by_test_id("undo").click()   # the Defend
-    page.get_by_test_id("undo").click()   # the damage
-    assert "30/30" in row(page, "Ghoul").inner_text() and "defending" not in row(page, "Aldric").inner_text()
+    for _ in range(3):  # the Defend, the turn, the damage
+        page.get_by_test_id("undo").click()
+    assert "30/30" in row(page, "Ghoul").inner_text() and "defending" not in row(page, "Bryn").inner_text()
+    assert active(page) == ["Aldric"]
     page.reload()
     page.wait_for_function("document.documentElement.dataset.engine === 'ready'")
     assert "30/30" in row(page, "Ghoul").inner_text() and "Prone" in row(page, "Ghoul").inner_text()

@@ -100,3 +100,21 @@ def test_strife_screens_keep_hostile_text_as_text_and_explain_bad_input():
     assert 'data-testid="attack-error"' in sheet and "weapon damage" in sheet
     bad = render.combatant_sheet_html(enc, victim, {"attacker": None, "pending": None, "riders": "Stun lots"})
     assert "a rider is a name and a percentage" in bad
+
+
+def test_realms_screens_keep_hostile_text_as_text():
+    t = Timeline.start(new_encounter("e1", "Crypt", system="realms"))
+    for i, name in enumerate(HOSTILE):
+        stats = {"skills": f"melee fighting, {name}", "damage_type": "edged", "resistant": "edged" if i else name, "ac_types": name}
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": name, "side": "party" if i % 2 else "opponents",
+                                                                   "initiative": 10 - i, "max_hp": 10, "stats": stats}}))
+    t = t.do(resolve(t.present, "start_combat", {}, Scripted([])))
+    t = t.do(resolve(t.present, "er_stance", {"id": t.present.active_id, "stance": "ready", "trigger": HOSTILE[1]}))
+    enc = t.present
+    html = render.tracker_html(t)
+    for c in enc.combatants:
+        html += render.combatant_sheet_html(enc, c, {"attacker": None, "pending": None, "adv": HOSTILE[0]}, t.log())
+    tags = parsed(html).tags
+    assert not any(tag in ("img", "script") for tag, _ in tags)
+    assert not any(k.startswith("on") for _, attrs in tags for k in attrs)
+    assert 'data-testid="attack-error"' in html  # a hostile damage type or AC entry is explained, not executed
