@@ -16,7 +16,7 @@ from .render import _field, esc, odds_html
 __all__ = ["system_fields_html", "row_chips", "options_html", "sheet_html", "DEFAULT_ATTACK"]
 
 DEFAULT_ATTACK = {"damage_type": None, "cover": "none", "sneak": False, "adv": "", "dis": "", "modifier": "0", "chase": False,
-                  "same_weapon": True, "reaction": False, "save_kind": "body", "save_mod": "0", "save_dc": "12", "save_adv": False, "save_dis": False,
+                  "same_weapon": True, "reaction": False, "unseen": False, "hidden_attack": False, "save_kind": "body", "save_mod": "0", "save_dc": "12", "save_adv": False, "save_dis": False,
                   "comp_kind": "grapple", "comp_other": None, "comp_slick": False}
 COVERS = {"none": "No cover", "half": "Half cover (+2 AC)", "three-quarters": "Three-quarters (+5 AC)", "complete": "Complete"}
 
@@ -117,11 +117,13 @@ def attack_panel_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
         + f'</div><p class="muted">Skills used</p><div class="checks" data-testid="attack-skills">{skills}</div><div class="checks">'
         + _chk("sneak", "Sneak attack", cfg["sneak"]) + _chk("chase", "Melee while running (chase)", cfg["chase"])
         + _chk("same_weapon", "Same weapon and circumstances (keeps a crit award)", cfg["same_weapon"])
-        + _chk("reaction", "As a reaction (flee attack, at the ready)", cfg["reaction"]) + "</div>"
+        + _chk("reaction", "As a reaction (flee attack, at the ready)", cfg["reaction"])
+        + _chk("unseen", "Target unseen by the attacker (blind shot if every die misses)", cfg["unseen"])
+        + _chk("hidden_attack", "The target cannot see this attack (Defend gives no disadvantage)", cfg["hidden_attack"]) + "</div>"
     )
     config = {"attacker": attacker_id, "target": target.id, "skills": chosen, "damage_type": damage_type, "cover": cfg["cover"],
               "sneak": cfg["sneak"], "adv": cfg["adv"] or False, "dis": cfg["dis"] or False, "modifier": cfg["modifier"],
-              "chase": cfg["chase"], "same_weapon": cfg["same_weapon"]}
+              "chase": cfg["chase"], "same_weapon": cfg["same_weapon"], "hidden_attack": cfg["hidden_attack"]}
     try:
         built = build_attack(enc, config)
         odds = attack_odds(built.pool)

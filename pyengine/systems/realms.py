@@ -804,7 +804,7 @@ def build_attack(enc, config: dict) -> Built:
     charmer = any(k.name.lower() == "charmed" and k.source_id == target.id for k in attacker.conditions)
     extra_adv = [str(config["adv"]) if isinstance(config.get("adv"), str) and config["adv"].strip() else "other advantage"] if config.get("adv") else []
     extra_dis = [str(config["dis"]) if isinstance(config.get("dis"), str) and config["dis"].strip() else "other disadvantage"] if config.get("dis") else []
-    sees = config.get("target_sees", True)
+    sees = not config.get("hidden_attack")  # Defend gives disadvantage only against attacks the defender can see
     sit = situation(_condition_names(attacker), _condition_names(target), ranged, str(config.get("cover") or "none"),
                     "defending" in target.flags and bool(sees), charmer, extra_adv, extra_dis)
     if sit.refused:

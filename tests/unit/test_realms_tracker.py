@@ -275,3 +275,11 @@ def test_an_attack_is_the_action_or_a_reaction():
     t = step(t, "next_turn")
     t = step(t, "er_attack", Scripted([3, 3]), attacker=k["Bryn"], target=k["Bat"], reaction=True)
     assert "at_ready" not in t.present.get(k["Bryn"]).flags and "reaction_used" in t.present.get(k["Bryn"]).flags
+
+
+def test_defend_only_against_attacks_the_defender_can_see():
+    t = started()
+    k = ids(t)
+    t = step(t, "er_stance", id=k["Aldric"], stance="defend")
+    assert build_attack(t.present, {"attacker": k["Ghoul"], "target": k["Aldric"]}).pool.net == "dis"
+    assert build_attack(t.present, {"attacker": k["Ghoul"], "target": k["Aldric"], "hidden_attack": True}).pool.net is None
