@@ -104,7 +104,8 @@ def handle(action: str, node) -> None:
     elif action == "er-save":
         cfg = a.attack
         a.act("er_save", {"id": data("id"), "kind": cfg.get("save_kind") or "body", "modifier": _int(cfg.get("save_mod"), 0),
-                          "dc": _int(cfg.get("save_dc"), 12), "adv": bool(cfg.get("save_adv")), "dis": bool(cfg.get("save_dis"))})
+                          "dc": _int(cfg.get("save_dc"), 12), "adv": bool(cfg.get("save_adv")), "dis": bool(cfg.get("save_dis")),
+                          "cover": cfg.get("cover") or "none", "area": bool(cfg.get("save_area"))})
     elif action == "er-competition":
         cfg = a.attack
         other = cfg.get("comp_other") or dom.value("atk-comp_other")

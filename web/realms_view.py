@@ -7,7 +7,8 @@ from __future__ import annotations
 from pyengine.errors import EngineError
 from pyengine.systems.realms import (
     COMPETITIONS, DAMAGE_TYPES, SAVE_KINDS, STAT_FIELDS, STAT_FLAGS, STAT_TEXT, _names, attack_odds, build_attack,
-    chase_penalty, competition_modifiers, competition_odds, competition_of, save_odds, save_situation,
+    chase_penalty, competition_modifiers, competition_odds, competition_of, cover_save_bonus, movement, save_odds,
+    save_situation,
 )
 from pyengine.tracker import Combatant, Encounter, Event
 
@@ -16,7 +17,7 @@ from .render import _field, esc, odds_html
 __all__ = ["system_fields_html", "row_chips", "options_html", "sheet_html", "DEFAULT_ATTACK"]
 
 DEFAULT_ATTACK = {"damage_type": None, "cover": "none", "sneak": False, "adv": "", "dis": "", "modifier": "0", "chase": False,
-                  "same_weapon": True, "reaction": False, "unseen": False, "hidden_attack": False, "save_kind": "body", "save_mod": "0", "save_dc": "12", "save_adv": False, "save_dis": False,
+                  "same_weapon": True, "reaction": False, "unseen": False, "hidden_attack": False, "save_kind": "body", "save_mod": "0", "save_dc": "12", "save_adv": False, "save_dis": False, "save_area": False,
                   "comp_kind": "grapple", "comp_other": None, "comp_slick": False}
 COVERS = {"none": "No cover", "half": "Half cover (+2 AC)", "three-quarters": "Three-quarters (+5 AC)", "complete": "Complete"}
 
@@ -51,6 +52,9 @@ def row_chips(enc: Encounter, c: Combatant) -> str:
             chips += f'<span class="chip flag" data-testid="badge-{flag}"{title}>{esc(label)}</span>'
     if c.stat("award_round") is not None:
         chips += '<span class="chip flag" data-testid="badge-award">+1d20 next round</span>'
+    move = movement(k.name for k in c.conditions)
+    if move:
+        chips += f'<span class="chip down" data-testid="badge-move">{"no movement" if move == "none" else "half movement"}</span>'
     return chips
 
 
@@ -215,6 +219,8 @@ def checks_html(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) ->
     cid = esc(c.id)
     try:
         mod, dc = int(cfg["save_mod"] or 0), int(cfg["save_dc"] or 0)
+        if cfg["save_kind"] in ("body", "preservation"):
+            mod += cover_save_bonus(cfg["cover"], bool(cfg["save_area"]))
         net, auto, causes = save_situation(cfg["save_kind"], [k.name for k in c.conditions], "defending" in c.flags,
                                            bool(cfg["save_adv"]), bool(cfg["save_dis"]))
         save_line = (f"fails automatically ({auto})" if auto else
@@ -226,6 +232,7 @@ def checks_html(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) ->
         f'<label class="field">Kind{_sel("save_kind", cfg["save_kind"], {k: k for k in SAVE_KINDS}, "save-kind")}</label>'
         + _txt("save_mod", "Modifier", cfg["save_mod"], "number") + _txt("save_dc", "DC", cfg["save_dc"], "number")
         + '</div><div class="checks">' + _chk("save_adv", "Advantage", cfg["save_adv"]) + _chk("save_dis", "Disadvantage", cfg["save_dis"])
+        + _chk("save_area", "Against an area effect (cover from the attack panel adds)", cfg["save_area"])
         + f'</div><p class="muted" data-testid="save-odds">{esc(save_line)}</p>'
         f'<button type="button" data-action="er-save" data-id="{cid}" data-testid="roll-save">Roll save</button>'
     )

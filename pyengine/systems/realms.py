@@ -483,6 +483,27 @@ def save_situation(kind: str, conditions: Iterable[str], defending: bool = False
     return net_advantage(has_adv, has_dis), None, causes
 
 
+def cover_save_bonus(cover: str, area: bool) -> int:
+    """Seed 004 "Cover": against an area effect, half cover gives +2 and three-quarters or complete
+    cover +5 to body preservation saves."""
+    if cover not in COVER:
+        raise RuleError("Cover is none, half, three-quarters or complete.")
+    if not area:
+        return 0
+    return {"none": 0, "half": 2}.get(cover, 5)
+
+
+def movement(conditions: Iterable[str]) -> str | None:
+    """'none' (grappled, restrained, paralyzed, petrified), 'half' (a restriction puts its rolls at
+    disadvantage, seed 002) or None."""
+    names = [c.title() for c in conditions]
+    if any(n in ("Grappled", "Restrained", "Paralyzed", "Petrified") for n in names):
+        return "none"
+    if situation(names, []).disadvantage:
+        return "half"
+    return None
+
+
 def roll_save(modifier: int, dc: int, net: str | None, rng: Rng, auto_fail: str | None = None) -> SaveResult:
     """Seed 002: a save is d20 (2d20 keep better / worse at advantage / disadvantage) + modifier.
     Reading: it succeeds when it meets or beats the DC; natural 20 and 1 have no special effect."""
@@ -1205,6 +1226,8 @@ class RealmsSystem(System):
                 raise RuleError("Save modifier and DC are whole numbers.") from None
             if abs(modifier) > 50 or not -50 <= dc <= 100:
                 raise RuleError("A save modifier is -50 to 50 and a DC -50 to 100.")
+            if args.get("kind") == "preservation" or args.get("kind") == "body":
+                modifier += cover_save_bonus(str(args.get("cover") or "none"), bool(args.get("area")))
             net, auto, causes = save_situation(str(args.get("kind", "body")), _condition_names(c), "defending" in c.flags,
                                                bool(args.get("adv")), bool(args.get("dis")))
             result = roll_save(modifier, dc, net, rng, auto)

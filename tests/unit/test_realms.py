@@ -315,3 +315,12 @@ def test_exact_odds_by_hand():
     odds = attack_odds(Pool(skills=2, ac=21, crit_skill=True))
     assert odds.p_crit == pytest.approx(1 - (19 / 20) ** 2)
     assert odds.p_drop(1) == pytest.approx(odds.p_hit)
+
+
+def test_cover_on_saves_against_area_effects_and_movement_badges():
+    from pyengine.systems.realms import cover_save_bonus, movement
+
+    assert [cover_save_bonus(c, True) for c in ("none", "half", "three-quarters", "complete")] == [0, 2, 5, 5]
+    assert cover_save_bonus("half", False) == 0
+    assert movement(["Grappled"]) == "none" and movement(["Restrained", "Prone"]) == "none"
+    assert movement(["Prone"]) == "half" and movement(["Poisoned"]) == "half" and movement(["Invisible"]) is None

@@ -283,3 +283,13 @@ def test_defend_only_against_attacks_the_defender_can_see():
     t = step(t, "er_stance", id=k["Aldric"], stance="defend")
     assert build_attack(t.present, {"attacker": k["Ghoul"], "target": k["Aldric"]}).pool.net == "dis"
     assert build_attack(t.present, {"attacker": k["Ghoul"], "target": k["Aldric"], "hidden_attack": True}).pool.net is None
+
+
+def test_save_in_the_tracker_with_cover_against_an_area_and_auto_fail():
+    t = started()
+    k = ids(t)
+    t = step(t, "er_save", Scripted([10]), id=k["Bryn"], kind="body", modifier=1, dc=15, cover="three-quarters", area=True)
+    assert t.log()[-1].text == "Bryn's body save vs DC 15: success" and "= 16" in t.log()[-1].roll
+    t = step(t, "add_condition", id=k["Bryn"], name="Stunned")
+    t = step(t, "er_save", Scripted([]), id=k["Bryn"], kind="body", modifier=30, dc=5)
+    assert t.log()[-1].text.endswith("failure") and "stunned" in t.log()[-1].roll
