@@ -10,7 +10,7 @@ from ..errors import RuleError
 if TYPE_CHECKING:  # pragma: no cover
     from ..tracker import Combatant, Encounter
 
-__all__ = ["System", "roll_off"]
+__all__ = ["System", "roll_off", "settle_ties"]
 
 
 class System:
@@ -96,3 +96,25 @@ def roll_off(ids: list[str], rng: Rng, sides: int = 20) -> dict[str, list[int]]:
             by_face.setdefault(face, []).append(i)
         pending.extend(g for g in by_face.values() if len(g) > 1)
     return faces
+
+
+def settle_ties(results: dict[str, list], rng: Rng, sides: int, key=lambda cid, entry: entry[0]) -> None:
+    """Give combatants whose `key` ties distinct tiebreaks by a d`sides` roll-off (repeated among
+    those still tied), noting the faces in their roll text. results: id -> [initiative, tiebreak,
+    text]; group members share one entry and roll once."""
+    tied_by: dict = {}
+    seen: set[int] = set()
+    for cid, entry in results.items():
+        if id(entry) in seen:
+            continue
+        seen.add(id(entry))
+        tied_by.setdefault(key(cid, entry), []).append(cid)
+    for tied in tied_by.values():
+        if len(tied) < 2:
+            continue
+        faces = roll_off(tied, rng, sides)
+        ranking = sorted(tied, key=lambda i: faces[i], reverse=True)
+        for place, cid in enumerate(ranking):
+            results[cid][1] = len(ranking) - place
+            note = f"tie roll-off d{sides}: {', '.join(map(str, faces[cid]))}"
+            results[cid][2] = f"{results[cid][2]}; {note}" if results[cid][2] else note

@@ -16,7 +16,7 @@ from typing import Any, Iterable
 from ..dice import Rng
 from ..errors import RuleError
 from ..odds import Distribution, convolve
-from .base import System, roll_off
+from .base import System, settle_ties
 
 __all__ = [
     "DAMAGE_TYPES", "CRIT_SKILLS", "CONDITIONS", "Restriction", "Situation", "situation", "net_advantage",
@@ -1130,22 +1130,7 @@ class RealmsSystem(System):
     def break_ties(self, encounter, results: dict[str, list], rng: Rng) -> None:
         """RULES.md section 1: tied participants roll off on d20, highest first; those still tied
         roll again, until every tie is broken (a 3-way tie is one roll-off among the three)."""
-        by_value: dict[int, list[str]] = {}
-        seen: set[int] = set()
-        for cid, entry in results.items():
-            if id(entry) in seen:
-                continue
-            seen.add(id(entry))
-            by_value.setdefault(entry[0], []).append(cid)
-        for tied in by_value.values():
-            if len(tied) < 2:
-                continue
-            faces = roll_off(tied, rng, 20)
-            ranking = sorted(tied, key=lambda i: faces[i], reverse=True)
-            for place, cid in enumerate(ranking):
-                results[cid][1] = len(ranking) - place
-                note = f"tie roll-off d20: {', '.join(map(str, faces[cid]))}"
-                results[cid][2] = f"{results[cid][2]}; {note}" if results[cid][2] else note
+        settle_ties(results, rng, 20)
 
     def reroll_each_round(self, encounter) -> bool:
         return encounter.option("initiative", "once") == "every_round"

@@ -14,7 +14,7 @@ from typing import Any
 from ..dice import Rng, roll
 from ..errors import EngineError, RuleError
 from ..odds import Distribution, convolve, distribution
-from .base import System, roll_off
+from .base import System, settle_ties
 
 __all__ = [
     "SIZES", "Portion", "Spec", "PortionResult", "Result", "Odds", "split_bonus", "penalties", "untrained_block",
@@ -782,22 +782,7 @@ class StrifeSystem(System):
 
     def break_ties(self, encounter, results: dict[str, list], rng: Rng) -> None:
         """Reading: equal Initiative is settled by a d100 roll-off, repeated while tied."""
-        by_value: dict[int, list[str]] = {}
-        seen: set[int] = set()
-        for cid, entry in results.items():
-            if id(entry) in seen:
-                continue
-            seen.add(id(entry))
-            by_value.setdefault(entry[0], []).append(cid)
-        for tied in by_value.values():
-            if len(tied) < 2:
-                continue
-            faces = roll_off(tied, rng, 100)
-            ranking = sorted(tied, key=lambda i: faces[i], reverse=True)
-            for place, cid in enumerate(ranking):
-                results[cid][1] = len(ranking) - place
-                note = f"tie roll-off d100: {', '.join(map(str, faces[cid]))}"
-                results[cid][2] = f"{results[cid][2]}; {note}" if results[cid][2] else note
+        settle_ties(results, rng, 100)
 
     def order_key(self, combatant) -> tuple:
         init = combatant.initiative if combatant.initiative is not None else -10**9
