@@ -10,11 +10,11 @@
 from __future__ import annotations
 
 from .notation import MAX_DICE, MAX_SIDES, MAX_TEXT, Node, parse
-from .odds import EXPLODE_CUTOFF, Distribution, distribution, distribution_ast
-from .rolling import MAX_CHAIN, MAX_REROLLS, MAX_ROLLED, DieRoll, RollResult, Rng, roll, roll_ast
+from .odds import DEFAULT_WORK, EXPLODE_CUTOFF, Budget, Distribution, Estimate, distribution, distribution_ast, sample
+from .rolling import MAX_CHAIN, MAX_REROLLS, MAX_ROLLED, DieRoll, RollResult, Rng, roll, roll_ast, roll_total
 
 __all__ = [
-    "MAX_CHAIN", "MAX_DICE", "MAX_REROLLS", "MAX_ROLLED", "MAX_SIDES", "MAX_TEXT", "EXPLODE_CUTOFF",
-    "DieRoll", "Distribution", "Node", "RollResult", "Rng",
-    "distribution", "distribution_ast", "parse", "roll", "roll_ast",
+    "MAX_CHAIN", "MAX_DICE", "MAX_REROLLS", "MAX_ROLLED", "MAX_SIDES", "MAX_TEXT", "EXPLODE_CUTOFF", "DEFAULT_WORK",
+    "Budget", "DieRoll", "Distribution", "Estimate", "Node", "RollResult", "Rng",
+    "distribution", "distribution_ast", "parse", "roll", "roll_ast", "roll_total", "sample",
 ]

@@ -9,6 +9,7 @@ __all__ = [
     "DiceSyntaxError",
     "DiceLimitError",
     "DiceValueError",
+    "DiceWorkError",
     "RuleError",
     "SchemaError",
 ]
@@ -36,6 +37,10 @@ class DiceSyntaxError(DiceError):
 
 class DiceLimitError(DiceError):
     """The expression is past one of the documented caps (dice, sides, rerolls, odds size)."""
+
+
+class DiceWorkError(DiceLimitError):
+    """An exact computation needs more work than its budget allows; a simulation can estimate it."""
 
 
 class DiceValueError(DiceError):

@@ -17,8 +17,9 @@ and 6); to count successes on exploding dice write the explosion face first: `5d
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
-from typing import Union
+from typing import Callable, Union
 
 from .errors import DiceLimitError, DiceSyntaxError, DiceValueError
 
@@ -41,6 +42,7 @@ __all__ = [
     "Group",
     "Label",
     "Node",
+    "left_spine",
     "parse",
 ]
 
@@ -51,6 +53,11 @@ MAX_DEPTH = 40         # nesting of parentheses, groups and unary signs
 MAX_CONSTANT = 10**9   # largest integer literal
 
 
+_TESTS: dict[str, Callable[[int, int], bool]] = {
+    "=": operator.eq, "!=": operator.ne, "<": operator.lt, ">": operator.gt, "<=": operator.le, ">=": operator.ge,
+}
+
+
 @dataclass(frozen=True)
 class Cmp:
     """A comparison against a number: op is one of = != < > <= >=."""
@@ -59,10 +66,7 @@ class Cmp:
     value: int
 
     def test(self, x: int) -> bool:
-        v = self.value
-        return {
-            "=": x == v, "!=": x != v, "<": x < v, ">": x > v, "<=": x <= v, ">=": x >= v,
-        }[self.op]
+        return _TESTS[self.op](x, self.value)
 
     def text(self) -> str:
         return ("" if self.op == "=" else self.op) + str(self.value)
@@ -380,9 +384,12 @@ class _Parser:
         if explode is not None and reroll is not None and reroll.kind == "add":
             raise DiceValueError("'ra' (reroll and add) cannot be combined with exploding dice.")
         if explode is not None:
-            values = {_clamped(f, clamp) for f in faces}
-            if all(explode.cmp.test(v) for v in values):
-                raise DiceValueError("The explosion matches every face: the die would explode forever.")
+            # The faces a die can still show once rerolled: an explosion on all of them never ends.
+            shown = [f for f in faces if reroll is None or reroll.kind != "until" or not reroll.cmp.test(f)]
+            if all(explode.cmp.test(_clamped(f, clamp)) for f in shown):
+                raise DiceValueError(
+                    "The explosion matches every face the die can show: it would explode forever."
+                )
         return Dice(
             count=count, faces=faces, label_sides=label_sides, reroll=reroll, clamp=clamp,
             explode=explode, set_ops=tuple(set_ops), success=fields["success"],
@@ -449,6 +456,18 @@ class _Parser:
                 success = target
             else:
                 return tuple(set_ops), success, failure
+
+
+def left_spine(node: Binary) -> tuple[Node, list[Binary]]:
+    """A chain of binary operators as (its leftmost operand, the operators from the bottom up), so
+    that evaluators walk a long sum like `1+1+...+1` in a loop instead of recursing once a term."""
+    chain = [node]
+    left = node.left
+    while isinstance(left, Binary):
+        chain.append(left)
+        left = left.left
+    chain.reverse()
+    return left, chain
 
 
 def _clamped(face: int, clamp: Clamp) -> int:

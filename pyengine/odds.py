@@ -1,8 +1,12 @@
 """Exact probability distributions of dice expressions, computed from the AST.
 
-Sums are convolutions, keep/drop is a dynamic programme over the distinct values of a die (never
-enumeration of all rolls), exploding dice follow their chain until the probability still in play
-is below EXPLODE_CUTOFF, which is reported as `residual`. Floats throughout: exact up to rounding.
+Sums are convolutions (a sliding window when one side is a uniform die), keep/drop is a dynamic
+programme over the distinct values of a die (never enumeration of all rolls), exploding dice follow
+their chain until the probability still in play is below EXPLODE_CUTOFF, which is reported as
+`residual`. Floats throughout: exact up to rounding.
+
+Every loop of one computation draws from one `Budget`: past it, a DiceWorkError says so (the page then
+estimates by simulation), so no expression within the notation's caps can hang the caller.
 """
 
 from __future__ import annotations
@@ -10,18 +14,43 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 
-from .errors import DiceLimitError, DiceValueError
-from .notation import Binary, Compare, Const, Dice, Group, Label, Node, SetOp, Unary, parse
-from .rolling import apply_set_ops, binary_value, compare_value
+from .errors import DiceLimitError, DiceValueError, DiceWorkError
+from .notation import Binary, Compare, Const, Dice, Group, Label, Node, SetOp, Unary, left_spine, parse
+from .rolling import Rng, apply_set_ops, binary_value, compare_value, roll_total
 
-__all__ = ["EXPLODE_CUTOFF", "MAX_SUPPORT", "Distribution", "distribution", "distribution_ast"]
+__all__ = [
+    "EXPLODE_CUTOFF", "MAX_SUPPORT", "DEFAULT_WORK", "Budget", "Distribution", "Estimate", "distribution",
+    "distribution_ast", "convolve", "combine", "power", "sample",
+]
 
 EXPLODE_CUTOFF = 1e-12
 MAX_SUPPORT = 200_000      # distinct totals (or joint states) one distribution may hold
-MAX_WORK = 4_000_000       # inner-loop steps one keep/drop programme may take
+# One unit of work is about 100 ns of CPython on a 2-core machine (the loops weigh their steps to
+# match; `python3 build.py bench` prints the figures): about 0.7 s at most by default.
+DEFAULT_WORK = 6_000_000
 
 Pmf = dict[int, float]
+
+
+class Budget:
+    """The work one exact computation may still do. Every loop spends from it before it runs."""
+
+    __slots__ = ("limit", "left")
+
+    def __init__(self, limit: int = DEFAULT_WORK) -> None:
+        self.limit = limit
+        self.left = limit
+
+    @property
+    def used(self) -> int:
+        return self.limit - self.left
+
+    def spend(self, steps: int) -> None:
+        self.left -= steps
+        if self.left < 0:
+            raise DiceWorkError("The exact odds of this expression take too long to compute.")
 
 
 @dataclass(frozen=True)
@@ -63,6 +92,39 @@ class Distribution:
         return sorted(self.pmf.items())
 
 
+class Estimate:
+    """The odds of an expression estimated by rolling it many times (when the exact answer is over
+    budget). Rolls are added in slices, so a page can draw more between two taps."""
+
+    def __init__(self) -> None:
+        self.counts: dict[int, int] = {}
+        self.rolls = 0
+        self.refused = 0  # rolls that went past a cap (an explosion chain of over 100 dice ...)
+
+    def add(self, total: int) -> None:
+        self.counts[total] = self.counts.get(total, 0) + 1
+        self.rolls += 1
+
+    def distribution(self) -> Distribution:
+        n = self.rolls
+        return Distribution({v: c / n for v, c in sorted(self.counts.items())})
+
+    def margin(self, p: float) -> float:
+        """Half the 95% confidence interval of a probability p estimated from these rolls."""
+        return 1.96 * math.sqrt(max(p * (1.0 - p), 0.25 / self.rolls) / self.rolls) if self.rolls else 1.0
+
+
+def sample(ast: Node, estimate: Estimate, rng: Rng, rolls: int) -> Estimate:
+    """Roll `rolls` more times into `estimate`. A roll past a cap is counted as refused; an
+    impossible roll (division by zero) raises DiceValueError."""
+    for _ in range(rolls):
+        try:
+            estimate.add(roll_total(ast, rng))
+        except DiceLimitError:
+            estimate.refused += 1
+    return estimate
+
+
 # -- small tools ---------------------------------------------------------------------------
 
 def _check(pmf: dict) -> dict:
@@ -71,9 +133,82 @@ def _check(pmf: dict) -> dict:
     return pmf
 
 
-def convolve(a: Pmf, b: Pmf) -> Pmf:
+def _support_check(low: int, high: int) -> None:
+    if high - low + 1 > MAX_SUPPORT:
+        raise DiceLimitError(f"The odds of this expression have more than {MAX_SUPPORT:,} outcomes; roll it instead.")
+
+
+def _uniform(pmf: Pmf) -> tuple[int, int] | None:
+    """(lowest value, number of values) when pmf is one die: equally likely consecutive values."""
+    if len(pmf) < 2:
+        return None
+    low, high = min(pmf), max(pmf)
+    if high - low + 1 != len(pmf):
+        return None
+    first = next(iter(pmf.values()))
+    if any(abs(p - first) > 1e-15 * first for p in pmf.values()):
+        return None
+    return low, len(pmf)
+
+
+def _slide(dense: list[float], sides: int, budget: Budget) -> list[float]:
+    """A dense pmf plus one uniform die of `sides` consecutive values: a sliding window sum,
+    O(len + sides) instead of len * sides. Each window is the difference of two running sums,
+    taken from whichever end holds less mass, so both tails keep their precision."""
+    width = len(dense)
+    budget.spend(3 * (width + sides))
+    prefix = [0.0, *accumulate(dense)]                       # prefix[i] = sum(dense[:i])
+    suffix = [*accumulate(reversed(dense))][::-1] + [0.0]    # suffix[i] = sum(dense[i:])
+    pad = sides - 1
+    p_hi = prefix[1:] + [prefix[width]] * pad
+    p_lo = [0.0] * pad + prefix[:width]
+    s_hi = suffix[1:] + [0.0] * pad
+    s_lo = [suffix[0]] * pad + suffix[:width]
+    p = 1.0 / sides
+    return [
+        max(0.0, (ph - pl) if ph <= sl else (sl - sh)) * p
+        for ph, pl, sl, sh in zip(p_hi, p_lo, s_lo, s_hi)
+    ]
+
+
+def _slide_symmetric(dense: list[float], sides: int, budget: Budget) -> list[float]:
+    """_slide for a symmetric pmf (a sum of identical uniform dice): the result is symmetric too,
+    so only its lower half is computed (from the small end, keeping the precision) and mirrored."""
+    width = len(dense)
+    size = width + sides - 1
+    half = (size + 1) // 2
+    budget.spend(width // 2 + half)
+    prefix = [0.0, *accumulate(dense[:half])]  # prefix[i] = sum(dense[:i])
+    top = min(width, half)
+    upper = prefix[1:top + 1] + [prefix[top]] * (half - top)   # prefix[min(t + 1, width)]
+    lower = ([0.0] * min(sides - 1, half) + prefix)[:half]     # prefix[max(0, t - sides + 1)]
+    p = 1.0 / sides
+    low_half = [(a - b) * p for a, b in zip(upper, lower)]
+    return low_half + low_half[: size - half][::-1]
+
+
+def _dense(pmf: Pmf) -> tuple[int, list[float]]:
+    low = min(pmf)
+    return low, [pmf.get(low + i, 0.0) for i in range(max(pmf) - low + 1)]
+
+
+def _sparse(low: int, dense: list[float]) -> Pmf:
+    return {low + i: p for i, p in enumerate(dense) if p > 0.0}
+
+
+def convolve(a: Pmf, b: Pmf, budget: Budget | None = None) -> Pmf:
+    """The distribution of the sum of two independent totals."""
+    budget = budget if budget is not None else Budget()
+    if len(a) * len(b) > 4 * (len(a) + len(b)):
+        for x, y in ((a, b), (b, a)):
+            die = _uniform(y)
+            if die is not None and max(x) - min(x) < 2 * len(x):  # x dense enough for a window
+                _support_check(min(x) + die[0], max(x) + die[0] + die[1] - 1)
+                low, dense = _dense(x)
+                return _sparse(low + die[0], _slide(dense, die[1], budget))
     if len(a) < len(b):
         a, b = b, a
+    budget.spend(len(a) * len(b))
     out: Pmf = {}
     for y, q in b.items():
         for x, p in a.items():
@@ -81,9 +216,10 @@ def convolve(a: Pmf, b: Pmf) -> Pmf:
     return _check(out)
 
 
-def combine(a: Pmf, b: Pmf, fn) -> Pmf:
-    if len(a) * len(b) > MAX_WORK:
-        raise DiceLimitError("The odds of this expression are too large to compute; roll it instead.")
+def combine(a: Pmf, b: Pmf, fn, budget: Budget | None = None) -> Pmf:
+    """The distribution of fn(x, y) for independent x ~ a, y ~ b."""
+    budget = budget if budget is not None else Budget()
+    budget.spend(10 * len(a) * len(b))
     out: Pmf = {}
     for x, p in a.items():
         for y, q in b.items():
@@ -92,25 +228,38 @@ def combine(a: Pmf, b: Pmf, fn) -> Pmf:
     return _check(out)
 
 
-def power(pmf: Pmf, n: int) -> Pmf:
-    """The sum of n independent copies, by repeated squaring."""
+def power(pmf: Pmf, n: int, budget: Budget | None = None) -> Pmf:
+    """The sum of n independent copies: one die at a time by sliding window when it is a uniform
+    die, else by repeated squaring."""
+    budget = budget if budget is not None else Budget()
+    if n == 0:
+        return {0: 1.0}
+    _support_check(n * min(pmf), n * max(pmf))
+    die = _uniform(pmf)
+    if die is not None:
+        dense = [1.0 / die[1]] * die[1]
+        for _ in range(n - 1):
+            dense = _slide_symmetric(dense, die[1], budget)
+        return _sparse(n * die[0], dense)
     result: Pmf = {0: 1.0}
     base = pmf
     while n:
         if n & 1:
-            result = convolve(result, base)
+            result = convolve(result, base, budget)
         n >>= 1
         if n:
-            base = convolve(base, base)
+            base = convolve(base, base, budget)
     return result
 
 
 # -- one die -------------------------------------------------------------------------------
 
-def face_pmf(dice: Dice) -> Pmf:
+def face_pmf(dice: Dice, budget: Budget | None = None) -> Pmf:
     """One face after rerolls (r until, ro once) and mi/ma."""
     faces = dice.faces
     s = len(faces)
+    if budget is not None:
+        budget.spend(2 * s)
     rr = dice.reroll
     pmf: Pmf = {}
     if rr is not None and rr.kind == "until":
@@ -133,11 +282,12 @@ def face_pmf(dice: Dice) -> Pmf:
     return pmf
 
 
-def unit_pmf(dice: Dice) -> tuple[dict[tuple[int, int], float], float]:
+def unit_pmf(dice: Dice, budget: Budget | None = None) -> tuple[dict[tuple[int, int], float], float]:
     """Joint distribution of (unit total, unit count) for one die and what it adds; and the residual.
 
     The count is successes minus failures (0 when the roll does not count successes)."""
-    face = face_pmf(dice)
+    budget = budget if budget is not None else Budget()
+    face = face_pmf(dice, budget)
     succ, fail = dice.success, dice.failure
     compound = dice.explode is not None and dice.explode.kind == "compound"
 
@@ -151,6 +301,7 @@ def unit_pmf(dice: Dice) -> tuple[dict[tuple[int, int], float], float]:
     ex = dice.explode
     rr = dice.reroll
     if ex is None:
+        budget.spend(len(face) * (len(face) if rr is not None and rr.kind == "add" else 1))
         for v, p in face.items():
             if rr is not None and rr.kind == "add" and rr.cmp.test(v):
                 for v2, p2 in face.items():
@@ -163,6 +314,7 @@ def unit_pmf(dice: Dice) -> tuple[dict[tuple[int, int], float], float]:
         live: dict[tuple[int, int], float] = {(0, 0): 1.0}
         first = True
         while live:
+            budget.spend(8 * len(live) * len(face))
             nxt: dict[tuple[int, int], float] = {}
             for (total, w), p in live.items():
                 for v, q in face.items():
@@ -187,8 +339,8 @@ def unit_pmf(dice: Dice) -> tuple[dict[tuple[int, int], float], float]:
 
 # -- a set of dice -------------------------------------------------------------------------
 
-def dice_pmf(dice: Dice) -> tuple[Pmf, float]:
-    joint, unit_residual = unit_pmf(dice)
+def dice_pmf(dice: Dice, budget: Budget) -> tuple[Pmf, float]:
+    joint, unit_residual = unit_pmf(dice, budget)
     counting = dice.success is not None or dice.failure is not None
     n = dice.count
     residual = 1.0 - (1.0 - unit_residual) ** n if unit_residual else 0.0
@@ -219,13 +371,31 @@ def dice_pmf(dice: Dice) -> tuple[Pmf, float]:
                 unit[w] = unit.get(w, 0.0) + p
         if excluded:
             unit[0] = unit.get(0, 0.0) + excluded
-        return power(unit, n), residual
+        return power(unit, n, budget), residual
 
     op = counted[0]
-    return _select(by_key, excluded, n, op), residual
+    if op.keep and op.n == 1 and not counting and not excluded:
+        return _extreme(by_key, n, highest=op.how == "h", budget=budget), residual
+    return _select(by_key, excluded, n, op, budget), residual
 
 
-def _select(by_key: dict[int, Pmf], excluded: float, n: int, op: SetOp) -> Pmf:
+def _extreme(by_key: dict[int, Pmf], n: int, highest: bool, budget: Budget) -> Pmf:
+    """The highest (or lowest) of n independent units, from order statistics:
+    P(max <= v) = F(v)^n. Each unit adds its own value (keep/drop by value, no success count)."""
+    budget.spend(2 * len(by_key))
+    out: Pmf = {}
+    below = 0.0  # P(one unit is beyond v on the side away from the kept end), built up in order
+    for v in sorted(by_key, reverse=not highest):
+        p = sum(by_key[v].values())
+        inside = below + p
+        mass = inside ** n - below ** n
+        if mass > 0.0:
+            out[v] = mass
+        below = inside
+    return out
+
+
+def _select(by_key: dict[int, Pmf], excluded: float, n: int, op: SetOp, budget: Budget) -> Pmf:
     """Keep/drop the op.n highest or lowest of n independent units, by dynamic programming.
 
     Values are visited in the order the op selects them; for j units showing the same value, the
@@ -233,17 +403,18 @@ def _select(by_key: dict[int, Pmf], excluded: float, n: int, op: SetOp) -> Pmf:
     keys = sorted(by_key, reverse=op.how == "h")
     # (unit weights given this value, probability of the value, excluded by an earlier filter)
     classes = [(by_key[k], sum(by_key[k].values()), False) for k in keys] + [({0: excluded}, excluded, True)]
-    if len(classes) * (n + 1) * (n + 1) > MAX_WORK:
-        raise DiceLimitError("Too many dice to compute keep/drop odds exactly; roll it instead.")
+    budget.spend(len(classes) * (n + 1) + (n + 1) * (n + 2) // 2)
     binom = _binomials(n)
     state: dict[int, Pmf] = {0: {0: 1.0}}
     for bucket, mass, is_excluded in classes:
         if mass == 0.0:
             continue
+        budget.spend(20 + len(bucket))  # the fixed cost of one class
         cond = {w: p / mass for w, p in bucket.items()}
         powers: dict[int, Pmf] = {0: {0: 1.0}}
         nxt: dict[int, Pmf] = {}
         for m, sums in state.items():
+            budget.spend(4 * (n - m + 1))
             for j in range(0, n - m + 1):
                 weight = binom[n - m][j] * mass ** j
                 if weight == 0.0:
@@ -254,8 +425,9 @@ def _select(by_key: dict[int, Pmf], excluded: float, n: int, op: SetOp) -> Pmf:
                     selected = min(j, max(0, op.n - min(m, op.n)))
                     kept = selected if op.keep else j - selected
                 if kept not in powers:
-                    powers[kept] = power(cond, kept)
+                    powers[kept] = power(cond, kept, budget)
                 add = powers[kept]
+                budget.spend(2 * len(sums) * len(add))
                 target = nxt.setdefault(m + j, {})
                 for s, p in sums.items():
                     for w, q in add.items():
@@ -265,28 +437,33 @@ def _select(by_key: dict[int, Pmf], excluded: float, n: int, op: SetOp) -> Pmf:
 
 
 @lru_cache(maxsize=8)
-def _binomials(n: int) -> tuple[tuple[int, ...], ...]:
-    return tuple(tuple(math.comb(a, b) for b in range(a + 1)) for a in range(n + 1))
+def _binomials(n: int) -> tuple[tuple[float, ...], ...]:
+    """Pascal's triangle up to row n, as floats (C(1000, 500) is about 2.7e299: it fits)."""
+    rows = [(1.0,)]
+    for _ in range(n):
+        last = rows[-1]
+        rows.append((1.0, *[a + b for a, b in zip(last, last[1:])], 1.0))
+    return tuple(rows)
 
 
 # -- groups and operators ------------------------------------------------------------------
 
-def group_pmf(node: Group) -> tuple[Pmf, float]:
+def group_pmf(node: Group, budget: Budget) -> tuple[Pmf, float]:
     """Joint outcomes of the items (as sorted tuples), then the same keep/drop as a roll."""
     states: dict[tuple[int, ...], float] = {(): 1.0}
     residual = 0.0
-    for item in node.items:
-        pmf, r = _eval(item)
+    for i, item in enumerate(node.items):
+        pmf, r = _eval(item, budget)
         residual = 1.0 - (1.0 - residual) * (1.0 - r)
         nxt: dict[tuple[int, ...], float] = {}
-        if len(states) * len(pmf) > MAX_WORK:
-            raise DiceLimitError("This group has too many outcomes to compute; roll it instead.")
+        budget.spend(2 * len(states) * len(pmf) * (i + 1))
         for values, p in states.items():
             for v, q in pmf.items():
                 key = tuple(sorted(values + (v,)))
                 nxt[key] = nxt.get(key, 0.0) + p * q
         states = _check(nxt)
     out: Pmf = {}
+    budget.spend(len(states) * (len(node.items) + 1) * (len(node.set_ops) + 1))
     for values, p in states.items():
         kept = apply_set_ops(list(values), node.set_ops)
         if node.success is not None or node.failure is not None:
@@ -300,43 +477,54 @@ def group_pmf(node: Group) -> tuple[Pmf, float]:
     return out, residual
 
 
-def _eval(node: Node) -> tuple[Pmf, float]:
+def _eval(node: Node, budget: Budget) -> tuple[Pmf, float]:
     if isinstance(node, Const):
         return {node.value: 1.0}, 0.0
     if isinstance(node, Dice):
-        return dice_pmf(node)
+        return dice_pmf(node, budget)
     if isinstance(node, Label):
-        return _eval(node.node)
+        return _eval(node.node, budget)
     if isinstance(node, Unary):
-        pmf, r = _eval(node.operand)
+        pmf, r = _eval(node.operand, budget)
         return ({-v: p for v, p in pmf.items()} if node.op == "-" else pmf), r
     if isinstance(node, Group):
-        return group_pmf(node)
-    if isinstance(node, (Binary, Compare)):
-        a, ra = _eval(node.left)
-        b, rb = _eval(node.right)
-        residual = 1.0 - (1.0 - ra) * (1.0 - rb)
-        if isinstance(node, Compare):
-            return _drop_zero(combine(a, b, lambda x, y: int(compare_value(node.op, x, y)))), residual
-        if node.op == "+":
-            return convolve(a, b), residual
-        if node.op == "-":
-            return convolve(a, {-v: p for v, p in b.items()}), residual
-        if node.op == "/" and b.get(0, 0.0) > 0.0:
-            raise DiceValueError("Division by zero is possible in this expression.")
-        return combine(a, b, lambda x, y: binary_value(node.op, x, y)), residual
+        return group_pmf(node, budget)
+    if isinstance(node, Compare):
+        a, ra = _eval(node.left, budget)
+        b, rb = _eval(node.right, budget)
+        return _drop_zero(combine(a, b, lambda x, y: int(compare_value(node.op, x, y)), budget)), _either(ra, rb)
+    if isinstance(node, Binary):
+        bottom, chain = left_spine(node)  # long sums are loops, not recursion
+        pmf, residual = _eval(bottom, budget)
+        for step in chain:
+            b, rb = _eval(step.right, budget)
+            residual = _either(residual, rb)
+            if step.op == "+":
+                pmf = convolve(pmf, b, budget)
+            elif step.op == "-":
+                pmf = convolve(pmf, {-v: p for v, p in b.items()}, budget)
+            else:
+                if step.op == "/" and b.get(0, 0.0) > 0.0:
+                    raise DiceValueError("Division by zero is possible in this expression.")
+                pmf = combine(pmf, b, lambda x, y, op=step.op: binary_value(op, x, y), budget)
+        return pmf, residual
     raise TypeError(node)  # pragma: no cover
+
+
+def _either(ra: float, rb: float) -> float:
+    return 1.0 - (1.0 - ra) * (1.0 - rb)
 
 
 def _drop_zero(pmf: Pmf) -> Pmf:
     return {v: p for v, p in pmf.items() if p > 0.0}
 
 
-def distribution_ast(ast: Node) -> Distribution:
-    pmf, residual = _eval(ast)
+def distribution_ast(ast: Node, budget: Budget | None = None) -> Distribution:
+    """The exact distribution of a parsed expression; raises DiceWorkError past the budget."""
+    pmf, residual = _eval(ast, budget if budget is not None else Budget())
     return Distribution(dict(sorted((v, p) for v, p in pmf.items() if p > 0.0)), residual)
 
 
-def distribution(expression: str) -> Distribution:
+def distribution(expression: str, budget: Budget | None = None) -> Distribution:
     """The exact distribution of a dice expression's total."""
-    return distribution_ast(parse(expression))
+    return distribution_ast(parse(expression), budget)

@@ -18,7 +18,7 @@ from typing import Protocol
 
 from .errors import DiceLimitError, DiceValueError
 from .notation import (
-    Binary, Cmp, Compare, Const, Dice, Group, Label, Node, SetOp, Unary, parse,
+    Binary, Cmp, Compare, Const, Dice, Group, Label, Node, SetOp, Unary, left_spine, parse,
 )
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "RollResult",
     "roll",
     "roll_ast",
+    "roll_total",
 ]
 
 MAX_REROLLS = 100     # rerolls of one die before drawing straight from the faces that do not match
@@ -177,7 +178,7 @@ class _Roller:
         for unit, key, keep in zip(units, keys, kept):
             marks = unit_marks(dice, unit, key)
             for d, (s, f) in zip(unit, marks):
-                if d.rerolled:
+                if d.rerolled or (keep and not s and not f):  # nothing to mark: skip the copy
                     shown.append(d)
                 else:
                     shown.append(_replace(d, kept=keep, success=keep and s, failure=keep and f))
@@ -197,11 +198,19 @@ class _Roller:
         if isinstance(node, Unary):
             inner = self.eval(node.operand)
             return RolledNode(node, -inner.value if node.op == "-" else inner.value, (inner,), inner.dice)
-        if isinstance(node, (Binary, Compare)):
+        if isinstance(node, Compare):
             left, right = self.eval(node.left), self.eval(node.right)
-            value = binary_value(node.op, left.value, right.value) if isinstance(node, Binary) \
-                else int(compare_value(node.op, left.value, right.value))
+            value = int(compare_value(node.op, left.value, right.value))
             return RolledNode(node, value, (left, right), left.dice + right.dice)
+        if isinstance(node, Binary):
+            bottom, chain = left_spine(node)  # a long sum is a loop, not a recursion per term
+            done = self.eval(bottom)
+            dice = list(done.dice)
+            for step in chain:
+                right = self.eval(step.right)
+                dice.extend(right.dice)
+                done = RolledNode(step, binary_value(step.op, done.value, right.value), (done, right), tuple(dice))
+            return done
         if isinstance(node, Group):
             items = [self.eval(item) for item in node.items]
             values = [item.value for item in items]
@@ -289,8 +298,20 @@ def describe(tree: RolledNode) -> str:
     if isinstance(node, Unary):
         return f"{node.op}{_wrapped(tree.children[0], 3)}"
     if isinstance(node, Binary):
-        p = _PRECEDENCE[node.op]
-        return f"{_wrapped(tree.children[0], p)} {node.op} {_wrapped(tree.children[1], p + (node.op in '-/'))}"
+        # Walk down the left operands of equal precedence in a loop (a long sum is one chain).
+        steps = []
+        while isinstance(node, Binary):
+            steps.append(tree)
+            left = tree.children[0]
+            if not (isinstance(left.node, Binary) and _PRECEDENCE[left.node.op] >= _PRECEDENCE[node.op]):
+                break
+            tree, node = left, left.node
+        last = steps[-1]
+        parts = [_wrapped(last.children[0], _PRECEDENCE[last.node.op])]  # type: ignore[union-attr]
+        for step in reversed(steps):
+            op = step.node.op  # type: ignore[union-attr]
+            parts.append(f" {op} {_wrapped(step.children[1], _PRECEDENCE[op] + (op in '-/'))}")
+        return "".join(parts)
     if isinstance(node, Compare):
         return f"{describe(tree.children[0])} {node.op} {describe(tree.children[1])}"
     if isinstance(node, Group):
@@ -335,6 +356,11 @@ def roll_ast(ast: Node, rng: Rng | None = None, expression: str = "") -> RollRes
     tree = roller.eval(ast)
     text = f"{describe(tree)} = {tree.value}"
     return RollResult(expression, ast, tree, tree.value, text, tree.dice)
+
+
+def roll_total(ast: Node, rng: Rng) -> int:
+    """Only the total of one roll (for simulations: no text is built)."""
+    return _Roller(rng).eval(ast).value
 
 
 def roll(expression: str, rng: Rng | None = None) -> RollResult:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from pyengine.dice import Distribution, RollResult
+from pyengine.dice import Distribution, Estimate, RollResult
 from pyengine.sides import eligible
 from pyengine.tracker import Combatant, Encounter, Event, Timeline, active_unit
 
@@ -419,27 +419,49 @@ def roll_result_html(result: RollResult) -> str:
     )
 
 
-def odds_html(dist: Distribution, target: int | None) -> str:
+MAX_BARS = 120
+
+
+def odds_html(dist: Distribution, target: int | None, estimate: Estimate | None = None) -> str:
+    """The chart, mean and P(total >= target) of an exact distribution, or of an estimate from
+    simulated rolls (labelled, with its margin)."""
     items = dist.items()
     # Long tails (explosions) are cut where the bars would be invisible.
     visible = [(v, p) for v, p in items if p >= 1e-4] or items
-    if len(visible) > 120:
-        visible = visible[:120]
-    top = max(p for _, p in visible)
+    low, high = visible[0][0], visible[-1][0]
+    width = -(-(high - low + 1) // MAX_BARS)  # values per bar, so at most MAX_BARS bars
+    bins: dict[int, float] = {}
+    for v, p in items:
+        if low <= v <= high:
+            bins[(v - low) // width] = bins.get((v - low) // width, 0.0) + p
+    top = max(bins.values())
     bars = "".join(
-        f'<i style="height:{max(1, round(p / top * 100))}%"{" class=hit" if target is not None and v >= target else ""} title="{v}: {p * 100:.2f}%"></i>'
-        for v, p in visible
+        f'<i style="height:{max(1, round(bins.get(b, 0.0) / top * 100))}%"'
+        f'{" class=hit" if target is not None and low + b * width >= target else ""} '
+        f'title="{_bar_label(low + b * width, width)}: {bins.get(b, 0.0) * 100:.2f}%"></i>'
+        for b in range((high - low) // width + 1)
     )
-    at_least = "" if target is None else (
-        f'<p data-testid="odds-at-least">P(total ≥ {esc(target)}) = <b>{dist.at_least(target) * 100:.2f}%</b></p>'
-    )
-    residual = f'<p class="muted">Explosions past 1e-12 left out ({dist.residual:.1e}).</p>' if dist.residual else ""
+    at_least = ""
+    if target is not None:
+        p = dist.at_least(target)
+        margin = f" ± {estimate.margin(p) * 100:.1f} points" if estimate is not None else ""
+        at_least = f'<p data-testid="odds-at-least">P(total ≥ {esc(target)}) = <b>{p * 100:.2f}%</b>{margin}</p>'
+    if estimate is not None:
+        refused = f"; {estimate.refused:,} went past the caps" if estimate.refused else ""
+        note = (f'<p class="muted" data-testid="odds-estimated">Estimated from {estimate.rolls:,} rolls{refused}: '
+                f'the exact odds take too long to compute here.</p>')
+    else:
+        note = f'<p class="muted">Explosions past 1e-12 left out ({dist.residual:.1e}).</p>' if dist.residual else ""
     return (
         f'<div class="chart" data-testid="odds-chart" aria-hidden="true">{bars}</div>'
-        f'<p class="muted axis"><span>{visible[0][0]}</span><span>{visible[-1][0]}</span></p>'
+        f'<p class="muted axis"><span>{low}</span><span>{high}</span></p>'
         f'<p data-testid="odds-mean">Mean <b>{dist.mean:.2f}</b> · σ {dist.stdev:.2f} · range {dist.min}–{dist.max}</p>'
-        f'{at_least}{residual}'
+        f'{at_least}{note}'
     )
+
+
+def _bar_label(start: int, width: int) -> str:
+    return str(start) if width == 1 else f"{start}–{start + width - 1}"
 
 
 def history_html(rolls: list[dict]) -> str:
