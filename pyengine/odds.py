@@ -12,7 +12,7 @@ estimates by simulation), so no expression within the notation's caps can hang t
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import accumulate
 
@@ -204,6 +204,7 @@ def convolve(a: Pmf, b: Pmf, budget: Budget | None = None) -> Pmf:
             die = _uniform(y)
             if die is not None and max(x) - min(x) < 2 * len(x):  # x dense enough for a window
                 _support_check(min(x) + die[0], max(x) + die[0] + die[1] - 1)
+                budget.spend(3 * (len(x) + len(y)))  # to a list and back to a dict
                 low, dense = _dense(x)
                 return _sparse(low + die[0], _slide(dense, die[1], budget))
     if len(a) < len(b):
@@ -301,7 +302,7 @@ def unit_pmf(dice: Dice, budget: Budget | None = None) -> tuple[dict[tuple[int, 
     ex = dice.explode
     rr = dice.reroll
     if ex is None:
-        budget.spend(len(face) * (len(face) if rr is not None and rr.kind == "add" else 1))
+        budget.spend(3 * len(face) * (len(face) if rr is not None and rr.kind == "add" else 1))
         for v, p in face.items():
             if rr is not None and rr.kind == "add" and rr.cmp.test(v):
                 for v2, p2 in face.items():
@@ -340,7 +341,14 @@ def unit_pmf(dice: Dice, budget: Budget | None = None) -> tuple[dict[tuple[int, 
 # -- a set of dice -------------------------------------------------------------------------
 
 def dice_pmf(dice: Dice, budget: Budget) -> tuple[Pmf, float]:
+    if dice.count == 0:
+        return {0: 1.0}, 0.0
+    plain = Dice(dice.count, dice.faces, dice.label_sides)
+    if dice == replace(plain, text=dice.text):  # NdX with no modifier: the sum of uniform dice
+        budget.spend(len(dice.faces))
+        return power({f: 1.0 / len(dice.faces) for f in dice.faces}, dice.count, budget), 0.0
     joint, unit_residual = unit_pmf(dice, budget)
+    budget.spend(4 * len(joint))
     counting = dice.success is not None or dice.failure is not None
     n = dice.count
     residual = 1.0 - (1.0 - unit_residual) ** n if unit_residual else 0.0
@@ -521,7 +529,9 @@ def _drop_zero(pmf: Pmf) -> Pmf:
 
 def distribution_ast(ast: Node, budget: Budget | None = None) -> Distribution:
     """The exact distribution of a parsed expression; raises DiceWorkError past the budget."""
-    pmf, residual = _eval(ast, budget if budget is not None else Budget())
+    budget = budget if budget is not None else Budget()
+    pmf, residual = _eval(ast, budget)
+    budget.spend(2 * len(pmf))  # sorting it, and what a caller does with every outcome
     return Distribution(dict(sorted((v, p) for v, p in pmf.items() if p > 0.0)), residual)
 
 

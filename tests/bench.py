@@ -168,6 +168,18 @@ def engine(p, base_url: str) -> None:
         for key in cpython:
             print(f"  {key:40} {cpython[key]:9.2f} {browser[key]:9.2f}")
 
+        from pyengine.odds import DEFAULT_WORK
+        from web.bench import first_answers
+
+        print("\n== Time to first answer (ms; exact, or the first slice of the estimate) ==")
+        print("  CPython: distribution() with its default budget; browser: the roller's own budget")
+        here = first_answers(DEFAULT_WORK)
+        there = json.loads(page.evaluate("RK.bench('first_answers')"))
+        print(f"  {'expression':34} {'CPython':>9} {'':9} {'browser':>9}")
+        for expr, row in here.items():
+            shown = expr if len(expr) <= 32 else expr[:20] + f"… ({len(expr)} ch)"
+            print(f"  {shown:34} {row['ms']:9.1f} {row['kind']:9} {there[expr]['ms']:9.1f} {there[expr]['kind']}")
+
         # Roller: from typing to the chart (includes the 80 ms typing debounce).
         latencies = []
         for expr in ("4d6kh3", "10d20kh3", "8d6!", "6d10>=8", "3d20kh1+2") * 2:

@@ -10,12 +10,13 @@ import time
 from pyodide.ffi import JsException
 from pyscript import document, window
 
-from pyengine.dice import Budget, Estimate, distribution_ast, parse, roll_ast, sample
-from pyengine.errors import DiceLimitError, EngineError, SchemaError
+from pyengine.dice import Estimate, parse, roll_ast
+from pyengine.errors import EngineError, SchemaError
 from pyengine.storage import dumps
 from pyengine.tracker import Timeline, new_encounter, resolve
 
 from . import dom, render
+from .odds_job import OddsJob
 from .persist import (
     ROLLS, ROSTER, SAVED_ROLLS, SNAPSHOT, TEMPLATES, MAX_ROLL_HISTORY, Notice, Persistence,
     StorageFull, StorageUnavailable, export_all, export_encounter, parse_import, read_share, rebase,
@@ -23,11 +24,6 @@ from .persist import (
 )
 
 ATTACK_ACTIONS = {"laurels": "ll_attack", "strife": "ros_attack", "realms": "er_attack"}  # the system's attack, rolled before Apply
-# The exact odds computed while typing stay within one short task (about 30 ms of CPython, well under
-# the 100 ms a tap may take in Pyodide); past that, the panel estimates by rolling in slices.
-PAGE_WORK = 300_000
-SLICE_SECONDS = 0.012   # one slice of the estimate, then the page answers input again
-ESTIMATE_ROLLS = 20_000  # the estimate stops here (a 95% margin of under 0.7 points)
 QUICK = (("d4", "1d4"), ("d6", "1d6"), ("d8", "1d8"), ("d10", "1d10"), ("d12", "1d12"), ("d20", "1d20"),
          ("d100", "1d100"), ("Adv", "2d20kh1"), ("Dis", "2d20kl1"))
 
@@ -47,7 +43,8 @@ class App:
         self._tracker_html: tuple[Timeline | None, str] = (None, "")
         self._odds_proxy = dom.proxy(self.update_odds)
         self._estimate_proxy = dom.proxy(self.estimate_slice)
-        self.estimate: dict | None = None  # the simulation under way: ast, Estimate, rng, timer
+        self.odds_job: OddsJob | None = None  # an estimate still growing, slice by slice
+        self.estimate_timer = None
         self._sheet_proxy = dom.proxy(self.render_sheet)
         self.sheet_timer = None
         self.last_target: str | None = None
@@ -280,62 +277,59 @@ class App:
             return None
 
     def update_odds(self) -> None:
-        """Exact odds within PAGE_WORK; past it an estimate by simulation, drawn in slices."""
+        """Exact odds within a small budget; past it an estimate by simulation, drawn in slices."""
         self.stop_estimate()
         text = dom.value("dice-input").strip()
         try:
-            ast = parse(text)
+            job = OddsJob(parse(text))
         except EngineError as error:
             dom.el("dice-error").textContent = str(error)
             return  # the last good chart stays
-        try:
-            dist = distribution_ast(ast, Budget(PAGE_WORK))
-        except DiceLimitError:
-            dom.el("dice-error").textContent = ""
-            self.estimate = {"ast": ast, "estimate": Estimate(), "rng": random.Random(0), "timer": None}
-            self.estimate_slice()
-            return
-        except EngineError as error:
-            dom.el("dice-error").textContent = str(error)
-            return
         dom.el("dice-error").textContent = ""
-        self.show_odds(dist)
+        if job.exact is not None:
+            self.show_odds(job.exact)
+        else:
+            self.odds_job = job
+            self.estimate_slice()
 
     def show_odds(self, dist, estimate: Estimate | None = None) -> None:
         target = self.odds_target()
         if target is None:
             target = round(dist.mean)
         dom.el("odds-target").placeholder = str(target)
+        body = dom.el("odds-body")
+        body.setAttribute("data-expr", dom.value("dice-input").strip())
+        body.setAttribute("data-kind", "exact" if estimate is None else "estimate")
         dom.set_html("odds-body", render.odds_html(dist, target, estimate))
 
     def estimate_slice(self) -> None:
         """Roll for one short slice, show the estimate so far, and come back unless it is done."""
-        job = self.estimate
+        job = self.odds_job
+        self.estimate_timer = None
         if job is None:
             return
-        job["timer"] = None
-        est: Estimate = job["estimate"]
-        deadline = time.perf_counter() + SLICE_SECONDS
         try:
-            while est.rolls + est.refused < ESTIMATE_ROLLS and time.perf_counter() < deadline:
-                sample(job["ast"], est, job["rng"], 1)
+            job.step()
         except EngineError as error:
-            self.estimate = None
+            self.odds_job = None
             dom.el("dice-error").textContent = str(error)
             return
-        if est.rolls:
-            self.show_odds(est.distribution(), est)
-        if est.rolls + est.refused < ESTIMATE_ROLLS:
-            job["timer"] = window.setTimeout(self._estimate_proxy, 0)
+        dist = job.distribution()
+        if dist is not None:
+            self.show_odds(dist, job.estimate)
+        if job.done:
+            self.odds_job = None
         else:
-            self.estimate = None
+            self.estimate_timer = window.setTimeout(self._estimate_proxy, 0)
 
     def stop_estimate(self) -> None:
-        if self.estimate is not None and self.estimate["timer"] is not None:
-            window.clearTimeout(self.estimate["timer"])
-        self.estimate = None
+        if self.estimate_timer is not None:
+            window.clearTimeout(self.estimate_timer)
+            self.estimate_timer = None
+        self.odds_job = None
 
     def schedule_odds(self) -> None:
+        self.stop_estimate()  # the expression changed: no more slices for the old one
         if self.odds_timer is not None:
             window.clearTimeout(self.odds_timer)
         self.odds_timer = window.setTimeout(self._odds_proxy, 80)

@@ -10,6 +10,27 @@ from pyengine.dice import distribution, parse, roll
 from pyengine.tracker import Timeline, new_encounter, resolve
 
 DISTRIBUTIONS = ("4d6kh3", "10d20kh3", "8d6!", "6d10>=8")
+# The expressions that froze the page before the work budget (issue "never freeze").
+FROZE = ("1d10000+1d10000", "10d10000", "1000d10000", "100d6!", "100d6!!", "1000d6", "+".join(["d20"] * 250),
+         "1d20!>1", "2d10000", "1d10000kh1", "1d6r<6!", "1d6r1!>=2")
+
+
+def first_answers(work: int) -> dict:
+    """Per expression: ms from the text to the first answer the roller shows (parse, the exact odds
+    within `work`, else the first slice of the estimate), and which it was."""
+    from pyengine.errors import EngineError
+
+    from .odds_job import first_answer
+
+    out = {}
+    for expr in FROZE:
+        t0 = time.perf_counter()
+        try:
+            kind, _ = first_answer(parse(expr), work)
+        except EngineError:
+            kind = "refused"
+        out[expr] = {"ms": (time.perf_counter() - t0) * 1000, "kind": kind}
+    return out
 
 
 def _median_ms(fn, repeat: int) -> float:
@@ -70,6 +91,10 @@ def hook(app, name: str, arg: str = "") -> str:
     """Entry point: returns JSON."""
     if name == "dice":
         return json.dumps(dice_timings())
+    if name == "first_answers":
+        from .odds_job import PAGE_WORK
+
+        return json.dumps(first_answers(PAGE_WORK))
     if name == "load_fight":
         app.switch_to(big_fight(int(arg)))
         return json.dumps({"combatants": len(app.timeline.present.combatants)})

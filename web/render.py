@@ -424,28 +424,35 @@ MAX_BARS = 120
 
 def odds_html(dist: Distribution, target: int | None, estimate: Estimate | None = None) -> str:
     """The chart, mean and P(total >= target) of an exact distribution, or of an estimate from
-    simulated rolls (labelled, with its margin)."""
+    simulated rolls (labelled, with its margin). One pass over the outcomes: there may be 200,000."""
     items = dist.items()
     # Long tails (explosions) are cut where the bars would be invisible.
-    visible = [(v, p) for v, p in items if p >= 1e-4] or items
-    low, high = visible[0][0], visible[-1][0]
+    visible = [v for v, p in items if p >= 1e-4]
+    low, high = (visible[0], visible[-1]) if visible else (items[0][0], items[-1][0])
     width = -(-(high - low + 1) // MAX_BARS)  # values per bar, so at most MAX_BARS bars
-    bins: dict[int, float] = {}
+    bins = [0.0] * ((high - low) // width + 1)
+    mass = total = square = above = 0.0
     for v, p in items:
+        mass += p
+        total += v * p
+        square += v * v * p
+        if target is not None and v >= target:
+            above += p
         if low <= v <= high:
-            bins[(v - low) // width] = bins.get((v - low) // width, 0.0) + p
-    top = max(bins.values())
+            bins[(v - low) // width] += p
+    mean = total / mass
+    stdev = max(0.0, square / mass - mean * mean) ** 0.5
+    top = max(bins)
     bars = "".join(
-        f'<i style="height:{max(1, round(bins.get(b, 0.0) / top * 100))}%"'
+        f'<i style="height:{max(1, round(q / top * 100))}%"'
         f'{" class=hit" if target is not None and low + b * width >= target else ""} '
-        f'title="{_bar_label(low + b * width, width)}: {bins.get(b, 0.0) * 100:.2f}%"></i>'
-        for b in range((high - low) // width + 1)
+        f'title="{_bar_label(low + b * width, width)}: {q * 100:.2f}%"></i>'
+        for b, q in enumerate(bins)
     )
     at_least = ""
     if target is not None:
-        p = dist.at_least(target)
-        margin = f" ± {estimate.margin(p) * 100:.1f} points" if estimate is not None else ""
-        at_least = f'<p data-testid="odds-at-least">P(total ≥ {esc(target)}) = <b>{p * 100:.2f}%</b>{margin}</p>'
+        margin = f" ± {estimate.margin(above) * 100:.1f} points" if estimate is not None else ""
+        at_least = f'<p data-testid="odds-at-least">P(total ≥ {esc(target)}) = <b>{above * 100:.2f}%</b>{margin}</p>'
     if estimate is not None:
         refused = f"; {estimate.refused:,} went past the caps" if estimate.refused else ""
         note = (f'<p class="muted" data-testid="odds-estimated">Estimated from {estimate.rolls:,} rolls{refused}: '
@@ -455,7 +462,7 @@ def odds_html(dist: Distribution, target: int | None, estimate: Estimate | None 
     return (
         f'<div class="chart" data-testid="odds-chart" aria-hidden="true">{bars}</div>'
         f'<p class="muted axis"><span>{low}</span><span>{high}</span></p>'
-        f'<p data-testid="odds-mean">Mean <b>{dist.mean:.2f}</b> · σ {dist.stdev:.2f} · range {dist.min}–{dist.max}</p>'
+        f'<p data-testid="odds-mean">Mean <b>{mean:.2f}</b> · σ {stdev:.2f} · range {items[0][0]}–{items[-1][0]}</p>'
         f'{at_least}{note}'
     )
 
