@@ -9,10 +9,15 @@ full of absurd values raises SchemaError with a plain message and changes nothin
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Callable
 
 from .errors import EngineError, SchemaError
-from .tracker import LIMITS, SIDES, Action, Combatant, Condition, Duration, Encounter, Timeline
+from .text import clean_text
+from .tracker import (
+    LIMITS, MAX_COMBATANTS, SIDES, Action, Combatant, Condition, Duration, Encounter, Timeline, too_many_combatants,
+    valid_stat,
+)
 
 __all__ = [
     "APP",
@@ -20,7 +25,10 @@ __all__ = [
     "MAX_COMBATANTS",
     "MAX_ACTIONS",
     "MAX_DOCUMENT_CHARS",
+    "MAX_JSON_DEPTH",
     "MIGRATIONS",
+    "check_json_depth",
+    "depth",
     "migrate",
     "encounter_to_dict",
     "encounter_from_dict",
@@ -32,9 +40,13 @@ __all__ = [
 
 APP = "roundkeeper"
 SCHEMA_VERSION = 1
-MAX_COMBATANTS = 500
 MAX_ACTIONS = 50_000
 MAX_DOCUMENT_CHARS = 5_000_000
+# Our deepest document (a workspace export: encounters > actions > args > combatant > stats) nests
+# about 8 levels; anything deeper is refused before the JSON parser recurses into it.
+MAX_JSON_DEPTH = 32
+TURN_DEPTH = 4    # an encounter's turn state: {key: [ids ...]} and the like
+ARGS_DEPTH = 6    # one action's arguments: {"combatant": {"stats": {...}}}
 
 # MIGRATIONS[n] turns a schema-n document into schema n+1. Schema 1 is the first published format,
 # so there is nothing to migrate yet; each future change of format adds one step and a fixture file
@@ -135,13 +147,16 @@ def _str(value: Any, what: str, limit: int, optional: bool = False) -> str:
 def _combatant_from_dict(d: Any) -> Combatant:
     if not isinstance(d, dict):
         raise SchemaError("A combatant entry is not an object.")
-    name = _str(d.get("name"), "A combatant's name", LIMITS["name"])
+    name = clean_text(_str(d.get("name"), "A combatant's name", LIMITS["name"]))
     label = f"{name[:40]!r}"
     side = d.get("side", "opponents")
     if side not in SIDES:
         raise SchemaError(f"{label}: side must be party or opponents.")
     conditions = []
-    for k in d.get("conditions", []) or []:
+    raw_conditions = d.get("conditions", []) or []
+    if not isinstance(raw_conditions, list) or len(raw_conditions) > 100:
+        raise SchemaError(f"{label}: conditions are unreadable.")
+    for k in raw_conditions:
         if not isinstance(k, dict):
             raise SchemaError(f"{label}: a condition is not an object.")
         until = k.get("until")
@@ -157,10 +172,12 @@ def _combatant_from_dict(d: Any) -> Combatant:
             note=_str(k.get("note"), "A condition note", 200, True),
         ))
     flags = d.get("flags", []) or []
-    if not isinstance(flags, list) or not all(isinstance(f, str) and len(f) <= 40 for f in flags):
+    if not isinstance(flags, list) or len(flags) > 100 or not all(isinstance(f, str) and len(f) <= 40 for f in flags):
         raise SchemaError(f"{label}: flags are unreadable.")
     stats = d.get("stats", {}) or {}
-    if not isinstance(stats, dict) or len(json.dumps(stats)) > 5000:
+    if not isinstance(stats, dict) or len(stats) > 200 or not all(
+        isinstance(k, str) and len(k) <= 40 and valid_stat(v) for k, v in stats.items()
+    ):
         raise SchemaError(f"{label}: stats are unreadable.")
     hp_limit = LIMITS["hp"]
     return Combatant(
@@ -184,12 +201,14 @@ def encounter_from_dict(d: Any) -> Encounter:
     if not isinstance(combatants, list):
         raise SchemaError("The combatant list is unreadable.")
     if len(combatants) > MAX_COMBATANTS:
-        raise SchemaError(f"Too many combatants ({len(combatants):,}; at most {MAX_COMBATANTS}).")
+        raise SchemaError(too_many_combatants(len(combatants)))
     parsed = tuple(_combatant_from_dict(c) for c in combatants)
     if len({c.id for c in parsed}) != len(parsed):
         raise SchemaError("Two combatants share one id.")
     options = d.get("options", {})
-    if not isinstance(options, dict) or len(options) > 50:
+    if not isinstance(options, dict) or len(options) > 50 or not all(
+        isinstance(k, str) and len(k) <= 40 and valid_stat(v) for k, v in options.items()
+    ):
         raise SchemaError("The encounter's options are unreadable.")
     active = d.get("active")
     if active is not None and active not in {c.id for c in parsed}:
@@ -202,7 +221,7 @@ def encounter_from_dict(d: Any) -> Encounter:
     except EngineError as error:
         raise SchemaError(str(error)) from None
     return Encounter(
-        id=_str(d.get("id"), "The encounter id", 40), name=_str(d.get("name"), "The encounter name", 100),
+        id=_str(d.get("id"), "The encounter id", 40), name=clean_text(_str(d.get("name"), "The encounter name", 100)),
         system=system, options=tuple(sorted(options.items())), combatants=parsed,
         round=_int(d.get("round", 0), "The round", 10**6), active_id=active, seq=_int(d.get("seq", 0), "The id counter", 10**9),
         turn=_turn_state(d.get("turn", {})),
@@ -210,9 +229,23 @@ def encounter_from_dict(d: Any) -> Encounter:
 
 
 def _turn_state(turn: Any) -> tuple:
-    if not isinstance(turn, dict) or len(turn) > 20 or len(json.dumps(turn)) > 20_000:
+    if not isinstance(turn, dict) or len(turn) > 20 or depth(turn) > TURN_DEPTH or len(json.dumps(turn)) > 20_000:
         raise SchemaError("The encounter's turn state is unreadable.")
     return tuple(sorted(turn.items()))
+
+
+def depth(value: Any) -> int:
+    """How deeply lists and objects nest in a JSON-ready value (a scalar is 0); no recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, level)
+            stack.extend((v, level + 1) for v in item if isinstance(v, (list, dict)))
+    return deepest
 
 
 def timeline_from_dict(doc: Any) -> Timeline:
@@ -228,7 +261,8 @@ def timeline_from_dict(doc: Any) -> Timeline:
         raise SchemaError(f"The history is too long ({len(actions):,} steps; at most {MAX_ACTIONS:,}).")
     parsed = []
     for a in actions:
-        if not isinstance(a, dict) or not isinstance(a.get("kind"), str) or not isinstance(a.get("args", {}), dict):
+        if not isinstance(a, dict) or not isinstance(a.get("kind"), str) or not isinstance(a.get("args", {}), dict) \
+                or depth(a.get("args", {})) > ARGS_DEPTH:
             raise SchemaError("A step of the encounter's history is unreadable.")
         parsed.append(Action(a["kind"], a.get("args", {})))
     cursor = doc.get("cursor", len(parsed))
@@ -242,17 +276,48 @@ def timeline_from_dict(doc: Any) -> Timeline:
     except (KeyError, TypeError, ValueError, IndexError, StopIteration):
         raise SchemaError("The encounter's history does not replay: a step is missing data.") from None
     if len(timeline.present.combatants) > MAX_COMBATANTS:
-        raise SchemaError(f"Too many combatants (at most {MAX_COMBATANTS}).")
+        raise SchemaError(too_many_combatants(len(timeline.present.combatants)))
     return timeline
 
 
-def loads(text: str) -> Any:
-    """Parse JSON text of a saved document, with a size bound and a plain error."""
+_JSON_SPECIAL = re.compile(r'[\\"\[\]{}]')
+
+
+def check_json_depth(text: str, limit: int = MAX_JSON_DEPTH, what: str = "file") -> None:
+    """Refuse JSON text that nests deeper than `limit`, before any parser recurses into it. A scan
+    of the brackets outside strings (one step per special character; never recursive)."""
+    level = 0
+    in_string = False
+    escaped_at = -1
+    for match in _JSON_SPECIAL.finditer(text):
+        at = match.start()
+        char = text[at]
+        if in_string:
+            if at == escaped_at:
+                continue
+            if char == "\\":
+                escaped_at = at + 1
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            level += 1
+            if level > limit:
+                raise SchemaError(f"The {what} nests its data too deeply to be ours (more than {limit} levels).")
+        elif char in "]}":
+            level -= 1
+
+
+def loads(text: str, what: str = "file") -> Any:
+    """Parse JSON text of a saved document, with size and nesting bounds and a plain error.
+    `what` names where the text came from in the messages: "file", "link", "saved data"."""
     if not isinstance(text, str):
-        raise SchemaError("The file is not text.")
+        raise SchemaError(f"The {what} is not text.")
     if len(text) > MAX_DOCUMENT_CHARS:
-        raise SchemaError(f"The file is too large ({len(text):,} characters; at most {MAX_DOCUMENT_CHARS:,}).")
+        raise SchemaError(f"The {what} is too large ({len(text):,} characters; at most {MAX_DOCUMENT_CHARS:,}).")
+    check_json_depth(text, MAX_JSON_DEPTH, what)
     try:
         return json.loads(text)
     except (ValueError, RecursionError):
-        raise SchemaError("The file is not valid JSON (it may be truncated).") from None
+        raise SchemaError(f"The {what} is not valid JSON (it may be truncated).") from None

@@ -15,6 +15,7 @@ from typing import Any, Iterable
 from .dice import Rng
 from .errors import RuleError
 from .systems import System, get_system
+from .text import clean_text
 
 __all__ = [
     "SIDES",
@@ -31,6 +32,11 @@ __all__ = [
     "apply_action",
     "turn_units",
     "active_unit",
+    "LIMITS",
+    "MAX_COMBATANTS",
+    "too_many_combatants",
+    "valid_stat",
+    "validated_fields",
 ]
 
 SIDES = ("party", "opponents")
@@ -195,7 +201,9 @@ def resolve(enc: Encounter, kind: str, args: dict | None = None, rng: Rng | None
         count = int(args.get("count", 1))
         if not 1 <= count <= 50:
             raise RuleError("Add between 1 and 50 combatants at once.")
-        base = _validated_fields(args.get("combatant", {}))
+        if len(enc.combatants) + count > MAX_COMBATANTS:
+            raise RuleError(too_many_combatants(len(enc.combatants) + count))
+        base = validated_fields(args.get("combatant", {}))
         ids = [f"c{enc.seq + i + 1}" for i in range(count)]
         group = f"g{enc.seq + 1}" if count > 1 else None
         init = base.get("initiative")
@@ -264,14 +272,28 @@ def _rng(rng: Rng | None) -> Rng:
 
 
 LIMITS = {"name": 200, "notes": 5000, "hp": 1_000_000, "init": 1000}
+MAX_COMBATANTS = 500  # in one encounter: where the user adds and where a file is read
 
 
-def _validated_fields(fields: dict) -> dict:
+def too_many_combatants(count: int) -> str:
+    """The one message for the combatant limit, whether typed in or read from a file."""
+    return f"An encounter holds at most {MAX_COMBATANTS} combatants ({count:,} would be too many)."
+
+
+def valid_stat(value: Any) -> bool:
+    """A stat or option value: a flag, a whole number within the HP bound, or short text."""
+    return (isinstance(value, bool) or value is None or (isinstance(value, int) and abs(value) <= LIMITS["hp"])
+            or (isinstance(value, str) and len(value) <= 100))
+
+
+def validated_fields(fields: dict) -> dict:
     """Check what a user typed for a combatant; raise RuleError with a plain message."""
+    if not isinstance(fields, dict):
+        raise RuleError("A combatant's fields are unreadable.")
     out: dict[str, Any] = {}
     for key, value in fields.items():
         if key in ("name", "notes"):
-            text = str(value).strip() if value is not None else ""
+            text = clean_text(str(value)) if value is not None else ""
             if key == "name" and not text:
                 raise RuleError("A combatant needs a name.")
             if len(text) > LIMITS[key]:
@@ -296,9 +318,11 @@ def _validated_fields(fields: dict) -> dict:
                 raise RuleError(f"{key.replace('_', ' ')} must be between -{limit:,} and {limit:,}.")
             out[key] = number
         elif key == "stats":
+            if not isinstance(value, dict) or len(value) > 200:
+                raise RuleError("A combatant's stats are unreadable.")
             stats = {}
-            for k, v in dict(value).items():
-                if isinstance(v, bool) or v is None or (isinstance(v, int) and abs(v) <= LIMITS["hp"]) or (isinstance(v, str) and len(v) <= 100):
+            for k, v in value.items():
+                if valid_stat(v):
                     stats[str(k)[:40]] = v
                 else:
                     raise RuleError(f"{str(k)[:40]} must be a whole number up to {LIMITS['hp']:,}.")
@@ -327,13 +351,15 @@ def _with(enc: Encounter, combatant: Combatant) -> Encounter:
 
 
 def _add(enc: Encounter, args: dict):
-    fields = _validated_fields(args["combatant"])
+    fields = validated_fields(args["combatant"])
     ids = args["ids"]
     count = len(ids)
     if not (1 <= count <= 50 and all(isinstance(i, str) and _ID.match(i) for i in ids)):
         raise RuleError("A new combatant needs a fresh id.")
     if any(c.id in ids for c in enc.combatants):
         raise RuleError("A new combatant's id is already taken.")
+    if len(enc.combatants) + count > MAX_COMBATANTS:
+        raise RuleError(too_many_combatants(len(enc.combatants) + count))
     stats = tuple(sorted((fields.pop("stats", None) or {}).items()))
     if fields.get("hp") is None and fields.get("max_hp") is not None:
         fields["hp"] = fields["max_hp"]
@@ -366,7 +392,7 @@ def _add(enc: Encounter, args: dict):
 
 def _update(enc: Encounter, args: dict):
     c = enc.get(args["id"])
-    fields = _validated_fields(args.get("fields", {}))
+    fields = validated_fields(args.get("fields", {}))
     stats = fields.pop("stats", None)
     updated = replace(c, **fields)
     if stats is not None:
@@ -650,7 +676,7 @@ def _temp(enc: Encounter, args: dict):
 
 def _add_condition(enc: Encounter, args: dict):
     c = enc.get(args["id"])
-    name = str(args.get("name", "")).strip()
+    name = clean_text(str(args.get("name", "")))
     if not name:
         raise RuleError("A condition needs a name.")
     if len(name) > 60:
@@ -708,7 +734,7 @@ def _option(enc: Encounter, args: dict):
 
 
 def _rename(enc: Encounter, args: dict):
-    name = str(args.get("name", "")).strip()
+    name = clean_text(str(args.get("name", "")))
     if not name or len(name) > 100:
         raise RuleError("An encounter name is 1 to 100 characters.")
     return replace(enc, name=name), (_ev(enc, "rename", f"Encounter renamed to {name}"),)

@@ -17,10 +17,11 @@ from pyengine.tracker import Timeline, new_encounter, resolve
 
 from . import dom, render
 from .odds_job import OddsJob
+
+HINT_HOME = "hint:home-screen"
 from .persist import (
-    ROLLS, ROSTER, SAVED_ROLLS, SNAPSHOT, TEMPLATES, MAX_ROLL_HISTORY, Notice, Persistence,
-    StorageFull, StorageUnavailable, export_all, export_encounter, parse_import, read_share, rebase,
-    share_payload,
+    COLLECTIONS, INDEX, MAX_ROLL_HISTORY, ROLLS, ROSTER, SAVED_ROLLS, SNAPSHOT, TEMPLATES, Notice, Persistence, StorageFull,
+    StorageUnavailable, parse_import, read_share, rebase, share_payload,
 )
 
 ATTACK_ACTIONS = {"laurels": "ll_attack", "strife": "ros_attack", "realms": "er_attack"}  # the system's attack, rolled before Apply
@@ -29,9 +30,10 @@ QUICK = (("d4", "1d4"), ("d6", "1d6"), ("d8", "1d8"), ("d10", "1d10"), ("d12", "
 
 
 class App:
-    def __init__(self, store, persistent: bool, rng: random.Random, prefix: str) -> None:
+    def __init__(self, store, status: str, rng: random.Random, prefix: str) -> None:
+        """status: how the browser's storage answered at start: "ok", "full" or "blocked"."""
         self.store = store
-        self.persistent = persistent
+        self.persistent = status != "blocked"
         self.prefix = prefix
         self.rng = rng
         self.persistence = Persistence(store)
@@ -50,14 +52,21 @@ class App:
         self.last_target: str | None = None
         self.odds_timer = None
         self.wake_lock = None
+        self.storage_kept: bool | None = None  # navigator.storage.persisted(), once known
+        self.asked_to_keep = False
         try:
             self.ws, loaded_notices = self.persistence.load_workspace()
             self.notices.extend(loaded_notices)
-            self.rolls = self.persistence.read_list(ROLLS)
-            self.saved_rolls = self.persistence.read_list(SAVED_ROLLS)
+            self.rolls = self.persistence.read_collection(ROLLS, self.notices)
+            self.saved_rolls = self.persistence.read_collection(SAVED_ROLLS, self.notices)
         except StorageUnavailable:
             self._fall_back_to_memory()
-        if not persistent:
+        if status == "full":
+            self.notices.append(Notice(
+                "error", "Storage is full (this site, or another site at this address, filled it). Your saved fights are "
+                         "shown, but changes cannot be saved until there is room. Export all keeps a copy; Trim history "
+                         "frees room.", "export-all", "Export all", (("trim-history", "Trim history"),)))
+        elif not self.persistent:
             self.notices.append(Notice("error", "This browser is not letting Roundkeeper save (storage is blocked or private). "
                                                 "Everything works, but the fight is lost when the page closes. Export it to keep it."))
 
@@ -94,6 +103,7 @@ class App:
         self.save()
         self.render()
         self.update_wake_lock()
+        self.ask_to_keep_storage()
 
     def save(self) -> None:
         if not self.persistent:
@@ -102,7 +112,8 @@ class App:
             self.persistence.save_timeline(self.ws.current, self.ws)
         except StorageFull:
             self.notify(Notice("error", "Storage is full: this change is on screen but NOT saved; the last good save is kept. "
-                                        "Trim old undo history to make room?", "trim-history", "Trim history"))
+                                        "Trim old undo history to make room?", "trim-history", "Trim history",
+                               (("export-all", "Export all"),)))
             return
         except SchemaError as error:
             if "another tab" in str(error):
@@ -130,6 +141,24 @@ class App:
         else:
             self.notify(Notice("info", "Updated with a change made in another tab."))
         self.render()
+
+    def pick_up_collection(self, key: str) -> None:
+        """Another tab stored a collection: show its version (ours was stored at every change)."""
+        notices: list[Notice] = []
+        if key == INDEX:
+            self.persistence.refresh_index(self.ws)
+        elif key == ROLLS:
+            self.rolls = self.persistence.read_collection(ROLLS, notices)
+            dom.set_html("roll-history", render.history_html(self.rolls))
+        elif key == SAVED_ROLLS:
+            self.saved_rolls = self.persistence.read_collection(SAVED_ROLLS, notices)
+            dom.set_html("saved-rolls", render.saved_rolls_html(self.saved_rolls))
+        elif key == ROSTER:
+            self.ws.roster = self.persistence.read_collection(ROSTER, notices)
+        elif key == TEMPLATES:
+            self.ws.templates = self.persistence.read_collection(TEMPLATES, notices)
+        if self.sheet is not None and self.sheet[0] in ("menu", "add"):
+            self.render_sheet()
 
     # -- messages --------------------------------------------------------------------------
     def notify(self, notice: Notice) -> None:
@@ -169,14 +198,7 @@ class App:
             self.render_sheet()
 
     def render_notices(self) -> None:
-        html = "".join(
-            f'<div class="notice {render.esc(n.level)}" data-testid="notice" data-level="{render.esc(n.level)}">'
-            f'<span>{render.esc(n.text)}</span>'
-            + (f' <button type="button" data-action="notice-{render.esc(n.action)}" data-testid="notice-action">{render.esc(n.action_label)}</button>' if n.action else "")
-            + f' <button type="button" class="x" data-action="dismiss" data-index="{i}" aria-label="Dismiss">×</button></div>'
-            for i, n in enumerate(self.notices)
-        )
-        dom.set_html("notices", html)
+        dom.set_html("notices", render.notices_html(self.notices))
 
     def render_roller(self) -> None:
         quick = "".join(
@@ -225,7 +247,7 @@ class App:
             html = render.add_sheet_html(enc, self.ws.roster, self.ws.templates, edit=enc.get(ident))
         else:
             html = render.menu_sheet_html(self.ws.encounters, enc.id, self.ws.locked, document.documentElement.dataset.theme or "dark",
-                                          enc.option("skip_down", "npcs"), self.trash, enc.system)
+                                          enc.option("skip_down", "npcs"), self.trash, enc.system, self.storage_state())
         dom.set_html("sheet-body", html)
 
     def open_sheet(self, kind: str, ident: str | None = None) -> None:
@@ -257,17 +279,43 @@ class App:
             return
         dom.el("dice-error").textContent = ""
         dom.set_html("roll-result", render.roll_result_html(result))
-        self.rolls = ([{"expr": expression, "total": result.total, "text": result.text, "at": int(time.time())}] + self.rolls)[:MAX_ROLL_HISTORY]
-        self.store_list(ROLLS, self.rolls)
+        entry = {"expr": expression, "total": result.total, "text": result.text, "at": int(time.time() * 1000)}
+        self.rolls = self.store_list(ROLLS, ([entry] + self.rolls)[:MAX_ROLL_HISTORY])
         dom.set_html("roll-history", render.history_html(self.rolls))
 
-    def store_list(self, key: str, items: list) -> None:
+    def store_list(self, key: str, items: list) -> list:
+        """Save a collection (merged with another tab's changes); returns what is now stored."""
         if not self.persistent:
-            return
+            return items
         try:
-            self.persistence.save_list(key, items)
-        except (StorageFull, StorageUnavailable):
-            self.notify(Notice("error", "Storage is full: the roll history could not be saved."))
+            return self.persistence.write_collection(key, items)
+        except StorageFull:
+            self.notify(Notice("error", f"Storage is full: the {COLLECTIONS[key].what} could not be saved. "
+                                        "Trim history or export to make room.", "trim-history", "Trim history",
+                               (("export-all", "Export all"),)))
+        except StorageUnavailable:
+            self.notify(Notice("error", f"The browser stopped letting Roundkeeper save (storage was blocked): the "
+                                        f"{COLLECTIONS[key].what} could not be saved. Export all keeps a copy.",
+                               "export-all", "Export all"))
+        return items
+
+    def trim_history(self, keep: int = 20) -> None:
+        """Make room: every stored fight keeps its last `keep` steps of undo, the roll history its
+        last `keep` rolls. The fights themselves are untouched."""
+        current = self.timeline.present.id
+        for entry in self.ws.encounters:
+            if entry["id"] == current or entry["id"] in self.ws.locked:
+                continue
+            timeline, _ = self.persistence.load_timeline(entry["id"], [])
+            if timeline is not None and len(timeline.actions) > keep:
+                try:
+                    self.persistence.save_timeline(timeline.trimmed(keep), self.ws)
+                except (StorageFull, StorageUnavailable, SchemaError):
+                    pass
+        self.rolls = self.store_list(ROLLS, self.rolls[:keep])
+        dom.set_html("roll-history", render.history_html(self.rolls))
+        self.notices = [n for n in self.notices if "trim-history" not in dict(n.buttons())]
+        self.commit(self.timeline.trimmed(keep))
 
     def odds_target(self) -> int | None:
         text = dom.value("odds-target").strip()
@@ -333,6 +381,34 @@ class App:
         if self.odds_timer is not None:
             window.clearTimeout(self.odds_timer)
         self.odds_timer = window.setTimeout(self._odds_proxy, 80)
+
+    # -- keeping the data ------------------------------------------------------------------
+    def storage_state(self) -> str:
+        if not self.persistent:
+            return "blocked"
+        if any("trim-history" in dict(n.buttons()) for n in self.notices):
+            return "full"
+        return {True: "kept", False: "may-clear", None: "unknown"}[self.storage_kept]
+
+    async def check_storage_kept(self, ask: bool) -> None:
+        """Whether the browser keeps our data; with `ask`, ask it to (once a fight has started)."""
+        storage = getattr(window.navigator, "storage", None)
+        if storage is None or not hasattr(storage, "persist"):
+            return
+        try:
+            kept = bool(await storage.persisted())
+            if not kept and ask:
+                kept = bool(await storage.persist())
+        except JsException:
+            return
+        self.storage_kept = kept
+        if self.sheet is not None and self.sheet[0] == "menu":
+            self.render_sheet()
+
+    def ask_to_keep_storage(self) -> None:
+        if self.persistent and self.storage_kept is not True and self.timeline.present.started and not self.asked_to_keep:
+            self.asked_to_keep = True
+            asyncio.ensure_future(self.check_storage_kept(ask=True))
 
     # -- wake lock -------------------------------------------------------------------------
     def update_wake_lock(self) -> None:
@@ -461,11 +537,9 @@ class App:
             self.ws.encounters.append({"id": fresh.present.id, "name": fresh.present.name})
             self.save()
         known = {json.dumps(p, sort_keys=True) for p in self.ws.roster}
-        self.ws.roster += [p for p in roster if json.dumps(p, sort_keys=True) not in known]
+        self.ws.roster = self.store_list(ROSTER, self.ws.roster + [p for p in roster if json.dumps(p, sort_keys=True) not in known])
         known = {json.dumps(p, sort_keys=True) for p in self.ws.templates}
-        self.ws.templates += [p for p in templates if json.dumps(p, sort_keys=True) not in known]
-        self.store_list(ROSTER, self.ws.roster)
-        self.store_list(TEMPLATES, self.ws.templates)
+        self.ws.templates = self.store_list(TEMPLATES, self.ws.templates + [p for p in templates if json.dumps(p, sort_keys=True) not in known])
         self.close_sheet()
         self.render()
         self.notify(Notice("info", f"Imported {len(timelines)} encounter{'s' * (len(timelines) != 1)}."))
@@ -474,7 +548,10 @@ class App:
         try:
             timeline = read_share(payload)
         except EngineError as error:
-            self.notify(Notice("error", f"The shared link could not be opened: {error}"))
+            # Off the address bar, so that a reload (or Retry) does not open the same link again.
+            window.history.replaceState(None, "", window.location.pathname + window.location.search)
+            self.notify(Notice("error", f"The shared link could not be opened: {error} It was removed from the address "
+                                        "bar; your own fights are untouched."))
             return
         self.pending_share = timeline
         self.notify(Notice("info", f"A shared fight “{timeline.present.name}” is in this link.", "open-share", "Open it"))
@@ -488,6 +565,22 @@ class App:
         self.notices = [n for n in self.notices if n.action != "open-share"]
         self.switch_to(fresh)
         window.history.replaceState(None, "", window.location.pathname + window.location.search)
+
+    def home_screen_hint(self) -> None:
+        """Safari clears a site's storage after 7 days without a visit unless it is on the Home
+        Screen: say so once, on Safari for iPhone and iPad when not opened from the Home Screen."""
+        nav = window.navigator
+        if not self.persistent or dom.py(getattr(nav, "standalone", None)) is not False:
+            return
+        try:
+            if self.store.get(HINT_HOME) is not None:
+                return
+            self.store.set(HINT_HOME, "shown")
+        except (StorageFull, StorageUnavailable):
+            return
+        self.notices.append(Notice("info", "Safari clears a site's saved data after 7 days without a visit. To keep your "
+                                           "fights, add Roundkeeper to your Home Screen (Share → Add to Home Screen); "
+                                           "Export all in the menu saves a copy to a file.", "export-all", "Export all"))
 
     def share_link(self) -> str:
         payload = share_payload(self.timeline.present)

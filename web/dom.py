@@ -54,26 +54,39 @@ class BrowserStore:
 
     def keys(self) -> list[str]:
         out = []
-        for i in range(int(self.ls.length)):
-            key = py(self.ls.key(i))
-            if key is not None and str(key).startswith(self.prefix):
-                out.append(str(key)[len(self.prefix):])
+        try:
+            for i in range(int(self.ls.length)):
+                key = py(self.ls.key(i))
+                if key is not None and str(key).startswith(self.prefix):
+                    out.append(str(key)[len(self.prefix):])
+        except JsException as error:
+            raise StorageUnavailable(str(error)) from None
         return out
 
 
-def open_store(prefix: str) -> tuple[object, bool]:
-    """(store, persistent): the browser's storage, or memory when the browser refuses it."""
+def open_store(prefix: str) -> tuple[object, str]:
+    """(store, status): the browser's storage with "ok"; with "full" when it reads but refuses even
+    a tiny write (the saved fights still load and show); else memory with "blocked"."""
     try:
         store = BrowserStore(prefix)
-        probe = "__probe__"
+    except JsException:
+        return MemoryStore(), "blocked"
+    probe = "__probe__"
+    try:
         store.set(probe, "1")
         ok = store.get(probe) == "1"
         store.remove(probe)
         if ok:
-            return store, True
-    except (StorageUnavailable, StorageFull, JsException):
+            return store, "ok"
+    except StorageFull:
+        try:
+            store.keys()
+            return store, "full"
+        except StorageUnavailable:
+            pass
+    except (StorageUnavailable, JsException):
         pass
-    return MemoryStore(), False
+    return MemoryStore(), "blocked"
 
 
 def el(element_id: str):

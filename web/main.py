@@ -9,10 +9,12 @@ from pyscript import document, window
 
 from pyengine.dice import roll
 from pyengine.errors import EngineError
+from pyengine.text import clean_text
+from pyengine.tracker import validated_fields
 
 from . import dom, render
 from .app import App
-from .persist import ROSTER, SAVED_ROLLS, TEMPLATES, Notice, export_all, export_encounter
+from .persist import COLLECTIONS, INDEX, ROLLS, ROSTER, SAVED_ROLLS, TEMPLATES, Notice, export_all, export_encounter
 
 app: App | None = None
 
@@ -200,7 +202,7 @@ def handle(action: str, node) -> None:
         a.close_sheet()
     elif action == "export-current":
         dom.download(f"roundkeeper-{_slug(enc.name)}.json", export_encounter(a.timeline))
-    elif action == "export-all":
+    elif action in ("export-all", "notice-export-all"):
         dom.download("roundkeeper-all.json", export_all(a.ws, a.persistence))
     elif action == "share-link":
         link = a.share_link()
@@ -225,8 +227,7 @@ def handle(action: str, node) -> None:
     elif action == "notice-reload":
         window.location.reload()
     elif action == "notice-trim-history":
-        a.notices = [n for n in a.notices if n.action != "trim-history"]
-        a.commit(a.timeline.trimmed(20))
+        a.trim_history()
     elif action == "notice-undelete":
         a.restore_encounter(len(a.trash) - 1)
     elif action == "notice-open-share":
@@ -243,8 +244,8 @@ def handle(action: str, node) -> None:
         except EngineError as error:
             dom.el("dice-error").textContent = str(error)
             return
-        a.saved_rolls = [s for s in a.saved_rolls if s.get("name") != name] + [{"name": name[:60], "expr": expr}]
-        a.store_list(SAVED_ROLLS, a.saved_rolls)
+        name = clean_text(name)[:60] or expr[:60]
+        a.saved_rolls = a.store_list(SAVED_ROLLS, [s for s in a.saved_rolls if s.get("name") != name] + [{"name": name, "expr": expr}])
         dom.set_html("saved-rolls", render.saved_rolls_html(a.saved_rolls))
     elif action == "roll-saved":
         index = int(data("index"))
@@ -256,12 +257,10 @@ def handle(action: str, node) -> None:
     elif action == "delete-saved":
         index = int(data("index"))
         if 0 <= index < len(a.saved_rolls):
-            a.saved_rolls.pop(index)
-            a.store_list(SAVED_ROLLS, a.saved_rolls)
+            a.saved_rolls = a.store_list(SAVED_ROLLS, a.saved_rolls[:index] + a.saved_rolls[index + 1:])
             dom.set_html("saved-rolls", render.saved_rolls_html(a.saved_rolls))
     elif action == "clear-history":
-        a.rolls = []
-        a.store_list("rolls", a.rolls)
+        a.rolls = a.store_list(ROLLS, [])
         dom.set_html("roll-history", render.history_html(a.rolls))
 
 
@@ -281,10 +280,11 @@ def submit(form_action: str, form) -> None:
         remember = dom.el("f-remember") is not None and dom.el("f-remember").checked
         if a.act("add_combatant", {"combatant": fields, "count": count}):
             if remember:
-                entry = {k: v for k, v in fields.items() if k != "initiative" and v not in (None, "")}
-                target = a.ws.roster if fields["side"] == "party" else a.ws.templates
-                target[:] = [p for p in target if p.get("name") != entry["name"]] + [entry]
-                a.store_list(ROSTER if target is a.ws.roster else TEMPLATES, target)
+                entry = validated_fields({k: v for k, v in fields.items() if k != "initiative" and v not in (None, "")})
+                if fields["side"] == "party":
+                    a.ws.roster = a.store_list(ROSTER, [p for p in a.ws.roster if p.get("name") != entry["name"]] + [entry])
+                else:
+                    a.ws.templates = a.store_list(TEMPLATES, [p for p in a.ws.templates if p.get("name") != entry["name"]] + [entry])
             a.close_sheet()
     elif form_action == "save-edit":
         cid = dom.py(form.getAttribute("data-id"))
@@ -369,8 +369,14 @@ def on_storage(event) -> None:
     key = dom.py(event.key)
     if key is None:
         return
-    if str(key) == f"{app.prefix}enc:{app.timeline.present.id}":
+    key = str(key)
+    if not key.startswith(app.prefix):
+        return  # a sibling site at another path of this origin
+    name = key[len(app.prefix):]
+    if name == f"enc:{app.timeline.present.id}":
         app.pick_up_other_tab()
+    elif name in COLLECTIONS or name == INDEX:
+        app.pick_up_collection(name)
 
 
 def on_visibility(event) -> None:
@@ -393,11 +399,18 @@ def start() -> None:
     global app
     rk = window.RK
     prefix = str(rk.prefix)
-    store, persistent = dom.open_store(prefix)
+    store, status = dom.open_store(prefix)
     params = window.URLSearchParams.new(window.location.search)
     seed = dom.py(params.get("seed"))
     rng = random.Random(int(seed)) if seed is not None and str(seed).lstrip("-").isdigit() else random.Random()
-    app = App(store, persistent, rng, prefix)
+    try:
+        app = App(store, status, rng, prefix)
+    except Exception as error:  # noqa: BLE001 - whatever is stored, the engine starts
+        from .persist import MemoryStore
+
+        app = App(MemoryStore(), "blocked", rng, prefix)
+        app.notices.append(Notice("error", f"The saved data could not be loaded ({type(error).__name__}: {str(error)[:200]}). "
+                                           "It is left untouched; this page runs without saving. Reload to try again."))
 
     tracker = dom.el("tracker")
     tracker.removeAttribute("inert")
@@ -419,6 +432,10 @@ def start() -> None:
     if fragment.startswith("#fight="):
         app.offer_shared(fragment[len("#fight="):])
     app.update_wake_lock()
+    app.home_screen_hint()
+    app.render_notices()
+    asyncio.ensure_future(app.check_storage_kept(ask=False))
+    app.ask_to_keep_storage()
     rk.bench = dom.proxy(_bench)
     window.clearTimeout(rk.watchdog)
     document.getElementById("boot-error").classList.remove("show")

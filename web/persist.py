@@ -7,7 +7,10 @@ Pure Python (no js import): the browser store lives in web/dom.py, tests use Mem
 - A save from a newer app is never overwritten.
 - A full store (quota) leaves the last good save as it was; the app asks before trimming history.
 - Every encounter save carries a revision; a newer revision from another tab is loaded, not
-  overwritten.
+  overwritten. Every other stored collection (the list of encounters, saved rolls, roll history,
+  roster, saved opponents) is read, merged with what another tab wrote meanwhile, and written.
+- Whatever a stored key holds, loading never fails: a key that does not load (too deep, not JSON,
+  wrong shape, does not replay) is copied to a backup key, and the user is told what was set aside.
 """
 
 from __future__ import annotations
@@ -15,14 +18,15 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from pyengine.errors import EngineError, SchemaError
 from pyengine.storage import (
     APP, SCHEMA_VERSION, dumps, encounter_from_dict, encounter_to_dict, loads, migrate,
     timeline_from_dict, timeline_to_dict,
 )
-from pyengine.tracker import Action, Encounter, Timeline, new_encounter
+from pyengine.text import clean_text
+from pyengine.tracker import Action, Encounter, Timeline, new_encounter, validated_fields
 
 __all__ = [
     "StorageFull",
@@ -32,6 +36,9 @@ __all__ = [
     "Notice",
     "Workspace",
     "Persistence",
+    "Collection",
+    "COLLECTIONS",
+    "merge",
 ]
 
 INDEX = "index"
@@ -41,6 +48,10 @@ ROLLS = "rolls"
 SAVED_ROLLS = "saved_rolls"
 SNAPSHOT = "snapshot"
 MAX_ROLL_HISTORY = 100
+# What goes wrong with stored data that is not ours to trust: none of it may stop the app starting.
+UNREADABLE = (EngineError, ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError,
+              StopIteration, OverflowError)
+EXPORT_HINT = "Menu → Export all saves everything to a file, the set-aside copy included."
 
 
 class StorageFull(Exception):
@@ -90,6 +101,11 @@ class Notice:
     text: str
     action: str | None = None
     action_label: str | None = None
+    more: tuple[tuple[str, str], ...] = ()  # further (action, label) buttons
+
+    def buttons(self) -> list[tuple[str, str]]:
+        first = [(self.action, self.action_label or self.action)] if self.action else []
+        return first + list(self.more)
 
 
 @dataclass
@@ -105,12 +121,74 @@ def _enc_key(eid: str) -> str:
     return f"enc:{eid}"
 
 
+def _text(value: Any, limit: int) -> str:
+    if not isinstance(value, str) or len(value) > limit:
+        raise SchemaError("unreadable text")
+    return value
+
+
+def _roll_entry(item: Any) -> dict:
+    if not isinstance(item, dict) or isinstance(item.get("total"), bool) or not isinstance(item.get("total"), int):
+        raise SchemaError("unreadable roll")
+    at = item.get("at", 0)
+    return {"expr": _text(item.get("expr"), 1000), "total": item["total"], "text": _text(item.get("text"), 50_000),
+            "at": at if isinstance(at, int) and not isinstance(at, bool) else 0}
+
+
+def _saved_roll(item: Any) -> dict:
+    if not isinstance(item, dict):
+        raise SchemaError("unreadable saved roll")
+    return {"name": clean_text(_text(item.get("name"), 60)) or "Roll", "expr": _text(item.get("expr"), 1000)}
+
+
+def _person(item: Any) -> dict:
+    if not isinstance(item, dict):
+        raise SchemaError("unreadable entry")
+    return validated_fields({k: v for k, v in item.items() if k != "count"})
+
+
+@dataclass(frozen=True)
+class Collection:
+    """A stored list: how to check one item, what makes two items the same, its size and order."""
+
+    key: str
+    what: str
+    check: Callable[[Any], dict]
+    identity: Callable[[dict], Any]
+    limit: int
+    newest_first: bool = False  # ordered by "at", newest first (the roll history)
+
+
+COLLECTIONS = {
+    ROLLS: Collection(ROLLS, "roll history", _roll_entry, lambda r: (r["at"], r["expr"], r["total"], r["text"]),
+                      MAX_ROLL_HISTORY, newest_first=True),
+    SAVED_ROLLS: Collection(SAVED_ROLLS, "saved rolls", _saved_roll, lambda r: r["name"], 200),
+    ROSTER: Collection(ROSTER, "party roster", _person, lambda p: p.get("name"), 500),
+    TEMPLATES: Collection(TEMPLATES, "saved opponents", _person, lambda p: p.get("name"), 500),
+}
+
+
+def merge(base: list, ours: list, theirs: list, identity: Callable[[Any], Any]) -> list:
+    """Three-way merge of a list: what another tab stored (`theirs`), with what this tab added,
+    changed and removed since it last read `base`. Nothing either side did is lost."""
+    base_items = {identity(x): x for x in base}
+    our_items = {identity(x): x for x in ours}
+    removed = base_items.keys() - our_items.keys()
+    changed = {k: x for k, x in our_items.items() if k in base_items and base_items[k] != x}
+    out = [changed.get(identity(x), x) for x in theirs if identity(x) not in removed]
+    present = {identity(x) for x in out}
+    out += [x for k, x in our_items.items() if k not in base_items and k not in present]
+    return out
+
+
 class Persistence:
     def __init__(self, store: Store, clock=time.time) -> None:
         self.store = store
         self.clock = clock
         self.revs: dict[str, int] = {}
         self._index_written: str | None = None
+        self.seen: dict[str, str | None] = {}   # per collection key: the text last read or written
+        self.base: dict[str, list] = {}         # per collection key: the items last read or written
 
     # -- reading ---------------------------------------------------------------------------
     def backup(self, key: str, raw: str) -> str:
@@ -121,16 +199,76 @@ class Persistence:
             return ""
         return name
 
+    def set_aside(self, key: str, raw: str, notices: list[Notice], what: str, why: str = "") -> None:
+        """Copy a stored value that does not load to a backup key, and say so."""
+        where = self.backup(key, raw)
+        kept = f"a copy was kept as {where}" if where else "there was no room to keep a copy"
+        notices.append(Notice("error", f"The saved {what} could not be read{': ' + why if why else ''}. It was set aside "
+                                       f"({kept}) and the app started without it. {EXPORT_HINT}", "export-all", "Export all"))
+
     def _read_json(self, key: str, notices: list[Notice], what: str) -> Any:
         raw = self.store.get(key)
         if raw is None:
             return None
         try:
-            return json.loads(raw)
-        except ValueError:
-            where = self.backup(key, raw)
-            notices.append(Notice("error", f"The saved {what} could not be read; a copy was kept{' under ' + where if where else ''} and a fresh one started."))
+            return loads(raw, "saved data")
+        except SchemaError as error:
+            self.set_aside(key, raw, notices, what, str(error))
             return None
+
+    # -- collections -------------------------------------------------------------------------
+    def _parse_collection(self, spec: Collection, raw: str | None) -> tuple[list, int]:
+        """(the items that load, how many did not); raises SchemaError if the whole value does not."""
+        if raw is None:
+            return [], 0
+        value = loads(raw, "saved data")
+        if not isinstance(value, list):
+            raise SchemaError("it is not a list")
+        good = []
+        for item in value[: spec.limit * 2]:
+            try:
+                good.append(spec.check(item))
+            except UNREADABLE:
+                continue
+        return good[: spec.limit], len(value) - len(good[: spec.limit])
+
+    def read_collection(self, key: str, notices: list[Notice]) -> list:
+        spec = COLLECTIONS[key]
+        raw = self.store.get(key)
+        try:
+            items, bad = self._parse_collection(spec, raw)
+        except SchemaError as error:
+            self.set_aside(key, raw or "", notices, spec.what, str(error))
+            items, bad = [], 0
+        else:
+            if bad:
+                where = self.backup(key, raw or "")
+                notices.append(Notice("warn", f"{bad} entr{'y' if bad == 1 else 'ies'} of the saved {spec.what} could not be "
+                                              f"read and {'was' if bad == 1 else 'were'} set aside"
+                                              f"{' (' + where + ')' if where else ''}. {EXPORT_HINT}", "export-all", "Export all"))
+        self.seen[key] = raw
+        self.base[key] = list(items)
+        return items
+
+    def write_collection(self, key: str, items: list) -> list:
+        """Store a collection; if another tab changed it since we read it, merge both changes first.
+        Returns what was stored (the caller keeps that). Raises StorageFull or StorageUnavailable."""
+        spec = COLLECTIONS[key]
+        stored = self.store.get(key)
+        if stored != self.seen.get(key):
+            try:
+                theirs, _ = self._parse_collection(spec, stored)
+            except SchemaError:
+                theirs = []
+            items = merge(self.base.get(key, []), items, theirs, spec.identity)
+        if spec.newest_first:
+            items = sorted(items, key=lambda r: -r.get("at", 0))
+        items = items[: spec.limit]
+        text = dumps(items)
+        self.store.set(key, text)
+        self.seen[key] = text
+        self.base[key] = list(items)
+        return items
 
     def load_timeline(self, eid: str, notices: list[Notice]) -> tuple[Timeline | None, bool]:
         """(timeline or None, locked): locked means a newer app saved it and we must not write it."""
@@ -139,10 +277,11 @@ class Persistence:
         if raw is None:
             return None, False
         try:
-            doc = loads(raw)
-        except SchemaError:
+            doc = loads(raw, "saved data")
+        except SchemaError as error:
             where = self.backup(key, raw)
-            notices.append(Notice("error", f"A saved encounter was damaged and could not be read. A copy was kept ({where or 'no room for a copy'})."))
+            notices.append(Notice("error", f"A saved encounter was damaged and could not be read ({error}). It was set aside "
+                                           f"({where or 'no room for a copy'}). {EXPORT_HINT}", "export-all", "Export all"))
             return None, False
         if isinstance(doc, dict) and isinstance(doc.get("schema"), int) and doc.get("app") == APP and doc["schema"] > SCHEMA_VERSION:
             notices.append(Notice("warn", f"“{str(doc.get('name') or doc.get('base', {}).get('name', 'An encounter'))[:60]}” was saved by a newer version of Roundkeeper. It is left untouched: reload to update the app.", "reload", "Reload"))
@@ -151,11 +290,12 @@ class Persistence:
             timeline = timeline_from_dict(doc)
             self.revs[eid] = int(doc.get("rev", 0)) if isinstance(doc.get("rev", 0), int) else 0
             return timeline, False
-        except SchemaError as error:
+        except UNREADABLE as error:
             where = self.backup(key, raw)
             recovered = self._recover(doc)
             if recovered is None:
-                notices.append(Notice("error", f"A saved encounter could not be read ({error}). A copy was kept ({where})."))
+                notices.append(Notice("error", f"A saved encounter could not be read ({error}). It was set aside ({where}). "
+                                               f"{EXPORT_HINT}", "export-all", "Export all"))
                 return None, False
             lost = len(doc.get("actions", [])) - len(recovered.actions)
             notices.append(Notice("warn", f"A saved encounter was partly damaged ({error}). Recovered it with {len(recovered.actions)} steps of history ({lost} lost); the original was kept ({where})."))
@@ -166,7 +306,7 @@ class Persistence:
         try:
             doc = migrate(doc)
             base = encounter_from_dict(doc.get("base"))
-        except (EngineError, AttributeError):
+        except UNREADABLE:
             return None
         timeline = Timeline.start(base)
         for a in doc.get("actions", []) if isinstance(doc.get("actions"), list) else []:
@@ -174,24 +314,28 @@ class Persistence:
                 if not isinstance(a, dict):
                     break
                 timeline = timeline.do(Action(str(a.get("kind")), dict(a.get("args", {}))))
-            except (EngineError, KeyError, TypeError, ValueError, IndexError, StopIteration):
+            except UNREADABLE:
                 break
         return timeline
 
     def load_workspace(self) -> tuple[Workspace, list[Notice]]:
         notices: list[Notice] = []
-        index = self._read_json(INDEX, notices, "list of encounters")
-        if not isinstance(index, dict) or not isinstance(index.get("encounters"), list):
-            if index is not None:
-                self.backup(INDEX, self.store.get(INDEX) or "")
-                notices.append(Notice("error", "The list of encounters was damaged; it was rebuilt from the saved encounters."))
-            index = {"encounters": [], "current": None}
-            # Rebuild from whatever encounters are stored.
-            for key in self.store.keys():
-                if key.startswith("enc:"):
-                    index["encounters"].append({"id": key[4:], "name": key[4:]})
-        entries = [e for e in index["encounters"] if isinstance(e, dict) and isinstance(e.get("id"), str)]
-        current_id = index.get("current") if isinstance(index.get("current"), str) else None
+        entries, current_id = self._read_index(notices)
+        stored = [key[4:] for key in self.store.keys() if key.startswith("enc:")]
+        missing = [e for e in entries if e["id"] not in stored]
+        if missing:
+            names = ", ".join(f"“{e['name'][:40]}”" for e in missing[:5]) + (" …" if len(missing) > 5 else "")
+            notices.append(Notice("warn", f"The list of encounters named {len(missing)} that {'is' if len(missing) == 1 else 'are'} "
+                                          f"not in storage ({names}); {'it was' if len(missing) == 1 else 'they were'} taken off "
+                                          f"the list. Everything else that was saved is here."))
+            entries = [e for e in entries if e["id"] in stored]
+        listed = {e["id"] for e in entries}
+        orphans = [eid for eid in stored if eid not in listed]
+        for eid in orphans:
+            entries.append({"id": eid, "name": self._stored_name(eid)})
+        if orphans and self.store.get(INDEX) is not None:
+            notices.append(Notice("info", f"Found {len(orphans)} saved encounter{'s' * (len(orphans) != 1)} missing from the list; "
+                                          f"{'it is' if len(orphans) == 1 else 'they are'} back on it."))
         locked: set[str] = set()
         current: Timeline | None = None
         order = sorted(entries, key=lambda e: e["id"] != current_id)
@@ -208,15 +352,42 @@ class Persistence:
             eid = self.new_id()
             current = Timeline.start(new_encounter(eid, "Encounter 1"))
             entries.append({"id": eid, "name": current.present.name})
-        roster = self._read_json(ROSTER, notices, "party roster")
-        templates = self._read_json(TEMPLATES, notices, "saved opponents")
         ws = Workspace(
             encounters=entries, current=current,
-            roster=roster if isinstance(roster, list) else [],
-            templates=templates if isinstance(templates, list) else [],
+            roster=self.read_collection(ROSTER, notices),
+            templates=self.read_collection(TEMPLATES, notices),
             locked=locked,
         )
+        self.base[INDEX] = [dict(e) for e in entries]
         return ws, notices
+
+    def _read_index(self, notices: list[Notice]) -> tuple[list[dict], str | None]:
+        """The stored list of encounters (entries that do not load are dropped) and the current id."""
+        raw = self.store.get(INDEX)
+        self.seen[INDEX] = raw
+        index = self._read_json(INDEX, notices, "list of encounters")
+        if raw is not None and index is not None and not (isinstance(index, dict) and isinstance(index.get("encounters"), list)):
+            self.set_aside(INDEX, raw, notices, "list of encounters", "it is not a list of encounters; it was rebuilt "
+                                                                     "from the saved encounters")
+            index = None
+        if index is None:
+            return [], None
+        entries = []
+        for e in index["encounters"][:1000]:
+            if isinstance(e, dict) and isinstance(e.get("id"), str) and 0 < len(e["id"]) <= 40 \
+                    and all(e["id"] != x["id"] for x in entries):
+                name = e.get("name")
+                entries.append({"id": e["id"], "name": clean_text(name[:100]) if isinstance(name, str) else e["id"]})
+        current = index.get("current")
+        return entries, current if isinstance(current, str) else None
+
+    def _stored_name(self, eid: str) -> str:
+        try:
+            doc = loads(self.store.get(_enc_key(eid)) or "", "saved data")
+            name = doc.get("name") or doc["base"]["name"]
+            return clean_text(name[:100]) if isinstance(name, str) and name.strip() else eid
+        except UNREADABLE:
+            return eid
 
     def new_id(self) -> str:
         stamp = int(self.clock() * 1000)
@@ -233,8 +404,8 @@ class Persistence:
         if raw is None:
             return None
         try:
-            doc = json.loads(raw)
-        except ValueError:
+            doc = loads(raw, "saved data")
+        except SchemaError:
             return None
         return doc.get("rev") if isinstance(doc, dict) and isinstance(doc.get("rev"), int) else None
 
@@ -256,15 +427,25 @@ class Persistence:
         self.save_index(ws)
 
     def save_index(self, ws: Workspace) -> None:
+        """The list of encounters, merged with what another tab listed meanwhile (by id)."""
+        stored = self.store.get(INDEX)
+        if stored != self.seen.get(INDEX):
+            theirs: list = []
+            try:
+                doc = loads(stored or "null", "saved data")
+                if isinstance(doc, dict) and isinstance(doc.get("encounters"), list):
+                    theirs = [e for e in doc["encounters"] if isinstance(e, dict) and isinstance(e.get("id"), str)]
+            except SchemaError:
+                pass
+            ws.encounters = merge(self.base.get(INDEX, []), ws.encounters, theirs, lambda e: e["id"])
         doc = {"app": APP, "schema": SCHEMA_VERSION, "kind": "index", "current": ws.current.present.id,
                "encounters": ws.encounters}
         text = dumps(doc)
-        if text != self._index_written:  # most taps change the fight, not the list of fights
+        if text != self._index_written or stored != text:  # most taps change the fight, not the list
             self.store.set(INDEX, text)
             self._index_written = text
-
-    def save_list(self, key: str, items: list) -> None:
-        self.store.set(key, dumps(items))
+        self.seen[INDEX] = text
+        self.base[INDEX] = [dict(e) for e in ws.encounters]
 
     def delete_encounter(self, eid: str) -> str | None:
         raw = self.store.get(_enc_key(eid))
@@ -275,14 +456,25 @@ class Persistence:
     def restore_encounter(self, eid: str, raw: str) -> None:
         self.store.set(_enc_key(eid), raw)
 
-    def read_list(self, key: str) -> list:
-        raw = self.store.get(key)
-        try:
-            value = json.loads(raw) if raw else []
-        except ValueError:
-            self.backup(key, raw or "")
-            return []
-        return value if isinstance(value, list) else []
+    def refresh_index(self, ws: Workspace) -> None:
+        """Take in the list of encounters another tab stored (merged with ours, by id)."""
+        stored = self.store.get(INDEX)
+        if stored == self.seen.get(INDEX):
+            return
+        notices: list[Notice] = []
+        theirs, _ = self._read_index(notices)
+        ws.encounters = merge(self.base.get(INDEX, []), ws.encounters, theirs, lambda e: e["id"])
+        if not any(e["id"] == ws.current.present.id for e in ws.encounters):
+            ws.encounters.append({"id": ws.current.present.id, "name": ws.current.present.name})
+        self.base[INDEX] = [dict(e) for e in ws.encounters]
+
+    def backups(self) -> list[dict]:
+        """Everything set aside, for Export all."""
+        out = []
+        for key in self.store.keys():
+            if key.startswith("backup:"):
+                out.append({"key": key, "raw": self.store.get(key) or ""})
+        return out
 
 
 # -- export / import / share ---------------------------------------------------------------
@@ -302,12 +494,15 @@ def export_all(ws: Workspace, persistence: Persistence) -> str:
             encounters.append(timeline_to_dict(timeline))
     doc = {"app": APP, "schema": SCHEMA_VERSION, "kind": "workspace", "encounters": encounters,
            "roster": ws.roster, "templates": ws.templates}
+    set_aside = persistence.backups()
+    if set_aside:
+        doc["set_aside"] = set_aside  # kept as it was stored, for whoever can repair it; not imported
     return json.dumps(doc, indent=1, ensure_ascii=False)
 
 
 def parse_import(text: str) -> tuple[list[Timeline], list[dict], list[dict]]:
     """Everything in an exported file, fully checked; raises SchemaError and changes nothing."""
-    doc = migrate(loads(text))
+    doc = migrate(loads(text, "file"))
     kind = doc.get("kind")
     if kind == "encounter":
         return [timeline_from_dict(doc)], [], []
@@ -323,16 +518,12 @@ def parse_import(text: str) -> tuple[list[Timeline], list[dict], list[dict]]:
 
 
 def _people(items: Any, what: str) -> list[dict]:
-    from pyengine.tracker import _validated_fields  # the same checks as typing them in
-
     if not isinstance(items, list) or len(items) > 500:
         raise SchemaError(f"The file's {what} is unreadable.")
     out = []
     for item in items:
-        if not isinstance(item, dict):
-            raise SchemaError(f"An entry of the {what} is unreadable.")
         try:
-            out.append(_validated_fields({k: v for k, v in item.items() if k != "count"}))
+            out.append(_person(item))
         except EngineError as error:
             raise SchemaError(f"{what}: {error}") from None
     return out
@@ -362,7 +553,7 @@ def read_share(payload: str) -> Timeline:
     import zlib
 
     if len(payload) > 200_000:
-        raise SchemaError("The shared link is too long.")
+        raise SchemaError("The link is too long to be a shared fight.")
     try:
         data = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
         decoder = zlib.decompressobj()
@@ -370,5 +561,10 @@ def read_share(payload: str) -> Timeline:
         if decoder.unconsumed_tail:
             raise SchemaError("The shared fight is too large.")
     except (binascii.Error, zlib.error, ValueError):
-        raise SchemaError("The shared link is damaged (it may have been cut short).") from None
-    return timeline_from_dict(loads(raw.decode("utf-8", "replace")))
+        raise SchemaError("The link is damaged (it may have been cut short).") from None
+    try:
+        return timeline_from_dict(loads(raw.decode("utf-8", "replace"), "link"))
+    except SchemaError:
+        raise
+    except UNREADABLE:
+        raise SchemaError("The link holds a fight that does not replay.") from None

@@ -10,7 +10,7 @@ from pyengine.tracker import Combatant, Encounter, Event, Timeline, active_unit
 
 __all__ = [
     "esc", "round_label", "tracker_html", "log_html", "combatant_sheet_html", "add_sheet_html",
-    "menu_sheet_html", "roll_result_html", "odds_html", "history_html", "saved_rolls_html",
+    "menu_sheet_html", "roll_result_html", "odds_html", "notices_html", "history_html", "saved_rolls_html",
 ]
 
 
@@ -343,8 +343,17 @@ def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict | None = Non
     )
 
 
+STORAGE_STATES = {
+    "kept": "Saved on this device; the browser has agreed to keep it.",
+    "may-clear": "Saved on this device, but the browser may clear it when space runs low: export now and then.",
+    "unknown": "Saved on this device.",
+    "full": "Storage is full: changes are not being saved. Export all keeps a copy.",
+    "blocked": "Not saving: this browser blocks storage (private mode?). Export to keep the fight.",
+}
+
+
 def menu_sheet_html(encounters: list[dict], current_id: str, locked: set[str], theme: str, skip_down: str, trash: list[dict],
-                    system: str = "generic") -> str:
+                    system: str = "generic", storage: str = "unknown") -> str:
     from pyengine.systems import systems
 
     system_options = "".join(
@@ -377,11 +386,12 @@ def menu_sheet_html(encounters: list[dict], current_id: str, locked: set[str], t
         '</div>'
         f'<label class="field">Downed combatants<select id="opt-skip" data-action-change="set-skip" data-testid="option-skip">{skip}</select></label>'
         '<h3>Save and share</h3><div class="grid2">'
-        '<button type="button" data-action="export-current" data-testid="export-current">Export fight</button>'
         '<button type="button" data-action="export-all" data-testid="export-all">Export all</button>'
+        '<button type="button" data-action="export-current" data-testid="export-current">Export fight</button>'
         '<label class="button-like" data-testid="import-label">Import file<input type="file" id="import-file" accept=".json,application/json" data-testid="import-file" class="sr"></label>'
         '<button type="button" data-action="share-link" data-testid="share-link">Copy share link</button>'
         '</div><p id="share-out" class="muted" data-testid="share-out"></p>'
+        f'<p class="muted" data-testid="storage-status" data-state="{esc(storage)}">{esc(STORAGE_STATES.get(storage, ""))}</p>'
         '<h3>Look</h3>'
         f'<button type="button" data-action="toggle-theme" data-testid="toggle-theme">{"Light theme" if theme == "dark" else "Dark theme"}</button>'
         '<p class="err" id="menu-error" data-testid="menu-error" role="alert"></p>'
@@ -469,6 +479,18 @@ def odds_html(dist: Distribution, target: int | None, estimate: Estimate | None 
 
 def _bar_label(start: int, width: int) -> str:
     return str(start) if width == 1 else f"{start}–{start + width - 1}"
+
+
+def notices_html(notices: list) -> str:
+    """Messages for the user, each with its buttons and a dismiss ×."""
+    return "".join(
+        f'<div class="notice {esc(n.level)}" data-testid="notice" data-level="{esc(n.level)}">'
+        f'<span>{esc(n.text)}</span>'
+        + "".join(f' <button type="button" data-action="notice-{esc(action)}" data-testid="notice-action">{esc(label)}</button>'
+                  for action, label in n.buttons())
+        + f' <button type="button" class="x" data-action="dismiss" data-index="{i}" aria-label="Dismiss">×</button></div>'
+        for i, n in enumerate(notices)
+    )
 
 
 def history_html(rolls: list[dict]) -> str:
