@@ -35,6 +35,8 @@ DIST = ROOT / "dist"
 STATIC = ROOT / "static"
 APP_NAME = "roundkeeper"
 
+# npm packages the tests use and the site never ships (pinned in package.json's devDependencies).
+TEST_NPM = {"axe-core": "4.14.1"}
 # Pinned runtimes: version and the npm integrity of the tarball (must match package-lock.json).
 RUNTIMES = {
     "pyodide": (
@@ -87,7 +89,8 @@ def ensure_runtimes() -> Path:
         if entry["version"] != version or entry["integrity"] != integrity:
             sys.exit(f"package-lock.json pins {name} {entry['version']}, build.py expects {version}")
     modules = ROOT / "node_modules"
-    if not all(_installed_version(modules, name) == version for name, (version, _) in RUNTIMES.items()):
+    wanted = {name: version for name, (version, _) in RUNTIMES.items()} | TEST_NPM
+    if not all(_installed_version(modules, name) == version for name, version in wanted.items()):
         npm = shutil.which("npm")
         if npm is None:
             sys.exit("npm is needed to fetch the runtimes: install Node.js and npm (apt-get install npm)")

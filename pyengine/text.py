@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["clean_text"]
+__all__ = ["clean_text", "quoted"]
 
 _ZWJ = "\u200d"
 
@@ -33,3 +33,9 @@ def clean_text(text: str) -> str:
             continue
         out.append(ch)
     return "".join(out).strip()
+
+
+def quoted(text: str) -> str:
+    """User text quoted inside the app's own words, bidi-isolated (FSI ... PDI): a right-to-left
+    name cannot turn the sentence around it."""
+    return f"“\u2068{text}\u2069”"

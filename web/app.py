@@ -13,6 +13,7 @@ from pyscript import document, window
 from pyengine.dice import Estimate, parse, roll_ast
 from pyengine.errors import EngineError, SchemaError
 from pyengine.storage import dumps
+from pyengine.text import quoted
 from pyengine.tracker import Timeline, new_encounter, resolve
 
 from . import dom, render
@@ -433,6 +434,10 @@ class App:
 
     # -- encounters ------------------------------------------------------------------------
     def switch_to(self, timeline: Timeline) -> None:
+        outgoing = self.ws.current.present.id
+        listed = any(e["id"] == outgoing for e in self.ws.encounters)
+        if self.persistent and listed and outgoing not in self.ws.locked and self.persistence.stored_rev(outgoing) is None:
+            self.save()  # a fresh fight never saved yet: every listed fight is stored
         self.ws.current = timeline
         if not any(e["id"] == timeline.present.id for e in self.ws.encounters):
             self.ws.encounters.append({"id": timeline.present.id, "name": timeline.present.name})
@@ -513,7 +518,7 @@ class App:
                 self.new_encounter()
         else:
             self.new_encounter()
-        self.notify(Notice("info", f"Deleted “{enc.name}”.", "undelete", "Undo"))
+        self.notify(Notice("info", f"Deleted {quoted(enc.name)}.", "undelete", "Undo"))
 
     def restore_encounter(self, index: int) -> None:
         if not 0 <= index < len(self.trash):
@@ -554,7 +559,7 @@ class App:
                                         "bar; your own fights are untouched."))
             return
         self.pending_share = timeline
-        self.notify(Notice("info", f"A shared fight “{timeline.present.name}” is in this link.", "open-share", "Open it"))
+        self.notify(Notice("info", f"A shared fight {quoted(timeline.present.name)} is in this link.", "open-share", "Open it"))
 
     def open_shared(self) -> None:
         timeline = self.pending_share

@@ -350,6 +350,12 @@ def on_change(event) -> None:
 
 
 def on_key(event) -> None:
+    key = str(event.key)
+    target = event.target
+    if key in ("Enter", " ") and str(target.tagName) == "LI" and target.hasAttribute("data-action"):
+        event.preventDefault()  # a focusable row (a combatant) answers Enter and Space like a button
+        on_click(event)
+        return
     tag = str(event.target.tagName or "").lower()
     if tag in ("input", "textarea", "select") or dom.el("sheet").open or event.defaultPrevented:
         return

@@ -25,7 +25,7 @@ from pyengine.storage import (
     APP, SCHEMA_VERSION, dumps, encounter_from_dict, encounter_to_dict, loads, migrate,
     timeline_from_dict, timeline_to_dict,
 )
-from pyengine.text import clean_text
+from pyengine.text import clean_text, quoted
 from pyengine.tracker import Action, Encounter, Timeline, new_encounter, validated_fields
 
 __all__ = [
@@ -192,6 +192,10 @@ class Persistence:
 
     # -- reading ---------------------------------------------------------------------------
     def backup(self, key: str, raw: str) -> str:
+        """Copy a stored value aside (once: the same value of the same key is kept only once)."""
+        for existing in self.store.keys():
+            if existing.startswith("backup:") and existing.endswith(f":{key}") and self.store.get(existing) == raw:
+                return existing
         name = f"backup:{int(self.clock() * 1000)}:{key}"
         try:
             self.store.set(name, raw)
@@ -284,7 +288,7 @@ class Persistence:
                                            f"({where or 'no room for a copy'}). {EXPORT_HINT}", "export-all", "Export all"))
             return None, False
         if isinstance(doc, dict) and isinstance(doc.get("schema"), int) and doc.get("app") == APP and doc["schema"] > SCHEMA_VERSION:
-            notices.append(Notice("warn", f"“{str(doc.get('name') or doc.get('base', {}).get('name', 'An encounter'))[:60]}” was saved by a newer version of Roundkeeper. It is left untouched: reload to update the app.", "reload", "Reload"))
+            notices.append(Notice("warn", f"{quoted(str(doc.get('name') or doc.get('base', {}).get('name', 'An encounter'))[:60])} was saved by a newer version of Roundkeeper. It is left untouched: reload to update the app.", "reload", "Reload"))
             return None, True
         try:
             timeline = timeline_from_dict(doc)
@@ -324,7 +328,7 @@ class Persistence:
         stored = [key[4:] for key in self.store.keys() if key.startswith("enc:")]
         missing = [e for e in entries if e["id"] not in stored]
         if missing:
-            names = ", ".join(f"“{e['name'][:40]}”" for e in missing[:5]) + (" …" if len(missing) > 5 else "")
+            names = ", ".join(quoted(e['name'][:40]) for e in missing[:5]) + (" …" if len(missing) > 5 else "")
             notices.append(Notice("warn", f"The list of encounters named {len(missing)} that {'is' if len(missing) == 1 else 'are'} "
                                           f"not in storage ({names}); {'it was' if len(missing) == 1 else 'they were'} taken off "
                                           f"the list. Everything else that was saved is here."))

@@ -6,6 +6,7 @@ from html import escape
 
 from pyengine.dice import Distribution, Estimate, RollResult
 from pyengine.sides import eligible
+from pyengine.text import quoted
 from pyengine.tracker import Combatant, Encounter, Event, Timeline, active_unit
 
 __all__ = [
@@ -309,7 +310,7 @@ def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict | None = Non
         f'<button type="button" data-action="temp" data-id="{esc(c.id)}" data-testid="temp-hp">Temp HP</button></div>'
     ) if c.hp is not None else '<p class="muted">No HP tracked (edit to add).</p>'
     delay = (
-        f'<div class="row"><select id="delay-after" data-testid="delay-after">{others}</select>'
+        f'<div class="row"><select id="delay-after" data-testid="delay-after" aria-label="Delay until after">{others}</select>'
         f'<button type="button" data-action="delay" data-id="{esc(c.id)}" data-testid="delay">Delay until after</button></div>'
     ) if enc.started and others and enc.rules.turn_mode != "sides" else ""
     return (
@@ -366,7 +367,7 @@ def menu_sheet_html(encounters: list[dict], current_id: str, locked: set[str], t
         for e in encounters
     )
     restore = "".join(
-        f'<button type="button" data-action="restore-encounter" data-index="{i}" data-testid="restore-encounter">Restore “{esc(t["name"])}”</button>'
+        f'<button type="button" data-action="restore-encounter" data-index="{i}" data-testid="restore-encounter">Restore {esc(quoted(t["name"]))}</button>'
         for i, t in enumerate(trash)
     )
     skip = "".join(

@@ -89,7 +89,7 @@ def turn_panel_html(enc: Encounter) -> str:
     )
     moves = ("" if "move" in used else
              '<div class="row">'
-             f'<select id="move-mode" data-testid="move-mode"><option value="move">Move</option><option value="charge">Charge (into base contact)</option>'
+             f'<select id="move-mode" data-testid="move-mode" aria-label="How to move"><option value="move">Move</option><option value="charge">Charge (into base contact)</option>'
              '<option value="disengage">Disengage (leave base contact)</option><option value="forced">Forced away (not disengaging)</option></select>'
              f'<button type="button" data-action="ros-move" data-id="{cid}" data-testid="part-move">Move</button></div>'
              + (f'<details><summary>In base contact with…</summary><div class="checks">{adjacent}</div></details>' if adjacent else ""))

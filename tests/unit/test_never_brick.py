@@ -142,7 +142,7 @@ def test_an_index_naming_a_missing_encounter_says_so_and_recovers_what_exists():
     names = [e["name"] for e in ws.encounters]
     assert names == ["Goblin ambush", "Lost cave"]
     assert ws.current.present.name == "Goblin ambush"
-    assert any("“Vanished”" in n.text and "not in storage" in n.text for n in notices)
+    assert any("Vanished" in n.text and "not in storage" in n.text for n in notices)
     assert any("missing from the list" in n.text for n in notices)
 
 

@@ -1,0 +1,142 @@
+/* Boot: show the saved fight at once (read-only) and watch the engine start. No framework.
+   A file of its own, so the page's Content-Security-Policy needs no inline script. */
+(function () {
+  "use strict";
+  var root = document.documentElement;
+  var base = new URL(".", location.href).pathname;
+  var RK = window.RK = {base: base, prefix: "roundkeeper:" + base + ":", t0: performance.now(), storage: true,
+                        violations: []};
+  var theme = null, snapshot = null;
+  try {
+    snapshot = localStorage.getItem(RK.prefix + "snapshot");
+    theme = localStorage.getItem(RK.prefix + "theme");
+  } catch (e) { RK.storage = false; }
+  if (theme === "light") root.dataset.theme = "light";
+
+  // The snapshot is our own rendering of the turn order, but any site on this origin can write the
+  // key: only the elements and attributes the turn order uses get through, as inert text and boxes.
+  var TAGS = {B: 1, BUTTON: 1, DETAILS: 1, DIV: 1, EM: 1, I: 1, INPUT: 1, LABEL: 1, LI: 1, OL: 1, OPTION: 1, P: 1,
+              SELECT: 1, SMALL: 1, SPAN: 1, STRONG: 1, SUMMARY: 1, UL: 1, BDI: 1, H3: 1};
+  var ATTRS = {"class": /^[\w -]{0,200}$/, "title": /^[^<>]{0,300}$/, "aria-current": /^(true|false)$/,
+               "aria-hidden": /^(true|false)$/, "aria-label": /^[^<>]{0,300}$/, "style": /^(width|height):\d{1,3}(\.\d+)?%$/,
+               "type": /^(button|checkbox|text|number)$/, "value": /^[^<>]{0,200}$/, "selected": /^$/, "checked": /^$/,
+               "disabled": /^$/, "open": /^$/, "tabindex": /^-?\d$/};
+  var DATA_ATTR = /^data-[a-z][a-z0-9-]{0,30}$/;
+  var VOID = /^(area|base|br|col|embed|hr|img|input|link|meta|param|source|track|wbr|frame|keygen|image)$/i;
+  function clean(html) {
+    // A document of its own, with no scripting and no browsing context: nothing in it loads, runs or
+    // is even compiled (inline handlers) while we look at it.
+    var doc = document.implementation.createHTMLDocument("");
+    // Tags off the list and inline handlers are renamed before parsing (so the parser neither applies
+    // a <base> nor reports a handler the policy would block); the allow-list below then drops them.
+    doc.body.innerHTML = String(html).replace(/<(\/?)([a-zA-Z][\w-]*)([^>]*)>/g, function (all, slash, name, rest) {
+      var close = "";
+      if (!TAGS[name.toUpperCase()]) {  // <base>, <script>, <style>: never parsed as such
+        if (!slash && VOID.test(name)) close = "</x-dropped>";
+        name = "x-dropped";
+      }
+      return "<" + slash + name + rest.replace(/([\s\/"'])on([a-z]+\s*=)/gi, "$1x-dropped-on$2") + ">" + close;
+    });
+    var all = doc.body.querySelectorAll("*");
+    for (var i = 0; i < all.length; i++) {
+      var n = all[i];
+      if (!TAGS[n.tagName]) { n.remove(); continue; }
+      for (var j = n.attributes.length - 1; j >= 0; j--) {
+        var a = n.attributes[j], rule = ATTRS[a.name];
+        var ok = rule ? rule.test(a.value) : DATA_ATTR.test(a.name) && a.value.length <= 200;
+        if (!ok) n.removeAttribute(a.name);
+      }
+    }
+    var out = document.createDocumentFragment();
+    Array.prototype.forEach.call(doc.body.childNodes, function (n) { out.appendChild(document.importNode(n, true)); });
+    return out;
+  }
+  RK.cleanSnapshot = clean;
+  if (snapshot) {
+    try {
+      var host = document.getElementById("tracker");
+      host.replaceChildren(clean(snapshot));
+      host.setAttribute("inert", "");
+      root.dataset.snapshot = "shown";
+      var rl = host.querySelector("[data-round-label]");
+      if (rl) document.getElementById("round-label").textContent = rl.getAttribute("data-round-label").slice(0, 40);
+    } catch (e) { /* a bad snapshot only costs the preview */ }
+  }
+
+  RK.fail = function (message) {
+    if (root.dataset.engine === "ready") return;
+    root.dataset.engine = "failed";
+    document.getElementById("engine-status").textContent = "Engine failed";
+    document.getElementById("boot-error-text").textContent = message;
+    document.getElementById("boot-error").classList.add("show");
+  };
+  document.addEventListener("DOMContentLoaded", function () {
+    document.getElementById("boot-retry").addEventListener("click", function () { location.reload(); });
+  });
+  // PyScript reports Python errors as .py-error elements; before ready, that is a failed start.
+  new MutationObserver(function (records) {
+    records.forEach(function (r) { r.addedNodes.forEach(function (n) {
+      if (n.nodeType === 1 && n.classList.contains("py-error")) RK.fail("The rules engine could not start: " + n.textContent.slice(0, 300));
+    }); });
+  }).observe(root, {childList: true, subtree: true});
+  // Anything thrown while the runtimes start (a damaged download, a failed unpack) is a failed start.
+  addEventListener("unhandledrejection", function (e) {
+    RK.fail("The rules engine could not start: " + String(e.reason && e.reason.message || e.reason).slice(0, 300));
+  });
+  addEventListener("error", function (e) {
+    if (e.target && e.target.tagName === "SCRIPT") {  // a script file that did not load (capture phase)
+      RK.fail("The app files could not be loaded. Check your connection and retry.");
+    } else if (e.error) {
+      RK.fail("The rules engine could not start: " + String(e.message).slice(0, 300));
+    }
+  }, true);
+  // The security policy refusing something the engine needs is a failed start, said as such.
+  // (An inline handler in stored data is refused too, and is no reason to stop: only what the
+  // runtimes need counts: eval, WebAssembly, a script, a fetch or a worker.)
+  document.addEventListener("securitypolicyviolation", function (e) {
+    RK.violations.push(e.violatedDirective + " " + e.blockedURI);
+    if (/^(script-src(-elem)?|connect-src|worker-src|default-src)$/.test(e.violatedDirective) && e.blockedURI !== "inline") {
+      RK.fail("The browser's security policy stopped the engine (" + e.violatedDirective + "). Retry, or update the app.");
+    }
+  });
+  addEventListener("py:all-done", function () {
+    if (root.dataset.engine !== "ready") RK.fail("The rules engine stopped before it was ready.");
+  });
+  RK.watchdog = setTimeout(function () {
+    if (root.dataset.engine !== "ready") {
+      document.getElementById("boot-error-text").textContent = "The rules engine is taking long to start. You can keep waiting or retry.";
+      document.getElementById("boot-error").classList.add("show");
+    }
+  }, 60000);
+
+  // Service worker: offline after one visit; a new version waits for the user's consent.
+  if ("serviceWorker" in navigator) {
+    var reloading = false;
+    var offer = function (worker) {
+      RK.waitingWorker = worker;
+      document.getElementById("banner").classList.add("show");
+    };
+    document.addEventListener("DOMContentLoaded", function () {
+      document.getElementById("banner-reload").addEventListener("click", function () {
+        if (RK.waitingWorker) RK.waitingWorker.postMessage({type: "SKIP_WAITING"});
+        else location.reload();
+      });
+    });
+    navigator.serviceWorker.addEventListener("controllerchange", function () {
+      if (RK.hadController && !reloading) { reloading = true; location.reload(); }
+      RK.hadController = true;
+    });
+    RK.hadController = !!navigator.serviceWorker.controller;
+    navigator.serviceWorker.register("./sw.js", {scope: "./", updateViaCache: "none"}).then(function (reg) {
+      RK.swRegistration = reg;
+      if (reg.waiting && navigator.serviceWorker.controller) offer(reg.waiting);
+      reg.addEventListener("updatefound", function () {
+        var w = reg.installing;
+        if (!w) return;
+        w.addEventListener("statechange", function () {
+          if (w.state === "installed" && navigator.serviceWorker.controller) offer(w);
+        });
+      });
+    }).catch(function (e) { RK.swError = String(e); });
+  }
+})();
