@@ -18,7 +18,7 @@
   var TAGS = {B: 1, BUTTON: 1, DETAILS: 1, DIV: 1, EM: 1, I: 1, INPUT: 1, LABEL: 1, LI: 1, OL: 1, OPTION: 1, P: 1,
               SELECT: 1, SMALL: 1, SPAN: 1, STRONG: 1, SUMMARY: 1, UL: 1, BDI: 1, H3: 1};
   var ATTRS = {"class": /^[\w -]{0,200}$/, "title": /^[^<>]{0,300}$/, "aria-current": /^(true|false)$/,
-               "aria-hidden": /^(true|false)$/, "aria-label": /^[^<>]{0,300}$/, "style": /^(width|height):\d{1,3}(\.\d+)?%$/,
+               "aria-hidden": /^(true|false)$/, "aria-label": /^[^<>]{0,300}$/, "style": /^(width|height):\d{1,3}%(;background:var\(--(ok|accent|danger)\))?$/,
                "type": /^(button|checkbox|text|number)$/, "value": /^[^<>]{0,200}$/, "selected": /^$/, "checked": /^$/,
                "disabled": /^$/, "open": /^$/, "tabindex": /^-?\d$/};
   var DATA_ATTR = /^data-[a-z][a-z0-9-]{0,30}$/;

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import build
+from pyengine.storage import dumps, timeline_to_dict
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -38,6 +40,7 @@ def site(dist, tmp_path_factory):
     shutil.copytree(dist, scratch)
     mounts = {m: dist for m in MOUNTS}
     mounts["/u/"] = scratch
+    mounts["/__tools__/"] = Path(build.ROOT) / "node_modules" / "axe-core"  # test tools, same origin
     server, url = build.serve_in_thread(mounts)
     yield {"url": url, "dist": dist, "scratch": scratch}
     server.shutdown()
@@ -122,3 +125,23 @@ def names(page) -> list[str]:
     return page.eval_on_selector_all(
         "#tracker [data-testid=combatant-row] .name", "els => els.map(e => e.firstChild.textContent)"
     )
+
+
+SITE_PREFIX = "roundkeeper:/:"  # storage keys of the site served at /
+
+
+def stored_fight(t) -> dict[str, str]:
+    """The stored keys that make `t` the saved, current fight (as the app itself writes them)."""
+    doc = timeline_to_dict(t)
+    doc["rev"], doc["name"] = 1, t.present.name
+    return {f"enc:{t.present.id}": dumps(doc),
+            "index": json.dumps({"app": "roundkeeper", "schema": 1, "kind": "index", "current": t.present.id,
+                                 "encounters": [{"id": t.present.id, "name": t.present.name}]})}
+
+
+def seed(page, items: dict[str, str]) -> None:
+    """Write stored keys (under the site at /) and reload."""
+    page.evaluate("items => { for (const [k, v] of Object.entries(items)) localStorage.setItem(k, v); }",
+                  {SITE_PREFIX + k: v for k, v in items.items()})
+    page.reload()
+    wait_ready(page)

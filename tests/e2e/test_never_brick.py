@@ -10,11 +10,11 @@ import random
 import zlib
 from urllib.parse import urlparse
 
-from pyengine.storage import dumps, timeline_to_dict
-from pyengine.tracker import MAX_COMBATANTS, Timeline, new_encounter, resolve, too_many_combatants
-from tests.e2e.conftest import add_combatant, names, open_app, wait_ready
+import pytest
 
-PREFIX = "roundkeeper:/:"
+from pyengine.storage import timeline_to_dict
+from pyengine.tracker import MAX_COMBATANTS, Timeline, new_encounter, resolve, too_many_combatants
+from tests.e2e.conftest import SITE_PREFIX as PREFIX, add_combatant, names, open_app, seed, stored_fight, wait_ready
 
 
 def fight(name: str = "Goblin ambush", system: str = "generic", started: bool = True) -> Timeline:
@@ -24,22 +24,6 @@ def fight(name: str = "Goblin ambush", system: str = "generic", started: bool = 
     if started:
         t = t.do(resolve(t.present, "start_combat", {}, random.Random(1)))
     return t
-
-
-def seed(page, items: dict[str, str]) -> None:
-    """Write stored keys (under the site at /) and reload."""
-    page.evaluate("items => { for (const [k, v] of Object.entries(items)) localStorage.setItem(k, v); }",
-                  {PREFIX + k: v for k, v in items.items()})
-    page.reload()
-    wait_ready(page)
-
-
-def saved(t: Timeline) -> dict[str, str]:
-    doc = timeline_to_dict(t)
-    doc["rev"], doc["name"] = 1, t.present.name
-    return {f"enc:{t.present.id}": dumps(doc),
-            "index": json.dumps({"app": "roundkeeper", "schema": 1, "kind": "index", "current": t.present.id,
-                                 "encounters": [{"id": t.present.id, "name": t.present.name}]})}
 
 
 def notices(page) -> list[str]:
@@ -88,7 +72,7 @@ def test_every_stored_key_holding_hostile_data_still_starts_and_sets_it_aside(co
     page = open_app(context, site["url"] + "/").page
     deep = "[" * 6000 + "]" * 6000
     t = fight()
-    items = saved(t)
+    items = stored_fight(t)
     items.update({"rolls": deep, "saved_rolls": json.dumps([1, {"name": "<img src=x onerror=alert(1)>", "expr": "1d20"}]),
                   "roster": deep, "templates": "{", "enc:other": deep})
     seed(page, items)
@@ -114,7 +98,7 @@ def test_every_stored_key_holding_hostile_data_still_starts_and_sets_it_aside(co
 
 def test_an_index_naming_a_missing_encounter_says_so(context, site):
     page = open_app(context, site["url"] + "/").page
-    items = saved(fight())
+    items = stored_fight(fight())
     items["index"] = json.dumps({"app": "roundkeeper", "schema": 1, "kind": "index", "current": "gone",
                                  "encounters": [{"id": "gone", "name": "Vanished fight"}, {"id": "e1", "name": "Goblin ambush"}]})
     seed(page, items)
@@ -127,7 +111,7 @@ def test_storage_full_at_start_shows_the_saved_fight_and_offers_export_and_trim(
     t = fight()
     for i in range(30):
         t = t.do(resolve(t.present, "next_turn"))
-    seed(page, saved(t))
+    seed(page, stored_fight(t))
     # A sibling site on the same origin fills the storage to the last byte.
     page.evaluate("""() => {
         let size = 1 << 20, i = 0;
@@ -222,7 +206,7 @@ def test_the_combatant_limit_is_said_where_added_and_the_fight_reloads_clean(con
     t = Timeline.start(new_encounter("e1", "Horde"))
     for _ in range(MAX_COMBATANTS // 50 - 1):
         t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": "Orc"}, "count": 50}))
-    seed(page, saved(t))
+    seed(page, stored_fight(t))
     add_combatant(page, "Last orcs", count=50)
     page.get_by_test_id("add-combatant").click()
     page.get_by_test_id("field-name").fill("One too many")
@@ -236,6 +220,29 @@ def test_the_combatant_limit_is_said_where_added_and_the_fight_reloads_clean(con
 
 
 # -- script and text safety ----------------------------------------------------------------
+
+@pytest.mark.parametrize("system", ["generic", "realms", "strife", "laurels"])
+def test_our_own_snapshot_passes_the_allow_list_unchanged(context, site, system):
+    page = open_app(context, site["url"] + "/").page
+    t = fight(system=system)
+    t = t.do(resolve(t.present, "damage", {"id": "c2", "amount": 5}))
+    t = t.do(resolve(t.present, "add_condition", {"id": "c1", "name": "Prone <b>", "until": "end", "rounds": 2}))
+    seed(page, stored_fight(t))
+    page.get_by_test_id("next-turn").click()  # a change: the app writes the snapshot
+    page.wait_for_function(f"localStorage.getItem('{PREFIX}snapshot') !== null")
+    same = page.evaluate(f"""() => {{
+        const html = localStorage.getItem('{PREFIX}snapshot');
+        const cleaned = document.createElement('div');
+        cleaned.appendChild(RK.cleanSnapshot(html));
+        const plain = document.createElement('template');
+        plain.innerHTML = html;
+        const raw = document.createElement('div');
+        raw.appendChild(plain.content.cloneNode(true));
+        raw.querySelectorAll('[id]').forEach(e => e.removeAttribute('id'));  // ids are never let through
+        return [cleaned.innerHTML === raw.innerHTML, html.length];
+    }}""")
+    assert same[0] and same[1] > 200
+
 
 def test_the_snapshot_lets_only_the_turn_orders_elements_through(context, site):
     page = context.new_page()

@@ -1,0 +1,115 @@
+"""Accessibility: axe-core (pinned, npm, used only here) over the app's main states in both themes,
+failing on any serious or critical violation; and the keyboard reaches a combatant's sheet."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from pyengine.tracker import Timeline, new_encounter, resolve
+from tests.e2e.conftest import open_app, seed, stored_fight, wait_ready
+
+AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+
+FIGHTERS = {
+    "generic": [("Aria", "party", {}), ("Goblin", "opponents", {})],
+    "realms": [("Kael", "party", {"skills": "melee fighting, slashing", "str": 2}), ("Ogre", "opponents", {"ac": 12})],
+    "strife": [("Mira", "party", {}), ("Bandit", "opponents", {})],
+    "laurels": [("Lucia", "party", {}), ("Brigand", "opponents", {})],
+}
+
+
+def fight(system: str, started: bool = True) -> Timeline:
+    t = Timeline.start(new_encounter("e1", f"{system.title()} test", system=system))
+    for i, (name, side, stats) in enumerate(FIGHTERS[system]):
+        fields = {"name": name, "max_hp": 12, "side": side, "pc": side == "party", "initiative": 10 - i}
+        if stats:
+            fields["stats"] = stats
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": fields}))
+    if started:
+        t = t.do(resolve(t.present, "start_combat", {}, random.Random(1)))
+    return t
+
+
+def violations(page) -> list[str]:
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        # Served from the site's own origin (the test server), so the page's security policy lets it run.
+        assert AXE.exists(), "npm ci installs axe-core (a devDependency)"
+        page.add_script_tag(url="/__tools__/axe.min.js")
+    found = page.evaluate("""async () => {
+        const result = await axe.run(document, {resultTypes: ['violations']});
+        return result.violations.filter(v => ['serious', 'critical'].includes(v.impact))
+            .map(v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ') + ' ' + (n.failureSummary || '')
+                .split('\\n').slice(1, 2).join('')).join(' | '));
+    }""")
+    return found
+
+
+def close_sheet(page) -> None:
+    page.keyboard.press("Escape")
+    page.wait_for_function("!document.getElementById('sheet').open")
+
+
+def states(page):
+    """Each yields after putting the page in one state (12 in all)."""
+    yield "empty"
+    seed(page, stored_fight(fight("generic", started=False)))
+    yield "generic, not started"
+    t = fight("generic")
+    t = t.do(resolve(t.present, "add_condition", {"id": "c2", "name": "Prone", "until": "end", "rounds": 1}))
+    t = t.do(resolve(t.present, "damage", {"id": "c1", "amount": 12}))
+    seed(page, stored_fight(t))
+    yield "generic, started, one down"
+    page.get_by_test_id("combatant-row").first.click()
+    yield "generic combatant sheet"
+    close_sheet(page)
+    page.get_by_test_id("add-combatant").click()
+    yield "add sheet"
+    close_sheet(page)
+    page.get_by_test_id("encounter-name").click()
+    yield "menu"
+    close_sheet(page)
+    page.get_by_test_id("log-toggle").click()
+    page.wait_for_function("document.getElementById('log').children.length > 0")
+    yield "log open"
+    page.get_by_test_id("dice-input").fill("100d6!")
+    page.get_by_test_id("roll-button").click()
+    page.wait_for_function("document.querySelector('[data-testid=odds-estimated]')")
+    yield "roller with a roll and an estimate"
+    for system in ("realms", "strife", "laurels"):
+        seed(page, stored_fight(fight(system)))
+        page.get_by_test_id("combatant-row").last.click()
+        yield f"{system} sheet"
+        close_sheet(page)
+    page.evaluate("localStorage.setItem('roundkeeper:/:rolls', '[1, 2]')")
+    page.reload()
+    wait_ready(page)
+    yield "notices"
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
+def test_no_serious_or_critical_violation_in_twelve_states(context, site, theme):
+    page = open_app(context, site["url"] + "/?seed=1").page
+    seen = {}
+    count = 0
+    page.on("crash", lambda: print("renderer crashed after", list(seen)))
+    for state in states(page):
+        count += 1
+        page.evaluate(f"document.documentElement.dataset.theme = '{theme}'")
+        seen[state] = violations(page)
+    assert count == 12
+    bad = {k: v for k, v in seen.items() if v}
+    assert bad == {}, "\n".join(f"{k}: {v}" for k, v in bad.items())
+
+
+def test_a_combatant_row_opens_its_sheet_from_the_keyboard(context, site):
+    page = open_app(context, site["url"] + "/").page
+    seed(page, stored_fight(fight("generic")))
+    for key in ("Enter", " "):
+        page.get_by_test_id("combatant-row").first.focus()
+        page.keyboard.press(key)
+        page.wait_for_function("document.getElementById('sheet').open")
+        assert page.get_by_test_id("sheet").inner_text().count("Aria") >= 1 or "Goblin" in page.get_by_test_id("sheet").inner_text()
+        close_sheet(page)
