@@ -147,7 +147,7 @@ def test_full_storage_keeps_last_good_save_and_asks_before_trimming(context, sit
     assert "Storage is full" in notices and "NOT saved" in notices
     assert page.evaluate(f"localStorage.getItem({key!r})") == good
     page.evaluate("window.__full = false")
-    page.get_by_test_id("notice-action").click()  # the user agrees to trim history
+    page.get_by_test_id("notice-action").filter(has_text="Trim history").click()  # the user agrees to trim history
     saved = timeline_from_dict(json.loads(page.evaluate(f"localStorage.getItem({key!r})")))
     assert [c.name for c in saved.present.combatants] == ["Saved", "Unsaved"]
     assert "Storage is full" not in page.get_by_test_id("notices").inner_text()
