@@ -13,9 +13,9 @@ from pyengine.errors import DiceLimitError, EngineError
 
 __all__ = ["PAGE_WORK", "SLICE_SECONDS", "ESTIMATE_ROLLS", "OddsJob"]
 
-# The exact odds computed while typing stay within one short task (about 6 ms of CPython, some 40 ms
+# The exact odds computed while typing stay within one short task (about 10 ms of CPython, some 50 ms
 # of Pyodide, under the 100 ms a tap may take); past that, the panel estimates by rolling in slices.
-PAGE_WORK = 60_000
+PAGE_WORK = 100_000
 SLICE_SECONDS = 0.012    # one slice of the estimate, then the page answers input again
 ESTIMATE_ROLLS = 20_000  # the estimate stops here (a 95% margin of under 0.7 points)
 
