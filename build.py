@@ -18,6 +18,7 @@ import base64
 import functools
 import gzip
 import hashlib
+import html
 import http.server
 import json
 import os
@@ -366,9 +367,82 @@ def build(out: Path = DIST, full_stdlib: bool = False) -> Path:
     # an inline MicroPython config (no MicroPython script runs) switches them off there too.
     index = out / "index.html"
     index.write_text(index.read_text().replace('"__PLUGINS_OFF__"', json.dumps(config["plugins"])))
+    (out / "rules.html").write_text(rules_page((ROOT / "docs" / "rules.md").read_text()))
     write_service_worker(out)
     log(f"built {out} ({sum(p.stat().st_size for p in out.rglob('*') if p.is_file()) / 1e6:.1f} MB)")
     return out
+
+
+def _inline(text: str) -> str:
+    """Markdown's inline marks we use (**bold**, *emphasis*, `code`) on escaped text."""
+    text = html.escape(text, quote=False)
+    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+    text = re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", text)
+    return re.sub(r"(?<![*\w])\*([^*]+)\*(?![*\w])", r"<em>\1</em>", text)
+
+
+def markdown_html(text: str) -> str:
+    """The small part of Markdown docs/rules.md uses: headings, paragraphs, lists, tables."""
+    out: list[str] = []
+    block: list[str] = []
+    kind = ""
+
+    def flush() -> None:
+        nonlocal block, kind
+        if kind == "p":
+            out.append(f"<p>{_inline(' '.join(block))}</p>")
+        elif kind == "ul":
+            out.append("<ul>" + "".join(f"<li>{_inline(item)}</li>" for item in block) + "</ul>")
+        elif kind == "table":
+            rows = [[c.strip() for c in r.strip().strip("|").split("|")] for r in block if not re.match(r"^\|[-| ]+\|$", r.strip())]
+            head, body = rows[0], rows[1:]
+            out.append("<table><thead><tr>" + "".join(f"<th>{_inline(c)}</th>" for c in head) + "</tr></thead><tbody>"
+                       + "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in body) + "</tbody></table>")
+        block, kind = [], ""
+
+    for line in text.splitlines():
+        heading = re.match(r"^(#{1,3}) (.*)$", line)
+        if heading:
+            flush()
+            level = len(heading.group(1))
+            out.append(f"<h{level}>{_inline(heading.group(2))}</h{level}>")
+        elif not line.strip():
+            flush()
+        elif line.startswith("|"):
+            if kind != "table":
+                flush()
+                kind = "table"
+            block.append(line)
+        elif line.startswith("- "):
+            if kind != "ul":
+                flush()
+                kind = "ul"
+            block.append(line[2:])
+        elif kind == "ul" and line.startswith("  "):
+            block[-1] += " " + line.strip()
+        else:
+            if kind not in ("p",):
+                flush()
+                kind = "p"
+            block.append(line.strip())
+    flush()
+    return "\n".join(out)
+
+
+def rules_page(markdown: str) -> str:
+    """docs/rules.md as a page of the site (offline like the rest), under the same policy."""
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'self'; style-src 'unsafe-inline'; "
+        "base-uri 'none'; object-src 'none'; form-action 'none'\">"
+        "<title>Roundkeeper: rules reference</title><style>"
+        ":root{color-scheme:light dark}body{font:16px/1.5 system-ui,sans-serif;max-width:760px;margin:0 auto;padding:16px}"
+        "table{border-collapse:collapse;display:block;overflow-x:auto}td,th{border:1px solid #8888;padding:4px 8px;text-align:left}"
+        "code{font-size:90%}a{min-height:44px;display:inline-flex;align-items:center}"
+        '</style></head><body><p><a href="./">← Back to Roundkeeper</a></p>'
+        + markdown_html(markdown) + "</body></html>\n"
+    )
 
 
 def write_service_worker(out: Path) -> str:

@@ -465,7 +465,8 @@ class App:
         """Roll the attack now; the result waits on screen for Apply (then it is one undoable step)."""
         enc = self.timeline.present
         config = {k: v for k, v in self.attack.items() if k != "pending" and v is not None}
-        attacker = config.get("attacker") if config.get("attacker") in enc.names() else None
+        shown = dom.value("atk-attacker") or None  # the attacker the panel shows (its default included)
+        attacker = next((a for a in (config.get("attacker"), shown) if a in enc.names()), None)
         fallback = enc.active_id if enc.active_id not in (None, target_id) else next((c.id for c in enc.combatants if c.id != target_id), None)
         args = {**config, "attacker": attacker or fallback, "target": target_id}
         try:

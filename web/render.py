@@ -107,9 +107,9 @@ def tracker_html(timeline: Timeline) -> str:
         body = f'<ol class="order" data-testid="turn-order">{rows}</ol>'
     if enc.started and enc.rules.turn_mode == "sides":
         st = dict(enc.turn)
-        side = "Party" if st.get("side") == "party" else "Opponents"
+        side = "The party's" if st.get("side") == "party" else "The opponents'"
         status = (f'<p class="side-banner" data-testid="side-banner">{esc(st.get("text", ""))} <span class="muted">(d6: {esc(st.get("face"))})</span></p>'
-                  f'<p class="turn-now" data-testid="turn-now">{side}\' turn. Now: <b>{esc(enc.get(enc.active_id).name if enc.active_id else "—")}</b> · tap Act to choose who goes</p>')
+                  f'<p class="turn-now" data-testid="turn-now">{side} turn. Now: <b>{esc(enc.get(enc.active_id).name if enc.active_id else "—")}</b> · tap Act to choose who goes</p>')
     elif enc.started:
         unit = active_unit(enc)
         who = unit[0].name if len(unit) == 1 else f"{unit[0].name.rsplit(' ', 1)[0]} ×{len(unit)}" if unit else "—"
@@ -236,15 +236,20 @@ def system_fields_html(enc: Encounter, c: Combatant | None) -> str:
     return f'<div class="grid2" data-testid="system-fields">{numbers}</div><div class="checks">{checks}</div>'
 
 
-def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None, power: bool, sneak: bool, pending: dict | None) -> str:
-    """Laurels and Loot: who hits this target, the exact odds first, then the roll and Apply."""
+def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None, power: bool, sneak: bool, pending: dict | None,
+                      close: bool = False) -> str:
+    """Laurels and Loot: who hits this target, the exact odds first, then the roll and Apply. The
+    attacker defaults to whoever acts now, else the first of the acting side who may still act."""
     from pyengine.errors import EngineError
-    from pyengine.systems.laurels import attack_odds, attack_setup, dice_count
+    from pyengine.systems.laurels import attack_odds, attack_setup, dice_count, out_of_turn
 
     others = [x for x in enc.combatants if x.id != target.id]
     if not others:
         return ""
-    attacker_id = attacker_id if attacker_id in {x.id for x in others} else (enc.active_id if enc.active_id in {x.id for x in others} else others[0].id)
+    ids = {x.id for x in others}
+    acting = next((x.id for x in others if enc.started and eligible(enc, x)), None)
+    attacker_id = attacker_id if attacker_id in ids else (enc.active_id if enc.active_id in ids else acting or others[0].id)
+    warning = out_of_turn(enc, attacker_id)
     options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == attacker_id else ""}>{esc(x.name)}</option>' for x in others)
     head = (
         '<h3>Attack</h3><div class="grid2">'
@@ -252,10 +257,12 @@ def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None
         '<div class="checks">'
         f'<label class="check"><input type="checkbox" id="atk-power" data-attack-key="power" data-action-change="attack-config" data-testid="attack-power"{" checked" if power else ""}> Power attack</label>'
         f'<label class="check"><input type="checkbox" id="atk-sneak" data-attack-key="sneak" data-action-change="attack-config" data-testid="attack-sneak"{" checked" if sneak else ""}> Sneak attack</label>'
+        f'<label class="check"><input type="checkbox" id="atk-close" data-attack-key="close" data-action-change="attack-config" data-testid="attack-close"{" checked" if close else ""}> Target within 10 ft</label>'
         '</div></div>'
+        + (f'<p class="muted" data-testid="attack-out-of-turn">{esc(warning)}</p>' if warning else "")
     )
     try:
-        a, t, attack = attack_setup(enc, attacker_id, target.id, power, sneak)
+        a, t, attack = attack_setup(enc, attacker_id, target.id, power, sneak, close)
         odds = attack_odds(a, t, attack)
     except EngineError as error:
         return head + f'<p class="err" data-testid="attack-error">{esc(error)}</p>'
@@ -316,7 +323,8 @@ def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict | None = Non
     return (
         f'<h3 data-testid="sheet-title">{esc(c.name)}</h3>{hp}'
         + (
-            attack_panel_html(enc, c, attack.get("attacker"), attack.get("power", False), attack.get("sneak", False), attack.get("pending"))
+            attack_panel_html(enc, c, attack.get("attacker"), attack.get("power", False), attack.get("sneak", False), attack.get("pending"),
+                              attack.get("close", False))
             + '<div class="grid2">'
             f'<button type="button" data-action="parry" data-with="weapon" data-id="{esc(c.id)}" data-testid="parry-weapon">Parry (weapon)</button>'
             f'<button type="button" data-action="parry" data-with="shield" data-id="{esc(c.id)}" data-testid="parry-shield">Parry (shield)</button></div>'
@@ -393,8 +401,9 @@ def menu_sheet_html(encounters: list[dict], current_id: str, locked: set[str], t
         '<button type="button" data-action="share-link" data-testid="share-link">Copy share link</button>'
         '</div><p id="share-out" class="muted" data-testid="share-out"></p>'
         f'<p class="muted" data-testid="storage-status" data-state="{esc(storage)}">{esc(STORAGE_STATES.get(storage, ""))}</p>'
-        '<h3>Look</h3>'
+        '<h3>Look and help</h3><div class="grid2">'
         f'<button type="button" data-action="toggle-theme" data-testid="toggle-theme">{"Light theme" if theme == "dark" else "Dark theme"}</button>'
+        '<a class="button-like" href="./rules.html" target="_blank" rel="noopener" data-testid="rules-link">Rules reference</a></div>'
         '<p class="err" id="menu-error" data-testid="menu-error" role="alert"></p>'
         '<div class="row"><button type="button" data-action="close-sheet">Close</button></div>'
     )

@@ -165,6 +165,10 @@ def attack_panel_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
         lines.append(f"{p.kind}: d100 {p.modifier:+d} vs {defence} {p.defence} · {crit} · damage {p.damage}")
     lines.append(f"critical miss 1–{spec.crit_miss}" + (f" · parry {spec.parry}%" if spec.parry else "") + (f" · block {spec.block}%" if spec.block else "")
                  + (" · ward-off roll-off first" if spec.ward_off else ""))
+    if notes.get("target_untrained"):
+        lines.append(f"{target.name}'s weapon is untrained: no parry, no ward-off")
+    if notes.get("range_halved"):
+        lines.append("untrained thrown weapon: its range is halved")
     why = "".join(f"<li>{esc(reason)} {value:+d}</li>" for reason, value in reasons)
     explain = ('<p class="muted" data-testid="attack-explain">' + "<br>".join(esc(x) for x in lines) + "</p>"
                + (f'<ul class="muted" data-testid="attack-penalties">{why}</ul>' if why else ""))

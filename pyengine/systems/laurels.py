@@ -334,17 +334,43 @@ def fighter_of(c) -> Fighter:
         raise RuleError(f"{c.name}'s Laurels and Loot numbers are not whole numbers.") from None
 
 
-def attack_setup(encounter, attacker_id: str, target_id: str, power: bool = False, sneak: bool = False) -> tuple[Fighter, Fighter, Attack]:
+def attack_setup(encounter, attacker_id: str, target_id: str, power: bool = False, sneak: bool = False,
+                 close: bool = False) -> tuple[Fighter, Fighter, Attack]:
+    """The attack the tracker would make, refused (RuleError) where seed 003 forbids it. `close`:
+    the target is within 10 ft."""
     attacker, target = encounter.get(attacker_id), encounter.get(target_id)
     if attacker.id == target.id:
         raise RuleError("A combatant cannot attack itself.")
     if _stat(attacker, "weapon_broken", False):
         raise RuleError(f"{attacker.name}'s weapon is broken.")
+    if {"parry_weapon", "parry_shield"} & set(attacker.flags):
+        raise RuleError(f"{attacker.name} is parrying until their next turn, and a character who parries cannot attack.")
+    if sneak and _stat(attacker, f"attacked_{target.id}", None) == encounter.round - 1 and encounter.round > 0:
+        raise RuleError(f"No sneak attack: {attacker.name} attacked {target.name} in the prior round.")
     parry = "weapon" if "parry_weapon" in target.flags else "shield" if "parry_shield" in target.flags else None
     a = fighter_of(attacker)
+    if a.weapon.ranged and close:
+        raise RuleError("A ranged attack needs at least 10 ft between shooter and target.")
     attack = Attack(ranged=a.weapon.ranged, power=power, sneak=sneak, parry=parry,
                     parry_magic=int(_stat(target, "magic")), parry_explosions_taken=int(_stat(target, "parry_explosions")))
     return a, fighter_of(target), attack
+
+
+def out_of_turn(encounter, attacker_id: str) -> str | None:
+    """Why an attack by this combatant is outside its side's turn, or None. Reactions are the GM's
+    call (seed 003), so the tracker says so rather than refusing."""
+    from ..sides import state
+
+    st = state(encounter)
+    c = encounter.get(attacker_id)
+    if not encounter.started or "side" not in st:
+        return None
+    if c.side != st["side"]:
+        whose = "the party's" if st["side"] == "party" else "the opponents'"
+        return f"{c.name} is out of turn: it is {whose} turn (a reaction is the GM's call)."
+    if encounter.round == 1 and st.get("surprised") == c.side and not c.stat("cannot_be_surprised", False):
+        return f"{c.name} is surprised this round (a reaction is the GM's call)."
+    return None
 
 
 def _bounded(value, limit: int = 1_000_000) -> int:
@@ -380,6 +406,8 @@ def _apply_attack(enc, args: dict):
     a_stats = dict(attacker.stats)
     if args.get("power"):
         a_stats["weapon_broken"] = True
+    a_stats["attacked_round"] = enc.round  # no parry after it this turn
+    a_stats[f"attacked_{target.id}"] = enc.round  # no sneak attack on this target next round
     new_attacker = replace(attacker, hp=None if attacker.hp is None else max(0, attacker.hp - cost), stats=tuple(sorted(a_stats.items())))
     combatants = [new_attacker if c.id == attacker.id else c for c in combatants]
     kind = "ranged " if args.get("ranged") else ""
@@ -415,6 +443,8 @@ def _apply_parry(enc, args: dict):
         raise RuleError(f"{c.name}'s weapon is broken.")
     if with_ == "shield" and int(_stat(c, "shield")) <= 0:
         raise RuleError(f"{c.name} has no shield left.")
+    if enc.started and _stat(c, "attacked_round", None) == enc.round:
+        raise RuleError(f"{c.name} attacked this turn, and a character who parries cannot attack on its turn.")
     flags = tuple(sorted((set(c.flags) - {"parry_weapon", "parry_shield"}) | {f"parry_{with_}"}))
     stats = tuple(sorted({**dict(c.stats), "parry_explosions": 0}.items()))
     text = f"{c.name} parries with {'a weapon' if with_ == 'weapon' else 'a shield'} until their next turn"
@@ -445,7 +475,8 @@ class LaurelsSystem(System):
     def resolve(self, encounter, kind: str, args: dict, rng: Rng) -> dict:
         if kind == "ll_parry":
             return {"id": args["id"], "with": args.get("with")}
-        a, t, attack = attack_setup(encounter, args["attacker"], args["target"], bool(args.get("power")), bool(args.get("sneak")))
+        a, t, attack = attack_setup(encounter, args["attacker"], args["target"], bool(args.get("power")), bool(args.get("sneak")),
+                                    bool(args.get("close")))
         result = resolve_attack(a, t, attack, rng)
         cost = shooter_stamina_cost(a.weapon, rng) if attack.ranged else 0
         return {

@@ -65,17 +65,18 @@ CONDITIONS: dict[str, Restriction] = {r.name: r for r in (
     Restriction("Invisible", against_melee="dis", against_ranged="dis", die_penalty_against=3,
                 note="attacks against it at disadvantage and -3 on each die left"),
     Restriction("Paralyzed", no_actions=True, against_melee="adv", against_ranged="adv", hit_is_crit=True, fails_saves=("body",),
-                note="no actions, reactions, move or speech; fails body saves"),
+                movement_zero=True, note="no actions, reactions, move or speech; fails body saves"),
     Restriction("Petrified", no_actions=True, against_melee="adv", against_ranged="adv", only_crit_damage=True, fails_saves=("body",),
-                note="as paralyzed, unaware; only crit damage counts; immune to poison and disease"),
+                movement_zero=True, note="as paralyzed, unaware; only crit damage counts; immune to poison and disease"),
     Restriction("Poisoned", by="dis", save_dis=("preservation",), note="disadvantage on attacks, preservation saves, feats"),
     Restriction("Prone", by="dis", against_melee="adv", against_ranged="dis", note="crawl only; standing costs half movement"),
     Restriction("Restrained", by="dis", against_melee="adv", against_ranged="adv", save_dis=("body",), movement_zero=True,
                 note="movement 0; body saves at disadvantage; no dodge"),
     Restriction("Stunned", no_actions=True, against_melee="adv", against_ranged="adv", fails_saves=("body",),
                 note="no actions or reactions; fails body saves"),
-    Restriction("Unconscious", no_actions=True, against_melee="adv", against_ranged="dis", fails_saves=("body",),
-                note="no actions or reactions; drops what it holds; prone; unaware"),
+    # Seed 004 lists no failed saves for Unconscious (Paralyzed, Petrified and Stunned have them).
+    Restriction("Unconscious", no_actions=True, against_melee="adv", against_ranged="dis", movement_zero=True,
+                note="no actions or reactions; cannot move, speak or gesture; drops what it holds; prone; unaware"),
 )}
 SAVE_KINDS = ("body", "preservation", "sight", "hearing", "social", "other")
 
@@ -494,10 +495,10 @@ def cover_save_bonus(cover: str, area: bool) -> int:
 
 
 def movement(conditions: Iterable[str]) -> str | None:
-    """'none' (grappled, restrained, paralyzed, petrified), 'half' (a restriction puts its rolls at
-    disadvantage, seed 002) or None."""
+    """'none' (seed 004: grappled, restrained, paralyzed, petrified, unconscious), 'half' (a
+    restriction puts its rolls at disadvantage, seed 002) or None."""
     names = [c.title() for c in conditions]
-    if any(n in ("Grappled", "Restrained", "Paralyzed", "Petrified") for n in names):
+    if any(CONDITIONS[n].movement_zero for n in names if n in CONDITIONS):
         return "none"
     if situation(names, []).disadvantage:
         return "half"
@@ -558,11 +559,12 @@ def competition_modifiers(c: Competition) -> tuple[list[tuple[str, int]], list[t
     a: list[tuple[str, int]] = []
     v: list[tuple[str, int]] = []
     if c.kind in ("grapple", "escape"):
-        # The grappler / the one held (for an escape the roles swap; the larger side gets the size bonus).
+        # Seed 004: the grappler's size advantage (+2 per category); a larger victim gets nothing
+        # when grabbed. Escaping, the bonus goes to the larger side, the one escaping included.
         diff = c.aggressor_size - c.victim_size
         if diff > 0:
             a.append((f"larger by {diff} size{'s' * (diff > 1)}", 2 * diff))
-        elif diff < 0:
+        elif diff < 0 and c.kind == "escape":
             v.append((f"larger by {-diff} size{'s' * (-diff > 1)}", -2 * diff))
         held, holder = (v, a) if c.kind == "grapple" else (a, v)
         held_speed = c.victim_speed if c.kind == "grapple" else c.aggressor_speed
@@ -665,7 +667,7 @@ CHASE_SPEEDS = (100, 90, 80, 70, 60, 55, 50, 45, 40, 35, 30, 25)
 CHASE_TABLE = {  # speed -> hexes at seconds 10, 9, ..., 1 (seed 000, "Swing on the Run")
     100: (2, 2, 2, 2, 2, 2, 2, 2, 2, 2), 90: (2, 2, 1, 2, 2, 2, 2, 1, 2, 2), 80: (2, 2, 1, 2, 1, 2, 2, 1, 1, 2),
     70: (2, 1, 1, 2, 1, 2, 1, 1, 1, 2), 60: (2, 1, 1, 1, 1, 2, 1, 1, 1, 1), 55: (1, 1, 1, 1, 1, 2, 1, 1, 1, 1),
-    50: (1, 1, 1, 1, 1, 1, 1, 1, 1, 1), 45: (1, 1, 1, 1, 1, 1, 1, 1, 1, 0), 40: (1, 1, 1, 1, 0, 1, 1, 1, 1, 0),
+    50: (1, 1, 1, 1, 1, 1, 1, 1, 1, 1), 45: (1, 1, 1, 1, 1, 1, 1, 1, 1, 0), 40: (1, 1, 1, 1, 1, 0, 1, 1, 1, 0),
     35: (1, 0, 1, 1, 1, 0, 1, 1, 1, 0), 30: (1, 0, 1, 0, 1, 0, 1, 1, 1, 0), 25: (1, 0, 1, 0, 1, 0, 1, 0, 1, 0),
 }
 CHASE_REDUCE_1 = ("charging", "martial arts", "spinning moves", "weapon forte")
@@ -737,7 +739,8 @@ STAT_TEXT = {  # key -> (label, default, placeholder)
     "immune": ("Immune to", "", ""), "absorbing": ("Absorbs", "", ""),
 }
 STAT_FLAGS = {"ranged": "Ranged weapon", "light": "Light or reach weapon (sneak attacks)", "ranged_crits": "Ranged crits allowed",
-              "polearm": "Polearm and the polearms skill (impalement)", "forte": "Weapon forte (impalement)", "glaive": "The polearm is a glaive"}
+              "polearm": "Polearm and the polearms skill (impalement)", "forte": "Weapon forte (impalement)", "glaive": "The polearm is a glaive",
+              "mounted": "Mounted or aerial (chase mode: -2 to its foes)"}
 RESISTANCES = ("resistant", "vulnerable", "immune", "absorbing")
 OPTIONS = {"crit_timing": ("immediate", "next_round"), "initiative": ("once", "every_round")}
 
@@ -846,7 +849,7 @@ def build_attack(enc, config: dict) -> Built:
     notes = list(sit.notes)
     penalty = sit.die_penalty
     if config.get("chase"):
-        chase, why = chase_penalty(known, _names(_stat(target, "skills", "")), False)
+        chase, why = chase_penalty(known, _names(_stat(target, "skills", "")), bool(_stat(target, "mounted", False)))
         penalty -= chase
         notes.append("chase mode " + ", ".join(why))
     award = 0
@@ -1228,6 +1231,8 @@ class RealmsSystem(System):
             return {"aggressor": args["aggressor"], "victim": args["victim"], "kind": comp.kind, "result": result, "text": text}
         if kind == "er_chase":
             c = encounter.get(args["id"])
+            if movement(_condition_names(c)) == "none":
+                raise RuleError(f"{c.name} cannot move ({', '.join(_condition_names(c))}): no hexes this chase round.")
             abandonment = "abandonment" in _names(_stat(c, "skills", ""))
             seconds = []
             total = 0

@@ -496,7 +496,11 @@ def build_spec(encounter, config: dict) -> tuple[Spec, list[tuple[str, int]], di
         block = untrained_block(block)
     parry = _num(target, "parry")
     ward = None
-    if physical and not config.get("ranged") and _stat(target, "ward_off", False):
+    target_untrained = bool(_stat(target, "untrained", False))
+    if target_untrained:
+        # Seed 001: an untrained weapon "cannot use any of the weapon effects (Parry, Cleaving, Ward-off ...)".
+        parry = 0
+    elif physical and not config.get("ranged") and _stat(target, "ward_off", False):
         ward = (attacker.init_mod, target.init_mod)
     riders = []
     given = config.get("riders") or []
@@ -510,7 +514,9 @@ def build_spec(encounter, config: dict) -> tuple[Spec, list[tuple[str, int]], di
         riders.append((name, chance))
     spec = Spec(tuple(portions), int(encounter.option("crit_miss", 5)), parry if physical else 0,
                 block if (physical or config.get("blockable")) else 0, ward, tuple(riders))
-    notes = {"ac": ac, "resistance": res_total, "share": share, "can_crit": crit_ok, "untrained": untrained}
+    notes = {"ac": ac, "resistance": res_total, "share": share, "can_crit": crit_ok, "untrained": untrained,
+             "target_untrained": target_untrained,
+             "range_halved": untrained and bool(config.get("ranged"))}  # seed 001: untrained thrown range halved
     return spec, reasons, notes
 
 
@@ -659,6 +665,17 @@ def _attack_turn(enc, args: dict) -> dict:
             raise RuleError(f"{attacker.name} already used the Instant this turn.")
     weapon = args.get("weapon", "main")
     if use == "action":
+        # Seed 001: "an action based power/spell takes the entire action and cannot be paired with
+        # an off-hand attack". Reading: a power is a spirit attack; a combined attack is a weapon's.
+        power = args.get("kind", "physical") == "spirit"
+        paired = st.get("action_kinds", [])
+        if power and "off" in paired:
+            raise RuleError("A power takes the entire action: it cannot follow an off-hand attack.")
+        if weapon == "off" and not power and "power" in paired:
+            raise RuleError("A power took the entire action: no off-hand attack with it.")
+        mark = "power" if power else "off" if weapon == "off" else None
+        if mark and mark not in paired:
+            st = {**st, "action_kinds": paired + [mark]}
         made = [tuple(x) for x in st.get("attacks", [])]
         check_432(made, target.id, weapon, attacker.pc)
         if attacker.pc:  # NPCs are exempt, so their attacks are not counted (and the turn state stays small)

@@ -90,3 +90,21 @@ def test_wheel_is_built_from_pyproject(tmp_path):
         assert "pyengine/dice.py" in listed and not any(n.startswith("web/") for n in listed)
         record = z.read(f"{name.rsplit('-py3', 1)[0]}.dist-info/RECORD").decode()
         assert "pyengine/dice.py,sha256=" in record
+
+
+def test_rules_reference_becomes_a_page_with_escaped_text_lists_and_tables():
+    page = build.markdown_html("# Title\n\nA *Reading* with `code` and <b>.\n\n- one\n  more\n- two\n\n| a | b |\n|---|---|\n| 1 | **2** |\n")
+    assert "<h1>Title</h1>" in page
+    assert "<p>A <em>Reading</em> with <code>code</code> and &lt;b&gt;.</p>" in page
+    assert "<ul><li>one more</li><li>two</li></ul>" in page
+    assert "<thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td>1</td><td><b>2</b></td></tr></tbody>" in page
+    whole = build.rules_page((build.ROOT / "docs" / "rules.md").read_text())
+    for system in ("Enchanted Realms", "Realm of Strife", "Laurels and Loot"):
+        assert f"<h2>{system}" in whole
+    assert "<script" not in whole and "Content-Security-Policy" in whole
+
+
+@needs_dist
+def test_the_rules_page_ships_and_is_precached():
+    assert (DIST / "rules.html").exists()
+    assert '"./rules.html"' in (DIST / "sw.js").read_text()

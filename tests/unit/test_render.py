@@ -118,3 +118,16 @@ def test_realms_screens_keep_hostile_text_as_text():
     assert not any(tag in ("img", "script") for tag, _ in tags)
     assert not any(k.startswith("on") for _, attrs in tags for k in attrs)
     assert 'data-testid="attack-error"' in html  # a hostile damage type or AC entry is explained, not executed
+
+
+def test_laurels_attack_panel_defaults_to_the_acting_side_and_says_when_out_of_turn():
+    t = Timeline.start(new_encounter("e1", "Bridge", system="laurels"))
+    for name, side in (("Tombril", "party"), ("Giant", "opponents"), ("Orc", "opponents")):
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": name, "side": side, "max_hp": 20,
+                                                                    "stats": {"level": 1, "die": 6}}}))
+    t = t.do(resolve(t.present, "start_combat", {}, Scripted([2])))  # 2: the opponents first
+    enc = t.present
+    html = render.attack_panel_html(enc, enc.get("c1"), None, False, False, None)
+    assert 'value="c2" selected' in html and "out of turn" not in html
+    html = render.attack_panel_html(enc, enc.get("c2"), "c1", False, False, None)
+    assert "Tombril is out of turn: it is the opponents&#x27; turn" in html
