@@ -46,7 +46,7 @@ def test_laurels_fight_ambush_free_order_ranged_injury_and_undo(context, site):
     # Play on until the party's side acts with both members free to go.
     for _ in range(8):
         banner = page.get_by_test_id("turn-now").inner_text()
-        if banner.startswith("Party") and page.get_by_test_id("act-now").count() == 1 and active(page) == ["Tombril"]:
+        if banner.startswith("The party's turn") and page.get_by_test_id("act-now").count() == 1 and active(page) == ["Tombril"]:
             break
         page.get_by_test_id("next-turn").click()
     assert active(page) == ["Tombril"]
