@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import functools
 import gzip
 import hashlib
 import html
@@ -62,7 +61,7 @@ PYODIDE_FILES = (
 # the TOML, zip and MicroPython chunks are not shipped.
 PYSCRIPT_CHUNKS = ("core", "error")
 PYSCRIPT_PLUGINS_OFF = ("codemirror", "deprecations-manager", "donkey", "py-editor", "py-game", "py-terminal")
-TEST_REQUIREMENTS = ("pytest==9.2.0", "playwright==1.65.2", "hypothesis==6.170.15")
+TEST_REQUIREMENTS = ("pytest==9.2.0", "playwright==1.65.2", "hypothesis==6.170.15", "ruff==0.14.6", "mypy==1.19.0")
 CHROMIUM_FLAGS = (
     "--no-sandbox",
     "--disable-gpu",
@@ -579,11 +578,18 @@ def find_chromium() -> str:
 
 
 def run_tests(pytest_args: list[str]) -> int:
+    """Lint (ruff) and types (mypy, settings in pyproject.toml), then the unit and end-to-end tests;
+    fails if any of them fails."""
     python = ensure_venv()
     chromium = find_chromium()
+    checks = {"ruff": [str(python), "-m", "ruff", "check", "."], "mypy": [str(python), "-m", "mypy"]}
+    failed = [name for name, command in checks.items() if subprocess.run(command, cwd=ROOT).returncode != 0]
     build(DIST)
     env = {**os.environ, "CHROMIUM": chromium, "RK_DIST": str(DIST), "PYTHONPATH": str(ROOT)}
-    return subprocess.run([str(python), "-m", "pytest", *pytest_args], cwd=ROOT, env=env).returncode
+    code = subprocess.run([str(python), "-m", "pytest", *pytest_args], cwd=ROOT, env=env).returncode
+    if failed:
+        log(f"failed: {', '.join(failed)}")
+    return code or (1 if failed else 0)
 
 
 # --------------------------------------------------------------------------------------------

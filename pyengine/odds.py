@@ -200,12 +200,12 @@ def convolve(a: Pmf, b: Pmf, budget: Budget | None = None) -> Pmf:
     """The distribution of the sum of two independent totals."""
     budget = budget if budget is not None else Budget()
     if len(a) * len(b) > 4 * (len(a) + len(b)):
-        for x, y in ((a, b), (b, a)):
-            die = _uniform(y)
-            if die is not None and max(x) - min(x) < 2 * len(x):  # x dense enough for a window
-                _support_check(min(x) + die[0], max(x) + die[0] + die[1] - 1)
-                budget.spend(3 * (len(x) + len(y)))  # to a list and back to a dict
-                low, dense = _dense(x)
+        for other, side in ((a, b), (b, a)):
+            die = _uniform(side)
+            if die is not None and max(other) - min(other) < 2 * len(other):  # dense enough for a window
+                _support_check(min(other) + die[0], max(other) + die[0] + die[1] - 1)
+                budget.spend(3 * (len(other) + len(side)))  # to a list and back to a dict
+                low, dense = _dense(other)
                 return _sparse(low + die[0], _slide(dense, die[1], budget))
     if len(a) < len(b):
         a, b = b, a
@@ -447,7 +447,7 @@ def _select(by_key: dict[int, Pmf], excluded: float, n: int, op: SetOp, budget: 
 @lru_cache(maxsize=8)
 def _binomials(n: int) -> tuple[tuple[float, ...], ...]:
     """Pascal's triangle up to row n, as floats (C(1000, 500) is about 2.7e299: it fits)."""
-    rows = [(1.0,)]
+    rows: list[tuple[float, ...]] = [(1.0,)]
     for _ in range(n):
         last = rows[-1]
         rows.append((1.0, *[a + b for a, b in zip(last, last[1:])], 1.0))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from dataclasses import replace as _replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from .errors import DiceLimitError, DiceValueError
 from .notation import (
@@ -142,7 +142,7 @@ class _Roller:
         out.append(self.die(dice, face, value, added=added))
         return value
 
-    def die(self, dice: Dice, face: int, value: int, **flags: bool) -> DieRoll:
+    def die(self, dice: Dice, face: int, value: int, **flags: Any) -> DieRoll:
         return DieRoll(
             sides=dice.label_sides, face=face, value=value,
             natural_max=face == dice.faces[-1] and dice.label_sides != "F",

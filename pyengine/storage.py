@@ -124,9 +124,11 @@ def dumps(doc: dict) -> str:
 
 # -- from dicts (strict) -------------------------------------------------------------------
 
-def _int(value: Any, what: str, limit: int, optional: bool = False) -> int | None:
-    if value is None and optional:
-        return None
+def _opt_int(value: Any, what: str, limit: int) -> int | None:
+    return None if value is None else _int(value, what, limit)
+
+
+def _int(value: Any, what: str, limit: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise SchemaError(f"{what} must be a whole number.")
     if abs(value) > limit:
@@ -183,10 +185,10 @@ def _combatant_from_dict(d: Any) -> Combatant:
     return Combatant(
         id=_str(d.get("id"), "A combatant id", 20), name=name, side=side, pc=bool(d.get("pc", False)),
         init_mod=_int(d.get("init_mod", 0), f"{label}: initiative modifier", LIMITS["init"]),
-        initiative=_int(d.get("initiative"), f"{label}: initiative", LIMITS["init"], True),
+        initiative=_opt_int(d.get("initiative"), f"{label}: initiative", LIMITS["init"]),
         tiebreak=_int(d.get("tiebreak", 0), f"{label}: tiebreak", 10**6),
-        hp=_int(d.get("hp"), f"{label}: HP", hp_limit, True),
-        max_hp=_int(d.get("max_hp"), f"{label}: max HP", hp_limit, True),
+        hp=_opt_int(d.get("hp"), f"{label}: HP", hp_limit),
+        max_hp=_opt_int(d.get("max_hp"), f"{label}: max HP", hp_limit),
         temp_hp=_int(d.get("temp_hp", 0), f"{label}: temporary HP", hp_limit),
         conditions=tuple(conditions), notes=_str(d.get("notes"), f"{label}: notes", LIMITS["notes"], True),
         group=_str(d.get("group"), "A group id", 20, True) or None, flags=tuple(flags),

@@ -628,18 +628,19 @@ def _number(args: dict, key: str = "amount") -> int:
     return value
 
 
-def _hp_target(enc: Encounter, args: dict) -> tuple[Combatant, int]:
+def _hp_target(enc: Encounter, args: dict) -> tuple[Combatant, int, int]:
+    """(the combatant, its hit points, the amount); refused for a combatant without hit points."""
     c = enc.get(args["id"])
     amount = _number(args)
     if c.hp is None:
         raise RuleError(f"{c.name} has no hit points to track.")
-    return c, amount
+    return c, c.hp, amount
 
 
 def _damage(enc: Encounter, args: dict):
-    c, amount = _hp_target(enc, args)
+    c, before, amount = _hp_target(enc, args)
     absorbed = min(c.temp_hp, amount)
-    hp = c.hp - (amount - absorbed)
+    hp = before - (amount - absorbed)
     floor = enc.rules.hp_floor
     if floor is not None:
         hp = max(floor, hp)
@@ -654,13 +655,13 @@ def _damage(enc: Encounter, args: dict):
 
 
 def _heal(enc: Encounter, args: dict):
-    c, amount = _hp_target(enc, args)
-    base = max(c.hp, 0) if enc.rules.hp_floor is not None else c.hp
+    c, before, amount = _hp_target(enc, args)
+    base = max(before, 0) if enc.rules.hp_floor is not None else before
     hp = base + amount
     if c.max_hp is not None:
         hp = min(hp, c.max_hp)
     updated = replace(c, hp=hp)
-    events = [_ev(enc, "heal", f"{c.name} healed {hp - c.hp}", args.get("roll"), c.id)]
+    events = [_ev(enc, "heal", f"{c.name} healed {hp - before}", args.get("roll"), c.id)]
     if enc.rules.is_down(c) and not enc.rules.is_down(updated):
         events.append(_ev(enc, "up", f"{c.name} is back up", who=c.id))
     return _with(enc, updated), tuple(events)

@@ -151,7 +151,7 @@ def startup(p, site: Path, base_url: str, runs: int) -> None:
 
 
 def engine(p, base_url: str) -> None:
-    from web.bench import DISTRIBUTIONS, dice_timings
+    from web.bench import dice_timings
 
     print("\n== Dice engine (median ms) ==")
     cpython = dice_timings()

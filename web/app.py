@@ -18,12 +18,12 @@ from pyengine.tracker import Timeline, new_encounter, resolve
 
 from . import dom, render
 from .odds_job import OddsJob
-
-HINT_HOME = "hint:home-screen"
 from .persist import (
     COLLECTIONS, INDEX, MAX_ROLL_HISTORY, ROLLS, ROSTER, SAVED_ROLLS, SNAPSHOT, TEMPLATES, Notice, Persistence, StorageFull,
     StorageUnavailable, parse_import, read_share, rebase, share_payload,
 )
+
+HINT_HOME = "hint:home-screen"  # the one-time "add to Home Screen" hint was shown
 
 ATTACK_ACTIONS = {"laurels": "ll_attack", "strife": "ros_attack", "realms": "er_attack"}  # the system's attack, rolled before Apply
 QUICK = (("d4", "1d4"), ("d6", "1d6"), ("d8", "1d8"), ("d10", "1d10"), ("d12", "1d12"), ("d20", "1d20"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..dice import Rng
 from ..errors import RuleError
@@ -223,8 +224,8 @@ def resolve_attack(attacker: Fighter, target: Fighter, attack: Attack, rng: Rng)
     soak = (0 if attack.sneak else target.dex) + (target.armour if armour_applies else 0)
     damage = max(0, sum(map(sum, chains)) + bonus - soak)
     direct = attack.ranged or attack.sneak
-    result = dict(dice=chains, original=n, exploded=exploded, bonus=bonus, soak=soak, awa_check=awa_check,
-                  damage=damage, to_stamina=0, to_injuries=0, attacker_weapon_broken=attack.power, direct=direct)
+    result: dict[str, Any] = dict(dice=chains, original=n, exploded=exploded, bonus=bonus, soak=soak, awa_check=awa_check,
+                                  damage=damage, to_stamina=0, to_injuries=0, attacker_weapon_broken=attack.power, direct=direct)
     through = damage
     if attack.parry == "weapon":
         # Fully absorbed; the (N+1)-th exploding die against a +N weapon shatters it.

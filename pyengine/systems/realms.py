@@ -9,8 +9,7 @@ module adds where both are silent are marked **Reading**.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
 from ..dice import Rng
@@ -307,6 +306,8 @@ def _d3(rng: Rng) -> int:
 def roll_attack(pool: Pool, rng: Rng) -> AttackRoll:
     """Roll the pool, then the immediate crit chain, then the advantage / disadvantage d3, in that
     order (so scripted dice read left to right)."""
+    faces: tuple[int, ...]
+    kept: tuple[int, ...]
     if pool.keep_worse:
         faces = (rng.randint(1, 20), rng.randint(1, 20))
         kept = (min(faces),)
@@ -594,7 +595,7 @@ def roll_competition(c: Competition, rng: Rng) -> dict:
     """Both roll d12 (2d12 keep better / worse with advantage / disadvantage) + body + modifiers;
     highest wins. Reading: a tie keeps things as they were, so the aggressor fails."""
     am, vm = competition_modifiers(c)
-    out = {}
+    out: dict[str, Any] = {}
     for who, body, mods, net in (("aggressor", c.aggressor_body, am, c.aggressor_net), ("victim", c.victim_body, vm, c.victim_net)):
         faces = (rng.randint(1, 12),) if net is None else (rng.randint(1, 12), rng.randint(1, 12))
         kept = max(faces) if net == "adv" else min(faces) if net == "dis" else faces[0]
@@ -1218,17 +1219,17 @@ class RealmsSystem(System):
                 modifier += cover_save_bonus(str(args.get("cover") or "none"), bool(args.get("area")))
             net, auto, causes = save_situation(str(args.get("kind", "body")), _condition_names(c), "defending" in c.flags,
                                                bool(args.get("adv")), bool(args.get("dis")))
-            result = roll_save(modifier, dc, net, rng, auto)
+            save = roll_save(modifier, dc, net, rng, auto)
             return {"id": c.id, "kind": args.get("kind", "body"), "dc": dc, "modifier": modifier,
-                    "result": {"faces": list(result.faces), "kept": result.kept, "total": result.total, "success": result.success},
-                    "text": result.text(dc) + (f" ({', '.join(causes)})" if causes and not auto else "")}
+                    "result": {"faces": list(save.faces), "kept": save.kept, "total": save.total, "success": save.success},
+                    "text": save.text(dc) + (f" ({', '.join(causes)})" if causes and not auto else "")}
         if kind == "er_competition":
             comp = competition_of(encounter, args)
-            result = roll_competition(comp, rng)
-            a, v = result["aggressor"], result["victim"]
+            contest = roll_competition(comp, rng)
+            a, v = contest["aggressor"], contest["victim"]
             text = (f"d12 {a['kept']} → {a['total']} vs d12 {v['kept']} → {v['total']}"
                     + (" (tie: the aggressor fails)" if a["total"] == v["total"] else ""))
-            return {"aggressor": args["aggressor"], "victim": args["victim"], "kind": comp.kind, "result": result, "text": text}
+            return {"aggressor": args["aggressor"], "victim": args["victim"], "kind": comp.kind, "result": contest, "text": text}
         if kind == "er_chase":
             c = encounter.get(args["id"])
             if movement(_condition_names(c)) == "none":
@@ -1281,9 +1282,9 @@ class RealmsSystem(System):
         if kind == "er_defense":
             monster, pc = encounter.get(args["monster"]), encounter.get(args["pc"])
             dice = max(1, pool_size(len(_names(_stat(monster, "skills", "melee fighting")))))
-            result = defense_roll(ac_for(pc, str(_stat(monster, "damage_type", "edged"))), _num(monster, "die_mod"), dice, rng)
-            text = f"DC {result['dc']}: " + " ".join(f"{f}{'✓' if ok else '✗'}" for f, ok in zip(result["faces"], result["avoided"]))
-            return {"monster": monster.id, "pc": pc.id, "result": result, "text": text}
+            defended = defense_roll(ac_for(pc, str(_stat(monster, "damage_type", "edged"))), _num(monster, "die_mod"), dice, rng)
+            text = f"DC {defended['dc']}: " + " ".join(f"{f}{'✓' if ok else '✗'}" for f, ok in zip(defended["faces"], defended["avoided"]))
+            return {"monster": monster.id, "pc": pc.id, "result": defended, "text": text}
         return dict(args)
 
 

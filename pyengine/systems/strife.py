@@ -8,7 +8,7 @@ adds where both are silent are marked **Reading** in the docstrings.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..dice import Rng, roll
@@ -266,19 +266,19 @@ def attack_odds(spec: Spec) -> Odds:
     go = 1.0 - p_ward
     groups: dict[tuple[str, ...], int] = {}
     for natural in range(1, 101):
-        outcomes = [p.outcome(natural, spec.crit_miss) for p in spec.portions]
-        if _fails_all(outcomes):
-            outcomes = [o if o not in ("hit", "crit") else "miss" for o in outcomes]
-        key = tuple(outcomes)
+        seen = [p.outcome(natural, spec.crit_miss) for p in spec.portions]
+        if _fails_all(seen):
+            seen = [o if o not in ("hit", "crit") else "miss" for o in seen]
+        key = tuple(seen)
         groups[key] = groups.get(key, 0) + 1
     pp, pb = spec.parry / 100, spec.block / 100
     dists = {}
     residual = 0.0
-    for p in spec.portions:
-        d = distribution(p.damage)
+    for portion in spec.portions:
+        d = distribution(portion.damage)
         d = Distribution(_clamp0(d.pmf), d.residual)
         residual = max(residual, d.residual)
-        dists[id(p)] = (d.pmf, _doubled(d))
+        dists[id(portion)] = (d.pmf, _doubled(d))
     totals = {"crit miss": 0.0, "miss": 0.0, "stopped": 0.0, "hit": 0.0, "crit": 0.0}
     damage: dict[int, float] = {0: p_ward}
     for outcomes, count in groups.items():

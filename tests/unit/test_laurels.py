@@ -13,18 +13,18 @@ from pyengine.systems.laurels import (
 )
 from tests.unit.scripted import Scripted
 
-P, O = PARTY, OPPONENTS
+P, OPP = PARTY, OPPONENTS
 
 
 @pytest.mark.parametrize(
     "ambush, face, first, surprised",
     [
-        ("none", 1, O, P), ("none", 2, O, None), ("none", 3, O, None),
-        ("none", 4, P, None), ("none", 5, P, None), ("none", 6, P, O),
-        ("opponents", 1, O, P), ("opponents", 2, O, P), ("opponents", 3, O, None),
+        ("none", 1, OPP, P), ("none", 2, OPP, None), ("none", 3, OPP, None),
+        ("none", 4, P, None), ("none", 5, P, None), ("none", 6, P, OPP),
+        ("opponents", 1, OPP, P), ("opponents", 2, OPP, P), ("opponents", 3, OPP, None),
         ("opponents", 4, P, None), ("opponents", 5, P, None), ("opponents", 6, P, None),
-        ("party", 1, O, None), ("party", 2, O, None), ("party", 3, O, None),
-        ("party", 4, P, None), ("party", 5, P, O), ("party", 6, P, O),
+        ("party", 1, OPP, None), ("party", 2, OPP, None), ("party", 3, OPP, None),
+        ("party", 4, P, None), ("party", 5, P, OPP), ("party", 6, P, OPP),
     ],
 )
 def test_first_round_tables(ambush, face, first, surprised):
@@ -32,7 +32,7 @@ def test_first_round_tables(ambush, face, first, surprised):
     assert (result.first, result.surprised) == (first, surprised)
 
 
-@pytest.mark.parametrize("face, first", [(1, O), (2, O), (3, O), (4, P), (5, P), (6, P)])
+@pytest.mark.parametrize("face, first", [(1, OPP), (2, OPP), (3, OPP), (4, P), (5, P), (6, P)])
 def test_later_rounds_ignore_ambush(face, first):
     for ambush in ("none", "opponents", "party"):
         result = side_initiative(2, face, ambush)
@@ -43,7 +43,7 @@ def test_side_roll_texts():
     assert side_initiative(1, 6, "none").text() == "Opponents surprised!"
     assert side_initiative(1, 1, "opponents").text() == "Party surprised!"
     assert side_initiative(3, 4).text() == "Party acts first"
-    assert side_initiative(3, 4).order == (P, O)
+    assert side_initiative(3, 4).order == (P, OPP)
 
 
 @pytest.mark.parametrize("level, n", [(1, 1), (2, 1), (3, 2), (4, 2), (9, 5), (12, 6)])
