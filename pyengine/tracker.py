@@ -273,6 +273,11 @@ def _rng(rng: Rng | None) -> Rng:
 
 LIMITS = {"name": 200, "notes": 5000, "hp": 1_000_000, "init": 1000}
 MAX_COMBATANTS = 500  # in one encounter: where the user adds and where a file is read
+NUMBER_FIELDS = {  # a combatant's numbers as the user types them: (label, lowest, highest)
+    "hp": ("HP", -LIMITS["hp"], LIMITS["hp"]), "max_hp": ("Max HP", 1, LIMITS["hp"]),
+    "temp_hp": ("Temporary HP", 0, LIMITS["hp"]), "init_mod": ("Initiative modifier", -LIMITS["init"], LIMITS["init"]),
+    "initiative": ("Initiative", -LIMITS["init"], LIMITS["init"]),
+}
 
 
 def too_many_combatants(count: int) -> str:
@@ -305,17 +310,17 @@ def validated_fields(fields: dict) -> dict:
             out[key] = value
         elif key == "pc":
             out[key] = bool(value)
-        elif key in ("hp", "max_hp", "temp_hp", "init_mod", "initiative"):
+        elif key in NUMBER_FIELDS:
             if value is None or value == "":
                 out[key] = None if key in ("hp", "max_hp", "initiative") else 0
                 continue
+            label, low, high = NUMBER_FIELDS[key]
             try:
                 number = int(value)
             except (TypeError, ValueError):
-                raise RuleError(f"{key.replace('_', ' ')} must be a whole number.") from None
-            limit = LIMITS["hp"] if "hp" in key else LIMITS["init"]
-            if abs(number) > limit:
-                raise RuleError(f"{key.replace('_', ' ')} must be between -{limit:,} and {limit:,}.")
+                raise RuleError(f"{label} must be a whole number.") from None
+            if not low <= number <= high:
+                raise RuleError(f"{label} must be from {low:,} to {high:,}.")
             out[key] = number
         elif key == "stats":
             if not isinstance(value, dict) or len(value) > 200:
@@ -399,7 +404,21 @@ def _update(enc: Encounter, args: dict):
         updated = replace(updated, stats=tuple(sorted({**dict(c.stats), **stats}.items())))
     if updated.max_hp is not None and updated.hp is not None and updated.hp > updated.max_hp and "hp" not in fields:
         updated = replace(updated, hp=updated.max_hp)
-    return _with(enc, updated), (_ev(enc, "edited", f"{updated.name} edited", who=c.id),)
+    new = _with(enc, updated)
+    if enc.started and updated.initiative != c.initiative and enc.rules.turn_mode != "sides":
+        new = _resort(new, updated)
+    return new, (_ev(enc, "edited", f"{updated.name} edited", who=c.id),)
+
+
+def _resort(enc: Encounter, moved: Combatant) -> Encounter:
+    """A combatant's initiative changed mid-fight: it (and its group) move to where the system's
+    order puts them, after everyone who sorts the same or before; the others keep their order
+    (delays included) and whose turn it is does not change."""
+    movers = [x for x in enc.combatants if x.id == moved.id or (moved.group is not None and x.group == moved.group)]
+    rest = [x for x in enc.combatants if x not in movers]
+    key = enc.rules.order_key(replace(moved, tiebreak=-10**9))
+    position = next((i for i, x in enumerate(rest) if enc.rules.order_key(x) > key), len(rest))
+    return replace(enc, combatants=tuple(rest[:position] + movers + rest[position:]))
 
 
 def _remove(enc: Encounter, args: dict):

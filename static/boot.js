@@ -5,7 +5,9 @@
   var root = document.documentElement;
   var base = new URL(".", location.href).pathname;
   var RK = window.RK = {base: base, prefix: "roundkeeper:" + base + ":", t0: performance.now(), storage: true,
-                        violations: []};
+                        violations: [],
+                        // Two taps on Next turn closer than this are one tap (automated tests set 0).
+                        nextTurnGuardMs: typeof window.__rkNextTurnGuardMs === "number" ? window.__rkNextTurnGuardMs : 400};
   var theme = null, snapshot = null;
   try {
     snapshot = localStorage.getItem(RK.prefix + "snapshot");

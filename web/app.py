@@ -26,8 +26,8 @@ from .persist import (
 HINT_HOME = "hint:home-screen"  # the one-time "add to Home Screen" hint was shown
 
 ATTACK_ACTIONS = {"laurels": "ll_attack", "strife": "ros_attack", "realms": "er_attack"}  # the system's attack, rolled before Apply
-QUICK = (("d4", "1d4"), ("d6", "1d6"), ("d8", "1d8"), ("d10", "1d10"), ("d12", "1d12"), ("d20", "1d20"),
-         ("d100", "1d100"), ("Adv", "2d20kh1"), ("Dis", "2d20kl1"))
+QUICK = (("d4", "4"), ("d6", "6"), ("d8", "8"), ("d10", "10"), ("d12", "12"), ("d20", "20"), ("d100", "100"),
+         ("Adv", "adv"), ("Dis", "dis"))  # a die adds to the expression being built; Adv / Dis rewrite its d20
 
 
 class App:
@@ -53,6 +53,10 @@ class App:
         self.last_target: str | None = None
         self.odds_timer = None
         self.wake_lock = None
+        self.building = False  # the dice input holds an expression the quick buttons are building
+        self.last_next_turn = -1.0  # when Next turn last acted (a second tap right after is ignored)
+        self.next_turn_guard = 0.4
+        self.deleted_rolls: list[tuple[int, dict]] = []  # saved rolls deleted, for Undo
         self.storage_kept: bool | None = None  # navigator.storage.persisted(), once known
         self.asked_to_keep = False
         try:
@@ -279,6 +283,7 @@ class App:
             dom.el("dice-error").textContent = str(error)
             return
         dom.el("dice-error").textContent = ""
+        self.building = False  # the next quick die starts a new expression
         dom.set_html("roll-result", render.roll_result_html(result))
         entry = {"expr": expression, "total": result.total, "text": result.text, "at": int(time.time() * 1000)}
         self.rolls = self.store_list(ROLLS, ([entry] + self.rolls)[:MAX_ROLL_HISTORY])

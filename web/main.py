@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 
 from pyscript import document, window
 
 from pyengine.dice import roll
 from pyengine.errors import EngineError
-from pyengine.text import clean_text
+from pyengine.text import clean_text, quoted
 from pyengine.tracker import validated_fields
 
 from . import dom, render
 from .app import App
 from .persist import COLLECTIONS, INDEX, ROLLS, ROSTER, SAVED_ROLLS, TEMPLATES, Notice, export_all, export_encounter
+from .quick import add_die, advantage
 
 app: App | None = None
+NEXT_TURN_GUARD = 0.4  # seconds: two taps closer than this are one tap (RK.nextTurnGuardMs in the page)
 
 
 def _int(text: str, default: int | None = None) -> int | None:
@@ -87,6 +90,10 @@ def handle(action: str, node) -> None:
     data = lambda key: dom.py(node.getAttribute(f"data-{key}"))  # noqa: E731
     enc = a.timeline.present
     if action == "next-turn":
+        now = time.monotonic()
+        if now - a.last_next_turn < a.next_turn_guard:
+            return  # a double tap would skip a player's turn
+        a.last_next_turn = now
         a.act("next_turn") if enc.started else a.act("start_combat", _start_args(enc))
     elif action == "undo":
         if a.timeline.can_undo:
@@ -162,10 +169,7 @@ def handle(action: str, node) -> None:
             a.close_sheet()
     elif action in ("damage", "heal", "temp"):
         kind = {"damage": "damage", "heal": "heal", "temp": "temp_hp"}[action]
-        args = {"id": data("id"), "amount": _amount()}
-        if kind == "damage" and enc.started and enc.active_id != data("id"):
-            args["source"] = enc.active_id  # whoever's turn it is dealt it, as the log will say
-        a.act(kind, args)
+        a.act(kind, {"id": data("id"), "amount": _amount()})  # manual damage blames nobody
     elif action == "add-condition":
         a.act("add_condition", {
             "id": data("id"), "name": dom.value("cond-name"), "until": dom.value("cond-until", "never"),
@@ -233,8 +237,13 @@ def handle(action: str, node) -> None:
     elif action == "notice-open-share":
         a.open_shared()
     elif action == "quick":
-        dom.el("dice-input").value = data("expr")
-        a.do_roll(data("expr"))
+        box = dom.el("dice-input")
+        what = str(data("expr"))
+        if what in ("adv", "dis"):
+            box.value = advantage(str(box.value), what == "adv")
+        else:
+            box.value = add_die(str(box.value) if a.building else "", what)
+        a.building = True
         a.update_odds()
     elif action == "save-roll":
         expr = dom.value("dice-input").strip()
@@ -247,6 +256,7 @@ def handle(action: str, node) -> None:
         name = clean_text(name)[:60] or expr[:60]
         a.saved_rolls = a.store_list(SAVED_ROLLS, [s for s in a.saved_rolls if s.get("name") != name] + [{"name": name, "expr": expr}])
         dom.set_html("saved-rolls", render.saved_rolls_html(a.saved_rolls))
+        dom.el("save-name").value = ""
     elif action == "roll-saved":
         index = int(data("index"))
         if 0 <= index < len(a.saved_rolls):
@@ -257,8 +267,19 @@ def handle(action: str, node) -> None:
     elif action == "delete-saved":
         index = int(data("index"))
         if 0 <= index < len(a.saved_rolls):
+            gone = a.saved_rolls[index]
+            a.deleted_rolls.append((index, gone))
             a.saved_rolls = a.store_list(SAVED_ROLLS, a.saved_rolls[:index] + a.saved_rolls[index + 1:])
             dom.set_html("saved-rolls", render.saved_rolls_html(a.saved_rolls))
+            a.notify(Notice("info", f"Deleted the saved roll {quoted(str(gone.get('name')))}.", "undelete-roll", "Undo"))
+    elif action == "notice-undelete-roll":
+        if a.deleted_rolls:
+            index, back = a.deleted_rolls.pop()
+            rest = [s for s in a.saved_rolls if s.get("name") != back.get("name")]
+            a.saved_rolls = a.store_list(SAVED_ROLLS, rest[:index] + [back] + rest[index:])
+            dom.set_html("saved-rolls", render.saved_rolls_html(a.saved_rolls))
+        a.notices = [n for n in a.notices if n.action != "undelete-roll"]
+        a.render_notices()
     elif action == "clear-history":
         a.rolls = a.store_list(ROLLS, [])
         dom.set_html("roll-history", render.history_html(a.rolls))
@@ -316,6 +337,8 @@ def on_submit(event) -> None:
 
 def on_input(event) -> None:
     target = event.target
+    if target.id == "dice-input":
+        app.building = True  # typed by hand: the quick dice add to it
     if target.id in ("dice-input", "odds-target"):
         app.schedule_odds()
 
@@ -442,6 +465,8 @@ def start() -> None:
     app.render_notices()
     asyncio.ensure_future(app.check_storage_kept(ask=False))
     app.ask_to_keep_storage()
+    guard = dom.py(getattr(rk, "nextTurnGuardMs", None))
+    app.next_turn_guard = NEXT_TURN_GUARD if guard is None else float(guard) / 1000
     rk.bench = dom.proxy(_bench)
     window.clearTimeout(rk.watchdog)
     document.getElementById("boot-error").classList.remove("show")

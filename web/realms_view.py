@@ -7,7 +7,7 @@ from __future__ import annotations
 from pyengine.errors import EngineError
 from pyengine.systems.realms import (
     COMPETITIONS, DAMAGE_TYPES, SAVE_KINDS, STAT_FIELDS, STAT_FLAGS, STAT_TEXT, _names, attack_odds, build_attack,
-    chase_penalty, competition_modifiers, competition_odds, competition_of, cover_save_bonus, movement, save_odds,
+    chase_penalty, competition_modifiers, competition_odds, competition_of, cover_save_bonus, movement, own_save_modifier, save_odds,
     save_situation,
 )
 from pyengine.tracker import Combatant, Encounter, Event
@@ -196,10 +196,17 @@ def pending_html(pending: dict) -> str:
 def stances_html(enc: Encounter, c: Combatant) -> str:
     cid = esc(c.id)
     turn = enc.started and enc.active_id == c.id
+    defending, reacted = "defending" in c.flags, "reaction_used" in c.flags
+    state = ("Defending until its next turn: attacks it sees are at disadvantage, its saves at advantage, no reactions."
+             if defending else "Reaction used this round." if reacted else "")
     return (
-        '<p class="muted">Action and reaction</p><div class="grid2">'
-        f'<button type="button" data-action="er-stance" data-stance="defend" data-id="{cid}" data-testid="defend"{"" if turn else " disabled"}>Defend</button>'
-        f'<button type="button" data-action="er-stance" data-stance="reaction" data-id="{cid}" data-testid="use-reaction">Use reaction</button>'
+        '<p class="muted">Action and reaction</p>'
+        + (f'<p data-testid="stance-state">{esc(state)}</p>' if state else "")
+        + '<div class="grid2">'
+        f'<button type="button" data-action="er-stance" data-stance="defend" data-id="{cid}" data-testid="defend"'
+        f'{"" if turn and not defending and not reacted else " disabled"}>Defend</button>'
+        f'<button type="button" data-action="er-stance" data-stance="reaction" data-id="{cid}" data-testid="use-reaction"'
+        f'{" disabled" if defending or reacted else ""}>Use reaction</button>'
         '</div><div class="row">'
         '<input id="ready-trigger" maxlength="100" placeholder="If … then I …" data-testid="ready-trigger" autocomplete="off">'
         f'<button type="button" data-action="er-stance" data-stance="ready" data-id="{cid}" data-testid="at-ready"{"" if turn else " disabled"}>At the ready</button></div>'
@@ -218,11 +225,13 @@ def checks_html(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) ->
     """Saves, competitions, chase and the defense-roll variant, from the combatant's sheet."""
     cid = esc(c.id)
     try:
-        mod, dc = int(cfg["save_mod"] or 0), int(cfg["save_dc"] or 0)
+        own = own_save_modifier(c, cfg["save_kind"])
+        mod, dc = int(cfg["save_mod"] or 0) + own, int(cfg["save_dc"] or 0)
         if cfg["save_kind"] in ("body", "preservation"):
             mod += cover_save_bonus(cfg["cover"], bool(cfg["save_area"]))
         net, auto, causes = save_situation(cfg["save_kind"], [k.name for k in c.conditions], "defending" in c.flags,
                                            bool(cfg["save_adv"]), bool(cfg["save_dis"]))
+        causes = ([f"body {own:+d}"] if own else []) + list(causes)
         save_line = (f"fails automatically ({auto})" if auto else
                      f"P(success) {_pct(save_odds(mod, dc, net, auto))}" + (f" · {', '.join(causes)}" if causes else ""))
     except (ValueError, EngineError) as error:
@@ -230,7 +239,7 @@ def checks_html(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) ->
     save = (
         '<h3>Save</h3><div class="grid2">'
         f'<label class="field">Kind{_sel("save_kind", cfg["save_kind"], {k: k for k in SAVE_KINDS}, "save-kind")}</label>'
-        + _txt("save_mod", "Modifier", cfg["save_mod"], "number") + _txt("save_dc", "DC", cfg["save_dc"], "number")
+        + _txt("save_mod", "Extra modifier", cfg["save_mod"], "number") + _txt("save_dc", "DC", cfg["save_dc"], "number")
         + '</div><div class="checks">' + _chk("save_adv", "Advantage", cfg["save_adv"]) + _chk("save_dis", "Disadvantage", cfg["save_dis"])
         + _chk("save_area", "Against an area effect (cover from the attack panel adds)", cfg["save_area"])
         + f'</div><p class="muted" data-testid="save-odds">{esc(save_line)}</p>'

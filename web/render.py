@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 from pyengine.dice import Distribution, Estimate, RollResult
@@ -507,8 +508,13 @@ def history_html(rolls: list[dict]) -> str:
     if not rolls:
         return '<li class="muted">No rolls yet.</li>'
     return "".join(
-        f'<li data-testid="history-item"><b>{esc(r.get("total"))}</b> <code>{esc(r.get("text", ""))}</code></li>' for r in rolls
+        f'<li data-testid="history-item"><b>{esc(r.get("total"))}</b> <code>{_struck(esc(r.get("text", "")))}</code></li>' for r in rolls
     )
+
+
+def _struck(text: str) -> str:
+    """A roll's text marks dropped and rerolled dice as ~~6~~: show them struck through."""
+    return re.sub(r"~~(.+?)~~", r"<s>\1</s>", text)
 
 
 def saved_rolls_html(saved: list[dict]) -> str:

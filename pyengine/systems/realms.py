@@ -21,7 +21,7 @@ __all__ = [
     "DAMAGE_TYPES", "CRIT_SKILLS", "CONDITIONS", "Restriction", "Situation", "situation", "net_advantage",
     "Pool", "pool_size", "AttackRoll", "roll_attack", "attack_odds", "AttackOdds", "apply_damage_types",
     "SaveResult", "roll_save", "save_odds", "Competition", "competition_modifiers", "roll_competition",
-    "competition_odds", "defense_roll", "blind_shot", "impalement_pool", "CHASE_TABLE", "chase_penalty",
+    "competition_odds", "own_save_modifier", "defense_roll", "blind_shot", "impalement_pool", "CHASE_TABLE", "chase_penalty",
     "chase_second", "RealmsSystem",
 ]
 
@@ -504,6 +504,12 @@ def movement(conditions: Iterable[str]) -> str | None:
     if situation(names, []).disadvantage:
         return "half"
     return None
+
+
+def own_save_modifier(c, kind: str) -> int:
+    """The combatant's own modifier for a save of this kind: its Body modifier for body saves
+    (the sheet's "Body modifier (saves, competitions)"); the panel's modifier comes on top."""
+    return _num(c, "body_mod") if kind == "body" else 0
 
 
 def roll_save(modifier: int, dc: int, net: str | None, rng: Rng, auto_fail: str | None = None) -> SaveResult:
@@ -1215,6 +1221,7 @@ class RealmsSystem(System):
                 raise RuleError("Save modifier and DC are whole numbers.") from None
             if abs(modifier) > 50 or not -50 <= dc <= 100:
                 raise RuleError("A save modifier is -50 to 50 and a DC -50 to 100.")
+            modifier += own_save_modifier(c, str(args.get("kind", "body")))
             if args.get("kind") == "preservation" or args.get("kind") == "body":
                 modifier += cover_save_bonus(str(args.get("cover") or "none"), bool(args.get("area")))
             net, auto, causes = save_situation(str(args.get("kind", "body")), _condition_names(c), "defending" in c.flags,

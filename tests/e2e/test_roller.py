@@ -24,7 +24,9 @@ def test_seeded_roll_matches_the_engine_exactly(context, site):
 
 def test_quick_buttons_advantage_and_exploding_dice_are_marked(context, site):
     page = open_app(context, site["url"] + "/?seed=7").page
-    page.get_by_test_id("quick-adv").click()
+    page.get_by_test_id("quick-adv").click()  # 1d20 becomes its advantage form; Roll rolls it
+    assert page.get_by_test_id("dice-input").input_value() == "2d20kh1"
+    page.get_by_test_id("roll-button").click()
     expected = roll("2d20kh1", random.Random(7))
     assert page.get_by_test_id("roll-text").inner_text() == expected.text
     rng = random.Random(7)

@@ -1,0 +1,75 @@
+"""The everyday loop at the table (first part), in the browser: a double tap on Next turn is one
+turn, the quick dice build an expression and Adv keeps the modifier, a deleted saved roll comes back
+with Undo (the fight's own undo untouched), an initiative typed mid-fight re-sorts the order."""
+
+from __future__ import annotations
+
+import random
+
+from pyengine.dice import roll
+from tests.e2e.conftest import add_combatant, names, open_app
+
+
+def test_a_double_tap_on_next_turn_advances_one_turn(browser, site):
+    ctx = browser.new_context(viewport={"width": 390, "height": 844})  # the real guard, as on a phone
+    page = open_app(ctx, site["url"] + "/").page
+    for name, init in (("Aria", 15), ("Borin", 10), ("Cato", 5)):
+        add_combatant(page, name, initiative=init)
+    page.get_by_test_id("next-turn").click()  # start: Aria
+    page.wait_for_timeout(500)
+    page.evaluate("() => { const b = document.getElementById('next-turn'); b.click(); b.click(); }")  # 0 ms apart
+    assert page.locator("[data-testid=combatant-row][aria-current=true] .name").inner_text().startswith("Borin")
+    page.wait_for_timeout(500)
+    page.get_by_test_id("next-turn").click()
+    assert page.locator("[data-testid=combatant-row][aria-current=true] .name").inner_text().startswith("Cato")
+    ctx.close()
+
+
+def test_quick_dice_build_and_advantage_keeps_the_modifier(context, site):
+    page = open_app(context, site["url"] + "/?seed=5").page
+    box = page.get_by_test_id("dice-input")
+    page.get_by_test_id("quick-d6").click()
+    page.get_by_test_id("quick-d6").click()
+    page.get_by_test_id("quick-d8").click()
+    assert box.input_value() == "2d6+1d8"
+    assert page.get_by_test_id("history-item").count() == 0  # building rolls nothing
+    page.get_by_test_id("roll-button").click()
+    expected = roll("2d6+1d8", random.Random(5))
+    assert page.get_by_test_id("roll-total").inner_text() == str(expected.total)
+    box.fill("1d20+5")
+    page.get_by_test_id("quick-adv").click()
+    assert box.input_value() == "2d20kh1+5"
+    page.get_by_test_id("quick-dis").click()
+    assert box.input_value() == "2d20kl1+5"
+    page.wait_for_function("document.getElementById('odds-body').dataset.expr === '2d20kl1+5'")
+
+
+def test_a_deleted_saved_roll_comes_back_with_undo_and_the_fight_is_untouched(context, site):
+    page = open_app(context, site["url"] + "/").page
+    add_combatant(page, "Aria", hp=10)
+    page.get_by_test_id("dice-input").fill("1d8+3")
+    page.get_by_test_id("save-name").fill("Sword")
+    page.get_by_test_id("save-roll").click()
+    assert page.get_by_test_id("save-name").input_value() == ""
+    page.get_by_role("button", name="Delete Sword").click()
+    assert page.get_by_test_id("saved-roll").count() == 0
+    page.get_by_test_id("notice-action").filter(has_text="Undo").click()
+    assert page.get_by_test_id("saved-roll").inner_text() == "Sword: 1d8+3"
+    assert names(page) == ["Aria"]  # the fight's undo was not used
+    box = page.get_by_role("button", name="Delete Sword").bounding_box()
+    assert box["width"] >= 44 and box["height"] >= 44
+
+
+def test_an_initiative_typed_mid_fight_re_sorts_the_order(context, site):
+    page = open_app(context, site["url"] + "/").page
+    for name, init in (("Aria", 8), ("Wolf", 12)):
+        add_combatant(page, name, initiative=init)
+    page.get_by_test_id("next-turn").click()
+    assert names(page) == ["Wolf", "Aria"]
+    page.locator("[data-testid=combatant-row]", has_text="Aria").click()
+    page.get_by_test_id("edit-combatant").click()
+    page.get_by_test_id("field-initiative").fill("19")
+    page.get_by_test_id("save-combatant").click()
+    page.wait_for_function("!document.getElementById('sheet').open")
+    assert names(page) == ["Aria", "Wolf"]
+    assert page.locator("[data-testid=combatant-row][aria-current=true] .name").inner_text().startswith("Wolf")

@@ -1,0 +1,103 @@
+"""The everyday loop at the table (first part): a changed initiative re-sorts the order, plain
+messages for typed numbers, saves that use the sheet's Body modifier, Defend shown as done, the
+roller's quick buttons, struck-through dice in the history."""
+
+from __future__ import annotations
+
+import pytest
+
+from pyengine.errors import RuleError
+from pyengine.tracker import Timeline, new_encounter, resolve
+from tests.unit.scripted import Scripted
+from web import render
+from web.quick import add_die, advantage
+from web.realms_view import stances_html
+
+
+def step(t, kind, rng=None, **args):
+    return t.do(resolve(t.present, kind, args, rng))
+
+
+def generic() -> Timeline:
+    t = Timeline.start(new_encounter("e1", "Wolves"))
+    for name, init in (("Aria", 8), ("Wolf 1", 12), ("Wolf 2", 10)):
+        t = step(t, "add_combatant", combatant={"name": name, "initiative": init, "max_hp": 10})
+    return step(t, "start_combat", Scripted([]))
+
+
+def names(t) -> list[str]:
+    return [c.name for c in t.present.combatants]
+
+
+def test_editing_initiative_mid_fight_re_sorts_and_keeps_whose_turn_it_is():
+    t = generic()
+    assert names(t) == ["Wolf 1", "Wolf 2", "Aria"] and t.present.active_id == "c2"
+    t = step(t, "update_combatant", id="c1", fields={"initiative": 19})
+    assert names(t) == ["Aria", "Wolf 1", "Wolf 2"]
+    assert t.present.active_id == "c2"  # still Wolf 1's turn
+    t = step(t, "next_turn")
+    assert t.present.get(t.present.active_id).name == "Wolf 2"
+    t = step(t, "update_combatant", id="c1", fields={"initiative": 10})  # ties go after those already there
+    assert names(t) == ["Wolf 1", "Wolf 2", "Aria"]
+    t = t.undo()
+    assert names(t) == ["Aria", "Wolf 1", "Wolf 2"]
+
+
+def test_editing_something_else_keeps_a_delayed_order():
+    t = generic()
+    t = step(t, "delay", id="c2", after="c1")  # Wolf 1 waits until after Aria
+    before = names(t)
+    t = step(t, "update_combatant", id="c3", fields={"notes": "limping"})
+    assert names(t) == before
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"max_hp": -5}, "Max HP must be from 1 to 1,000,000."),
+    ({"max_hp": 0}, "Max HP must be from 1 to 1,000,000."),
+    ({"temp_hp": -1}, "Temporary HP must be from 0 to 1,000,000."),
+    ({"initiative": "x"}, "Initiative must be a whole number."),
+])
+def test_typed_numbers_get_plain_messages(fields, message):
+    t = Timeline.start(new_encounter("e1", "X"))
+    with pytest.raises(RuleError) as info:
+        resolve(t.present, "add_combatant", {"combatant": {"name": "Aria", **fields}})
+    assert str(info.value) == message
+
+
+def test_enchanted_realms_body_saves_use_the_sheets_body_modifier():
+    t = Timeline.start(new_encounter("e1", "Cave", system="realms"))
+    t = step(t, "add_combatant", combatant={"name": "Kael", "initiative": 5, "stats": {"body_mod": 1}})
+    t = step(t, "add_combatant", combatant={"name": "Ogre", "initiative": 3, "stats": {"body_mod": 4}})
+    kael = resolve(t.present, "er_save", {"id": "c1", "kind": "body", "dc": 12}, Scripted([10]))
+    ogre = resolve(t.present, "er_save", {"id": "c2", "kind": "body", "dc": 12}, Scripted([10]))
+    assert (kael.args["result"]["total"], kael.args["result"]["success"]) == (11, False)
+    assert (ogre.args["result"]["total"], ogre.args["result"]["success"]) == (14, True)
+    sight = resolve(t.present, "er_save", {"id": "c2", "kind": "sight", "dc": 12}, Scripted([10]))
+    assert sight.args["result"]["total"] == 10  # the Body modifier is for body saves only
+
+
+def test_after_defend_the_sheet_no_longer_offers_defend_or_a_reaction():
+    t = Timeline.start(new_encounter("e1", "Cave", system="realms"))
+    for name, init in (("Mira", 8), ("Ogre", 3)):
+        t = step(t, "add_combatant", combatant={"name": name, "initiative": init})
+    t = step(t, "start_combat", Scripted([]))
+    html = stances_html(t.present, t.present.get("c1"))
+    assert 'data-testid="defend">' in html and 'data-testid="use-reaction">' in html
+    t = step(t, "er_stance", id="c1", stance="defend")
+    html = stances_html(t.present, t.present.get("c1"))
+    assert 'data-testid="defend" disabled' in html and 'data-testid="use-reaction" disabled' in html
+    assert "Defending until its next turn" in html
+
+
+def test_quick_dice_build_an_expression_and_advantage_keeps_modifiers():
+    assert add_die("", 6) == "1d6" and add_die("1d6", 6) == "2d6" and add_die("2d6", 8) == "2d6+1d8"
+    assert advantage("1d20+5", True) == "2d20kh1+5"
+    assert advantage("2d20kh1+5", False) == "2d20kl1+5"
+    assert advantage("5", True) == "2d20kh1+5" and advantage("-1", False) == "2d20kl1-1"
+    assert advantage("11d20+2", True) == "2d20kh1"  # only a single d20 is rewritten
+
+
+def test_history_strikes_dropped_dice_through_instead_of_showing_markdown():
+    html = render.history_html([{"expr": "4d6kh3", "total": 14, "text": "4d6kh3 (6, 5, ~~1~~, 3) = 14", "at": 1}])
+    assert "<s>1</s>" in html and "~~" not in html
+    assert "<s>" not in render.history_html([{"expr": "x", "total": 1, "text": "<s>1</s>", "at": 1}]).replace("&lt;s&gt;", "")
