@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import accumulate
+from typing import Sequence
 
 from .errors import DiceLimitError, DiceValueError, DiceWorkError
 from .notation import Binary, Compare, Const, Dice, Group, Label, Node, SetOp, Unary, left_spine, parse
@@ -187,6 +188,18 @@ def _slide_symmetric(dense: list[float], sides: int, budget: Budget) -> list[flo
     return low_half + low_half[: size - half][::-1]
 
 
+def _uniform_sum(faces: Sequence[int], n: int, budget: Budget) -> Pmf:
+    """The sum of n dice whose faces are consecutive and equally likely (a plain NdX), one die at a
+    time by a sliding window over the symmetric running distribution."""
+    low, sides = faces[0], len(faces)
+    _support_check(n * low, n * (low + sides - 1))
+    budget.spend(2 * sides)
+    dense = [1.0 / sides] * sides
+    for _ in range(n - 1):
+        dense = _slide_symmetric(dense, sides, budget)
+    return _sparse(n * low, dense)
+
+
 def _dense(pmf: Pmf) -> tuple[int, list[float]]:
     low = min(pmf)
     return low, [pmf.get(low + i, 0.0) for i in range(max(pmf) - low + 1)]
@@ -238,10 +251,7 @@ def power(pmf: Pmf, n: int, budget: Budget | None = None) -> Pmf:
     _support_check(n * min(pmf), n * max(pmf))
     die = _uniform(pmf)
     if die is not None:
-        dense = [1.0 / die[1]] * die[1]
-        for _ in range(n - 1):
-            dense = _slide_symmetric(dense, die[1], budget)
-        return _sparse(n * die[0], dense)
+        return _uniform_sum(range(die[0], die[0] + die[1]), n, budget)
     result: Pmf = {0: 1.0}
     base = pmf
     while n:
@@ -345,8 +355,7 @@ def dice_pmf(dice: Dice, budget: Budget) -> tuple[Pmf, float]:
         return {0: 1.0}, 0.0
     plain = Dice(dice.count, dice.faces, dice.label_sides)
     if dice == replace(plain, text=dice.text):  # NdX with no modifier: the sum of uniform dice
-        budget.spend(len(dice.faces))
-        return power({f: 1.0 / len(dice.faces) for f in dice.faces}, dice.count, budget), 0.0
+        return _uniform_sum(dice.faces, dice.count, budget), 0.0
     joint, unit_residual = unit_pmf(dice, budget)
     budget.spend(4 * len(joint))
     counting = dice.success is not None or dice.failure is not None

@@ -113,3 +113,31 @@ def test_a_combatant_row_opens_its_sheet_from_the_keyboard(context, site):
         page.wait_for_function("document.getElementById('sheet').open")
         assert page.get_by_test_id("sheet").inner_text().count("Aria") >= 1 or "Goblin" in page.get_by_test_id("sheet").inner_text()
         close_sheet(page)
+
+
+MEASURE = """() => {
+    const visible = e => { const r = e.getBoundingClientRect(); const s = getComputedStyle(e);
+        return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none' && !e.closest('[inert]'); };
+    const targets = [...document.querySelectorAll(
+        'button, a[href], select, summary, label.check, input:not([type=checkbox]):not([type=file]):not(.sr), [data-action]:not(input):not(label)')]
+        .filter(visible).filter(e => !e.closest('label.check') || e.matches('label.check'));
+    const small = targets.map(e => [e, e.getBoundingClientRect()]).filter(([e, r]) => r.width < 44 || r.height < 44)
+        .map(([e, r]) => `${e.tagName.toLowerCase()}[${e.dataset.testid || e.id || e.className}] "${e.textContent.trim().slice(0, 20)}" ${Math.round(r.width)}x${Math.round(r.height)}`);
+    const tiny = [...document.querySelectorAll('input:not([type=checkbox]):not([type=file]), select, textarea')].filter(visible)
+        .filter(e => parseFloat(getComputedStyle(e).fontSize) < 16)
+        .map(e => `${e.dataset.testid || e.id} ${getComputedStyle(e).fontSize}`);
+    return {count: targets.length, small, tiny};
+}"""
+
+
+def test_every_tap_target_is_44_px_and_every_input_16_px_text(context, site):
+    page = open_app(context, site["url"] + "/?seed=1").page
+    found = {}
+    measured = 0
+    for state in states(page):
+        result = page.evaluate(MEASURE)
+        measured += result["count"]
+        if result["small"] or result["tiny"]:
+            found[state] = result["small"] + result["tiny"]
+    assert measured > 200
+    assert found == {}, "\n".join(f"{k}: {v}" for k, v in found.items())
