@@ -394,6 +394,15 @@ def on_key(event) -> None:
         handle("redo", event.target)
 
 
+def on_sheet_click(event) -> None:
+    """A tap on the backdrop (outside the sheet's box, which the dialog itself receives) closes it."""
+    sheet = dom.el("sheet")
+    if event.target == sheet:
+        box = sheet.getBoundingClientRect()
+        if not (box.left <= event.clientX <= box.right and box.top <= event.clientY <= box.bottom):
+            app.close_sheet()
+
+
 def on_storage(event) -> None:
     key = dom.py(event.key)
     if key is None:
@@ -454,6 +463,7 @@ def start() -> None:
     dom.on(document, "visibilitychange", on_visibility)
     dom.on(dom.el("log-box"), "toggle", on_log_toggle)
     dom.on(dom.el("sheet"), "close", lambda e: setattr(app, "sheet", None))
+    dom.on(dom.el("sheet"), "click", on_sheet_click)
     for node in (dom.el("undo"), dom.el("redo"), dom.el("next-turn")):
         node.setAttribute("data-action", node.id)
     app.render()

@@ -73,3 +73,25 @@ def test_an_initiative_typed_mid_fight_re_sorts_the_order(context, site):
     page.wait_for_function("!document.getElementById('sheet').open")
     assert names(page) == ["Aria", "Wolf"]
     assert page.locator("[data-testid=combatant-row][aria-current=true] .name").inner_text().startswith("Wolf")
+
+
+def test_a_sheet_closes_from_the_backdrop_escape_and_a_close_that_stays_in_view(context, site):
+    page = open_app(context, site["url"] + "/").page
+    add_combatant(page, "Aria", hp=10)
+    row = page.get_by_test_id("combatant-row").first
+    row.click()
+    page.mouse.click(195, 5)  # the backdrop above the sheet
+    page.wait_for_function("!document.getElementById('sheet').open")
+    row.click()
+    page.keyboard.press("Escape")
+    page.wait_for_function("!document.getElementById('sheet').open")
+    row.click()
+    page.evaluate("document.getElementById('sheet').scrollTop = 10000")  # scrolled to the bottom
+    close = page.get_by_test_id("sheet-close")
+    box = close.bounding_box()
+    assert 0 <= box["y"] and box["y"] + box["height"] <= 844 and box["height"] >= 44
+    close.click()
+    page.wait_for_function("!document.getElementById('sheet').open")
+    row.click()
+    page.get_by_test_id("sheet").click(position={"x": 20, "y": 200})  # a tap inside keeps it open
+    assert page.evaluate("document.getElementById('sheet').open")
