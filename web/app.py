@@ -24,6 +24,9 @@ from .persist import (
 )
 
 HINT_HOME = "hint:home-screen"  # the one-time "add to Home Screen" hint was shown
+TOAST_SECONDS = 5
+# Actions whose result is plain on screen (the order, the round, a new row): no toast for them.
+QUIET_ACTIONS = {"next_turn", "previous_turn", "start_combat", "add_combatant", "set_option", "rename", "act_now"}
 
 ATTACK_ACTIONS = {"laurels": "ll_attack", "strife": "ros_attack", "realms": "er_attack"}  # the system's attack, rolled before Apply
 QUICK = (("d4", "4"), ("d6", "6"), ("d8", "8"), ("d10", "10"), ("d12", "12"), ("d20", "20"), ("d100", "100"),
@@ -53,6 +56,8 @@ class App:
         self.last_target: str | None = None
         self.odds_timer = None
         self.wake_lock = None
+        self.toast_timer = None
+        self._hide_toast_proxy = dom.proxy(self.hide_toast)
         self.building = False  # the dice input holds an expression the quick buttons are building
         self.last_next_turn = -1.0  # when Next turn last acted (a second tap right after is ignored)
         self.next_turn_guard = 0.4
@@ -98,7 +103,29 @@ class App:
             self.error(str(error))
             return False
         self.commit(new)
+        if kind not in QUIET_ACTIONS:
+            said = "; ".join(e.text for e in new.logs[new.cursor - 1][:3])
+            self.toast(said or "Done.", undo=True)
         return True
+
+    def toast(self, text: str, level: str = "info", undo: bool = False) -> None:
+        """A short message where the thumb is: at the bottom of the open sheet, else above the turn
+        controls; read out by screen readers; gone after a few seconds."""
+        for node_id in ("toast", "sheet-toast"):
+            dom.el(node_id).hidden = True
+        node = dom.el("sheet-toast" if self.sheet is not None else "toast")
+        node.className = f"toast {level}"
+        node.innerHTML = (f'<span data-testid="toast-text">{render.esc(text)}</span>'
+                          + ('<button type="button" data-action="toast-undo" data-testid="toast-undo">Undo</button>' if undo else ""))
+        node.hidden = False
+        if self.toast_timer is not None:
+            window.clearTimeout(self.toast_timer)
+        self.toast_timer = window.setTimeout(self._hide_toast_proxy, TOAST_SECONDS * 1000)
+
+    def hide_toast(self) -> None:
+        self.toast_timer = None
+        for node_id in ("toast", "sheet-toast"):
+            dom.el(node_id).hidden = True
 
     def commit(self, timeline: Timeline) -> None:
         self.ws.current = timeline
@@ -171,10 +198,13 @@ class App:
         self.render_notices()
 
     def error(self, text: str) -> None:
+        """A refusal, said where the tap was: in the open sheet (its own error line and a toast at
+        the bottom of the sheet), else as a notice."""
         for target in ("form-error", "sheet-error", "menu-error"):
             node = dom.el(target)
             if node is not None and self.sheet is not None:
                 node.textContent = text
+                self.toast(text, "error")
                 return
         self.notify(Notice("error", text))
 

@@ -95,6 +95,10 @@ def handle(action: str, node) -> None:
             return  # a double tap would skip a player's turn
         a.last_next_turn = now
         a.act("next_turn") if enc.started else a.act("start_combat", _start_args(enc))
+    elif action == "toast-undo":
+        a.hide_toast()
+        if a.timeline.can_undo:
+            a.commit(a.timeline.undo())
     elif action == "undo":
         if a.timeline.can_undo:
             a.commit(a.timeline.undo())

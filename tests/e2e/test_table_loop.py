@@ -95,3 +95,38 @@ def test_a_sheet_closes_from_the_backdrop_escape_and_a_close_that_stays_in_view(
     row.click()
     page.get_by_test_id("sheet").click(position={"x": 20, "y": 200})  # a tap inside keeps it open
     assert page.evaluate("document.getElementById('sheet').open")
+
+
+def test_results_and_refusals_show_where_the_tap_was_with_undo(context, site):
+    page = open_app(context, site["url"] + "/").page
+    add_combatant(page, "Aria", hp=20, initiative=15)
+    add_combatant(page, "Goblin", hp=7, initiative=10)
+    page.get_by_test_id("next-turn").click()
+    page.locator("[data-testid=combatant-row]", has_text="Goblin").click()
+    page.get_by_test_id("hp-amount").fill("5")
+    page.get_by_test_id("damage").click()
+    toast = page.locator("#sheet-toast")  # inside the open sheet, at its bottom
+    assert toast.is_visible() and "Goblin took 5 damage" in toast.inner_text()
+    assert toast.get_attribute("role") == "status"
+    box = toast.bounding_box()
+    assert box["y"] + box["height"] <= 844
+    page.get_by_test_id("hp-amount").fill("-3")
+    page.get_by_test_id("damage").click()
+    assert "from 0" in toast.inner_text() and "error" in toast.get_attribute("class")  # the refusal, same place
+    page.get_by_test_id("hp-amount").fill("2")
+    page.get_by_test_id("damage").click()
+    assert "Goblin took 2 damage" in toast.inner_text()
+    toast.get_by_test_id("toast-undo").click()
+    page.keyboard.press("Escape")
+    row = page.locator("[data-testid=combatant-row]", has_text="Goblin")
+    assert "2/7" in row.inner_text()  # 7 - 5; the 2 was undone
+    page.get_by_test_id("end-combat").click()  # outside a sheet the toast sits above the turn controls
+    outside = page.locator("#toast")
+    assert outside.is_visible() and "The fight ended" in outside.inner_text()
+    dock = page.get_by_test_id("next-turn").bounding_box()
+    assert outside.bounding_box()["y"] + outside.bounding_box()["height"] <= dock["y"]
+    outside.get_by_test_id("toast-undo").click()
+    assert page.get_by_test_id("round-counter").inner_text().startswith("Round 1")
+    page.wait_for_function("document.getElementById('toast').hidden && document.getElementById('sheet-toast').hidden",
+                           timeout=10_000)
+    assert outside.is_hidden()
