@@ -61,7 +61,8 @@ PYODIDE_FILES = (
 # the TOML, zip and MicroPython chunks are not shipped.
 PYSCRIPT_CHUNKS = ("core", "error")
 PYSCRIPT_PLUGINS_OFF = ("codemirror", "deprecations-manager", "donkey", "py-editor", "py-game", "py-terminal")
-TEST_REQUIREMENTS = ("pytest==9.2.0", "playwright==1.65.2", "hypothesis==6.170.15", "ruff==0.14.6", "mypy==1.19.0")
+TEST_REQUIREMENTS = ("pytest==9.2.0", "playwright==1.65.2", "hypothesis==6.170.15", "ruff==0.14.6", "mypy==1.19.0",
+                     "pytest-rerunfailures==16.7")
 CHROMIUM_FLAGS = (
     "--no-sandbox",
     "--disable-gpu",

@@ -24,6 +24,7 @@ from .persist import (
 )
 
 HINT_HOME = "hint:home-screen"  # the one-time "add to Home Screen" hint was shown
+HINT_FIRST = "hint:first-run"  # the one-time "tap a row, ☰ is the menu" hint was shown
 TOAST_SECONDS = 5
 # Actions whose result is plain on screen (the order, the round, a new row): no toast for them.
 QUIET_ACTIONS = {"next_turn", "previous_turn", "start_combat", "add_combatant", "set_option", "rename", "act_now"}
@@ -606,6 +607,19 @@ class App:
         self.notices = [n for n in self.notices if n.action != "open-share"]
         self.switch_to(fresh)
         window.history.replaceState(None, "", window.location.pathname + window.location.search)
+
+    def first_run_hint(self) -> None:
+        """Once, on a first visit: where a combatant's sheet and the menu are."""
+        if not self.persistent or self.timeline.present.combatants:
+            return
+        try:
+            if self.store.get(HINT_FIRST) is not None:
+                return
+            self.store.set(HINT_FIRST, "shown")
+        except (StorageFull, StorageUnavailable):
+            return
+        self.notices.append(Notice("info", "Add combatants, then tap one to open its sheet (damage, conditions, attacks). "
+                                           "☰ at the top opens the menu: encounters, game systems, export and the rules."))
 
     def home_screen_hint(self) -> None:
         """Safari clears a site's storage after 7 days without a visit unless it is on the Home

@@ -475,6 +475,7 @@ def start() -> None:
     if fragment.startswith("#fight="):
         app.offer_shared(fragment[len("#fight="):])
     app.update_wake_lock()
+    app.first_run_hint()
     app.home_screen_hint()
     app.render_notices()
     asyncio.ensure_future(app.check_storage_kept(ask=False))

@@ -46,8 +46,9 @@ def site(dist, tmp_path_factory):
     server.shutdown()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """One Chromium per test module (a renderer crash does not spill over the whole suite)."""
     executable = os.environ.get("CHROMIUM") or "/usr/bin/chromium"
     with playwright_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=executable, headless=True, args=list(build.CHROMIUM_FLAGS))

@@ -90,7 +90,7 @@ def test_every_stored_key_holding_hostile_data_still_starts_and_sets_it_aside(co
     after = page.evaluate("Object.keys(localStorage).filter(k => k.includes(':backup:'))")
     assert len(after) == len(backups) + 1  # the other, unreadable fight: set aside when export reads it
     assert len(exported["set_aside"]) == len(after)
-    page.get_by_test_id("sheet").locator("[data-action=close-sheet]").click()
+    page.get_by_test_id("sheet-close").click()
     page.get_by_test_id("next-turn").click()
     page.reload()
     wait_ready(page)  # and starts again
@@ -129,7 +129,7 @@ def test_storage_full_at_start_shows_the_saved_fight_and_offers_export_and_trim(
     assert "Export all" in buttons and "Trim history" in buttons
     page.get_by_test_id("encounter-name").click()
     assert page.get_by_test_id("storage-status").get_attribute("data-state") == "full"
-    page.get_by_test_id("sheet").locator("[data-action=close-sheet]").click()
+    page.get_by_test_id("sheet-close").click()
     # Free the sibling's junk, then Trim history: the trimmed fight saves again.
     page.evaluate("Object.keys(localStorage).filter(k => k.includes('/sibling/')).forEach(k => localStorage.removeItem(k))")
     page.get_by_test_id("notice-action").filter(has_text="Trim history").first.click()
@@ -312,10 +312,10 @@ def test_user_text_cannot_reverse_the_apps_own_words(context, site):
     page.once("dialog", lambda d: d.accept("Ambush\u202e of doom"))
     page.get_by_test_id("encounter-name").click()
     page.get_by_test_id("rename-encounter").click()
-    page.get_by_test_id("sheet").locator("[data-action=close-sheet]").click()
+    page.get_by_test_id("sheet-close").click()
     assert page.get_by_test_id("encounter-name").inner_text() == "Ambush of doom"
     page.get_by_test_id("encounter-name").click()
     page.get_by_test_id("delete-encounter").click()
-    notice = page.get_by_test_id("notice").first.inner_text()
+    notice = page.get_by_test_id("notice").filter(has_text="Deleted").first.inner_text()
     assert "\u202e" not in notice and "Deleted" in notice
     assert "\u2068Ambush of doom\u2069" in notice  # isolated inside the app's sentence

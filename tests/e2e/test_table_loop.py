@@ -130,3 +130,15 @@ def test_results_and_refusals_show_where_the_tap_was_with_undo(context, site):
     page.wait_for_function("document.getElementById('toast').hidden && document.getElementById('sheet-toast').hidden",
                            timeout=10_000)
     assert outside.is_hidden()
+
+
+def test_a_first_visit_says_where_the_sheet_and_the_menu_are_once(context, site):
+    page = open_app(context, site["url"] + "/").page
+    hint = page.get_by_test_id("notice").filter(has_text="tap one to open its sheet")
+    assert hint.count() == 1
+    page.get_by_test_id("menu-button").click()
+    page.wait_for_function("document.getElementById('sheet').open")
+    assert page.get_by_test_id("encounter-list").is_visible()
+    page.reload()
+    page.wait_for_function("document.documentElement.dataset.engine === 'ready'")
+    assert page.get_by_test_id("notice").filter(has_text="tap one to open its sheet").count() == 0
