@@ -608,15 +608,22 @@ class App:
         self.switch_to(fresh)
         window.history.replaceState(None, "", window.location.pathname + window.location.search)
 
+    def first_time(self, key: str) -> bool:
+        """True the first time this is asked for `key` on this device (and remembered); never
+        when nothing can be remembered, so a hint does not nag on every start."""
+        if not self.persistent:
+            return False
+        try:
+            if self.store.get(key) is not None:
+                return False
+            self.store.set(key, "shown")
+        except (StorageFull, StorageUnavailable):
+            return False
+        return True
+
     def first_run_hint(self) -> None:
         """Once, on a first visit: where a combatant's sheet and the menu are."""
-        if not self.persistent or self.timeline.present.combatants:
-            return
-        try:
-            if self.store.get(HINT_FIRST) is not None:
-                return
-            self.store.set(HINT_FIRST, "shown")
-        except (StorageFull, StorageUnavailable):
+        if self.timeline.present.combatants or not self.first_time(HINT_FIRST):
             return
         self.notices.append(Notice("info", "Add combatants, then tap one to open its sheet (damage, conditions, attacks). "
                                            "☰ at the top opens the menu: encounters, game systems, export and the rules."))
@@ -624,14 +631,7 @@ class App:
     def home_screen_hint(self) -> None:
         """Safari clears a site's storage after 7 days without a visit unless it is on the Home
         Screen: say so once, on Safari for iPhone and iPad when not opened from the Home Screen."""
-        nav = window.navigator
-        if not self.persistent or dom.py(getattr(nav, "standalone", None)) is not False:
-            return
-        try:
-            if self.store.get(HINT_HOME) is not None:
-                return
-            self.store.set(HINT_HOME, "shown")
-        except (StorageFull, StorageUnavailable):
+        if dom.py(getattr(window.navigator, "standalone", None)) is not False or not self.first_time(HINT_HOME):
             return
         self.notices.append(Notice("info", "Safari clears a site's saved data after 7 days without a visit. To keep your "
                                            "fights, add Roundkeeper to your Home Screen (Share → Add to Home Screen); "
