@@ -132,11 +132,18 @@ class App:
         self.ws.current = timeline
         for entry in self.ws.encounters:
             if entry["id"] == timeline.present.id:
-                entry["name"] = timeline.present.name
+                self.describe_entry(entry, timeline)
         self.save()
         self.render()
         self.update_wake_lock()
         self.ask_to_keep_storage()
+
+    @staticmethod
+    def describe_entry(entry: dict, timeline: Timeline) -> dict:
+        """Bring a list entry up to date with its fight: name, system, round, last played."""
+        enc = timeline.present
+        entry.update({"name": enc.name, "system": enc.system, "round": enc.round, "at": int(time.time() * 1000)})
+        return entry
 
     def save(self) -> None:
         if not self.persistent:
@@ -283,7 +290,7 @@ class App:
             html = render.add_sheet_html(enc, self.ws.roster, self.ws.templates, edit=enc.get(ident))
         else:
             html = render.menu_sheet_html(self.ws.encounters, enc.id, self.ws.locked, document.documentElement.dataset.theme or "dark",
-                                          enc.option("skip_down", "npcs"), self.trash, enc.system, self.storage_state())
+                                          enc.option("skip_down", "npcs"), self.trash, enc.system, self.storage_state(), time.time())
         dom.set_html("sheet-body", html)
 
     def open_sheet(self, kind: str, ident: str | None = None) -> None:
@@ -469,14 +476,14 @@ class App:
             self.wake_lock = None  # refused (battery saver, no permission): the fight goes on
 
     # -- encounters ------------------------------------------------------------------------
-    def switch_to(self, timeline: Timeline) -> None:
+    def switch_to(self, timeline: Timeline, origin: dict | None = None) -> None:
         outgoing = self.ws.current.present.id
         listed = any(e["id"] == outgoing for e in self.ws.encounters)
         if self.persistent and listed and outgoing not in self.ws.locked and self.persistence.stored_rev(outgoing) is None:
             self.save()  # a fresh fight never saved yet: every listed fight is stored
         self.ws.current = timeline
         if not any(e["id"] == timeline.present.id for e in self.ws.encounters):
-            self.ws.encounters.append({"id": timeline.present.id, "name": timeline.present.name})
+            self.ws.encounters.append({**self.describe_entry({"id": timeline.present.id}, timeline), **(origin or {})})
         self.save()
         self.render()
         self.update_wake_lock()
@@ -576,7 +583,7 @@ class App:
         for timeline in timelines:
             fresh = rebase(timeline, self.persistence.new_id() + f"-{len(self.ws.encounters)}")
             self.ws.current = fresh
-            self.ws.encounters.append({"id": fresh.present.id, "name": fresh.present.name})
+            self.ws.encounters.append({**self.describe_entry({"id": fresh.present.id}, fresh), "from": "file"})
             self.save()
         known = {json.dumps(p, sort_keys=True) for p in self.ws.roster}
         self.ws.roster = self.store_list(ROSTER, self.ws.roster + [p for p in roster if json.dumps(p, sort_keys=True) not in known])
@@ -596,16 +603,35 @@ class App:
                                         "bar; your own fights are untouched."))
             return
         self.pending_share = timeline
-        self.notify(Notice("info", f"A shared fight {quoted(timeline.present.name)} is in this link.", "open-share", "Open it"))
+        enc = timeline.present
+        what = f"A shared fight {quoted(enc.name)} ({enc.rules.label}, {render.round_label(enc).lower()}) is in this link."
+        before = self.shared_before(enc.id)
+        if before is None:
+            self.notify(Notice("info", what, "open-share", "Open it"))
+        else:
+            self.notify(Notice("info", f"{what} You opened it before as {quoted(before['name'])}.", "replace-share", "Replace it",
+                               (("open-share", "Open a copy"),)))
 
-    def open_shared(self) -> None:
+    def shared_before(self, source: str) -> dict | None:
+        return next((e for e in self.ws.encounters if e.get("source") == source and e["id"] not in self.ws.locked), None)
+
+    def open_shared(self, replace_earlier: bool = False) -> None:
+        """Open the fight of the pending link under a fresh id; or, when the user chose so, in place
+        of the copy opened from the same shared fight before."""
         timeline = self.pending_share
         if timeline is None:
             return
         self.pending_share = None
-        fresh = rebase(timeline, self.persistence.new_id())
-        self.notices = [n for n in self.notices if n.action != "open-share"]
-        self.switch_to(fresh)
+        self.notices = [n for n in self.notices if n.action not in ("open-share", "replace-share")]
+        source = timeline.present.id
+        before = self.shared_before(source) if replace_earlier else None
+        if before is not None:  # the user chose to replace it: the earlier copy is overwritten
+            fresh = rebase(timeline, before["id"])
+            self.persistence.revs.pop(before["id"], None)
+            self.describe_entry(before, fresh)
+            self.switch_to(fresh)
+        else:
+            self.switch_to(rebase(timeline, self.persistence.new_id()), {"from": "link", "source": source})
         window.history.replaceState(None, "", window.location.pathname + window.location.search)
 
     def first_time(self, key: str) -> bool:

@@ -240,6 +240,8 @@ def handle(action: str, node) -> None:
         a.restore_encounter(len(a.trash) - 1)
     elif action == "notice-open-share":
         a.open_shared()
+    elif action == "notice-replace-share":
+        a.open_shared(replace_earlier=True)
     elif action == "quick":
         box = dom.el("dice-input")
         what = str(data("expr"))

@@ -39,6 +39,7 @@ __all__ = [
     "Collection",
     "COLLECTIONS",
     "merge",
+    "entry_details",
 ]
 
 INDEX = "index"
@@ -119,6 +120,25 @@ class Workspace:
 
 def _enc_key(eid: str) -> str:
     return f"enc:{eid}"
+
+
+ORIGINS = ("link", "file")
+
+
+def entry_details(e: dict) -> dict:
+    """What the list of encounters shows beside a name, checked: system, round, when last played
+    (ms), where it came from (a shared link or a file) and the shared fight's own id."""
+    out: dict[str, Any] = {}
+    if isinstance(e.get("system"), str) and len(e["system"]) <= 40:
+        out["system"] = e["system"]
+    for key, limit in (("round", 10**6), ("at", 10**15)):
+        if isinstance(e.get(key), int) and not isinstance(e.get(key), bool) and 0 <= e[key] <= limit:
+            out[key] = e[key]
+    if e.get("from") in ORIGINS:
+        out["from"] = e["from"]
+    if isinstance(e.get("source"), str) and len(e["source"]) <= 40:
+        out["source"] = e["source"]
+    return out
 
 
 def _text(value: Any, limit: int) -> str:
@@ -381,7 +401,9 @@ class Persistence:
             if isinstance(e, dict) and isinstance(e.get("id"), str) and 0 < len(e["id"]) <= 40 \
                     and all(e["id"] != x["id"] for x in entries):
                 name = e.get("name")
-                entries.append({"id": e["id"], "name": clean_text(name[:100]) if isinstance(name, str) else e["id"]})
+                entry = {"id": e["id"], "name": clean_text(name[:100]) if isinstance(name, str) else e["id"]}
+                entry.update(entry_details(e))
+                entries.append(entry)
         current = index.get("current")
         return entries, current if isinstance(current, str) else None
 

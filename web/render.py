@@ -6,6 +6,7 @@ import re
 from html import escape
 
 from pyengine.dice import Distribution, Estimate, RollResult
+from pyengine.errors import EngineError
 from pyengine.sides import eligible
 from pyengine.text import quoted
 from pyengine.tracker import Combatant, Encounter, Event, Timeline, active_unit
@@ -362,8 +363,37 @@ STORAGE_STATES = {
 }
 
 
+def encounter_details(entry: dict, now: float) -> str:
+    """'Enchanted Realms · round 3 · from a shared link · 2 h ago' for the list of encounters."""
+    from pyengine.systems import get_system
+
+    parts = []
+    if entry.get("system"):
+        try:
+            parts.append(get_system(entry["system"]).label)
+        except EngineError:
+            parts.append(str(entry["system"]))
+    if entry.get("round"):
+        parts.append(f"round {entry['round']}")
+    if entry.get("from"):
+        parts.append("from a shared link" if entry["from"] == "link" else "from a file")
+    if entry.get("at"):
+        parts.append(_ago(now - entry["at"] / 1000))
+    return " · ".join(parts)
+
+
+def _ago(seconds: float) -> str:
+    if seconds < 90:
+        return "just now"
+    for unit, size in (("day", 86_400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            n = int(seconds // size)
+            return f"{n} {unit}{'s' if unit == 'day' and n > 1 else ''} ago"
+    return "just now"  # pragma: no cover
+
+
 def menu_sheet_html(encounters: list[dict], current_id: str, locked: set[str], theme: str, skip_down: str, trash: list[dict],
-                    system: str = "generic", storage: str = "unknown") -> str:
+                    system: str = "generic", storage: str = "unknown", now: float = 0.0) -> str:
     from pyengine.systems import systems
 
     system_options = "".join(
@@ -372,7 +402,8 @@ def menu_sheet_html(encounters: list[dict], current_id: str, locked: set[str], t
     rows = "".join(
         f'<li class="enc-item{" current" if e["id"] == current_id else ""}" data-testid="encounter-item">'
         f'<button type="button" data-action="switch-encounter" data-id="{esc(e["id"])}"{" disabled" if e["id"] in locked else ""}>'
-        f'{esc(e.get("name", "?"))}{" (newer version)" if e["id"] in locked else ""}</button></li>'
+        f'<span class="enc-title">{esc(e.get("name", "?"))}{" (newer version)" if e["id"] in locked else ""}</span>'
+        f'<small class="muted" data-testid="encounter-details">{esc(encounter_details(e, now))}</small></button></li>'
         for e in encounters
     )
     restore = "".join(

@@ -142,3 +142,34 @@ def test_a_first_visit_says_where_the_sheet_and_the_menu_are_once(context, site)
     page.reload()
     page.wait_for_function("document.documentElement.dataset.engine === 'ready'")
     assert page.get_by_test_id("notice").filter(has_text="tap one to open its sheet").count() == 0
+
+
+def test_a_shared_fight_opened_twice_offers_to_replace_the_first_copy(context, site):
+    import random as _random
+
+    from pyengine.tracker import Timeline, new_encounter, resolve
+    from web.persist import share_payload
+
+    t = Timeline.start(new_encounter("shared1", "Bridge fight", system="realms"))
+    t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": "Troll", "initiative": 5}}))
+    t = t.do(resolve(t.present, "start_combat", {}, _random.Random(1)))
+    link = site["url"] + "/#fight=" + share_payload(t.present)
+    page = context.new_page()
+    page.goto(link)
+    page.wait_for_function("document.documentElement.dataset.engine === 'ready'")
+    notice = page.get_by_test_id("notice").filter(has_text="Bridge fight")
+    assert "Enchanted Realms, round 1" in notice.inner_text()
+    notice.get_by_test_id("notice-action").filter(has_text="Open it").click()
+    page.get_by_test_id("encounter-name").click()
+    items = page.get_by_test_id("encounter-item")
+    assert items.count() == 2  # the first visit's own encounter and the shared one
+    assert "from a shared link" in items.filter(has_text="Bridge fight").inner_text()
+    page.get_by_test_id("sheet-close").click()
+    second = context.new_page()
+    second.goto(link)
+    second.wait_for_function("document.documentElement.dataset.engine === 'ready'")
+    again = second.get_by_test_id("notice").filter(has_text="You opened it before")
+    again.get_by_test_id("notice-action").filter(has_text="Replace it").click()
+    second.get_by_test_id("encounter-name").click()
+    assert second.get_by_test_id("encounter-item").count() == 2  # replaced, not stacked
+    assert second.get_by_test_id("encounter-name").inner_text() == "Bridge fight"

@@ -101,3 +101,17 @@ def test_history_strikes_dropped_dice_through_instead_of_showing_markdown():
     html = render.history_html([{"expr": "4d6kh3", "total": 14, "text": "4d6kh3 (6, 5, ~~1~~, 3) = 14", "at": 1}])
     assert "<s>1</s>" in html and "~~" not in html
     assert "<s>" not in render.history_html([{"expr": "x", "total": 1, "text": "<s>1</s>", "at": 1}]).replace("&lt;s&gt;", "")
+
+
+def test_the_encounter_list_shows_system_round_origin_and_when_last_played():
+    from web.persist import entry_details
+
+    now = 1_800_000_000.0
+    entry = {"id": "e1", "name": "Cave", "system": "realms", "round": 3, "from": "link", "at": int((now - 7200) * 1000)}
+    assert render.encounter_details(entry, now) == "Enchanted Realms · round 3 · from a shared link · 2 h ago"
+    assert render.encounter_details({"id": "e2", "name": "X", "at": int(now * 1000)}, now) == "just now"
+    html = render.menu_sheet_html([entry], "e1", set(), "dark", "npcs", [], now=now)
+    assert "Enchanted Realms · round 3" in html
+    # What is stored is checked when read back: odd values are dropped, never shown.
+    assert entry_details({"system": "x" * 100, "round": -1, "at": True, "from": "elsewhere", "source": 5}) == {}
+    assert entry_details(entry) == {"system": "realms", "round": 3, "from": "link", "at": entry["at"]}
