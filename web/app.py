@@ -140,9 +140,11 @@ class App:
 
     @staticmethod
     def describe_entry(entry: dict, timeline: Timeline) -> dict:
-        """Bring a list entry up to date with its fight: name, system, round, last played."""
+        """Bring a list entry up to date with its fight: name, system, round, last played. The time
+        is kept to the minute, so most taps leave the stored list of encounters as it was."""
         enc = timeline.present
-        entry.update({"name": enc.name, "system": enc.system, "round": enc.round, "at": int(time.time() * 1000)})
+        minute = int(time.time() // 60) * 60_000
+        entry.update({"name": enc.name, "system": enc.system, "round": enc.round, "at": minute})
         return entry
 
     def save(self) -> None:
