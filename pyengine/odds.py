@@ -265,12 +265,11 @@ def power(pmf: Pmf, n: int, budget: Budget | None = None) -> Pmf:
 
 # -- one die -------------------------------------------------------------------------------
 
-def face_pmf(dice: Dice, budget: Budget | None = None) -> Pmf:
+def face_pmf(dice: Dice, budget: Budget) -> Pmf:
     """One face after rerolls (r until, ro once) and mi/ma."""
     faces = dice.faces
     s = len(faces)
-    if budget is not None:
-        budget.spend(2 * s)
+    budget.spend(2 * s)
     rr = dice.reroll
     pmf: Pmf = {}
     if rr is not None and rr.kind == "until":
@@ -293,11 +292,10 @@ def face_pmf(dice: Dice, budget: Budget | None = None) -> Pmf:
     return pmf
 
 
-def unit_pmf(dice: Dice, budget: Budget | None = None) -> tuple[dict[tuple[int, int], float], float]:
+def unit_pmf(dice: Dice, budget: Budget) -> tuple[dict[tuple[int, int], float], float]:
     """Joint distribution of (unit total, unit count) for one die and what it adds; and the residual.
 
     The count is successes minus failures (0 when the roll does not count successes)."""
-    budget = budget if budget is not None else Budget()
     face = face_pmf(dice, budget)
     succ, fail = dice.success, dice.failure
     compound = dice.explode is not None and dice.explode.kind == "compound"

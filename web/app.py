@@ -26,6 +26,7 @@ from .persist import (
 HINT_HOME = "hint:home-screen"  # the one-time "add to Home Screen" hint was shown
 HINT_FIRST = "hint:first-run"  # the one-time "tap a row, ☰ is the menu" hint was shown
 TOAST_SECONDS = 5
+NEXT_TURN_GUARD = 0.4  # seconds: two taps on Next turn closer than this are one tap (RK.nextTurnGuardMs)
 # Actions whose result is plain on screen (the order, the round, a new row): no toast for them.
 QUIET_ACTIONS = {"next_turn", "previous_turn", "start_combat", "add_combatant", "set_option", "rename", "act_now"}
 
@@ -61,7 +62,7 @@ class App:
         self._hide_toast_proxy = dom.proxy(self.hide_toast)
         self.building = False  # the dice input holds an expression the quick buttons are building
         self.last_next_turn = -1.0  # when Next turn last acted (a second tap right after is ignored)
-        self.next_turn_guard = 0.4
+        self.next_turn_guard = NEXT_TURN_GUARD
         self.deleted_rolls: list[tuple[int, dict]] = []  # saved rolls deleted, for Undo
         self.storage_kept: bool | None = None  # navigator.storage.persisted(), once known
         self.asked_to_keep = False

@@ -14,12 +14,11 @@ from pyengine.text import clean_text, quoted
 from pyengine.tracker import validated_fields
 
 from . import dom, render
-from .app import App
+from .app import NEXT_TURN_GUARD, App
 from .persist import COLLECTIONS, INDEX, ROLLS, ROSTER, SAVED_ROLLS, TEMPLATES, Notice, export_all, export_encounter
 from .quick import add_die, advantage
 
 app: App | None = None
-NEXT_TURN_GUARD = 0.4  # seconds: two taps closer than this are one tap (RK.nextTurnGuardMs in the page)
 
 
 def _int(text: str, default: int | None = None) -> int | None:

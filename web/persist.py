@@ -141,6 +141,24 @@ def entry_details(e: dict) -> dict:
     return out
 
 
+def _index_entries(raw: str) -> tuple[list[dict], str | None]:
+    """A stored list of encounters: its entries (checked; odd ones dropped) and the current id.
+    Raises SchemaError if it does not load as one."""
+    index = loads(raw, "saved data")
+    if not (isinstance(index, dict) and isinstance(index.get("encounters"), list)):
+        raise SchemaError("it is not a list of encounters")
+    entries: list[dict] = []
+    ids: set[str] = set()
+    for e in index["encounters"][:1000]:
+        if isinstance(e, dict) and isinstance(e.get("id"), str) and 0 < len(e["id"]) <= 40 and e["id"] not in ids:
+            ids.add(e["id"])
+            name = e.get("name")
+            entries.append({"id": e["id"], "name": clean_text(name[:100]) if isinstance(name, str) else e["id"],
+                            **entry_details(e)})
+    current = index.get("current")
+    return entries, current if isinstance(current, str) else None
+
+
 def _text(value: Any, limit: int) -> str:
     if not isinstance(value, str) or len(value) > limit:
         raise SchemaError("unreadable text")
@@ -206,7 +224,6 @@ class Persistence:
         self.store = store
         self.clock = clock
         self.revs: dict[str, int] = {}
-        self._index_written: str | None = None
         self.seen: dict[str, str | None] = {}   # per collection key: the text last read or written
         self.base: dict[str, list] = {}         # per collection key: the items last read or written
 
@@ -229,16 +246,6 @@ class Persistence:
         kept = f"a copy was kept as {where}" if where else "there was no room to keep a copy"
         notices.append(Notice("error", f"The saved {what} could not be read{': ' + why if why else ''}. It was set aside "
                                        f"({kept}) and the app started without it. {EXPORT_HINT}", "export-all", "Export all"))
-
-    def _read_json(self, key: str, notices: list[Notice], what: str) -> Any:
-        raw = self.store.get(key)
-        if raw is None:
-            return None
-        try:
-            return loads(raw, "saved data")
-        except SchemaError as error:
-            self.set_aside(key, raw, notices, what, str(error))
-            return None
 
     # -- collections -------------------------------------------------------------------------
     def _parse_collection(self, spec: Collection, raw: str | None) -> tuple[list, int]:
@@ -386,26 +393,25 @@ class Persistence:
         return ws, notices
 
     def _read_index(self, notices: list[Notice]) -> tuple[list[dict], str | None]:
-        """The stored list of encounters (entries that do not load are dropped) and the current id."""
+        """The stored list of encounters and the current id; one that does not load is set aside
+        (the list is then rebuilt from the saved encounters)."""
         raw = self.store.get(INDEX)
         self.seen[INDEX] = raw
-        index = self._read_json(INDEX, notices, "list of encounters")
-        if raw is not None and index is not None and not (isinstance(index, dict) and isinstance(index.get("encounters"), list)):
-            self.set_aside(INDEX, raw, notices, "list of encounters", "it is not a list of encounters; it was rebuilt "
-                                                                     "from the saved encounters")
-            index = None
-        if index is None:
+        if raw is None:
             return [], None
-        entries = []
-        for e in index["encounters"][:1000]:
-            if isinstance(e, dict) and isinstance(e.get("id"), str) and 0 < len(e["id"]) <= 40 \
-                    and all(e["id"] != x["id"] for x in entries):
-                name = e.get("name")
-                entry = {"id": e["id"], "name": clean_text(name[:100]) if isinstance(name, str) else e["id"]}
-                entry.update(entry_details(e))
-                entries.append(entry)
-        current = index.get("current")
-        return entries, current if isinstance(current, str) else None
+        try:
+            return _index_entries(raw)
+        except SchemaError as error:
+            self.set_aside(INDEX, raw, notices, "list of encounters", f"{error}; it was rebuilt from the saved encounters")
+            return [], None
+
+    def _merge_stored_index(self, ws: Workspace, stored: str | None) -> None:
+        """Merge the list of encounters another tab stored into ours (by id)."""
+        try:
+            theirs = _index_entries(stored)[0] if stored is not None else []
+        except SchemaError:
+            theirs = []
+        ws.encounters = merge(self.base.get(INDEX, []), ws.encounters, theirs, lambda e: e["id"])
 
     def _stored_name(self, eid: str) -> str:
         try:
@@ -456,20 +462,12 @@ class Persistence:
         """The list of encounters, merged with what another tab listed meanwhile (by id)."""
         stored = self.store.get(INDEX)
         if stored != self.seen.get(INDEX):
-            theirs: list = []
-            try:
-                doc = loads(stored or "null", "saved data")
-                if isinstance(doc, dict) and isinstance(doc.get("encounters"), list):
-                    theirs = [e for e in doc["encounters"] if isinstance(e, dict) and isinstance(e.get("id"), str)]
-            except SchemaError:
-                pass
-            ws.encounters = merge(self.base.get(INDEX, []), ws.encounters, theirs, lambda e: e["id"])
+            self._merge_stored_index(ws, stored)
         doc = {"app": APP, "schema": SCHEMA_VERSION, "kind": "index", "current": ws.current.present.id,
                "encounters": ws.encounters}
         text = dumps(doc)
-        if text != self._index_written or stored != text:  # most taps change the fight, not the list
+        if stored != text:  # most taps change the fight, not the list of fights
             self.store.set(INDEX, text)
-            self._index_written = text
         self.seen[INDEX] = text
         self.base[INDEX] = [dict(e) for e in ws.encounters]
 
@@ -487,9 +485,8 @@ class Persistence:
         stored = self.store.get(INDEX)
         if stored == self.seen.get(INDEX):
             return
-        notices: list[Notice] = []
-        theirs, _ = self._read_index(notices)
-        ws.encounters = merge(self.base.get(INDEX, []), ws.encounters, theirs, lambda e: e["id"])
+        self._merge_stored_index(ws, stored)
+        self.seen[INDEX] = stored
         if not any(e["id"] == ws.current.present.id for e in ws.encounters):
             ws.encounters.append({"id": ws.current.present.id, "name": ws.current.present.name})
         self.base[INDEX] = [dict(e) for e in ws.encounters]

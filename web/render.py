@@ -242,7 +242,6 @@ def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None
                       close: bool = False) -> str:
     """Laurels and Loot: who hits this target, the exact odds first, then the roll and Apply. The
     attacker defaults to whoever acts now, else the first of the acting side who may still act."""
-    from pyengine.errors import EngineError
     from pyengine.systems.laurels import attack_odds, attack_setup, dice_count, out_of_turn
 
     others = [x for x in enc.combatants if x.id != target.id]
