@@ -1,0 +1,170 @@
+"""Scripted fights, one per registered game system: the same requests a table makes (add, start,
+turns, every action kind the system declares, undo, redo), played with a seeded RNG.
+
+The contract test plays them against the engine as it is now; the saved-fight fixtures under
+tests/unit/fixtures/fight-<system>.json were written from them once, and are replayed by the tests,
+so a later change that breaks an old save fails. Requests name combatants by name (`@Name`), so a
+script reads like the table's evening.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pyengine.tracker import Timeline, new_encounter, resolve
+
+Request = tuple[str, dict]
+
+
+def _ids(t: Timeline, value: Any) -> Any:
+    """Replace `@Name` by that combatant's id (in strings, lists and dicts)."""
+    if isinstance(value, str) and value.startswith("@"):
+        return next(c.id for c in t.present.combatants if c.name == value[1:])
+    if isinstance(value, list):
+        return [_ids(t, v) for v in value]
+    if isinstance(value, dict):
+        return {k: _ids(t, v) for k, v in value.items()}
+    return value
+
+
+def play(system: str, requests: list[Request], seed: int = 7) -> Timeline:
+    """Play the requests in order; `undo` and `redo` are the timeline's own."""
+    rng = random.Random(seed)
+    t = Timeline.start(new_encounter("e1", f"{system} fight", system=system))
+    for kind, args in requests:
+        if kind == "undo":
+            t = t.undo()
+        elif kind == "redo":
+            t = t.redo()
+        else:
+            t = t.do(resolve(t.present, kind, _ids(t, args), rng))
+    return t
+
+
+def _add(name: str, count: int = 1, **fields: Any) -> Request:
+    return ("add_combatant", {"combatant": {"name": name, **fields}, **({"count": count} if count > 1 else {})})
+
+
+COMMON: list[Request] = [  # what every system's table does, after the system's own roster
+    ("start_combat", {}),
+    ("next_turn", {}),
+    ("damage", {"id": "@Foe", "amount": 3}),
+    ("heal", {"id": "@Foe", "amount": 1}),
+    ("temp_hp", {"id": "@Hero", "amount": 4}),
+    ("add_condition", {"id": "@Foe", "name": "Prone", "until": "rounds", "rounds": 2, "anchor": "@Hero"}),
+    ("set_flag", {"id": "@Hero", "flag": "inspired", "on": True}),
+    ("update_combatant", {"id": "@Hero", "fields": {"notes": "keeps the torch"}}),
+    ("rename", {"name": "At the bridge"}),
+    ("set_option", {"key": "skip_down", "value": "all"}),
+    ("undo", {}),
+    ("redo", {}),
+    ("next_turn", {}),
+    ("next_turn", {}),
+    _add("Straggler", side="opponents", max_hp=5),
+    ("next_turn", {}),
+    ("remove_combatant", {"id": "@Straggler"}),
+]
+
+GENERIC: list[Request] = [
+    _add("Hero", side="party", pc=True, init_mod=3, max_hp=20),
+    _add("Foe", side="opponents", init_mod=1, max_hp=15),
+    _add("Goblin", side="opponents", init_mod=2, max_hp=7, count=2),
+    *COMMON,
+    ("set_initiative", {"id": "@Foe", "value": 25}),
+    ("delay", {"id": "@Hero", "after": "@Goblin 2"}),
+    ("previous_turn", {}),
+    ("next_turn", {}),
+    ("end_combat", {}),
+]
+
+LAURELS: list[Request] = [
+    _add("Hero", side="party", pc=True, max_hp=55,
+         stats={"level": 9, "str": 8, "dex": 5, "armour": 3, "die": 6, "magic": 2, "injury_max": 20}),
+    _add("Cedryk", side="party", pc=True, max_hp=20, stats={"level": 3, "dex": 4, "awa": 4, "die": 4, "finesse": True, "injury_max": 12}),
+    _add("Foe", side="opponents", max_hp=68, stats={"level": 12, "str": 9, "dex": 3, "armour": 1, "die": 6, "injury_max": 30}),
+    _add("Half-orc", side="opponents", max_hp=20, stats={"level": 2, "dex": 1, "armour": 3, "die": 6, "injury_max": 8}),
+    ("set_option", {"key": "ambush", "value": "none"}),
+    *COMMON,
+    ("ll_attack", {"attacker": "@Hero", "target": "@Half-orc", "power": True}),
+    ("ll_parry", {"id": "@Cedryk", "with": "weapon"}),
+    ("ll_attack", {"attacker": "@Foe", "target": "@Cedryk"}),
+    ("act_now", {"id": "@Cedryk"}),
+    ("next_turn", {}),
+    ("next_turn", {}),
+    ("end_combat", {}),
+]
+
+REALMS: list[Request] = [
+    _add("Hero", side="party", pc=True, init_mod=2, max_hp=12,
+         stats={"ac": 14, "str": 2, "weight": 1, "skills": "melee fighting, slashing", "damage_type": "edged", "body_mod": 2}),
+    _add("Bryn", side="party", pc=True, init_mod=1, max_hp=9,
+         stats={"ac": 12, "agi": 3, "str": 1, "skills": "ranged fighting", "damage_type": "piercing", "ranged": True, "speed": 40,
+                "polearm": True}),
+    _add("Foe", side="opponents", init_mod=0, max_hp=30,
+         stats={"ac": 12, "ac_types": "blunt 14", "skills": "melee fighting", "resistant": "edged", "damage_type": "necrotic"}),
+    _add("Bat", side="opponents", init_mod=3, max_hp=3, stats={"ac": 10, "skills": "melee fighting", "size": 1}),
+    *COMMON,
+    ("er_stance", {"id": "@Hero", "stance": "defend"}),
+    ("er_attack", {"attacker": "@Foe", "target": "@Hero"}),
+    ("er_save", {"id": "@Bryn", "kind": "body", "modifier": 1, "dc": 12}),
+    ("er_competition", {"aggressor": "@Hero", "victim": "@Bat", "kind": "grapple"}),
+    ("er_chase", {"id": "@Bryn"}),
+    ("er_defense", {"monster": "@Foe", "pc": "@Hero"}),
+    ("er_impale", {"holder": "@Bryn", "charger": "@Foe"}),
+    ("er_blind_shot", {"attacker": "@Bryn", "target": "@Bat", "faces": [18, 5]}),
+    ("next_turn", {}),
+    ("er_stance", {"id": "@Foe", "stance": "ready", "trigger": "if the bat moves, bite"}),
+    ("end_combat", {}),
+]
+
+STRIFE: list[Request] = [
+    _add("Hero", side="party", pc=True, init_mod=60, max_hp=30,
+         stats={"ac": 35, "crit": 10, "hit": 5, "parry": 20, "weapon": "1d8+2", "offhand": "1d4", "dual_skill": True,
+                "vigor_max": 10, "fury": 9, "honor_max": 3, "stacks": 2, "spirit_max": 8, "stealth": 4}),
+    _add("Mira", side="party", pc=True, init_mod=50, max_hp=20,
+         stats={"ac": 25, "resist": 30, "spirit_hit": 10, "spirit_crit": 15, "power": "2d6", "stealth": 6}),
+    _add("Foe", side="opponents", init_mod=55, max_hp=25, stats={"ac": 40, "parry": 35, "weapon": "1d10", "ward_off": True}),
+    _add("Goblin", side="opponents", init_mod=20, max_hp=12, stats={"ac": 20, "weapon": "1d6"}),
+    *COMMON,
+    ("ros_resource", {"id": "@Hero", "key": "vigor", "delta": 4}),
+    ("ros_resource", {"id": "@Hero", "key": "vigor", "delta": -3}),
+    ("ros_attack", {"attacker": "@Hero", "target": "@Goblin"}),
+    ("ros_part", {"id": "@Hero", "part": "move"}),
+    ("ros_part", {"id": "@Hero", "part": "action"}),
+    ("ros_bottom", {"id": "@Foe"}),
+    ("end_combat", {}),
+]
+
+FIGHTS: dict[str, list[Request]] = {"generic": GENERIC, "laurels": LAURELS, "realms": REALMS, "strife": STRIFE}
+
+
+def fixture_files(system: str) -> tuple[str, str]:
+    """The saved fight and what replaying it gives, under tests/unit/fixtures/."""
+    return f"fight-{system}.json", f"fight-{system}.expected.json"
+
+
+def replayed(t: Timeline) -> dict:
+    """What a replayed save must give: the state now, and the log the table saw."""
+    from pyengine.storage import encounter_to_dict
+
+    return {"present": encounter_to_dict(t.present), "log": [[e.kind, e.round, e.text, e.roll, e.who] for e in t.log()]}
+
+
+def write_fixtures() -> None:  # pragma: no cover - run by hand, once per new system: python3 -m tests.fights
+    import json
+    from pathlib import Path
+
+    from pyengine.storage import dumps, timeline_to_dict
+
+    folder = Path(__file__).parent / "unit" / "fixtures"
+    for system, requests in FIGHTS.items():
+        saved, expected = fixture_files(system)
+        t = play(system, requests)
+        if not (folder / saved).exists():  # a fixture is written once: it is what an old version saved
+            (folder / saved).write_text(dumps(timeline_to_dict(t)) + "\n")
+            (folder / expected).write_text(json.dumps(replayed(t), indent=1, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    write_fixtures()
