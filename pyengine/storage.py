@@ -14,10 +14,9 @@ from typing import Any, Callable
 
 from .errors import EngineError, SchemaError
 from .text import clean_text
-from .tracker import (
-    LIMITS, MAX_COMBATANTS, SIDES, Action, Combatant, Condition, Duration, Encounter, Timeline, too_many_combatants,
-    valid_stat,
-)
+from .model import LIMITS, MAX_COMBATANTS, SIDES, Action, Combatant, Condition, Duration, Encounter, too_many_combatants, valid_stat
+from .rules import get_system
+from .tracker import Timeline
 
 __all__ = [
     "APP",
@@ -215,8 +214,6 @@ def encounter_from_dict(d: Any) -> Encounter:
     active = d.get("active")
     if active is not None and active not in {c.id for c in parsed}:
         raise SchemaError("The active combatant is not in the encounter.")
-    from .systems import get_system
-
     system = _str(d.get("system", "generic"), "The game system", 40)
     try:
         get_system(system)

@@ -8,150 +8,26 @@ is what undo, redo and saving rely on (see `Timeline`).
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field, replace
+import random
+from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
+from . import systems  # noqa: F401 - the built-in systems register themselves
 from .dice import Rng
 from .errors import RuleError
-from .systems import System, get_system
+from .model import (
+    ID_PATTERN, LIMITS, MAX_COMBATANTS, NUMBER_FIELDS, SIDES, SKIP_DOWN, Action, Combatant, Condition, Duration, Encounter, Event,
+    too_many_combatants, valid_stat, validated_fields,
+)
+from .rules import get_system, system_of
 from .text import clean_text
+from .turns import active_unit, advance, turn_starts, turn_units, unit_name, unit_skipped
 
 __all__ = [
-    "SIDES",
-    "SKIP_DOWN",
-    "Duration",
-    "Condition",
-    "Combatant",
-    "Encounter",
-    "Event",
-    "Action",
-    "Timeline",
-    "new_encounter",
-    "resolve",
-    "apply_action",
-    "turn_units",
-    "active_unit",
-    "LIMITS",
-    "MAX_COMBATANTS",
-    "too_many_combatants",
-    "valid_stat",
-    "validated_fields",
+    "SIDES", "SKIP_DOWN", "Duration", "Condition", "Combatant", "Encounter", "Event", "Action", "Timeline",
+    "new_encounter", "resolve", "apply_action", "turn_units", "active_unit", "LIMITS", "MAX_COMBATANTS", "NUMBER_FIELDS",
+    "too_many_combatants", "valid_stat", "validated_fields",
 ]
-
-SIDES = ("party", "opponents")
-_ID = re.compile(r"^c[0-9]{1,9}$")
-SKIP_DOWN = ("none", "npcs", "all")
-
-
-@dataclass(frozen=True)
-class Duration:
-    """How a condition ends: after `remaining` starts or ends ('start' / 'end') of the anchor's
-    turn, or 'never' (until removed)."""
-
-    event: str = "never"
-    anchor_id: str | None = None
-    remaining: int = 0
-
-    def describe(self, names: dict[str, str]) -> str:
-        who = names.get(self.anchor_id or "", "?")
-        if self.event == "never":
-            return "until removed"
-        if self.event == "start":
-            return f"{self.remaining} rd (start of {who}'s turn)" if self.remaining > 1 else f"until start of {who}'s turn"
-        return f"until end of {who}'s turn" + (f" (+{self.remaining - 1})" if self.remaining > 1 else "")
-
-
-@dataclass(frozen=True)
-class Condition:
-    id: str
-    name: str
-    duration: Duration = Duration()
-    source_id: str | None = None
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Combatant:
-    id: str
-    name: str
-    side: str = "opponents"
-    pc: bool = False
-    init_mod: int = 0
-    initiative: int | None = None
-    tiebreak: int = 0
-    hp: int | None = None
-    max_hp: int | None = None
-    temp_hp: int = 0
-    conditions: tuple[Condition, ...] = ()
-    notes: str = ""
-    group: str | None = None
-    flags: tuple[str, ...] = ()
-    stats: tuple[tuple[str, Any], ...] = ()
-
-    @property
-    def down(self) -> bool:
-        return self.hp is not None and self.hp <= 0
-
-    def stat(self, key: str, default: Any = None) -> Any:
-        return dict(self.stats).get(key, default)
-
-
-@dataclass(frozen=True)
-class Event:
-    """One line of the fight's log; `roll` is the annotated roll that produced it, if any."""
-
-    kind: str
-    round: int
-    text: str
-    roll: str | None = None
-    who: str | None = None
-
-
-@dataclass(frozen=True)
-class Action:
-    kind: str
-    args: dict = field(default_factory=dict, hash=False, compare=True)
-
-    def to_dict(self) -> dict:
-        return {"kind": self.kind, **({"args": self.args} if self.args else {})}
-
-
-@dataclass(frozen=True)
-class Encounter:
-    id: str
-    name: str
-    system: str = "generic"
-    options: tuple[tuple[str, Any], ...] = ()
-    combatants: tuple[Combatant, ...] = ()
-    round: int = 0
-    active_id: str | None = None
-    seq: int = 0
-    turn: tuple[tuple[str, Any], ...] = ()  # the system's own turn state (side initiative ...)
-
-    @property
-    def started(self) -> bool:
-        return self.round > 0
-
-    def option(self, key: str, default: Any = None) -> Any:
-        return dict(self.options).get(key, default)
-
-    def get(self, cid: str) -> Combatant:
-        for c in self.combatants:
-            if c.id == cid:
-                return c
-        raise RuleError("That combatant is no longer in this encounter.")
-
-    def names(self) -> dict[str, str]:
-        return {c.id: c.name for c in self.combatants}
-
-    @property
-    def rules(self) -> System:
-        return get_system(self.system)
-
-    @property
-    def elapsed_seconds(self) -> int:
-        return max(0, self.round - 1) * self.rules.round_seconds
 
 
 def new_encounter(eid: str, name: str = "Encounter", system: str = "generic", **options: Any) -> Encounter:
@@ -160,43 +36,13 @@ def new_encounter(eid: str, name: str = "Encounter", system: str = "generic", **
     return Encounter(id=eid, name=name, system=system, options=tuple(sorted(opts.items())))
 
 
-# -- turn units --------------------------------------------------------------------------
-
-def turn_units(enc: Encounter) -> list[tuple[Combatant, ...]]:
-    """The turn order as units: a group sharing one initiative acts as one unit."""
-    units: list[list[Combatant]] = []
-    for c in enc.combatants:
-        if units and c.group is not None and units[-1][0].group == c.group:
-            units[-1].append(c)
-        else:
-            units.append([c])
-    return [tuple(u) for u in units]
-
-
-def active_unit(enc: Encounter) -> tuple[Combatant, ...]:
-    for unit in turn_units(enc):
-        if any(c.id == enc.active_id for c in unit):
-            return unit
-    return ()
-
-
-def is_skipped(enc: Encounter, c: Combatant) -> bool:
-    """Is this combatant down and, by the encounter's option, passed over?"""
-    mode = enc.option("skip_down", "npcs")
-    return mode != "none" and enc.rules.is_down(c) and (mode == "all" or not c.pc)
-
-
-def _skipped(enc: Encounter, unit: tuple[Combatant, ...]) -> bool:
-    return all(is_skipped(enc, c) for c in unit)
-
-
 # -- resolving requests into actions (the only place that rolls) ----------------------------
 
 def resolve(enc: Encounter, kind: str, args: dict | None = None, rng: Rng | None = None) -> Action:
     """Turn a request into a fully determined action: rolls dice, picks ids."""
     args = dict(args or {})
     rng = _rng(rng)  # one generator for the whole request (a fresh one when none is given)
-    system = enc.rules
+    system = system_of(enc)
     if kind == "add_combatant":
         count = int(args.get("count", 1))
         if not 1 <= count <= 50:
@@ -213,135 +59,28 @@ def resolve(enc: Encounter, kind: str, args: dict | None = None, rng: Rng | None
             value, tiebreak, text = system.roll_initiative(proto, rng)
             rolls = {"value": value, "tiebreak": tiebreak, "roll": text}
         return Action(kind, {"ids": ids, "group": group, "combatant": base, "count": count, **({"rolled": rolls} if rolls else {})})
-    if system.turn_mode == "sides" and kind in ("start_combat", "next_turn"):
-        from . import sides
-
-        if kind == "start_combat":
-            if not enc.combatants:
-                raise RuleError("Add combatants before starting the fight.")
-            ambush = args.get("ambush", enc.option("ambush", "none"))
-            return Action(kind, {"side_roll": rng.randint(1, 6), "ambush": ambush})
-        if enc.started and sides.needs_side_roll(enc):
-            return Action(kind, {"side_roll": rng.randint(1, 6)})
-        return Action(kind, {})
     if kind in system.actions:
-        return Action(kind, system.resolve(enc, kind, args, rng))
-    if kind == "next_turn" and enc.started and system.reroll_each_round(enc):
-        after, _ = _advance(enc, forward=True, process=False)
-        if after.round > enc.round:  # this tap starts a new round: everyone rolls again
-            return Action(kind, {"initiative": _roll_initiatives(enc, rng, {}, True)})
-        return Action(kind, {})
+        rule = system.actions[kind]
+        return Action(kind, rule.resolve(enc, args, rng) if rule.resolve is not None else args)
     if kind == "start_combat":
         if not enc.combatants:
             raise RuleError("Add combatants before starting the fight.")
-        typed = {k: int(v) for k, v in (args.get("typed") or {}).items()}
-        results = _roll_initiatives(enc, rng, typed, bool(args.get("reroll_all")))
-        return Action(kind, {"initiative": results, **({"soon": bool(args["soon"])} if "soon" in args else {})})
+        return Action(kind, system.flow.resolve_start(system, enc, args, rng))
+    if kind == "next_turn":
+        return Action(kind, system.flow.resolve_next(system, enc, args, rng))
     return Action(kind, args)
 
 
-def _roll_initiatives(enc: Encounter, rng: Rng, typed: dict, reroll_all: bool) -> dict[str, list]:
-    """Everyone's [initiative, tiebreak, roll text]: typed rolls kept, groups roll once, ties broken."""
-    system = enc.rules
-    results: dict[str, list] = {}
-    seen_groups: dict[str, list] = {}
-    for c in enc.combatants:
-        if c.group is not None and c.group in seen_groups:
-            results[c.id] = seen_groups[c.group]
-            continue
-        if c.id in typed:
-            entry = [typed[c.id], 0, None]
-        elif c.initiative is not None and not reroll_all:
-            entry = [c.initiative, c.tiebreak, None]
-        else:
-            value, tiebreak, text = system.roll_initiative(c, rng)
-            entry = [value, tiebreak, text]
-        results[c.id] = entry
-        if c.group is not None:
-            seen_groups[c.group] = entry
-    system.break_ties(enc, results, rng)
-    return results
-
-
 def _rng(rng: Rng | None) -> Rng:
-    if rng is None:
-        import random
-
-        return random.Random()
-    return rng
-
-
-LIMITS = {"name": 200, "notes": 5000, "hp": 1_000_000, "init": 1000}
-MAX_COMBATANTS = 500  # in one encounter: where the user adds and where a file is read
-NUMBER_FIELDS = {  # a combatant's numbers as the user types them: (label, lowest, highest)
-    "hp": ("HP", -LIMITS["hp"], LIMITS["hp"]), "max_hp": ("Max HP", 1, LIMITS["hp"]),
-    "temp_hp": ("Temporary HP", 0, LIMITS["hp"]), "init_mod": ("Initiative modifier", -LIMITS["init"], LIMITS["init"]),
-    "initiative": ("Initiative", -LIMITS["init"], LIMITS["init"]),
-}
-
-
-def too_many_combatants(count: int) -> str:
-    """The one message for the combatant limit, whether typed in or read from a file."""
-    return f"An encounter holds at most {MAX_COMBATANTS} combatants ({count:,} would be too many)."
-
-
-def valid_stat(value: Any) -> bool:
-    """A stat or option value: a flag, a whole number within the HP bound, or short text."""
-    return (isinstance(value, bool) or value is None or (isinstance(value, int) and abs(value) <= LIMITS["hp"])
-            or (isinstance(value, str) and len(value) <= 100))
-
-
-def validated_fields(fields: dict) -> dict:
-    """Check what a user typed for a combatant; raise RuleError with a plain message."""
-    if not isinstance(fields, dict):
-        raise RuleError("A combatant's fields are unreadable.")
-    out: dict[str, Any] = {}
-    for key, value in fields.items():
-        if key in ("name", "notes"):
-            text = clean_text(str(value)) if value is not None else ""
-            if key == "name" and not text:
-                raise RuleError("A combatant needs a name.")
-            if len(text) > LIMITS[key]:
-                raise RuleError(f"The {key} is too long (at most {LIMITS[key]} characters).")
-            out[key] = text
-        elif key == "side":
-            if value not in SIDES:
-                raise RuleError("Side must be party or opponents.")
-            out[key] = value
-        elif key == "pc":
-            out[key] = bool(value)
-        elif key in NUMBER_FIELDS:
-            if value is None or value == "":
-                out[key] = None if key in ("hp", "max_hp", "initiative") else 0
-                continue
-            label, low, high = NUMBER_FIELDS[key]
-            try:
-                number = int(value)
-            except (TypeError, ValueError):
-                raise RuleError(f"{label} must be a whole number.") from None
-            if not low <= number <= high:
-                raise RuleError(f"{label} must be from {low:,} to {high:,}.")
-            out[key] = number
-        elif key == "stats":
-            if not isinstance(value, dict) or len(value) > 200:
-                raise RuleError("A combatant's stats are unreadable.")
-            stats = {}
-            for k, v in value.items():
-                if valid_stat(v):
-                    stats[str(k)[:40]] = v
-                else:
-                    raise RuleError(f"{str(k)[:40]} must be a whole number up to {LIMITS['hp']:,}.")
-            out[key] = stats
-        else:
-            raise RuleError(f"Unknown combatant field {key!r}.")
-    return out
+    return random.Random() if rng is None else rng
 
 
 # -- applying actions (pure) ---------------------------------------------------------------
 
 def apply_action(enc: Encounter, action: Action) -> tuple[Encounter, tuple[Event, ...]]:
     """Apply one resolved action; returns the new encounter and what happened."""
-    handler = enc.rules.actions.get(action.kind) or _HANDLERS.get(action.kind)
+    rule = system_of(enc).actions.get(action.kind)
+    handler = rule.apply if rule is not None else _HANDLERS.get(action.kind)
     if handler is None:
         raise RuleError(f"Unknown action {action.kind!r}.")
     return handler(enc, action.args)
@@ -352,14 +91,14 @@ def _ev(enc: Encounter, kind: str, text: str, roll: str | None = None, who: str 
 
 
 def _with(enc: Encounter, combatant: Combatant) -> Encounter:
-    return replace(enc, combatants=tuple(combatant if c.id == combatant.id else c for c in enc.combatants))
+    return enc.with_combatant(combatant)
 
 
 def _add(enc: Encounter, args: dict):
     fields = validated_fields(args["combatant"])
     ids = args["ids"]
     count = len(ids)
-    if not (1 <= count <= 50 and all(isinstance(i, str) and _ID.match(i) for i in ids)):
+    if not (1 <= count <= 50 and all(isinstance(i, str) and ID_PATTERN.match(i) for i in ids)):
         raise RuleError("A new combatant needs a fresh id.")
     if any(c.id in ids for c in enc.combatants):
         raise RuleError("A new combatant's id is already taken.")
@@ -405,7 +144,7 @@ def _update(enc: Encounter, args: dict):
     if updated.max_hp is not None and updated.hp is not None and updated.hp > updated.max_hp and "hp" not in fields:
         updated = replace(updated, hp=updated.max_hp)
     new = _with(enc, updated)
-    if enc.started and updated.initiative != c.initiative and enc.rules.turn_mode != "sides":
+    if enc.started and updated.initiative != c.initiative and system_of(enc).flow.ordered_by_initiative:
         new = _resort(new, updated)
     return new, (_ev(enc, "edited", f"{updated.name} edited", who=c.id),)
 
@@ -416,8 +155,8 @@ def _resort(enc: Encounter, moved: Combatant) -> Encounter:
     (delays included) and whose turn it is does not change."""
     movers = [x for x in enc.combatants if x.id == moved.id or (moved.group is not None and x.group == moved.group)]
     rest = [x for x in enc.combatants if x not in movers]
-    key = enc.rules.order_key(replace(moved, tiebreak=-10**9))
-    position = next((i for i, x in enumerate(rest) if enc.rules.order_key(x) > key), len(rest))
+    key = system_of(enc).order_key(replace(moved, tiebreak=-10**9))
+    position = next((i for i, x in enumerate(rest) if system_of(enc).order_key(x) > key), len(rest))
     return replace(enc, combatants=tuple(rest[:position] + movers + rest[position:]))
 
 
@@ -433,7 +172,7 @@ def _remove(enc: Encounter, args: dict):
             active = rest[0].id
         else:
             # The turn passes on to whoever was next; the round may roll over.
-            nxt, nxt_events = _advance(enc, forward=True, process=False)
+            nxt, nxt_events = advance(enc, system_of(enc), forward=True, process=False)
             active = nxt.active_id if nxt.active_id != c.id else None
             enc = replace(enc, round=nxt.round)
             events.extend(e for e in nxt_events if e.kind == "round")
@@ -450,158 +189,33 @@ def _remove(enc: Encounter, args: dict):
 
 
 def _start(enc: Encounter, args: dict):
-    if enc.rules.turn_mode == "sides":
-        from . import sides
-
-        return sides.start(enc, args)
-    results = args["initiative"]
-    updated = []
-    events = []
-    for c in enc.combatants:
-        value, tiebreak, text = results[c.id]
-        if not all(isinstance(x, int) and not isinstance(x, bool) and abs(x) <= 10**6 for x in (value, tiebreak)):
-            raise RuleError("An initiative result is out of range.")
-        updated.append(replace(c, initiative=value, tiebreak=tiebreak))
-        if text and (c.group is None or c.id == next(x.id for x in enc.combatants if x.group == c.group)):
-            events.append(Event("initiative", 1, f"{c.name if c.group is None else c.name.rsplit(' ', 1)[0]} rolled {value} for initiative", text, c.id))
-        elif not text:
-            events.append(Event("initiative", 1, f"{c.name} has initiative {value}", None, c.id))
-    ordered = tuple(sorted(updated, key=enc.rules.order_key))
-    ordered = _keep_groups_together(ordered)
-    enc = replace(enc, combatants=ordered, round=1, active_id=None, turn=())
-    enc, begun = enc.rules.begin_combat(enc, args)
-    events.extend(begun)
-    first = next((u for u in turn_units(enc) if not _skipped(enc, u)), turn_units(enc)[0])
-    enc = replace(enc, active_id=first[0].id)
-    events.insert(0, Event("round", 1, "The fight begins: round 1"))
-    enc, start_events = _turn_starts(enc)
-    return enc, tuple(events) + start_events
-
-
-def _keep_groups_together(ordered: tuple[Combatant, ...]) -> tuple[Combatant, ...]:
-    out: list[Combatant] = []
-    placed: set[str] = set()
-    for c in ordered:
-        if c.id in placed:
-            continue
-        members = [c] if c.group is None else [x for x in ordered if x.group == c.group]
-        out.extend(members)
-        placed.update(x.id for x in members)
-    return tuple(out)
-
-
-def _turn_starts(enc: Encounter) -> tuple[Encounter, tuple[Event, ...]]:
-    unit = active_unit(enc)
-    ids = {c.id for c in unit}
-    events = [Event("turn", enc.round, f"{_unit_name(unit)}'s turn", who=unit[0].id if unit else None)]
-    # Per-round flags (reaction used ...) reset when the combatant's own turn starts.
-    if enc.rules.clear_flags_at_turn_start:
-        enc = replace(enc, combatants=tuple(replace(c, flags=()) if c.id in ids and c.flags else c for c in enc.combatants))
-    enc = enc.rules.on_turn_start(enc)
-    enc, expired = _tick(enc, "start", ids)
-    return enc, tuple(events) + expired
-
-
-def _unit_name(unit: Iterable[Combatant]) -> str:
-    unit = list(unit)
-    if not unit:
-        return "Nobody"
-    if len(unit) == 1:
-        return unit[0].name
-    base = unit[0].name.rsplit(" ", 1)[0]
-    return f"{base} ×{len(unit)}"
-
-
-def _tick(enc: Encounter, event: str, anchors: set[str]) -> tuple[Encounter, tuple[Event, ...]]:
-    """Count down conditions whose clock is this turn's start or end; expire those at zero."""
-    names = enc.names()
-    events: list[Event] = []
-    combatants = []
-    for c in enc.combatants:
-        kept = []
-        for k in c.conditions:
-            d = k.duration
-            if d.event == event and d.anchor_id in anchors:
-                if d.remaining <= 1:
-                    when = "start" if event == "start" else "end"
-                    events.append(Event("condition_expired", enc.round,
-                                        f"{k.name} on {c.name} ended ({when} of {names.get(d.anchor_id or '', '?')}'s turn)", who=c.id))
-                    continue
-                k = replace(k, duration=replace(d, remaining=d.remaining - 1))
-            kept.append(k)
-        combatants.append(replace(c, conditions=tuple(kept)) if len(kept) != len(c.conditions) or any(a is not b for a, b in zip(kept, c.conditions)) else c)
-    return replace(enc, combatants=tuple(combatants)), tuple(events)
-
-
-def _advance(enc: Encounter, forward: bool, process: bool = True, rolls: dict | None = None) -> tuple[Encounter, tuple[Event, ...]]:
-    units = turn_units(enc)
-    if not units:
-        return enc, ()
-    index = next((i for i, u in enumerate(units) if any(c.id == enc.active_id for c in u)), -1)
-    events: list[Event] = []
-    if process and index >= 0:
-        enc, ended = _tick(enc, "end", {c.id for c in units[index]})
-        events.extend(ended)
-        units = turn_units(enc)
-    rnd = enc.round
-    step = 1 if forward else -1
-    for _ in range(len(units) + 1):
-        index += step
-        if index >= len(units):
-            index = 0
-            rnd += 1
-            events.append(Event("round", rnd, f"Round {rnd}"))
-            if process:
-                enc, new_round_events = enc.rules.on_new_round(replace(enc, round=rnd), rolls)
-                events.extend(new_round_events)
-                units = turn_units(enc)
-        elif index < 0:
-            if rnd <= 1:
-                return enc, tuple(events)
-            index = len(units) - 1
-            rnd -= 1
-            events.append(Event("round", rnd, f"Back to round {rnd}"))
-        if not _skipped(enc, units[index]):
-            break
-    enc = replace(enc, round=rnd, active_id=units[index][0].id)
-    if process:
-        enc, started = _turn_starts(enc)
-        events.extend(started)
-    else:
-        events.append(Event("turn", rnd, f"Back to {_unit_name(units[index])}'s turn", who=units[index][0].id))
-    return enc, tuple(events)
+    system = system_of(enc)
+    return system.flow.start(system, enc, args)
 
 
 def _next(enc: Encounter, args: dict):
     if not enc.started:
         raise RuleError("Start the fight first.")
-    if enc.rules.turn_mode == "sides":
-        from . import sides
-
-        return sides.advance(enc, args)
-    return _advance(enc, forward=True, rolls=args.get("initiative"))
+    system = system_of(enc)
+    return system.flow.next(system, enc, args)
 
 
 def _previous(enc: Encounter, args: dict):
     if not enc.started:
         raise RuleError("Start the fight first.")
-    if enc.rules.turn_mode == "sides":
-        raise RuleError("With side initiative, use Undo to go back.")
-    return _advance(enc, forward=False, process=False)
+    system = system_of(enc)
+    return system.flow.previous(system, enc)
 
 
 def _act_now(enc: Encounter, args: dict):
-    from . import sides
-
-    if enc.rules.turn_mode != "sides":
-        raise RuleError("Only side initiative lets anyone of a side act next.")
-    return sides.act_now(enc, args)
+    system = system_of(enc)
+    return system.flow.act_now(system, enc, args["id"])
 
 
 def _end(enc: Encounter, args: dict):
     if not enc.started:
         raise RuleError("No fight is running.")
-    enc2 = enc.rules.end_combat(enc)
+    enc2 = system_of(enc).end_combat(enc)
     return replace(enc2, round=0, active_id=None, turn=()), (_ev(enc, "end", f"The fight ended after {enc.round} round{'s' * (enc.round != 1)}"),)
 
 
@@ -620,18 +234,18 @@ def _delay(enc: Encounter, args: dict):
     position = rest.index(target_unit[-1]) + 1
     moved = [replace(c, initiative=after.initiative, tiebreak=after.tiebreak) for c in movers]
     combatants = tuple(rest[:position] + moved + rest[position:])
-    events = [_ev(enc, "delay", f"{_unit_name(movers)} delays until after {after.name}", who=mover.id)]
+    events = [_ev(enc, "delay", f"{unit_name(movers)} delays until after {after.name}", who=mover.id)]
     if was_active:
         # The delayer's turn ends; whoever came next now acts (the mover's conditions do not tick).
         old_units = turn_units(enc)
         idx = next(i for i, u in enumerate(old_units) if any(c.id == enc.active_id for c in u))
         nxt = None
         for u in old_units[idx + 1:] + old_units[:idx]:
-            if u[0] not in movers and not _skipped(enc, u):
+            if u[0] not in movers and not unit_skipped(enc, system_of(enc), u):
                 nxt = u
                 break
         enc = replace(enc, combatants=combatants, active_id=(nxt[0].id if nxt else movers[0].id))
-        enc, started = _turn_starts(enc)
+        enc, started = turn_starts(enc, system_of(enc))
         events.extend(started)
         return enc, tuple(events)
     return replace(enc, combatants=combatants), tuple(events)
@@ -660,7 +274,7 @@ def _damage(enc: Encounter, args: dict):
     c, before, amount = _hp_target(enc, args)
     absorbed = min(c.temp_hp, amount)
     hp = before - (amount - absorbed)
-    floor = enc.rules.hp_floor
+    floor = system_of(enc).hp_floor
     if floor is not None:
         hp = max(floor, hp)
     updated = replace(c, hp=hp, temp_hp=c.temp_hp - absorbed)
@@ -668,20 +282,20 @@ def _damage(enc: Encounter, args: dict):
     by = f" from {enc.get(source).name}" if source and any(x.id == source for x in enc.combatants) else ""
     text = f"{c.name} took {amount} damage{by}" + (f" ({absorbed} to temporary HP)" if absorbed else "")
     events = [_ev(enc, "damage", text, args.get("roll"), c.id)]
-    if enc.rules.is_down(updated) and not enc.rules.is_down(c):
+    if system_of(enc).is_down(updated) and not system_of(enc).is_down(c):
         events.append(_ev(enc, "down", f"{c.name} is down", who=c.id))
     return _with(enc, updated), tuple(events)
 
 
 def _heal(enc: Encounter, args: dict):
     c, before, amount = _hp_target(enc, args)
-    base = max(before, 0) if enc.rules.hp_floor is not None else before
+    base = max(before, 0) if system_of(enc).hp_floor is not None else before
     hp = base + amount
     if c.max_hp is not None:
         hp = min(hp, c.max_hp)
     updated = replace(c, hp=hp)
     events = [_ev(enc, "heal", f"{c.name} healed {hp - before}", args.get("roll"), c.id)]
-    if enc.rules.is_down(c) and not enc.rules.is_down(updated):
+    if system_of(enc).is_down(c) and not system_of(enc).is_down(updated):
         events.append(_ev(enc, "up", f"{c.name} is back up", who=c.id))
     return _with(enc, updated), tuple(events)
 
@@ -701,7 +315,7 @@ def _add_condition(enc: Encounter, args: dict):
         raise RuleError("A condition needs a name.")
     if len(name) > 60:
         raise RuleError("A condition name is at most 60 characters.")
-    enc.rules.check_condition(name)
+    system_of(enc).check_condition(name)
     kind = args.get("until", "never")
     anchor = args.get("anchor") or enc.active_id or c.id
     if anchor not in enc.names():
@@ -748,7 +362,7 @@ def _option(enc: Encounter, args: dict):
     key, value = str(args["key"]), args["value"]
     if key == "skip_down" and value not in SKIP_DOWN:
         raise RuleError("skip_down is none, npcs or all.")
-    enc.rules.check_option(key, value)
+    system_of(enc).check_option(key, value)
     options = tuple(sorted({**dict(enc.options), key: value}.items()))
     return replace(enc, options=options), (_ev(enc, "option", f"Option {key} set to {value}"),)
 

@@ -12,12 +12,16 @@ from pyscript import document, window
 
 from pyengine.dice import Estimate, parse, roll_ast
 from pyengine.errors import EngineError, SchemaError
+from pyengine.rules import system_of
 from pyengine.storage import dumps
 from pyengine.text import quoted
 from pyengine.tracker import Timeline, new_encounter, resolve
 
 from . import dom, render
+from .html import esc, odds_html
 from .odds_job import OddsJob
+from .state import Ui, update
+from .views import view_for
 from .persist import (
     COLLECTIONS, INDEX, MAX_ROLL_HISTORY, ROLLS, ROSTER, SAVED_ROLLS, SNAPSHOT, TEMPLATES, Notice, Persistence, StorageFull,
     StorageUnavailable, parse_import, read_share, rebase, share_payload,
@@ -30,7 +34,6 @@ NEXT_TURN_GUARD = 0.4  # seconds: two taps on Next turn closer than this are one
 # Actions whose result is plain on screen (the order, the round, a new row): no toast for them.
 QUIET_ACTIONS = {"next_turn", "previous_turn", "start_combat", "add_combatant", "set_option", "rename", "act_now"}
 
-ATTACK_ACTIONS = {"laurels": "ll_attack", "strife": "ros_attack", "realms": "er_attack"}  # the system's attack, rolled before Apply
 QUICK = (("d4", "4"), ("d6", "6"), ("d8", "8"), ("d10", "10"), ("d12", "12"), ("d20", "20"), ("d100", "100"),
          ("Adv", "adv"), ("Dis", "dis"))  # a die adds to the expression being built; Adv / Dis rewrite its d20
 
@@ -45,9 +48,7 @@ class App:
         self.persistence = Persistence(store)
         self.notices: list[Notice] = []
         self.trash: list[dict] = []
-        self.sheet: tuple[str, str | None] | None = None
-        self.attack: dict = {"attacker": None, "pending": None}
-        self.pending_share: Timeline | None = None
+        self.ui = Ui()  # what the screen shows beyond the fight (sheet, attack panel ...): changed by `update`
         self._tracker_html: tuple[Timeline | None, str] = (None, "")
         self._odds_proxy = dom.proxy(self.update_odds)
         self._estimate_proxy = dom.proxy(self.estimate_slice)
@@ -55,15 +56,11 @@ class App:
         self.estimate_timer = None
         self._sheet_proxy = dom.proxy(self.render_sheet)
         self.sheet_timer = None
-        self.last_target: str | None = None
         self.odds_timer = None
         self.wake_lock = None
         self.toast_timer = None
         self._hide_toast_proxy = dom.proxy(self.hide_toast)
-        self.building = False  # the dice input holds an expression the quick buttons are building
-        self.last_next_turn = -1.0  # when Next turn last acted (a second tap right after is ignored)
         self.next_turn_guard = NEXT_TURN_GUARD
-        self.deleted_rolls: list[tuple[int, dict]] = []  # saved rolls deleted, for Undo
         self.storage_kept: bool | None = None  # navigator.storage.persisted(), once known
         self.asked_to_keep = False
         try:
@@ -92,6 +89,10 @@ class App:
         self.rolls, self.saved_rolls = [], []
 
     # -- state changes ---------------------------------------------------------------------
+    def update(self, message: str, **data: object) -> None:
+        """Change the UI state (see state.py); the caller renders what changed."""
+        self.ui = update(self.ui, message, **data)
+
     @property
     def timeline(self) -> Timeline:
         return self.ws.current
@@ -115,9 +116,9 @@ class App:
         controls; read out by screen readers; gone after a few seconds."""
         for node_id in ("toast", "sheet-toast"):
             dom.el(node_id).hidden = True
-        node = dom.el("sheet-toast" if self.sheet is not None else "toast")
+        node = dom.el("sheet-toast" if self.ui.sheet is not None else "toast")
         node.className = f"toast {level}"
-        node.innerHTML = (f'<span data-testid="toast-text">{render.esc(text)}</span>'
+        node.innerHTML = (f'<span data-testid="toast-text">{esc(text)}</span>'
                           + ('<button type="button" data-action="toast-undo" data-testid="toast-undo">Undo</button>' if undo else ""))
         node.hidden = False
         if self.toast_timer is not None:
@@ -200,7 +201,7 @@ class App:
             self.ws.roster = self.persistence.read_collection(ROSTER, notices)
         elif key == TEMPLATES:
             self.ws.templates = self.persistence.read_collection(TEMPLATES, notices)
-        if self.sheet is not None and self.sheet[0] in ("menu", "add"):
+        if self.ui.sheet is not None and self.ui.sheet[0] in ("menu", "add"):
             self.render_sheet()
 
     # -- messages --------------------------------------------------------------------------
@@ -213,7 +214,7 @@ class App:
         the bottom of the sheet), else as a notice."""
         for target in ("form-error", "sheet-error", "menu-error"):
             node = dom.el(target)
-            if node is not None and self.sheet is not None:
+            if node is not None and self.ui.sheet is not None:
                 node.textContent = text
                 self.toast(text, "error")
                 return
@@ -235,12 +236,12 @@ class App:
         dom.el("redo").disabled = not t.can_redo
         nxt = dom.el("next-turn")
         nxt.disabled = not enc.combatants
-        nxt.textContent = ("Done" if enc.rules.turn_mode == "sides" else "Next turn") if enc.started else "Start fight"
+        nxt.textContent = ("Next turn" if system_of(enc).flow.ordered_by_initiative else "Done") if enc.started else "Start fight"
         log_box = dom.el("log-box")
         if log_box is not None and log_box.open:
             dom.set_html("log", render.log_html(t.log()))
         self.render_notices()
-        if self.sheet is not None:
+        if self.ui.sheet is not None:
             self.render_sheet()
 
     def render_notices(self) -> None:
@@ -274,15 +275,15 @@ class App:
         self.update_odds()
 
     def render_sheet(self) -> None:
-        if self.sheet is None:
+        if self.ui.sheet is None:
             return
-        kind, ident = self.sheet
+        kind, ident = self.ui.sheet
         enc = self.timeline.present
         if kind == "combatant":
             if ident not in enc.names():
                 self.close_sheet()
                 return
-            html = render.combatant_sheet_html(enc, enc.get(ident), self.attack if enc.system in ATTACK_ACTIONS else None,
+            html = render.combatant_sheet_html(enc, enc.get(ident), self.ui.attack,
                                                self.timeline.log()[-30:])
         elif kind == "add":
             html = render.add_sheet_html(enc, self.ws.roster, self.ws.templates)
@@ -297,8 +298,7 @@ class App:
         dom.set_html("sheet-body", html)
 
     def open_sheet(self, kind: str, ident: str | None = None) -> None:
-        self.sheet = (kind, ident)
-        self.attack = {"attacker": None, "pending": None}
+        self.update("sheet-opened", kind=kind, ident=ident)
         dom.forget("sheet-body")
         self.render_sheet()
         dialog = dom.el("sheet")
@@ -309,7 +309,7 @@ class App:
             first.focus()
 
     def close_sheet(self) -> None:
-        self.sheet = None
+        self.update("sheet-closed")
         dialog = dom.el("sheet")
         if dialog.open:
             dialog.close()
@@ -324,7 +324,7 @@ class App:
             dom.el("dice-error").textContent = str(error)
             return
         dom.el("dice-error").textContent = ""
-        self.building = False  # the next quick die starts a new expression
+        self.update("dice-rolled")  # the next quick die starts a new expression
         dom.set_html("roll-result", render.roll_result_html(result))
         entry = {"expr": expression, "total": result.total, "text": result.text, "at": int(time.time() * 1000)}
         self.rolls = self.store_list(ROLLS, ([entry] + self.rolls)[:MAX_ROLL_HISTORY])
@@ -395,7 +395,7 @@ class App:
         body = dom.el("odds-body")
         body.setAttribute("data-expr", dom.value("dice-input").strip())
         body.setAttribute("data-kind", "exact" if estimate is None else "estimate")
-        dom.set_html("odds-body", render.odds_html(dist, target, estimate))
+        dom.set_html("odds-body", odds_html(dist, target, estimate))
 
     def estimate_slice(self) -> None:
         """Roll for one short slice, show the estimate so far, and come back unless it is done."""
@@ -449,7 +449,7 @@ class App:
         except JsException:
             return
         self.storage_kept = kept
-        if self.sheet is not None and self.sheet[0] == "menu":
+        if self.ui.sheet is not None and self.ui.sheet[0] == "menu":
             self.render_sheet()
 
     def ask_to_keep_storage(self) -> None:
@@ -510,17 +510,20 @@ class App:
     def roll_attack(self, target_id: str) -> None:
         """Roll the attack now; the result waits on screen for Apply (then it is one undoable step)."""
         enc = self.timeline.present
-        config = {k: v for k, v in self.attack.items() if k != "pending" and v is not None}
+        config = {k: v for k, v in self.ui.attack.items() if k != "pending" and v is not None}
         shown = dom.value("atk-attacker") or None  # the attacker the panel shows (its default included)
         attacker = next((a for a in (config.get("attacker"), shown) if a in enc.names()), None)
         fallback = enc.active_id if enc.active_id not in (None, target_id) else next((c.id for c in enc.combatants if c.id != target_id), None)
         args = {**config, "attacker": attacker or fallback, "target": target_id}
         try:
-            action = resolve(enc, ATTACK_ACTIONS[enc.system], args, self.rng)
+            kind = view_for(enc.system).attack_kind
+            if kind is None:
+                return
+            action = resolve(enc, kind, args, self.rng)
         except EngineError as error:
             self.error(str(error))
             return
-        self.attack["pending"] = {**action.args, "action": action}
+        self.update("attack-rolled", pending={**action.args, "action": action})
         self.render_sheet()
 
     def open_attack_sheet(self) -> None:
@@ -529,9 +532,10 @@ class App:
         enc = self.timeline.present
         me = enc.get(enc.active_id) if enc.active_id else None
         ids = enc.names()
-        target = self.last_target if self.last_target in ids and self.last_target != enc.active_id else None
+        last = self.ui.last_target
+        target = last if last in ids and last != enc.active_id else None
         if target is None:
-            target = next((c.id for c in enc.combatants if me is None or (c.side != me.side and not enc.rules.is_down(c))), None)
+            target = next((c.id for c in enc.combatants if me is None or (c.side != me.side and not system_of(enc).is_down(c))), None)
         if target is not None:
             self.open_sheet("combatant", target)
 
@@ -541,11 +545,10 @@ class App:
         self.sheet_timer = window.setTimeout(self._sheet_proxy, 150)
 
     def apply_attack(self) -> None:
-        pending = self.attack.get("pending")
+        pending = self.ui.attack.get("pending")
         if pending is None:
             return
-        self.attack["pending"] = None
-        self.last_target = pending.get("target")
+        self.update("attack-applied")
         try:
             self.commit(self.timeline.do(pending["action"]))
         except EngineError as error:
@@ -605,9 +608,9 @@ class App:
             self.notify(Notice("error", f"The shared link could not be opened: {error} It was removed from the address "
                                         "bar; your own fights are untouched."))
             return
-        self.pending_share = timeline
+        self.update("share-offered", timeline=timeline)
         enc = timeline.present
-        what = f"A shared fight {quoted(enc.name)} ({enc.rules.label}, {render.round_label(enc).lower()}) is in this link."
+        what = f"A shared fight {quoted(enc.name)} ({system_of(enc).label}, {render.round_label(enc).lower()}) is in this link."
         before = self.shared_before(enc.id)
         if before is None:
             self.notify(Notice("info", what, "open-share", "Open it"))
@@ -621,10 +624,10 @@ class App:
     def open_shared(self, replace_earlier: bool = False) -> None:
         """Open the fight of the pending link under a fresh id; or, when the user chose so, in place
         of the copy opened from the same shared fight before."""
-        timeline = self.pending_share
+        timeline = self.ui.pending_share
         if timeline is None:
             return
-        self.pending_share = None
+        self.update("share-taken")
         self.notices = [n for n in self.notices if n.action not in ("open-share", "replace-share")]
         source = timeline.present.id
         before = self.shared_before(source) if replace_earlier else None

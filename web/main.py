@@ -8,21 +8,25 @@ import time
 
 from pyscript import document, window
 
+from typing import Callable
+
 from pyengine.dice import roll
 from pyengine.errors import EngineError
+from pyengine.model import validated_fields
+from pyengine.rules import system_of
 from pyengine.text import clean_text, quoted
-from pyengine.tracker import validated_fields
 
 from . import dom, render
 from .app import NEXT_TURN_GUARD, App
-from .persist import COLLECTIONS, INDEX, ROLLS, ROSTER, SAVED_ROLLS, TEMPLATES, Notice, export_all, export_encounter
+from .persist import COLLECTIONS, INDEX, ROLLS, ROSTER, SAVED_ROLLS, TEMPLATES, Notice, export_all, export_encounter, rebase
 from .quick import add_die, advantage
+from .views import view_for
 
 app: App | None = None
 
 
-def _int(text: str, default: int | None = None) -> int | None:
-    text = (text or "").strip()
+def _int(text: object, default: int | None = None) -> int | None:
+    text = str(text or "").strip()
     if not text:
         return default
     try:
@@ -38,7 +42,37 @@ def _amount() -> int:
     return amount
 
 
-def _form_fields(editing: bool) -> dict:
+class Page:
+    """What a handler gets (views.Page): the tapped element's data, the page's inputs, the app."""
+
+    def __init__(self, a: App, node) -> None:
+        self.app = a
+        self.node = node
+
+    @property
+    def attack(self) -> dict:
+        return self.app.ui.attack
+
+    def data(self, key: str):
+        return dom.py(self.node.getAttribute(f"data-{key}")) if self.node is not None else None
+
+    def value(self, node_id: str, default: str = "") -> str:
+        return dom.value(node_id, default)
+
+    def number(self, text, default: int | None = None) -> int | None:
+        return _int(text, default)
+
+    def checked(self, selector: str) -> list[str]:
+        return [str(n.value) for n in document.querySelectorAll(selector) if n.checked]
+
+    def act(self, kind: str, args: dict | None = None) -> bool:
+        return self.app.act(kind, args)
+
+    def apply_attack(self) -> None:
+        self.app.apply_attack()
+
+
+def _form_fields(page: Page, editing: bool) -> dict:
     fields = {
         "name": dom.value("f-name"),
         "side": dom.value("f-side", "opponents"),
@@ -52,242 +86,337 @@ def _form_fields(editing: bool) -> dict:
         fields["initiative"] = initiative
     if editing:
         fields["hp"] = _int(dom.value("f-hp"))
-    if app is not None and app.timeline.present.system == "strife":
-        from pyengine.systems.strife import RESOURCES, STAT_FIELDS, STAT_FLAGS, STAT_TEXT
-
-        stats = {key: _int(dom.value(f"f-stat-{key}"), default) for key, (_, default, _, _) in STAT_FIELDS.items()}
-        stats.update({key: dom.value(f"f-stat-{key}").strip() for key in STAT_TEXT})
-        stats.update({key: bool(dom.el(f"f-stat-{key}").checked) for key in STAT_FLAGS})
-        if not editing:  # resources with a maximum start full
-            stats.update({key: stats[f"{key}_max"] for key, (_, has_max) in RESOURCES.items() if has_max})
-        fields["stats"] = stats
-    if app is not None and app.timeline.present.system == "realms":
-        from pyengine.systems.realms import STAT_FIELDS as ER_FIELDS, STAT_FLAGS as ER_FLAGS, STAT_TEXT as ER_TEXT
-
-        stats = {key: _int(dom.value(f"f-stat-{key}"), default) for key, (_, default, _, _) in ER_FIELDS.items()}
-        stats.update({key: dom.value(f"f-stat-{key}").strip() for key in ER_TEXT})
-        stats.update({key: bool(dom.el(f"f-stat-{key}").checked) for key in ER_FLAGS})
-        fields["stats"] = stats
-    if app is not None and app.timeline.present.system == "laurels":
-        from pyengine.systems.laurels import STAT_FIELDS, STAT_FLAGS
-
-        stats = {key: _int(dom.value(f"f-stat-{key}"), default) for key, (_, default, _) in STAT_FIELDS.items()}
-        stats.update({key: bool(dom.el(f"f-stat-{key}").checked) for key in STAT_FLAGS})
+    enc = page.app.timeline.present
+    stats = view_for(enc.system).stats_from_form(system_of(enc), page, editing)
+    if stats is not None:
         fields["stats"] = stats
     return fields
 
 
-def _start_args(enc) -> dict:
-    soon = dom.el("battle-soon")
-    return {"soon": bool(soon.checked)} if enc.system == "strife" and soon is not None else {}
+# -- click actions: data-action -> handler (a system's own come from its view) ------------------
+Handler = Callable[[Page], None]
+HANDLERS: dict[str, Handler] = {}
 
 
-# -- click actions -------------------------------------------------------------------------
+def on(*actions: str) -> Callable[[Handler], Handler]:
+    def register(handler: Handler) -> Handler:
+        for action in actions:
+            HANDLERS[action] = handler
+        return handler
+    return register
+
+
+def _start(page: Page) -> None:
+    enc = page.app.timeline.present
+    page.act("start_combat", view_for(enc.system).start_args(page))  # rolls for whoever has no initiative yet; typed rolls stay
+
+
+@on("next-turn")
+def _next_turn(page: Page) -> None:
+    a = page.app
+    now = time.monotonic()
+    if now - a.ui.last_next_turn < a.next_turn_guard:
+        return  # a double tap would skip a player's turn
+    a.update("next-turn-tapped", now=now)
+    if a.timeline.present.started:
+        a.act("next_turn")
+    else:
+        _start(page)
+
+
+HANDLERS["start-combat"] = _start
+
+
+@on("undo", "toast-undo")
+def _undo(page: Page) -> None:
+    if page.data("action") == "toast-undo":
+        page.app.hide_toast()
+    if page.app.timeline.can_undo:
+        page.app.commit(page.app.timeline.undo())
+
+
+@on("redo")
+def _redo(page: Page) -> None:
+    if page.app.timeline.can_redo:
+        page.app.commit(page.app.timeline.redo())
+
+
+@on("attack-last")
+def _attack_last(page: Page) -> None:
+    page.app.open_attack_sheet()
+
+
+@on("act-now")
+def _act_now(page: Page) -> None:
+    page.act("act_now", {"id": page.data("id")})
+
+
+@on("attack-roll")
+def _attack_roll(page: Page) -> None:
+    page.app.roll_attack(page.data("id"))
+
+
+@on("attack-apply")
+def _attack_apply(page: Page) -> None:
+    page.app.apply_attack()
+
+
+@on("reroll-all")
+def _reroll_all(page: Page) -> None:
+    page.act("start_combat", {"reroll_all": True})
+
+
+@on("end-combat")
+def _end_combat(page: Page) -> None:
+    page.act("end_combat")
+
+
+@on("add")
+def _open_add(page: Page) -> None:
+    page.app.open_sheet("add")
+
+
+@on("open-combatant")
+def _open_combatant(page: Page) -> None:
+    page.app.open_sheet("combatant", page.data("id"))
+
+
+@on("edit")
+def _open_edit(page: Page) -> None:
+    page.app.open_sheet("edit", page.data("id"))
+
+
+@on("close-sheet")
+def _close_sheet(page: Page) -> None:
+    page.app.close_sheet()
+
+
+@on("quick-add")
+def _quick_add(page: Page) -> None:
+    a = page.app
+    source = a.ws.roster if page.data("source") == "roster" else a.ws.templates
+    index = int(page.data("index"))
+    if 0 <= index < len(source) and a.act("add_combatant", {"combatant": dict(source[index])}):
+        a.close_sheet()
+
+
+@on("remove")
+def _remove(page: Page) -> None:
+    if page.act("remove_combatant", {"id": page.data("id")}):
+        page.app.close_sheet()
+
+
+@on("damage", "heal", "temp")
+def _hit_points(page: Page) -> None:
+    kind = {"damage": "damage", "heal": "heal", "temp": "temp_hp"}[str(page.data("action"))]
+    page.act(kind, {"id": page.data("id"), "amount": _amount()})  # manual damage blames nobody
+
+
+@on("add-condition")
+def _add_condition(page: Page) -> None:
+    page.act("add_condition", {
+        "id": page.data("id"), "name": dom.value("cond-name"), "until": dom.value("cond-until", "never"),
+        "rounds": _int(dom.value("cond-rounds"), 1), "anchor": dom.value("cond-anchor") or None,
+        "source": page.app.timeline.present.active_id,
+    })
+
+
+@on("remove-condition")
+def _remove_condition(page: Page) -> None:
+    page.act("remove_condition", {"id": page.data("id"), "condition": page.data("condition")})
+
+
+@on("delay")
+def _delay(page: Page) -> None:
+    if page.act("delay", {"id": page.data("id"), "after": dom.value("delay-after")}):
+        page.app.close_sheet()
+
+
+@on("open-menu")
+def _open_menu(page: Page) -> None:
+    page.app.open_sheet("menu")
+
+
+@on("switch-encounter")
+def _switch(page: Page) -> None:
+    page.app.load_encounter(page.data("id"))
+    page.app.close_sheet()
+
+
+@on("new-encounter")
+def _new_encounter(page: Page) -> None:
+    page.app.new_encounter(dom.value("new-system") or None)
+    page.app.close_sheet()
+
+
+@on("duplicate-encounter")
+def _duplicate(page: Page) -> None:
+    a = page.app
+    a.switch_to(rebase(a.timeline, a.persistence.new_id(), f"{a.timeline.present.name} (copy)"))
+    a.close_sheet()
+
+
+@on("rename-encounter")
+def _rename(page: Page) -> None:
+    name = dom.py(window.prompt("Name of this encounter", page.app.timeline.present.name))
+    if name is not None:
+        page.act("rename", {"name": str(name)})
+
+
+@on("delete-encounter")
+def _delete(page: Page) -> None:
+    page.app.delete_encounter()
+    page.app.close_sheet()
+
+
+@on("restore-encounter")
+def _restore(page: Page) -> None:
+    page.app.restore_encounter(int(page.data("index")))
+    page.app.close_sheet()
+
+
+@on("export-current")
+def _export_current(page: Page) -> None:
+    dom.download(f"roundkeeper-{_slug(page.app.timeline.present.name)}.json", export_encounter(page.app.timeline))
+
+
+@on("export-all", "notice-export-all")
+def _export_all(page: Page) -> None:
+    dom.download("roundkeeper-all.json", export_all(page.app.ws, page.app.persistence))
+
+
+@on("share-link")
+def _share_link(page: Page) -> None:
+    link = page.app.share_link()
+    out = dom.el("share-out")
+    if out is not None:
+        out.textContent = link
+    if hasattr(window.navigator, "clipboard"):
+        # Clipboard access is optional (it may be refused); the link is shown either way.
+        window.navigator.clipboard.writeText(link).catch(dom.proxy(lambda error: None))
+
+
+@on("toggle-theme")
+def _toggle_theme(page: Page) -> None:
+    root = document.documentElement
+    theme = "light" if (root.dataset.theme or "dark") == "dark" else "dark"
+    root.dataset.theme = theme
+    if page.app.persistent:
+        page.app.store.set("theme", theme)
+    page.app.render_sheet()
+
+
+@on("dismiss")
+def _dismiss(page: Page) -> None:
+    index = int(page.data("index"))
+    if 0 <= index < len(page.app.notices):
+        page.app.notices.pop(index)
+        page.app.render_notices()
+
+
+@on("notice-reload")
+def _reload(page: Page) -> None:
+    window.location.reload()
+
+
+@on("notice-trim-history")
+def _trim(page: Page) -> None:
+    page.app.trim_history()
+
+
+@on("notice-undelete")
+def _undelete(page: Page) -> None:
+    page.app.restore_encounter(len(page.app.trash) - 1)
+
+
+@on("notice-open-share")
+def _open_share(page: Page) -> None:
+    page.app.open_shared()
+
+
+@on("notice-replace-share")
+def _replace_share(page: Page) -> None:
+    page.app.open_shared(replace_earlier=True)
+
+
+@on("quick")
+def _quick_die(page: Page) -> None:
+    a = page.app
+    box = dom.el("dice-input")
+    what = str(page.data("expr"))
+    if what in ("adv", "dis"):
+        box.value = advantage(str(box.value), what == "adv")
+    else:
+        box.value = add_die(str(box.value) if a.ui.building else "", what)
+    a.update("dice-typed")
+    a.update_odds()
+
+
+@on("save-roll")
+def _save_roll(page: Page) -> None:
+    a = page.app
+    expr = dom.value("dice-input").strip()
+    name = dom.value("save-name").strip() or expr
+    try:
+        roll(expr, random.Random(0))  # only to check it is valid
+    except EngineError as error:
+        dom.el("dice-error").textContent = str(error)
+        return
+    name = clean_text(name)[:60] or expr[:60]
+    a.saved_rolls = a.store_list(SAVED_ROLLS, [s for s in a.saved_rolls if s.get("name") != name] + [{"name": name, "expr": expr}])
+    dom.set_html("saved-rolls", render.saved_rolls_html(a.saved_rolls))
+    dom.el("save-name").value = ""
+
+
+@on("roll-saved")
+def _roll_saved(page: Page) -> None:
+    a = page.app
+    index = int(page.data("index"))
+    if 0 <= index < len(a.saved_rolls):
+        expr = a.saved_rolls[index]["expr"]
+        dom.el("dice-input").value = expr
+        a.do_roll(expr)
+        a.update_odds()
+
+
+@on("delete-saved")
+def _delete_saved(page: Page) -> None:
+    a = page.app
+    index = int(page.data("index"))
+    if 0 <= index < len(a.saved_rolls):
+        gone = a.saved_rolls[index]
+        a.update("roll-deleted", index=index, saved=gone)
+        a.saved_rolls = a.store_list(SAVED_ROLLS, a.saved_rolls[:index] + a.saved_rolls[index + 1:])
+        dom.set_html("saved-rolls", render.saved_rolls_html(a.saved_rolls))
+        a.notify(Notice("info", f"Deleted the saved roll {quoted(str(gone.get('name')))}.", "undelete-roll", "Undo"))
+
+
+@on("notice-undelete-roll")
+def _undelete_roll(page: Page) -> None:
+    a = page.app
+    if a.ui.deleted_rolls:
+        index, back = a.ui.deleted_rolls[-1]
+        a.update("roll-restored")
+        rest = [s for s in a.saved_rolls if s.get("name") != back.get("name")]
+        a.saved_rolls = a.store_list(SAVED_ROLLS, rest[:index] + [back] + rest[index:])
+        dom.set_html("saved-rolls", render.saved_rolls_html(a.saved_rolls))
+    a.notices = [n for n in a.notices if n.action != "undelete-roll"]
+    a.render_notices()
+
+
+@on("clear-history")
+def _clear_history(page: Page) -> None:
+    page.app.rolls = page.app.store_list(ROLLS, [])
+    dom.set_html("roll-history", render.history_html(page.app.rolls))
+
+
 def handle(action: str, node) -> None:
+    """Find the tap's handler (the core's, else the encounter's view's) and run it."""
     a = app
     assert a is not None
-    data = lambda key: dom.py(node.getAttribute(f"data-{key}"))  # noqa: E731
-    enc = a.timeline.present
-    if action == "next-turn":
-        now = time.monotonic()
-        if now - a.last_next_turn < a.next_turn_guard:
-            return  # a double tap would skip a player's turn
-        a.last_next_turn = now
-        a.act("next_turn") if enc.started else a.act("start_combat", _start_args(enc))
-    elif action == "toast-undo":
-        a.hide_toast()
-        if a.timeline.can_undo:
-            a.commit(a.timeline.undo())
-    elif action == "undo":
-        if a.timeline.can_undo:
-            a.commit(a.timeline.undo())
-    elif action == "redo":
-        if a.timeline.can_redo:
-            a.commit(a.timeline.redo())
-    elif action == "start-combat":
-        a.act("start_combat", _start_args(enc))  # rolls for whoever has no initiative yet; typed rolls stay
-    elif action == "ros-part":
-        a.act("ros_part", {"id": data("id"), "part": data("part")})
-    elif action == "ros-move":
-        adjacent = [str(n.value) for n in dom.el("tracker").querySelectorAll("input.adjacent:checked")]
-        a.act("ros_part", {"id": data("id"), "part": "move", "mode": dom.value("move-mode", "move"), "adjacent": adjacent})
-    elif action == "er-stance":
-        a.act("er_stance", {"id": data("id"), "stance": data("stance"), "trigger": dom.value("ready-trigger")})
-    elif action == "er-save":
-        cfg = a.attack
-        a.act("er_save", {"id": data("id"), "kind": cfg.get("save_kind") or "body", "modifier": _int(cfg.get("save_mod"), 0),
-                          "dc": _int(cfg.get("save_dc"), 12), "adv": bool(cfg.get("save_adv")), "dis": bool(cfg.get("save_dis")),
-                          "cover": cfg.get("cover") or "none", "area": bool(cfg.get("save_area"))})
-    elif action == "er-competition":
-        cfg = a.attack
-        other = cfg.get("comp_other") or dom.value("atk-comp_other")
-        a.act("er_competition", {"aggressor": data("id"), "victim": other, "kind": cfg.get("comp_kind") or "grapple",
-                                 "slick": bool(cfg.get("comp_slick"))})
-    elif action == "er-impale":
-        a.act("er_impale", {"holder": data("id"), "charger": data("charger")})
-    elif action == "er-blind-shot":
-        pending = a.attack.get("pending")
-        if pending is not None:
-            a.apply_attack()
-            a.act("er_blind_shot", {"attacker": pending["attacker"], "target": pending["target"], "faces": list(pending["kept"]),
-                                    "damage_type": pending.get("damage_type")})
-    elif action == "er-chase":
-        a.act("er_chase", {"id": data("id")})
-    elif action == "er-defense":
-        a.act("er_defense", {"monster": data("monster"), "pc": data("id")})
-    elif action == "attack-last":
-        a.open_attack_sheet()
-    elif action == "ros-bottom":
-        a.act("ros_bottom", {"id": data("id")})
-    elif action == "ros-resource":
-        a.act("ros_resource", {"id": data("id"), "key": data("key"), "delta": int(data("delta"))})
-    elif action == "act-now":
-        a.act("act_now", {"id": data("id")})
-    elif action == "attack-roll":
-        a.roll_attack(data("id"))
-    elif action == "attack-apply":
-        a.apply_attack()
-    elif action == "parry":
-        a.act("ll_parry", {"id": data("id"), "with": data("with")})
-    elif action == "reroll-all":
-        a.act("start_combat", {"reroll_all": True})
-    elif action == "end-combat":
-        a.act("end_combat")
-    elif action == "add":
-        a.open_sheet("add")
-    elif action == "open-combatant":
-        a.open_sheet("combatant", data("id"))
-    elif action == "edit":
-        a.open_sheet("edit", data("id"))
-    elif action == "close-sheet":
-        a.close_sheet()
-    elif action == "quick-add":
-        source = a.ws.roster if data("source") == "roster" else a.ws.templates
-        index = int(data("index"))
-        if 0 <= index < len(source):
-            if a.act("add_combatant", {"combatant": dict(source[index])}):
-                a.close_sheet()
-    elif action == "remove":
-        if a.act("remove_combatant", {"id": data("id")}):
-            a.close_sheet()
-    elif action in ("damage", "heal", "temp"):
-        kind = {"damage": "damage", "heal": "heal", "temp": "temp_hp"}[action]
-        a.act(kind, {"id": data("id"), "amount": _amount()})  # manual damage blames nobody
-    elif action == "add-condition":
-        a.act("add_condition", {
-            "id": data("id"), "name": dom.value("cond-name"), "until": dom.value("cond-until", "never"),
-            "rounds": _int(dom.value("cond-rounds"), 1), "anchor": dom.value("cond-anchor") or None,
-            "source": enc.active_id,
-        })
-    elif action == "remove-condition":
-        a.act("remove_condition", {"id": data("id"), "condition": data("condition")})
-    elif action == "delay":
-        if a.act("delay", {"id": data("id"), "after": dom.value("delay-after")}):
-            a.close_sheet()
-    elif action == "open-menu":
-        a.open_sheet("menu")
-    elif action == "switch-encounter":
-        a.load_encounter(data("id"))
-        a.close_sheet()
-    elif action == "new-encounter":
-        a.new_encounter(dom.value("new-system") or None)
-        a.close_sheet()
-    elif action == "duplicate-encounter":
-        from .persist import rebase
-
-        a.switch_to(rebase(a.timeline, a.persistence.new_id(), f"{enc.name} (copy)"))
-        a.close_sheet()
-    elif action == "rename-encounter":
-        name = dom.py(window.prompt("Name of this encounter", enc.name))
-        if name is not None:
-            a.act("rename", {"name": str(name)})
-    elif action == "delete-encounter":
-        a.delete_encounter()
-        a.close_sheet()
-    elif action == "restore-encounter":
-        a.restore_encounter(int(data("index")))
-        a.close_sheet()
-    elif action == "export-current":
-        dom.download(f"roundkeeper-{_slug(enc.name)}.json", export_encounter(a.timeline))
-    elif action in ("export-all", "notice-export-all"):
-        dom.download("roundkeeper-all.json", export_all(a.ws, a.persistence))
-    elif action == "share-link":
-        link = a.share_link()
-        out = dom.el("share-out")
-        if out is not None:
-            out.textContent = link
-        if hasattr(window.navigator, "clipboard"):
-            # Clipboard access is optional (it may be refused); the link is shown either way.
-            window.navigator.clipboard.writeText(link).catch(dom.proxy(lambda error: None))
-    elif action == "toggle-theme":
-        root = document.documentElement
-        theme = "light" if (root.dataset.theme or "dark") == "dark" else "dark"
-        root.dataset.theme = theme
-        if a.persistent:
-            a.store.set("theme", theme)
-        a.render_sheet()
-    elif action == "dismiss":
-        index = int(data("index"))
-        if 0 <= index < len(a.notices):
-            a.notices.pop(index)
-            a.render_notices()
-    elif action == "notice-reload":
-        window.location.reload()
-    elif action == "notice-trim-history":
-        a.trim_history()
-    elif action == "notice-undelete":
-        a.restore_encounter(len(a.trash) - 1)
-    elif action == "notice-open-share":
-        a.open_shared()
-    elif action == "notice-replace-share":
-        a.open_shared(replace_earlier=True)
-    elif action == "quick":
-        box = dom.el("dice-input")
-        what = str(data("expr"))
-        if what in ("adv", "dis"):
-            box.value = advantage(str(box.value), what == "adv")
-        else:
-            box.value = add_die(str(box.value) if a.building else "", what)
-        a.building = True
-        a.update_odds()
-    elif action == "save-roll":
-        expr = dom.value("dice-input").strip()
-        name = dom.value("save-name").strip() or expr
-        try:
-            roll(expr, random.Random(0))  # only to check it is valid
-        except EngineError as error:
-            dom.el("dice-error").textContent = str(error)
-            return
-        name = clean_text(name)[:60] or expr[:60]
-        a.saved_rolls = a.store_list(SAVED_ROLLS, [s for s in a.saved_rolls if s.get("name") != name] + [{"name": name, "expr": expr}])
-        dom.set_html("saved-rolls", render.saved_rolls_html(a.saved_rolls))
-        dom.el("save-name").value = ""
-    elif action == "roll-saved":
-        index = int(data("index"))
-        if 0 <= index < len(a.saved_rolls):
-            expr = a.saved_rolls[index]["expr"]
-            dom.el("dice-input").value = expr
-            a.do_roll(expr)
-            a.update_odds()
-    elif action == "delete-saved":
-        index = int(data("index"))
-        if 0 <= index < len(a.saved_rolls):
-            gone = a.saved_rolls[index]
-            a.deleted_rolls.append((index, gone))
-            a.saved_rolls = a.store_list(SAVED_ROLLS, a.saved_rolls[:index] + a.saved_rolls[index + 1:])
-            dom.set_html("saved-rolls", render.saved_rolls_html(a.saved_rolls))
-            a.notify(Notice("info", f"Deleted the saved roll {quoted(str(gone.get('name')))}.", "undelete-roll", "Undo"))
-    elif action == "notice-undelete-roll":
-        if a.deleted_rolls:
-            index, back = a.deleted_rolls.pop()
-            rest = [s for s in a.saved_rolls if s.get("name") != back.get("name")]
-            a.saved_rolls = a.store_list(SAVED_ROLLS, rest[:index] + [back] + rest[index:])
-            dom.set_html("saved-rolls", render.saved_rolls_html(a.saved_rolls))
-        a.notices = [n for n in a.notices if n.action != "undelete-roll"]
-        a.render_notices()
-    elif action == "clear-history":
-        a.rolls = a.store_list(ROLLS, [])
-        dom.set_html("roll-history", render.history_html(a.rolls))
+    handler = HANDLERS.get(action) or view_for(a.timeline.present.system).events.get(action)
+    if handler is not None:
+        handler(Page(a, node))
 
 
 def _slug(name: str) -> str:
@@ -300,8 +429,9 @@ def submit(form_action: str, form) -> None:
     if form_action == "roll":
         a.do_roll(dom.value("dice-input"))
         return
+    page = Page(a, form)
     if form_action == "save-add":
-        fields = _form_fields(editing=False)
+        fields = _form_fields(page, editing=False)
         count = _int(dom.value("f-count"), 1)
         remember = dom.el("f-remember") is not None and dom.el("f-remember").checked
         if a.act("add_combatant", {"combatant": fields, "count": count}):
@@ -314,7 +444,7 @@ def submit(form_action: str, form) -> None:
             a.close_sheet()
     elif form_action == "save-edit":
         cid = dom.py(form.getAttribute("data-id"))
-        if a.act("update_combatant", {"id": cid, "fields": _form_fields(editing=True)}):
+        if a.act("update_combatant", {"id": cid, "fields": _form_fields(page, editing=True)}):
             a.close_sheet()
 
 
@@ -343,7 +473,7 @@ def on_submit(event) -> None:
 def on_input(event) -> None:
     target = event.target
     if target.id == "dice-input":
-        app.building = True  # typed by hand: the quick dice add to it
+        app.update("dice-typed")  # typed by hand: the quick dice add to it
     if target.id in ("dice-input", "odds-target"):
         app.schedule_odds()
 
@@ -370,7 +500,7 @@ def on_change(event) -> None:
         if boxes.length:
             config["skills"] = ", ".join(str(b.value) for b in boxes if b.checked)
             config["skills_of"] = str(boxes.item(0).getAttribute("data-owner"))
-        app.attack = {**config, "pending": None}
+        app.update("attack-configured", config=config)
         if str(target.type) in ("text", "number"):
             app.schedule_sheet()  # typing then tapping a button: let the tap land before the sheet is redrawn
         else:
@@ -467,7 +597,7 @@ def start() -> None:
     dom.on(window, "storage", on_storage)
     dom.on(document, "visibilitychange", on_visibility)
     dom.on(dom.el("log-box"), "toggle", on_log_toggle)
-    dom.on(dom.el("sheet"), "close", lambda e: setattr(app, "sheet", None))
+    dom.on(dom.el("sheet"), "close", lambda e: app.update("sheet-closed"))
     dom.on(dom.el("sheet"), "click", on_sheet_click)
     for node in (dom.el("undo"), dom.el("redo"), dom.el("next-turn")):
         node.setAttribute("data-action", node.id)

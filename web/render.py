@@ -1,15 +1,22 @@
-"""Rendering: state -> HTML text. Pure functions; every user text goes through `esc`."""
+"""Rendering: state -> HTML text. Pure functions; every user text goes through `esc`.
+
+The core screens are drawn here; what a game system adds comes from its view (`views.view_for`),
+and how its turns go from its turn flow. Nothing here names a system."""
 
 from __future__ import annotations
 
 import re
-from html import escape
 
-from pyengine.dice import Distribution, Estimate, RollResult
+from pyengine.dice import RollResult
 from pyengine.errors import EngineError
-from pyengine.sides import eligible
+from pyengine.model import Combatant, Encounter, Event
+from pyengine.rules import get_system, system_of, systems
 from pyengine.text import quoted
-from pyengine.tracker import Combatant, Encounter, Event, Timeline, active_unit
+from pyengine.tracker import Timeline
+from pyengine.turns import active_unit, side_state, unit_name
+
+from .html import clock, esc, field, odds_html
+from .views import view_for
 
 __all__ = [
     "esc", "round_label", "tracker_html", "log_html", "combatant_sheet_html", "add_sheet_html",
@@ -17,19 +24,10 @@ __all__ = [
 ]
 
 
-def esc(text: object) -> str:
-    return escape(str(text), quote=True)
-
-
-def clock(seconds: int) -> str:
-    minutes, secs = divmod(seconds, 60)
-    return f"{minutes}:{secs:02d}"
-
-
 def round_label(enc: Encounter) -> str:
     if not enc.started:
         return "Not started"
-    return f"Round {enc.round} · {clock(enc.elapsed_seconds)}"
+    return f"Round {enc.round} · {clock(system_of(enc).elapsed_seconds(enc))}"
 
 
 def _hp(c: Combatant) -> str:
@@ -50,36 +48,25 @@ def _bar(c: Combatant) -> str:
 
 def combatant_row(enc: Encounter, c: Combatant, active_ids: set[str], names: dict[str, str]) -> str:
     current = c.id in active_ids
-    down = enc.rules.is_down(c)
+    system = system_of(enc)
+    view = view_for(enc.system)
+    down = system.is_down(c)
     classes = ["combatant", f"side-{c.side}"]
     if down:
         classes.append("down")
     init = "–" if c.initiative is None else str(c.initiative)
-    if enc.rules.turn_mode == "sides":
+    if not system.flow.ordered_by_initiative:
         init = "▶" if current else ("✓" if "done" in c.flags else "")
     chips = "".join(
         f'<span class="chip" title="{esc(k.duration.describe(names))}">{esc(k.name)}</span>' for k in c.conditions
     )
-    flags = "" if enc.system == "realms" else "".join(f'<span class="chip flag">{esc(f.replace("_", " "))}</span>' for f in c.flags if f != "done")
+    flags = view.flag_html(c)
     if down:
         flags = '<span class="chip down">down</span>' + flags
-    if enc.system == "laurels":
-        injuries, limit = c.stat("injuries", 0) or 0, c.stat("injury_max", 0) or 0
-        flags += f'<span class="chip injuries" data-testid="injuries">Injuries {esc(injuries)}{"/" + esc(limit) if limit else ""}</span>'
-        if c.stat("weapon_broken"):
-            flags += '<span class="chip down">weapon broken</span>'
-    elif enc.system == "strife":
-        from . import strife_view
-
-        flags += strife_view.row_chips(enc, c)
-    elif enc.system == "realms":
-        from . import realms_view
-
-        flags += realms_view.row_chips(enc, c)
+    flags += view.row_chips(enc, c)
     act = ""
-    if enc.started and enc.rules.turn_mode == "sides" and not current:
-        if eligible(enc, c):
-            act = f'<button type="button" class="act" data-action="act-now" data-id="{esc(c.id)}" data-testid="act-now">Act</button>'
+    if system.flow.may_act_now(system, enc, c):
+        act = f'<button type="button" class="act" data-action="act-now" data-id="{esc(c.id)}" data-testid="act-now">Act</button>'
     tag = '<span class="muted pc">PC</span>' if c.pc else ""
     aria = ' aria-current="true"' if current else ""
     return (
@@ -97,57 +84,44 @@ def tracker_html(timeline: Timeline) -> str:
     enc = timeline.present
     names = enc.names()
     active_ids = {c.id for c in active_unit(enc)}
+    system = system_of(enc)
+    flow = system.flow
+    view = view_for(enc.system)
     head = (
         f'<div class="enc-bar" data-round-label="{esc(round_label(enc))}">'
         f'<button type="button" class="enc-name" data-action="open-menu" data-testid="encounter-name">{esc(enc.name)}</button>'
-        f'<span class="muted">{esc(enc.rules.label)}</span></div>'
+        f'<span class="muted">{esc(system.label)}</span></div>'
     )
     if not enc.combatants:
         body = '<p class="placeholder" data-testid="empty-fight">No combatants yet. Add the party and their foes.</p>'
     else:
         rows = "".join(combatant_row(enc, c, active_ids, names) for c in enc.combatants)
         body = f'<ol class="order" data-testid="turn-order">{rows}</ol>'
-    if enc.started and enc.rules.turn_mode == "sides":
-        st = dict(enc.turn)
+    if enc.started and flow.table_picks_actor:
+        st = side_state(enc)
         side = "The party's" if st.get("side") == "party" else "The opponents'"
         status = (f'<p class="side-banner" data-testid="side-banner">{esc(st.get("text", ""))} <span class="muted">(d6: {esc(st.get("face"))})</span></p>'
                   f'<p class="turn-now" data-testid="turn-now">{side} turn. Now: <b>{esc(enc.get(enc.active_id).name if enc.active_id else "—")}</b> · tap Act to choose who goes</p>')
     elif enc.started:
         unit = active_unit(enc)
-        who = unit[0].name if len(unit) == 1 else f"{unit[0].name.rsplit(' ', 1)[0]} ×{len(unit)}" if unit else "—"
+        who = unit_name(unit) if unit else "—"
         attack = ('<button type="button" class="act" data-action="attack-last" data-testid="attack-open">Attack…</button>'
-                  if enc.system in ("realms", "strife") else "")
+                  if view.attack_button else "")
         status = f'<p class="turn-now" data-testid="turn-now">Now: <b>{esc(who)}</b> {attack}</p>'
     else:
         status = ""
-    if enc.system == "strife":
-        from . import strife_view
-
-        status += strife_view.turn_panel_html(enc)
-    ambush = ""
-    if enc.rules.turn_mode == "sides" and not enc.started:
-        current = enc.option("ambush", "none")
-        choices = (("none", "No ambush"), ("opponents", "Opponents ambush"), ("party", "Party ambushes"))
-        ambush = ('<label class="field">First round<select id="opt-ambush" data-action-change="set-ambush" data-testid="ambush">'
-                  + "".join(f'<option value="{v}"{" selected" if v == current else ""}>{t}</option>' for v, t in choices)
-                  + "</select></label>")
-    if enc.system == "strife" and not enc.started:
-        from . import strife_view
-
-        ambush += strife_view.start_options_html(enc)
-    if enc.system == "realms" and not enc.started:
-        from . import realms_view
-
-        ambush += realms_view.options_html(enc)
-    controls = ambush + (
+    status += view.turn_panel(enc)
+    options = "" if enc.started else view.start_options(enc)
+    start_label = "Roll initiative" if flow.ordered_by_initiative else "Roll for sides"
+    controls = options + (
         '<div class="row controls">'
         '<button type="button" data-action="add" data-testid="add-combatant">+ Add combatant</button>'
-        + (f'<button type="button" data-action="end-combat" data-testid="end-combat">{"End battle" if enc.system == "strife" else "End fight"}</button>' if enc.started
+        + (f'<button type="button" data-action="end-combat" data-testid="end-combat">{esc(view.end_label)}</button>' if enc.started
            else '<button type="button" data-action="start-combat" data-testid="start-combat"'
                 + (" disabled" if not enc.combatants else "")
-                + (">Roll for sides</button>" if enc.rules.turn_mode == "sides" else ">Roll initiative</button>")
+                + f">{start_label}</button>"
                 + ('<button type="button" data-action="reroll-all" data-testid="reroll-all">Reroll all</button>'
-                   if enc.rules.turn_mode != "sides" and any(c.initiative is not None for c in enc.combatants) else ""))
+                   if flow.ordered_by_initiative and any(c.initiative is not None for c in enc.combatants) else ""))
         + "</div>"
     )
     return head + status + body + controls
@@ -167,19 +141,14 @@ def log_html(events: list[Event], limit: int = 200) -> str:
     return f'<ol class="log" data-testid="log" reversed>{items}</ol>{more}'
 
 
-def _field(label: str, name: str, value: object = "", kind: str = "text", extra: str = "") -> str:
-    return (
-        f'<label class="field">{esc(label)}<input id="f-{name}" name="{name}" type="{kind}" '
-        f'value="{esc(value)}" data-testid="field-{name}"{extra}></label>'
-    )
-
-
 def add_sheet_html(enc: Encounter, roster: list[dict], templates: list[dict], edit: Combatant | None = None) -> str:
     c = edit
     title = "Edit combatant" if c else "Add combatant"
     side = c.side if c else "opponents"
-    sides = enc.rules.turn_mode == "sides"
-    hp_word = {"laurels": "Stamina", "realms": "Body"}.get(enc.system, "HP")
+    system = system_of(enc)
+    view = view_for(enc.system)
+    sides = not system.flow.ordered_by_initiative
+    hp_word = system.hp_label
     quick = ""
     if not c and (roster or templates):
         buttons = "".join(
@@ -193,107 +162,22 @@ def add_sheet_html(enc: Encounter, roster: list[dict], templates: list[dict], ed
     return (
         f'<h3>{title}</h3>{quick}'
         f'<form id="combatant-form" data-action-submit="{"save-edit" if c else "save-add"}" data-id="{esc(c.id) if c else ""}">'
-        + _field("Name", "name", c.name if c else "", extra=' required maxlength="200" autocomplete="off"')
+        + field("Name", "name", c.name if c else "", extra=' required maxlength="200" autocomplete="off"')
         + '<div class="grid2">'
         + f'<label class="field">Side<select id="f-side" data-testid="field-side"><option value="party"{" selected" if side == "party" else ""}>Party</option>'
         f'<option value="opponents"{" selected" if side == "opponents" else ""}>Opponents</option></select></label>'
         + f'<label class="field">Player character<select id="f-pc" data-testid="field-pc"><option value="0">No</option><option value="1"{" selected" if c and c.pc else ""}>Yes</option></select></label>'
-        + ("" if sides else _field("Initiative" if enc.system == "strife" else "Initiative modifier", "init_mod", c.init_mod if c else 0, "number", ' inputmode="numeric"'))
-        + ("" if sides or enc.system == "strife" else _field("Initiative (typed roll)", "initiative", "" if not c or c.initiative is None else c.initiative, "number", ' inputmode="numeric" placeholder="roll"'))
-        + _field(f"Max {hp_word}", "max_hp", "" if not c or c.max_hp is None else c.max_hp, "number", ' inputmode="numeric"')
-        + (_field("How many", "count", 1, "number", ' min="1" max="50" inputmode="numeric"') if not c else _field(f"{hp_word} now", "hp", "" if c.hp is None else c.hp, "number", ' inputmode="numeric"'))
+        + ("" if sides else field(view.init_label, "init_mod", c.init_mod if c else 0, "number", ' inputmode="numeric"'))
+        + ("" if sides or not view.typed_initiative else field("Initiative (typed roll)", "initiative", "" if not c or c.initiative is None else c.initiative, "number", ' inputmode="numeric" placeholder="roll"'))
+        + field(f"Max {hp_word}", "max_hp", "" if not c or c.max_hp is None else c.max_hp, "number", ' inputmode="numeric"')
+        + (field("How many", "count", 1, "number", ' min="1" max="50" inputmode="numeric"') if not c else field(f"{hp_word} now", "hp", "" if c.hp is None else c.hp, "number", ' inputmode="numeric"'))
         + "</div>"
-        + system_fields_html(enc, c)
+        + view.fields_html(system, c)
         + f'<label class="field">Notes<textarea id="f-notes" data-testid="field-notes" maxlength="5000" rows="2">{esc(c.notes if c else "")}</textarea></label>'
         + ("" if c else '<label class="check"><input type="checkbox" id="f-remember" data-testid="field-remember"> Remember (party roster or saved opponents)</label>')
         + '<p class="err" id="form-error" data-testid="form-error" role="alert"></p>'
         + '<div class="row"><button type="button" data-action="close-sheet">Cancel</button>'
         + f'<button type="submit" class="primary" data-testid="save-combatant">{"Save" if c else "Add"}</button></div></form>'
-    )
-
-
-def system_fields_html(enc: Encounter, c: Combatant | None) -> str:
-    """The encounter system's own fields on the add / edit sheet."""
-    if enc.system == "strife":
-        from . import strife_view
-
-        return strife_view.system_fields_html(c)
-    if enc.system == "realms":
-        from . import realms_view
-
-        return realms_view.system_fields_html(c)
-    if enc.system != "laurels":
-        return ""
-    from pyengine.systems.laurels import STAT_FIELDS, STAT_FLAGS
-
-    numbers = "".join(
-        _field(label, f"stat-{key}", c.stat(key, default) if c else default, "number", ' inputmode="numeric"')
-        for key, (label, default, _) in STAT_FIELDS.items()
-    )
-    checks = "".join(
-        f'<label class="check"><input type="checkbox" id="f-stat-{key}" data-testid="field-stat-{key}"'
-        f'{" checked" if c is not None and c.stat(key) else ""}> {esc(label)}</label>'
-        for key, label in STAT_FLAGS.items()
-    )
-    return f'<div class="grid2" data-testid="system-fields">{numbers}</div><div class="checks">{checks}</div>'
-
-
-def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None, power: bool, sneak: bool, pending: dict | None,
-                      close: bool = False) -> str:
-    """Laurels and Loot: who hits this target, the exact odds first, then the roll and Apply. The
-    attacker defaults to whoever acts now, else the first of the acting side who may still act."""
-    from pyengine.systems.laurels import attack_odds, attack_setup, dice_count, out_of_turn
-
-    others = [x for x in enc.combatants if x.id != target.id]
-    if not others:
-        return ""
-    ids = {x.id for x in others}
-    acting = next((x.id for x in others if enc.started and eligible(enc, x)), None)
-    attacker_id = attacker_id if attacker_id in ids else (enc.active_id if enc.active_id in ids else acting or others[0].id)
-    warning = out_of_turn(enc, attacker_id)
-    options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == attacker_id else ""}>{esc(x.name)}</option>' for x in others)
-    head = (
-        '<h3>Attack</h3><div class="grid2">'
-        f'<label class="field">Attacker<select id="atk-attacker" data-attack-key="attacker" data-action-change="attack-config" data-testid="attack-attacker">{options}</select></label>'
-        '<div class="checks">'
-        f'<label class="check"><input type="checkbox" id="atk-power" data-attack-key="power" data-action-change="attack-config" data-testid="attack-power"{" checked" if power else ""}> Power attack</label>'
-        f'<label class="check"><input type="checkbox" id="atk-sneak" data-attack-key="sneak" data-action-change="attack-config" data-testid="attack-sneak"{" checked" if sneak else ""}> Sneak attack</label>'
-        f'<label class="check"><input type="checkbox" id="atk-close" data-attack-key="close" data-action-change="attack-config" data-testid="attack-close"{" checked" if close else ""}> Target within 10 ft</label>'
-        '</div></div>'
-        + (f'<p class="muted" data-testid="attack-out-of-turn">{esc(warning)}</p>' if warning else "")
-    )
-    try:
-        a, t, attack = attack_setup(enc, attacker_id, target.id, power, sneak, close)
-        odds = attack_odds(a, t, attack)
-    except EngineError as error:
-        return head + f'<p class="err" data-testid="attack-error">{esc(error)}</p>'
-    kind = "ranged: to Injuries" if attack.ranged else ("sneak: to Injuries" if attack.sneak else "melee: to Stamina, then Injuries")
-    parry = f" · target parries with a {attack.parry}" if attack.parry else ""
-    odds_block = (
-        f'<p class="muted">{dice_count(a.level, power)}d{a.weapon.die} exploding, {esc(kind)}{esc(parry)}</p>'
-        + odds_html(odds.through, None)
-        + f'<p data-testid="attack-odds">P(injury) <b>{odds.p_injury * 100:.1f}%</b>'
-        + ("" if attack.ranged or attack.sneak else f' · P(out of Stamina) <b>{odds.p_out_of_stamina * 100:.1f}%</b>')
-        + "</p>"
-    )
-    result = ""
-    if pending is not None:
-        dice = "".join(
-            "".join(f'<span class="die{" exploded" if f == pending["die"] else ""}">{f}{"!" if f == pending["die"] else ""}</span>' for f in chain)
-            for chain in pending["dice"]
-        )
-        r = pending["result"]
-        result = (
-            f'<div class="dice" data-testid="attack-dice">{dice}</div>'
-            f'<code class="roll" data-testid="attack-result">{esc(pending["text"])}</code>'
-            f'<p>Damage <b data-testid="attack-damage">{r["damage"]}</b>'
-            + (f' · shooter spends {pending["cost"]} Stamina' if pending.get("cost") else "") + "</p>"
-            '<button type="button" class="primary" data-action="attack-apply" data-testid="attack-apply">Apply</button>'
-        )
-    return (
-        head + odds_block
-        + f'<button type="button" data-action="attack-roll" data-id="{esc(target.id)}" data-testid="attack-roll">Roll damage</button>'
-        + result
     )
 
 
@@ -304,7 +188,7 @@ def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict | None = Non
         f'<button type="button" class="x" data-action="remove-condition" data-id="{esc(c.id)}" data-condition="{esc(k.id)}" aria-label="Remove {esc(k.name)}">×</button></span>'
         for k in c.conditions
     ) or '<span class="muted">None</span>'
-    options = "".join(f'<option value="{esc(n)}"></option>' for n in enc.rules.condition_names)
+    options = "".join(f'<option value="{esc(n)}"></option>' for n in system_of(enc).condition_names)
     anchors = "".join(
         f'<option value="{esc(x.id)}"{" selected" if x.id == (enc.active_id or c.id) else ""}>{esc(x.name)}</option>' for x in enc.combatants
     )
@@ -320,19 +204,10 @@ def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict | None = Non
     delay = (
         f'<div class="row"><select id="delay-after" data-testid="delay-after" aria-label="Delay until after">{others}</select>'
         f'<button type="button" data-action="delay" data-id="{esc(c.id)}" data-testid="delay">Delay until after</button></div>'
-    ) if enc.started and others and enc.rules.turn_mode != "sides" else ""
+    ) if enc.started and others and system_of(enc).flow.ordered_by_initiative else ""
     return (
         f'<h3 data-testid="sheet-title">{esc(c.name)}</h3>{hp}'
-        + (
-            attack_panel_html(enc, c, attack.get("attacker"), attack.get("power", False), attack.get("sneak", False), attack.get("pending"),
-                              attack.get("close", False))
-            + '<div class="grid2">'
-            f'<button type="button" data-action="parry" data-with="weapon" data-id="{esc(c.id)}" data-testid="parry-weapon">Parry (weapon)</button>'
-            f'<button type="button" data-action="parry" data-with="shield" data-id="{esc(c.id)}" data-testid="parry-shield">Parry (shield)</button></div>'
-            if enc.system == "laurels" and attack is not None else ""
-        )
-        + (_strife_sheet(enc, c, attack) if enc.system == "strife" and attack is not None else "")
-        + (_realms_sheet(enc, c, attack, events or []) if enc.system == "realms" and attack is not None else "")
+        + (view_for(enc.system).sheet_html(enc, c, attack, events or []) if attack is not None else "")
         + f'<p class="muted">Conditions</p><div class="chips" data-testid="sheet-conditions">{conds}</div>'
         '<div class="grid2">'
         f'<label class="field">Condition<input id="cond-name" list="cond-names" maxlength="60" data-testid="condition-name" autocomplete="off"></label>'
@@ -364,8 +239,6 @@ STORAGE_STATES = {
 
 def encounter_details(entry: dict, now: float) -> str:
     """'Enchanted Realms · round 3 · from a shared link · 2 h ago' for the list of encounters."""
-    from pyengine.systems import get_system
-
     parts = []
     if entry.get("system"):
         try:
@@ -393,8 +266,6 @@ def _ago(seconds: float) -> str:
 
 def menu_sheet_html(encounters: list[dict], current_id: str, locked: set[str], theme: str, skip_down: str, trash: list[dict],
                     system: str = "generic", storage: str = "unknown", now: float = 0.0) -> str:
-    from pyengine.systems import systems
-
     system_options = "".join(
         f'<option value="{esc(x.name)}"{" selected" if x.name == system else ""}>{esc(x.label)}</option>' for x in systems()
     )
@@ -470,58 +341,6 @@ def roll_result_html(result: RollResult) -> str:
     )
 
 
-MAX_BARS = 120
-
-
-def odds_html(dist: Distribution, target: int | None, estimate: Estimate | None = None) -> str:
-    """The chart, mean and P(total >= target) of an exact distribution, or of an estimate from
-    simulated rolls (labelled, with its margin). One pass over the outcomes: there may be 200,000."""
-    items = dist.items()
-    # Long tails (explosions) are cut where the bars would be invisible.
-    visible = [v for v, p in items if p >= 1e-4]
-    low, high = (visible[0], visible[-1]) if visible else (items[0][0], items[-1][0])
-    width = -(-(high - low + 1) // MAX_BARS)  # values per bar, so at most MAX_BARS bars
-    bins = [0.0] * ((high - low) // width + 1)
-    mass = total = square = above = 0.0
-    for v, p in items:
-        mass += p
-        total += v * p
-        square += v * v * p
-        if target is not None and v >= target:
-            above += p
-        if low <= v <= high:
-            bins[(v - low) // width] += p
-    mean = total / mass
-    stdev = max(0.0, square / mass - mean * mean) ** 0.5
-    top = max(bins)
-    bars = "".join(
-        f'<i style="height:{max(1, round(q / top * 100))}%"'
-        f'{" class=hit" if target is not None and low + b * width >= target else ""} '
-        f'title="{_bar_label(low + b * width, width)}: {q * 100:.2f}%"></i>'
-        for b, q in enumerate(bins)
-    )
-    at_least = ""
-    if target is not None:
-        margin = f" ± {estimate.margin(above) * 100:.1f} points" if estimate is not None else ""
-        at_least = f'<p data-testid="odds-at-least">P(total ≥ {esc(target)}) = <b>{above * 100:.2f}%</b>{margin}</p>'
-    if estimate is not None:
-        refused = f"; {estimate.refused:,} went past the caps" if estimate.refused else ""
-        note = (f'<p class="muted" data-testid="odds-estimated">Estimated from {estimate.rolls:,} rolls{refused}: '
-                f'the exact odds take too long to compute here.</p>')
-    else:
-        note = f'<p class="muted">Explosions past 1e-12 left out ({dist.residual:.1e}).</p>' if dist.residual else ""
-    return (
-        f'<div class="chart" data-testid="odds-chart" aria-hidden="true">{bars}</div>'
-        f'<p class="muted axis"><span>{low}</span><span>{high}</span></p>'
-        f'<p data-testid="odds-mean">Mean <b>{mean:.2f}</b> · σ {stdev:.2f} · range {items[0][0]}–{items[-1][0]}</p>'
-        f'{at_least}{note}'
-    )
-
-
-def _bar_label(start: int, width: int) -> str:
-    return str(start) if width == 1 else f"{start}–{start + width - 1}"
-
-
 def notices_html(notices: list) -> str:
     """Messages for the user, each with its buttons and a dismiss ×."""
     return "".join(
@@ -555,17 +374,3 @@ def saved_rolls_html(saved: list[dict]) -> str:
         f'<button type="button" class="x" data-action="delete-saved" data-index="{i}" aria-label="Delete {esc(s.get("name"))}">×</button></span>'
         for i, s in enumerate(saved)
     )
-
-
-def _strife_sheet(enc: Encounter, c: Combatant, attack: dict) -> str:
-    from . import strife_view
-
-    pending = attack.get("pending")
-    return (strife_view.resources_html(c) + strife_view.attack_panel_html(enc, c, attack)
-            + (strife_view.pending_html(pending) if pending is not None else ""))
-
-
-def _realms_sheet(enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> str:
-    from . import realms_view
-
-    return realms_view.sheet_html(enc, c, attack, events)

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..dice import Rng
-from .base import System, settle_ties
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..tracker import Encounter
+from ..model import Encounter
+from ..rules import System, settle_ties
 
 
 class GenericSystem(System):
@@ -21,7 +17,7 @@ class GenericSystem(System):
         "Invisible", "Paralyzed", "Petrified", "Poisoned", "Prone", "Restrained", "Stunned", "Unconscious",
     )
 
-    def break_ties(self, encounter: "Encounter", results: dict[str, list], rng: Rng) -> None:
+    def break_ties(self, encounter: Encounter, results: dict[str, list], rng: Rng) -> None:
         """Ties on the total go to the higher modifier, then to a d20 roll-off (repeated while tied)."""
         mods = {c.id: c.init_mod for c in encounter.combatants}
         settle_ties(results, rng, 20, key=lambda cid, entry: (entry[0], mods[cid]))

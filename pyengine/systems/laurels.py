@@ -5,13 +5,15 @@ Injuries. Rules from seed 003_48eb62b13b80b748.txt as fixed by shared/RULES.md s
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..dice import Rng
 from ..errors import RuleError
 from ..odds import Distribution, distribution
-from .base import System
+from ..model import Encounter, Event, StatField
+from ..rules import ActionRule, System
+from ..turns import SIDES, side_state
 
 __all__ = [
     "PARTY", "OPPONENTS", "AMBUSH", "SideInitiative", "side_initiative", "roll_side_initiative",
@@ -307,29 +309,26 @@ def attack_odds(attacker: Fighter, target: Fighter, attack: Attack) -> AttackOdd
 
 # -- the tracker's side ---------------------------------------------------------------------
 
-STAT_FIELDS = {  # stat key -> (label, default, bound) for the combatant sheet and for checks
-    "level": ("Level", 1, 40), "str": ("STR", 0, 50), "dex": ("DEX", 0, 50), "awa": ("AWA", 0, 50),
-    "armour": ("Armour points", 0, 100), "injury_max": ("Injury points", 0, 10_000),
-    "die": ("Weapon die", 6, 10), "magic": ("Magic +N", 0, 10), "shield": ("Shield points", 0, 10_000),
-}
-STAT_FLAGS = {"finesse": "Finesse weapon", "ranged": "Ranged weapon", "specialised": "Weapon specialisation",
-              "cannot_be_surprised": "Cannot be surprised"}
-
-
-def _stat(c, key: str, default=0):
-    value = c.stat(key, default)
-    return default if value is None else value
+STATS = (  # the combatant sheet's fields, and the bounds the rules check
+    StatField("level", "Level", default=1, high=40), StatField("str", "STR", high=50), StatField("dex", "DEX", high=50),
+    StatField("awa", "AWA", high=50), StatField("armour", "Armour points", high=100),
+    StatField("injury_max", "Injury points", high=10_000), StatField("die", "Weapon die", default=6, high=10),
+    StatField("magic", "Magic +N", high=10), StatField("shield", "Shield points", high=10_000),
+    StatField("finesse", "Finesse weapon", "flag", False), StatField("ranged", "Ranged weapon", "flag", False),
+    StatField("specialised", "Weapon specialisation", "flag", False),
+    StatField("cannot_be_surprised", "Cannot be surprised", "flag", False),
+)
 
 
 def fighter_of(c) -> Fighter:
     """The rules' view of a tracker combatant (HP is Stamina; Injuries live in its stats)."""
     try:
         return Fighter(
-            level=int(_stat(c, "level", 1)), str=int(_stat(c, "str")), dex=int(_stat(c, "dex")), awa=int(_stat(c, "awa")),
-            armour=int(_stat(c, "armour")), stamina=max(0, c.hp or 0), injuries=int(_stat(c, "injuries")),
-            weapon=Weapon(die=int(_stat(c, "die", 6)), magic=int(_stat(c, "magic")), finesse=bool(_stat(c, "finesse", False)),
-                          ranged=bool(_stat(c, "ranged", False)), specialised=bool(_stat(c, "specialised", False))),
-            shield=int(_stat(c, "shield")),
+            level=int(c.stat_or("level", 1)), str=int(c.stat_or("str", 0)), dex=int(c.stat_or("dex", 0)), awa=int(c.stat_or("awa", 0)),
+            armour=int(c.stat_or("armour", 0)), stamina=max(0, c.hp or 0), injuries=int(c.stat_or("injuries", 0)),
+            weapon=Weapon(die=int(c.stat_or("die", 6)), magic=int(c.stat_or("magic", 0)), finesse=bool(c.stat_or("finesse", False)),
+                          ranged=bool(c.stat_or("ranged", False)), specialised=bool(c.stat_or("specialised", False))),
+            shield=int(c.stat_or("shield", 0)),
         )
     except (TypeError, ValueError):
         raise RuleError(f"{c.name}'s Laurels and Loot numbers are not whole numbers.") from None
@@ -342,27 +341,25 @@ def attack_setup(encounter, attacker_id: str, target_id: str, power: bool = Fals
     attacker, target = encounter.get(attacker_id), encounter.get(target_id)
     if attacker.id == target.id:
         raise RuleError("A combatant cannot attack itself.")
-    if _stat(attacker, "weapon_broken", False):
+    if attacker.stat_or("weapon_broken", False):
         raise RuleError(f"{attacker.name}'s weapon is broken.")
     if {"parry_weapon", "parry_shield"} & set(attacker.flags):
         raise RuleError(f"{attacker.name} is parrying until their next turn, and a character who parries cannot attack.")
-    if sneak and _stat(attacker, f"attacked_{target.id}", None) == encounter.round - 1 and encounter.round > 0:
+    if sneak and attacker.stat_or(f"attacked_{target.id}", None) == encounter.round - 1 and encounter.round > 0:
         raise RuleError(f"No sneak attack: {attacker.name} attacked {target.name} in the prior round.")
     parry = "weapon" if "parry_weapon" in target.flags else "shield" if "parry_shield" in target.flags else None
     a = fighter_of(attacker)
     if a.weapon.ranged and close:
         raise RuleError("A ranged attack needs at least 10 ft between shooter and target.")
     attack = Attack(ranged=a.weapon.ranged, power=power, sneak=sneak, parry=parry,
-                    parry_magic=int(_stat(target, "magic")), parry_explosions_taken=int(_stat(target, "parry_explosions")))
+                    parry_magic=int(target.stat_or("magic", 0)), parry_explosions_taken=int(target.stat_or("parry_explosions", 0)))
     return a, fighter_of(target), attack
 
 
 def out_of_turn(encounter, attacker_id: str) -> str | None:
     """Why an attack by this combatant is outside its side's turn, or None. Reactions are the GM's
     call (seed 003), so the tracker says so rather than refusing."""
-    from ..sides import state
-
-    st = state(encounter)
+    st = side_state(encounter)
     c = encounter.get(attacker_id)
     if not encounter.started or "side" not in st:
         return None
@@ -381,10 +378,6 @@ def _bounded(value, limit: int = 1_000_000) -> int:
 
 
 def _apply_attack(enc, args: dict):
-    from dataclasses import replace
-
-    from ..tracker import Event
-
     r = args["result"]
     attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
     to_stamina, to_injuries = _bounded(r["to_stamina"]), _bounded(r["to_injuries"])
@@ -432,25 +425,40 @@ def _apply_attack(enc, args: dict):
 
 
 def _apply_parry(enc, args: dict):
-    from dataclasses import replace
-
-    from ..tracker import Event
-
     c = enc.get(args["id"])
     with_ = args.get("with")
     if with_ not in ("weapon", "shield"):
         raise RuleError("Parry with a weapon or a shield.")
-    if with_ == "weapon" and _stat(c, "weapon_broken", False):
+    if with_ == "weapon" and c.stat_or("weapon_broken", False):
         raise RuleError(f"{c.name}'s weapon is broken.")
-    if with_ == "shield" and int(_stat(c, "shield")) <= 0:
+    if with_ == "shield" and int(c.stat_or("shield", 0)) <= 0:
         raise RuleError(f"{c.name} has no shield left.")
-    if enc.started and _stat(c, "attacked_round", None) == enc.round:
+    if enc.started and c.stat_or("attacked_round", None) == enc.round:
         raise RuleError(f"{c.name} attacked this turn, and a character who parries cannot attack on its turn.")
     flags = tuple(sorted((set(c.flags) - {"parry_weapon", "parry_shield"}) | {f"parry_{with_}"}))
     stats = tuple(sorted({**dict(c.stats), "parry_explosions": 0}.items()))
     text = f"{c.name} parries with {'a weapon' if with_ == 'weapon' else 'a shield'} until their next turn"
     return replace(enc, combatants=tuple(replace(c, flags=flags, stats=stats) if x.id == c.id else x for x in enc.combatants)), \
         (Event("parry", enc.round, text, who=c.id),)
+
+
+def _resolve_parry(encounter: Encounter, args: dict, rng: Rng) -> dict:
+    return {"id": args["id"], "with": args.get("with")}
+
+
+def _resolve_attack(encounter: Encounter, args: dict, rng: Rng) -> dict:
+    a, t, attack = attack_setup(encounter, args["attacker"], args["target"], bool(args.get("power")), bool(args.get("sneak")),
+                                bool(args.get("close")))
+    result = resolve_attack(a, t, attack, rng)
+    cost = shooter_stamina_cost(a.weapon, rng) if attack.ranged else 0
+    return {
+        "attacker": args["attacker"], "target": args["target"], "power": attack.power, "sneak": attack.sneak,
+        "ranged": attack.ranged, "cost": cost, "text": result.text(),
+        "dice": [list(chain) for chain in result.dice], "die": a.weapon.die,
+        "result": {"to_stamina": result.to_stamina, "to_injuries": result.to_injuries, "to_shield": result.to_shield,
+                   "shield_broken": result.shield_broken, "weapon_shattered": result.weapon_shattered,
+                   "exploded": result.exploded, "damage": result.damage},
+    }
 
 
 class LaurelsSystem(System):
@@ -461,30 +469,16 @@ class LaurelsSystem(System):
     aliases = ("ll", "cartyrion", "world of cartyrion", "laurels and loot")
     round_seconds = 6
     hp_floor = 0
-    turn_mode = "sides"
+    hp_label = "Stamina"
+    flow = SIDES
     options = {"ambush": AMBUSH}
-    actions = {"ll_attack": _apply_attack, "ll_parry": _apply_parry}
+    stat_fields = STATS
+    actions = {"ll_attack": ActionRule(_apply_attack, _resolve_attack), "ll_parry": ActionRule(_apply_parry, _resolve_parry)}
 
     def is_down(self, combatant) -> bool:
         """Out of the fight when its Injury points are used up (Stamina at 0 only tires it)."""
-        limit = int(_stat(combatant, "injury_max") or 0)
-        return limit > 0 and int(_stat(combatant, "injuries")) >= limit
+        limit = int(combatant.stat_or("injury_max", 0) or 0)
+        return limit > 0 and int(combatant.stat_or("injuries", 0)) >= limit
 
     def side_initiative(self, round_number: int, face: int, ambush: str) -> SideInitiative:
         return side_initiative(round_number, face, ambush)
-
-    def resolve(self, encounter, kind: str, args: dict, rng: Rng) -> dict:
-        if kind == "ll_parry":
-            return {"id": args["id"], "with": args.get("with")}
-        a, t, attack = attack_setup(encounter, args["attacker"], args["target"], bool(args.get("power")), bool(args.get("sneak")),
-                                    bool(args.get("close")))
-        result = resolve_attack(a, t, attack, rng)
-        cost = shooter_stamina_cost(a.weapon, rng) if attack.ranged else 0
-        return {
-            "attacker": args["attacker"], "target": args["target"], "power": attack.power, "sneak": attack.sneak,
-            "ranged": attack.ranged, "cost": cost, "text": result.text(),
-            "dice": [list(chain) for chain in result.dice], "die": a.weapon.die,
-            "result": {"to_stamina": result.to_stamina, "to_injuries": result.to_injuries, "to_shield": result.to_shield,
-                       "shield_broken": result.shield_broken, "weapon_shattered": result.weapon_shattered,
-                       "exploded": result.exploded, "damage": result.damage},
-        }

@@ -15,7 +15,9 @@ from typing import Any, Iterable
 from ..dice import Rng
 from ..errors import RuleError
 from ..odds import Distribution, convolve
-from .base import System, settle_ties
+from ..model import Combatant, Condition, Encounter, Event, StatField
+from ..rules import ActionRule, System, settle_ties
+from ..turns import keep_groups_together
 
 __all__ = [
     "DAMAGE_TYPES", "CRIT_SKILLS", "CONDITIONS", "Restriction", "Situation", "situation", "net_advantage",
@@ -733,47 +735,38 @@ def chase_over(gap_ft: int, leader_speed: int) -> bool:
 
 # -- the tracker's side ---------------------------------------------------------------------------
 
-STAT_FIELDS = {  # key -> (label, default, lo, hi)
-    "ac": ("AC", 10, -20, 60), "str": ("Strength modifier", 0, -10, 20), "agi": ("Agility modifier", 0, -10, 20),
-    "body_mod": ("Body modifier (saves, competitions)", 0, -10, 30), "die_mod": ("Modifier on each attack die", 0, -20, 30),
-    "weight": ("Weapon weight", 0, 0, 20), "speed": ("Speed (ft)", 30, 0, 300), "size": ("Size (1 tiny … 6 gargantuan)", 3, 1, 6),
-}
-STAT_TEXT = {  # key -> (label, default, placeholder)
-    "skills": ("Attack skills (each adds a d20)", "melee fighting", "melee fighting, slashing"),
-    "damage_type": ("Weapon damage type", "edged", "edged"),
-    "ac_types": ("AC by damage type", "", "blunt 13"),
-    "resistant": ("Resistant to", "", "fire, cold"), "vulnerable": ("Vulnerable to", "", ""),
-    "immune": ("Immune to", "", ""), "absorbing": ("Absorbs", "", ""),
-}
-STAT_FLAGS = {"ranged": "Ranged weapon", "light": "Light or reach weapon (sneak attacks)", "ranged_crits": "Ranged crits allowed",
-              "polearm": "Polearm and the polearms skill (impalement)", "forte": "Weapon forte (impalement)", "glaive": "The polearm is a glaive",
-              "mounted": "Mounted or aerial (chase mode: -2 to its foes)"}
+STATS = (  # the combatant sheet's fields, and the bounds the rules check
+    StatField("skills", "Attack skills (each adds a d20)", "text", "melee fighting", placeholder="melee fighting, slashing"),
+    StatField("damage_type", "Weapon damage type", "text", "edged", placeholder="edged"),
+    StatField("ac_types", "AC by damage type", "text", "", placeholder="blunt 13"),
+    StatField("resistant", "Resistant to", "text", "", placeholder="fire, cold"), StatField("vulnerable", "Vulnerable to", "text", ""),
+    StatField("immune", "Immune to", "text", ""), StatField("absorbing", "Absorbs", "text", ""),
+    StatField("ac", "AC", default=10, low=-20, high=60), StatField("str", "Strength modifier", low=-10, high=20),
+    StatField("agi", "Agility modifier", low=-10, high=20), StatField("body_mod", "Body modifier (saves, competitions)", low=-10, high=30),
+    StatField("die_mod", "Modifier on each attack die", low=-20, high=30), StatField("weight", "Weapon weight", high=20),
+    StatField("speed", "Speed (ft)", default=30, high=300), StatField("size", "Size (1 tiny … 6 gargantuan)", default=3, low=1, high=6),
+    StatField("ranged", "Ranged weapon", "flag", False), StatField("light", "Light or reach weapon (sneak attacks)", "flag", False),
+    StatField("ranged_crits", "Ranged crits allowed", "flag", False),
+    StatField("polearm", "Polearm and the polearms skill (impalement)", "flag", False),
+    StatField("forte", "Weapon forte (impalement)", "flag", False), StatField("glaive", "The polearm is a glaive", "flag", False),
+    StatField("mounted", "Mounted or aerial (chase mode: -2 to its foes)", "flag", False),
+)
+STAT = {f.key: f for f in STATS}
 RESISTANCES = ("resistant", "vulnerable", "immune", "absorbing")
 OPTIONS = {"crit_timing": ("immediate", "next_round"), "initiative": ("once", "every_round")}
 
 
-def _stat(c, key: str, default: Any = 0) -> Any:
-    value = c.stat(key, default)
-    return default if value is None else value
+def _num(c: Combatant, key: str) -> int:
+    return STAT[key].number(c)
 
 
-def _num(c, key: str) -> int:
-    label, default, lo, hi = STAT_FIELDS[key]
-    try:
-        value = int(_stat(c, key, default))
-    except (TypeError, ValueError):
-        raise RuleError(f"{c.name}'s {label} is not a whole number.") from None
-    if not lo <= value <= hi:
-        raise RuleError(f"{c.name}'s {label} must be {lo} to {hi}.")
-    return value
-
-
-def _names(text: Any) -> list[str]:
+def listed(text: Any) -> list[str]:
+    """A comma-separated list as typed ("melee fighting, slashing"), lower-cased."""
     return [t.strip().lower() for t in str(text or "").split(",") if t.strip()]
 
 
 def damage_types_of(c, key: str) -> set[str]:
-    types = set(_names(_stat(c, key, "")))
+    types = set(listed(c.stat_or(key, "")))
     unknown = types - set(DAMAGE_TYPES)
     if unknown:
         raise RuleError(f"{c.name}: {', '.join(sorted(unknown))} is not a damage type ({', '.join(DAMAGE_TYPES)}).")
@@ -783,7 +776,7 @@ def damage_types_of(c, key: str) -> set[str]:
 def ac_for(c, damage_type: str) -> int:
     """Per-type armour (seed 000: studded leather AC 12, 13 vs blunt): 'blunt 13, fire 10'."""
     ac = _num(c, "ac")
-    for entry in _names(_stat(c, "ac_types", "")):
+    for entry in listed(c.stat_or("ac_types", "")):
         name, _, value = entry.rpartition(" ")
         if name.strip() not in DAMAGE_TYPES:
             raise RuleError(f"{c.name}'s AC by damage type: write it like “blunt 13”.")
@@ -820,18 +813,18 @@ def build_attack(enc, config: dict) -> Built:
     attacker, target = enc.get(config["attacker"]), enc.get(config["target"])
     if attacker.id == target.id:
         raise RuleError("A combatant cannot attack itself.")
-    known = _names(_stat(attacker, "skills", "melee fighting"))
+    known = listed(attacker.stat_or("skills", "melee fighting"))
     if config.get("skills_of") not in (None, attacker.id):  # choices made for another attacker
         config = {k: v for k, v in config.items() if k not in ("skills", "damage_type")}
     chosen = config.get("skills")
-    chosen = known if chosen is None else [s for s in _names(", ".join(chosen) if isinstance(chosen, list) else chosen)]
+    chosen = known if chosen is None else [s for s in listed(", ".join(chosen) if isinstance(chosen, list) else chosen)]
     unknown = [s for s in chosen if s not in known]
     if unknown:
         raise RuleError(f"{attacker.name} does not have {', '.join(unknown)}.")
-    damage_type = str(config.get("damage_type") or _stat(attacker, "damage_type", "edged")).strip().lower()
+    damage_type = str(config.get("damage_type") or attacker.stat_or("damage_type", "edged")).strip().lower()
     if damage_type not in DAMAGE_TYPES:
         raise RuleError(f"“{damage_type[:20]}” is not a damage type ({', '.join(DAMAGE_TYPES)}).")
-    ranged = bool(config.get("ranged", _stat(attacker, "ranged", False)))
+    ranged = bool(config.get("ranged", attacker.stat_or("ranged", False)))
     charmer = any(k.name.lower() == "charmed" and k.source_id == target.id for k in attacker.conditions)
     extra_adv = [str(config["adv"]) if isinstance(config.get("adv"), str) and config["adv"].strip() else "other advantage"] if config.get("adv") else []
     extra_dis = [str(config["dis"]) if isinstance(config.get("dis"), str) and config["dis"].strip() else "other disadvantage"] if config.get("dis") else []
@@ -845,7 +838,7 @@ def build_attack(enc, config: dict) -> Built:
     if sneak:
         if net == "dis" or sit.disadvantage:
             raise RuleError("No sneak attack while the attacker is at disadvantage.")
-        if not (ranged or _stat(attacker, "light", False)):
+        if not (ranged or attacker.stat_or("light", False)):
             raise RuleError("A sneak attack needs a ranged attack or a light or reach weapon.")
     try:
         extra = int(config.get("modifier") or 0)
@@ -856,11 +849,11 @@ def build_attack(enc, config: dict) -> Built:
     notes = list(sit.notes)
     penalty = sit.die_penalty
     if config.get("chase"):
-        chase, why = chase_penalty(known, _names(_stat(target, "skills", "")), bool(_stat(target, "mounted", False)))
+        chase, why = chase_penalty(known, listed(target.stat_or("skills", "")), bool(target.stat_or("mounted", False)))
         penalty -= chase
         notes.append("chase mode " + ", ".join(why))
     award = 0
-    award_round = _stat(attacker, "award_round", None)
+    award_round = attacker.stat_or("award_round", None)
     if award_round == enc.round and enc.started:
         if config.get("same_weapon", True):
             award = 1
@@ -876,7 +869,7 @@ def build_attack(enc, config: dict) -> Built:
     pool = Pool(
         skills=len(chosen), net=net, sneak=sneak, award=award, modifier=_num(attacker, "die_mod") + extra, penalty=penalty,
         ac=ac_for(target, damage_type) + sit.cover_ac, bonus=bonus, crit_skill=crit_skill, ranged=ranged,
-        ranged_crits=bool(_stat(attacker, "ranged_crits", False)), timing=str(enc.option("crit_timing", "immediate")),
+        ranged_crits=bool(attacker.stat_or("ranged_crits", False)), timing=str(enc.option("crit_timing", "immediate")),
         hit_is_crit=sit.hit_is_crit, only_crit_damage=sit.only_crit_damage, **resist,
     )
     reasons = list(chosen[:SKILL_CAP]) or ["no skill"]
@@ -898,23 +891,7 @@ def build_attack(enc, config: dict) -> Built:
 
 
 def _event(enc, kind: str, text: str, roll_text: str | None = None, who: str | None = None):
-    from ..tracker import Event
-
     return Event(kind, enc.round, text, roll_text, who)
-
-
-def _replace_c(enc, c):
-    return replace(enc, combatants=tuple(c if x.id == c.id else x for x in enc.combatants))
-
-
-def _with_stats(c, **changes):
-    stats = dict(c.stats)
-    for k, v in changes.items():
-        if v is None:
-            stats.pop(k, None)
-        else:
-            stats[k] = v
-    return replace(c, stats=tuple(sorted(stats.items())))
 
 
 def _bounded(value, lo: int = -1_000_000, hi: int = 1_000_000) -> int:
@@ -941,7 +918,7 @@ def _attack_economy(enc, attacker, as_reaction: bool) -> set[str]:
 def _apply_attack(enc, args: dict):
     attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
     flags = _attack_economy(enc, attacker, bool(args.get("reaction")))
-    enc = _replace_c(enc, replace(attacker, flags=tuple(sorted(flags))))
+    enc = enc.with_combatant(replace(attacker, flags=tuple(sorted(flags))))
     attacker = enc.get(attacker.id)
     damage = _bounded(args.get("damage", 0))
     events = []
@@ -955,17 +932,17 @@ def _apply_attack(enc, args: dict):
     crit = " (crit)" if args.get("crit") else ""
     events.append(_event(enc, "attack", f"{attacker.name} attacks {target.name}{crit}: {outcome}", args.get("text"), target.id))
     new_target = replace(target, hp=hp)
-    enc = _replace_c(enc, new_target)
+    enc = enc.with_combatant(new_target)
     if hp is not None and target.hp is not None and hp <= 0 < target.hp:
         events.append(_event(enc, "down", f"{target.name} is down", who=target.id))
     attacker = enc.get(attacker.id)
-    award = _stat(attacker, "award_round", None)
+    award = attacker.stat_or("award_round", None)
     if args.get("award_used") or (award is not None and award <= enc.round):
-        attacker = _with_stats(attacker, award_round=None)
+        attacker = attacker.with_stats(award_round=None)
     if args.get("next_round_award"):
-        attacker = _with_stats(attacker, award_round=enc.round + 1)
+        attacker = attacker.with_stats(award_round=enc.round + 1)
         events.append(_event(enc, "crit", f"{attacker.name} gains +1d20 on the next attack next round (same weapon)", who=attacker.id))
-    return _replace_c(enc, attacker), tuple(events)
+    return enc.with_combatant(attacker), tuple(events)
 
 
 def _apply_stance(enc, args: dict):
@@ -996,7 +973,7 @@ def _apply_stance(enc, args: dict):
         if len(trigger) > 100:
             raise RuleError("A trigger is at most 100 characters.")
         flags |= {"at_ready", "acted"}
-        c = _with_stats(replace(c, flags=tuple(sorted(flags))), ready_trigger=trigger)
+        c = replace(c, flags=tuple(sorted(flags))).with_stats(ready_trigger=trigger)
         text = f"{c.name} is at the ready: {trigger}"
     elif stance == "reaction":
         if blocked:
@@ -1013,7 +990,7 @@ def _apply_stance(enc, args: dict):
         text = f"{c.name} uses the reaction ({kind})"
     else:
         raise RuleError("A stance is defend, ready or reaction.")
-    return _replace_c(enc, c), (_event(enc, "stance", text, who=c.id),)
+    return enc.with_combatant(c), (_event(enc, "stance", text, who=c.id),)
 
 
 def _apply_save(enc, args: dict):
@@ -1026,8 +1003,6 @@ def _apply_save(enc, args: dict):
 def _apply_competition(enc, args: dict):
     """Results on the tracker: a grapple holds (Grappled), an escape frees, a trip drops (Prone),
     a shove pushes 5 ft, forced passage lets the mover through."""
-    from ..tracker import Condition
-
     a, v = enc.get(args["aggressor"]), enc.get(args["victim"])
     kind, success = args["kind"], bool(args["result"]["success"])
     events = [_event(enc, "competition", f"{a.name} vs {v.name}, {kind}: {a.name} {'wins' if success else 'fails'}", args.get("text"), a.id)]
@@ -1036,16 +1011,16 @@ def _apply_competition(enc, args: dict):
         if kind == "grapple":
             seq += 1
             v = replace(v, conditions=v.conditions + (Condition(id=f"k{seq}", name="Grappled", source_id=a.id),))
-            enc = replace(_replace_c(enc, v), seq=seq)
+            enc = replace(enc.with_combatant(v), seq=seq)
             events.append(_event(enc, "condition", f"{v.name} is Grappled by {a.name} (movement 0)", who=v.id))
         elif kind == "trip":
             seq += 1
             v = replace(v, conditions=v.conditions + (Condition(id=f"k{seq}", name="Prone", source_id=a.id),))
-            enc = replace(_replace_c(enc, v), seq=seq)
+            enc = replace(enc.with_combatant(v), seq=seq)
             events.append(_event(enc, "condition", f"{v.name} falls Prone", who=v.id))
         elif kind == "escape":
             kept = tuple(k for k in a.conditions if not (k.name == "Grappled" and k.source_id in (v.id, None)))
-            enc = _replace_c(enc, replace(a, conditions=kept))
+            enc = enc.with_combatant(replace(a, conditions=kept))
             events.append(_event(enc, "condition_removed", f"{a.name} escapes {v.name}'s grapple", who=a.id))
         elif kind == "shove":
             events.append(_event(enc, "moved", f"{v.name} is shoved 5 ft", who=v.id))
@@ -1064,7 +1039,7 @@ def _apply_defense(enc, args: dict):
     monster, pc = enc.get(args["monster"]), enc.get(args["pc"])
     body = _bounded(args["result"]["body"], 0, 100)
     hp = None if pc.hp is None else max(0, pc.hp - body)
-    enc = _replace_c(enc, replace(pc, hp=hp))
+    enc = enc.with_combatant(replace(pc, hp=hp))
     return enc, (_event(enc, "attack", f"{pc.name} defends against {monster.name}: {body} Body", args.get("text"), pc.id),)
 
 
@@ -1082,7 +1057,7 @@ def _hurt(enc, target, damage: int, events: list):
     hp = target.hp
     if hp is not None:
         hp = max(0, hp - damage) if damage >= 0 else (hp - damage if target.max_hp is None else min(target.max_hp, hp - damage))
-    enc = _replace_c(enc, replace(target, hp=hp))
+    enc = enc.with_combatant(replace(target, hp=hp))
     if hp is not None and target.hp is not None and hp <= 0 < target.hp:
         events.append(_event(enc, "down", f"{target.name} is down", who=target.id))
     return enc
@@ -1098,7 +1073,7 @@ def _apply_impale(enc, args: dict):
                      + ("miss" if args.get("miss") else f"{damage} Body"), args.get("text"), charger.id)]
     enc = _hurt(enc, charger, damage, events)
     h = enc.get(holder.id)
-    enc = _replace_c(enc, replace(h, flags=tuple(sorted(set(h.flags) | {"reaction_used"}))))
+    enc = enc.with_combatant(replace(h, flags=tuple(sorted(set(h.flags) | {"reaction_used"}))))
     return enc, tuple(events)
 
 
@@ -1114,6 +1089,114 @@ def _apply_blind_shot(enc, args: dict):
     return _hurt(enc, target, damage, events), tuple(events)
 
 
+def _resolve_attack(encounter: Encounter, args: dict, rng: Rng) -> dict:
+    built = build_attack(encounter, args)
+    _attack_economy(encounter, encounter.get(args["attacker"]), bool(args.get("reaction")))  # refused before rolling
+    result = roll_attack(built.pool, rng)
+    return {"attacker": args["attacker"], "target": args["target"], "damage": result.damage, "miss": result.miss,
+            "reaction": bool(args.get("reaction")),
+            "crit": result.crit, "next_round_award": result.next_round_award, "award_used": built.award_used,
+            "text": f"{built.text}; " + result.text(built.pool), "pool": built.text,
+            "faces": list(result.faces), "kept": list(result.kept), "awards": list(result.awards),
+            "award_d3": list(result.award_d3), "adv_d3": result.adv_d3, "dis_d3": result.dis_d3,
+            "raw": result.raw, "hits": result.hits, "damage_type": built.damage_type,
+            "face_hits": [built.pool.hits(f) for f in result.kept] if not built.pool.keep_worse else [built.pool.hits(result.kept[0])],
+            "award_hits": [built.pool.hits(f) for f in result.awards],
+            "unseen": _has(_condition_names(encounter.get(args["attacker"])), "Blind")
+            or _has(_condition_names(encounter.get(args["target"])), "Invisible") or bool(args.get("unseen"))}
+
+
+def _resolve_save(encounter: Encounter, args: dict, rng: Rng) -> dict:
+    c = encounter.get(args["id"])
+    try:
+        modifier, dc = int(args.get("modifier") or 0), int(args.get("dc") or 10)
+    except (TypeError, ValueError):
+        raise RuleError("Save modifier and DC are whole numbers.") from None
+    if abs(modifier) > 50 or not -50 <= dc <= 100:
+        raise RuleError("A save modifier is -50 to 50 and a DC -50 to 100.")
+    modifier += own_save_modifier(c, str(args.get("kind", "body")))
+    if args.get("kind") == "preservation" or args.get("kind") == "body":
+        modifier += cover_save_bonus(str(args.get("cover") or "none"), bool(args.get("area")))
+    net, auto, causes = save_situation(str(args.get("kind", "body")), _condition_names(c), "defending" in c.flags,
+                                       bool(args.get("adv")), bool(args.get("dis")))
+    save = roll_save(modifier, dc, net, rng, auto)
+    return {"id": c.id, "kind": args.get("kind", "body"), "dc": dc, "modifier": modifier,
+            "result": {"faces": list(save.faces), "kept": save.kept, "total": save.total, "success": save.success},
+            "text": save.text(dc) + (f" ({', '.join(causes)})" if causes and not auto else "")}
+
+
+def _resolve_competition(encounter: Encounter, args: dict, rng: Rng) -> dict:
+    comp = competition_of(encounter, args)
+    contest = roll_competition(comp, rng)
+    a, v = contest["aggressor"], contest["victim"]
+    text = (f"d12 {a['kept']} → {a['total']} vs d12 {v['kept']} → {v['total']}"
+            + (" (tie: the aggressor fails)" if a["total"] == v["total"] else ""))
+    return {"aggressor": args["aggressor"], "victim": args["victim"], "kind": comp.kind, "result": contest, "text": text}
+
+
+def _resolve_chase(encounter: Encounter, args: dict, rng: Rng) -> dict:
+    c = encounter.get(args["id"])
+    if movement(_condition_names(c)) == "none":
+        raise RuleError(f"{c.name} cannot move ({', '.join(_condition_names(c))}): no hexes this chase round.")
+    abandonment = "abandonment" in listed(c.stat_or("skills", ""))
+    seconds = []
+    total = 0
+    for second in range(10, 0, -1):
+        gained, face = chase_second(_num(c, "speed"), second, _num(c, "agi"), rng, abandonment)
+        total += gained
+        seconds.append(f"s{second}: " + ("—" if face is None else f"d20 {face} → {gained}"))
+    return {"id": c.id, "total": total, "text": "; ".join(seconds)}
+
+
+def _resolve_impale(encounter: Encounter, args: dict, rng: Rng) -> dict:
+    holder, charger = encounter.get(args["holder"]), encounter.get(args["charger"])
+    if holder.id == charger.id:
+        raise RuleError("Impalement is against another combatant.")
+    if not holder.stat_or("polearm", False):
+        raise RuleError(f"{holder.name} needs a polearm and the polearms skill to impale.")
+    _reaction_check(holder)
+    damage_type = str(holder.stat_or("damage_type", "piercing") or "piercing")
+    sit = situation(_condition_names(holder), _condition_names(charger), False)
+    resist = {key: damage_type in damage_types_of(charger, key) for key in RESISTANCES}
+    pool = Pool(skills=impalement_pool(bool(holder.stat_or("forte", False))), net=sit.net, modifier=_num(holder, "die_mod"),
+                penalty=sit.die_penalty, ac=ac_for(charger, damage_type), bonus=_num(holder, "str") + _num(holder, "weight"),
+                crit_skill=True, timing=str(encounter.option("crit_timing", "immediate")), **resist)
+    result = impalement(pool, bool(holder.stat_or("glaive", False)), rng)
+    return {"holder": holder.id, "charger": charger.id, "damage": result.damage, "miss": result.miss,
+            "text": f"impalement {pool.dice}d20" + (" (glaive)" if holder.stat_or("glaive", False) else "") + "; " + result.text(pool)}
+
+
+def _resolve_blind_shot(encounter: Encounter, args: dict, rng: Rng) -> dict:
+    attacker, missed = encounter.get(args["attacker"]), encounter.get(args["target"])
+    faces = args.get("faces")
+    if not isinstance(faces, list) or not 1 <= len(faces) <= 8 or not all(isinstance(f, int) and 1 <= f <= 20 for f in faces):
+        raise RuleError("A blind shot re-uses the missed attack's dice (1 to 8 d20).")
+    others = [c for c in encounter.combatants if c.id not in (attacker.id, missed.id)]
+    damage_type = str(args.get("damage_type") or attacker.stat_or("damage_type", "piercing"))
+    candidates = [(c.id, ac_for(c, damage_type)) for c in others]
+    shot = blind_shot(faces, candidates, rng, _num(attacker, "die_mod"))
+    damage = 0
+    text = f"blind shot: d{len(candidates) + 3} = {shot['slot']}"
+    if shot["target"] is not None:
+        target = encounter.get(shot["target"])
+        raw = shot["hits"] + (_num(attacker, "agi") if attacker.stat_or("ranged", False) else _num(attacker, "str")) + _num(attacker, "weight") if shot["hits"] else 0
+        resist = {key: damage_type in damage_types_of(target, key) for key in RESISTANCES}
+        damage = apply_damage_types(raw, **resist)
+        text += f" → {target.name}; dice rolled forward {' '.join(map(str, shot['faces']))}: {shot['hits']} hit(s), {damage} Body"
+    else:
+        text += " → an empty slot"
+    return {"attacker": attacker.id, "target": missed.id, "result": {"slot": shot["slot"], "target": shot["target"]},
+            "damage": damage, "text": text}
+
+
+def _resolve_defense(encounter: Encounter, args: dict, rng: Rng) -> dict:
+    monster, pc = encounter.get(args["monster"]), encounter.get(args["pc"])
+    dice = max(1, pool_size(len(listed(monster.stat_or("skills", "melee fighting")))))
+    defended = defense_roll(ac_for(pc, str(monster.stat_or("damage_type", "edged"))), _num(monster, "die_mod"), dice, rng)
+    text = f"DC {defended['dc']}: " + " ".join(f"{f}{'✓' if ok else '✗'}" for f, ok in zip(defended["faces"], defended["avoided"]))
+    return {"monster": monster.id, "pc": pc.id, "result": defended, "text": text}
+
+
 class RealmsSystem(System):
     """Enchanted Realms in the tracker (seeds 000, 002, 004)."""
 
@@ -1125,9 +1208,14 @@ class RealmsSystem(System):
     condition_names = tuple(CONDITIONS)
     options = OPTIONS
     clear_flags_at_turn_start = False
-    actions = {"er_attack": _apply_attack, "er_stance": _apply_stance, "er_save": _apply_save,
-               "er_competition": _apply_competition, "er_chase": _apply_chase, "er_defense": _apply_defense,
-               "er_impale": _apply_impale, "er_blind_shot": _apply_blind_shot}
+    hp_label = "Body"
+    stat_fields = STATS
+    actions = {
+        "er_attack": ActionRule(_apply_attack, _resolve_attack), "er_stance": ActionRule(_apply_stance),
+        "er_save": ActionRule(_apply_save, _resolve_save), "er_competition": ActionRule(_apply_competition, _resolve_competition),
+        "er_chase": ActionRule(_apply_chase, _resolve_chase), "er_defense": ActionRule(_apply_defense, _resolve_defense),
+        "er_impale": ActionRule(_apply_impale, _resolve_impale), "er_blind_shot": ActionRule(_apply_blind_shot, _resolve_blind_shot),
+    }
 
     def initiative_expression(self, combatant) -> str:
         mod = combatant.init_mod
@@ -1167,15 +1255,13 @@ class RealmsSystem(System):
             return enc
         c = replace(c, flags=tuple(sorted(flags)))
         if c.stat("ready_trigger") is not None:
-            c = _with_stats(c, ready_trigger=None)
-        return _replace_c(enc, c)
+            c = c.with_stats(ready_trigger=None)
+        return enc.with_combatant(c)
 
     def on_new_round(self, enc, rolls=None):
         """Reactions come back each round (not to a defender: no reactions while defending); next-
         round crit awards not used in their round are forfeited; with the every-round option,
         everyone's new initiative reorders the fight."""
-        from ..tracker import Event, _keep_groups_together
-
         events = []
         combatants = []
         for c in enc.combatants:
@@ -1183,7 +1269,7 @@ class RealmsSystem(System):
                 c = replace(c, flags=tuple(f for f in c.flags if f != "reaction_used"))
             award = c.stat("award_round")
             if award is not None and award < enc.round:
-                c = _with_stats(c, award_round=None)
+                c = c.with_stats(award_round=None)
             combatants.append(c)
         if rolls:
             updated = []
@@ -1194,105 +1280,8 @@ class RealmsSystem(System):
                 updated.append(replace(c, initiative=value, tiebreak=tiebreak))
                 if text:
                     events.append(Event("initiative", enc.round, f"{c.name} rolled {value} for initiative", text, c.id))
-            combatants = list(_keep_groups_together(tuple(sorted(updated, key=self.order_key))))
+            combatants = list(keep_groups_together(tuple(sorted(updated, key=self.order_key))))
         return replace(enc, combatants=tuple(combatants)), events
-
-    def resolve(self, encounter, kind: str, args: dict, rng: Rng) -> dict:
-        if kind == "er_attack":
-            built = build_attack(encounter, args)
-            _attack_economy(encounter, encounter.get(args["attacker"]), bool(args.get("reaction")))  # refused before rolling
-            result = roll_attack(built.pool, rng)
-            return {"attacker": args["attacker"], "target": args["target"], "damage": result.damage, "miss": result.miss,
-                    "reaction": bool(args.get("reaction")),
-                    "crit": result.crit, "next_round_award": result.next_round_award, "award_used": built.award_used,
-                    "text": f"{built.text}; " + result.text(built.pool), "pool": built.text,
-                    "faces": list(result.faces), "kept": list(result.kept), "awards": list(result.awards),
-                    "award_d3": list(result.award_d3), "adv_d3": result.adv_d3, "dis_d3": result.dis_d3,
-                    "raw": result.raw, "hits": result.hits, "damage_type": built.damage_type,
-                    "face_hits": [built.pool.hits(f) for f in result.kept] if not built.pool.keep_worse else [built.pool.hits(result.kept[0])],
-                    "award_hits": [built.pool.hits(f) for f in result.awards],
-                    "unseen": _has(_condition_names(encounter.get(args["attacker"])), "Blind")
-                    or _has(_condition_names(encounter.get(args["target"])), "Invisible") or bool(args.get("unseen"))}
-        if kind == "er_save":
-            c = encounter.get(args["id"])
-            try:
-                modifier, dc = int(args.get("modifier") or 0), int(args.get("dc") or 10)
-            except (TypeError, ValueError):
-                raise RuleError("Save modifier and DC are whole numbers.") from None
-            if abs(modifier) > 50 or not -50 <= dc <= 100:
-                raise RuleError("A save modifier is -50 to 50 and a DC -50 to 100.")
-            modifier += own_save_modifier(c, str(args.get("kind", "body")))
-            if args.get("kind") == "preservation" or args.get("kind") == "body":
-                modifier += cover_save_bonus(str(args.get("cover") or "none"), bool(args.get("area")))
-            net, auto, causes = save_situation(str(args.get("kind", "body")), _condition_names(c), "defending" in c.flags,
-                                               bool(args.get("adv")), bool(args.get("dis")))
-            save = roll_save(modifier, dc, net, rng, auto)
-            return {"id": c.id, "kind": args.get("kind", "body"), "dc": dc, "modifier": modifier,
-                    "result": {"faces": list(save.faces), "kept": save.kept, "total": save.total, "success": save.success},
-                    "text": save.text(dc) + (f" ({', '.join(causes)})" if causes and not auto else "")}
-        if kind == "er_competition":
-            comp = competition_of(encounter, args)
-            contest = roll_competition(comp, rng)
-            a, v = contest["aggressor"], contest["victim"]
-            text = (f"d12 {a['kept']} → {a['total']} vs d12 {v['kept']} → {v['total']}"
-                    + (" (tie: the aggressor fails)" if a["total"] == v["total"] else ""))
-            return {"aggressor": args["aggressor"], "victim": args["victim"], "kind": comp.kind, "result": contest, "text": text}
-        if kind == "er_chase":
-            c = encounter.get(args["id"])
-            if movement(_condition_names(c)) == "none":
-                raise RuleError(f"{c.name} cannot move ({', '.join(_condition_names(c))}): no hexes this chase round.")
-            abandonment = "abandonment" in _names(_stat(c, "skills", ""))
-            seconds = []
-            total = 0
-            for second in range(10, 0, -1):
-                gained, face = chase_second(_num(c, "speed"), second, _num(c, "agi"), rng, abandonment)
-                total += gained
-                seconds.append(f"s{second}: " + ("—" if face is None else f"d20 {face} → {gained}"))
-            return {"id": c.id, "total": total, "text": "; ".join(seconds)}
-        if kind == "er_impale":
-            holder, charger = encounter.get(args["holder"]), encounter.get(args["charger"])
-            if holder.id == charger.id:
-                raise RuleError("Impalement is against another combatant.")
-            if not _stat(holder, "polearm", False):
-                raise RuleError(f"{holder.name} needs a polearm and the polearms skill to impale.")
-            _reaction_check(holder)
-            damage_type = str(_stat(holder, "damage_type", "piercing") or "piercing")
-            sit = situation(_condition_names(holder), _condition_names(charger), False)
-            resist = {key: damage_type in damage_types_of(charger, key) for key in RESISTANCES}
-            pool = Pool(skills=impalement_pool(bool(_stat(holder, "forte", False))), net=sit.net, modifier=_num(holder, "die_mod"),
-                        penalty=sit.die_penalty, ac=ac_for(charger, damage_type), bonus=_num(holder, "str") + _num(holder, "weight"),
-                        crit_skill=True, timing=str(encounter.option("crit_timing", "immediate")), **resist)
-            result = impalement(pool, bool(_stat(holder, "glaive", False)), rng)
-            return {"holder": holder.id, "charger": charger.id, "damage": result.damage, "miss": result.miss,
-                    "text": f"impalement {pool.dice}d20" + (" (glaive)" if _stat(holder, "glaive", False) else "") + "; " + result.text(pool)}
-        if kind == "er_blind_shot":
-            attacker, missed = encounter.get(args["attacker"]), encounter.get(args["target"])
-            faces = args.get("faces")
-            if not isinstance(faces, list) or not 1 <= len(faces) <= 8 or not all(isinstance(f, int) and 1 <= f <= 20 for f in faces):
-                raise RuleError("A blind shot re-uses the missed attack's dice (1 to 8 d20).")
-            others = [c for c in encounter.combatants if c.id not in (attacker.id, missed.id)]
-            damage_type = str(args.get("damage_type") or _stat(attacker, "damage_type", "piercing"))
-            candidates = [(c.id, ac_for(c, damage_type)) for c in others]
-            shot = blind_shot(faces, candidates, rng, _num(attacker, "die_mod"))
-            damage = 0
-            text = f"blind shot: d{len(candidates) + 3} = {shot['slot']}"
-            if shot["target"] is not None:
-                target = encounter.get(shot["target"])
-                raw = shot["hits"] + (_num(attacker, "agi") if _stat(attacker, "ranged", False) else _num(attacker, "str")) + _num(attacker, "weight") if shot["hits"] else 0
-                resist = {key: damage_type in damage_types_of(target, key) for key in RESISTANCES}
-                damage = apply_damage_types(raw, **resist)
-                text += f" → {target.name}; dice rolled forward {' '.join(map(str, shot['faces']))}: {shot['hits']} hit(s), {damage} Body"
-            else:
-                text += " → an empty slot"
-            return {"attacker": attacker.id, "target": missed.id, "result": {"slot": shot["slot"], "target": shot["target"]},
-                    "damage": damage, "text": text}
-        if kind == "er_defense":
-            monster, pc = encounter.get(args["monster"]), encounter.get(args["pc"])
-            dice = max(1, pool_size(len(_names(_stat(monster, "skills", "melee fighting")))))
-            defended = defense_roll(ac_for(pc, str(_stat(monster, "damage_type", "edged"))), _num(monster, "die_mod"), dice, rng)
-            text = f"DC {defended['dc']}: " + " ".join(f"{f}{'✓' if ok else '✗'}" for f, ok in zip(defended["faces"], defended["avoided"]))
-            return {"monster": monster.id, "pc": pc.id, "result": defended, "text": text}
-        return dict(args)
 
 
 def competition_of(enc, args: dict) -> Competition:

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
 
 from ..dice import Rng, roll
 from ..errors import EngineError, RuleError
 from ..odds import Distribution, convolve, distribution
-from .base import System, settle_ties
+from ..model import Combatant, Condition, Encounter, Event, StatField
+from ..rules import ActionRule, System, settle_ties, system_of
+from ..turns import advance, turn_starts
 
 __all__ = [
     "SIZES", "Portion", "Spec", "PortionResult", "Result", "Odds", "split_bonus", "penalties", "untrained_block",
-    "resolve_attack", "attack_odds", "ward_off_odds", "check_432", "TURN_PARTS", "RESOURCES", "end_battle",
+    "resolve_attack", "attack_odds", "ward_off_odds", "check_432", "TURN_PARTS", "RESOURCES", "STATS", "STAT", "end_battle",
     "begin_battle", "StrifeSystem",
 ]
 
@@ -386,45 +387,36 @@ RESOURCES = {  # key -> (label, has a maximum)
     "vigor": ("Vigor", True), "fury": ("Fury", False), "honor": ("Code points", True), "stacks": ("Code stacks", False),
     "spirit": ("Spirit", True), "faith": ("Faith", True), "focus": ("Focus", True), "stealth": ("Stealth", False),
 }
-STAT_FIELDS = {  # key -> (label, default, lo, hi)
-    "ac": ("AC", 0, -100, 200), "resist": ("Resistance", 0, -100, 200), "dodge": ("Dodge", 0, -100, 200),
-    "hit": ("To-hit modifier", 0, -200, 200), "crit": ("Crit chance %", 5, 0, 100),
-    "parry": ("Parry %", 0, 0, 100), "block": ("Block %", 0, 0, 100),
-    "spirit_hit": ("Spirit to-hit modifier", 0, -200, 200), "spirit_crit": ("Spirit crit chance %", 5, 0, 100),
-    "size": ("Weapon size (1 S … 4 XL)", 2, 1, 4), "armour_untrained": ("Untrained armour pieces", 0, 0, 20),
-    **{f"{k}_max": (f"{label} max", 0, 0, 10_000) for k, (label, has_max) in RESOURCES.items() if has_max},
-    **{k: (label, 0, 0, 10_000) for k, (label, has_max) in RESOURCES.items() if not has_max},
-}
-STAT_TEXT = {"weapon": ("Weapon damage", "1d6"), "offhand": ("Off-hand damage (if dual wielding)", ""),
-             "power": ("Power damage", "2d6")}
-STAT_FLAGS = {"ward_off": "Weapon with Ward-off", "dual_skill": "Dual Wield skill", "untrained": "Weapon untrained",
-              "shield_untrained": "Shield untrained", "hiding": "Hiding announced before battle"}
+STATS = (  # the combatant sheet's fields, and the bounds the rules check
+    StatField("ac", "AC", low=-100, high=200), StatField("resist", "Resistance", low=-100, high=200),
+    StatField("dodge", "Dodge", low=-100, high=200), StatField("hit", "To-hit modifier", low=-200, high=200),
+    StatField("crit", "Crit chance %", default=5, high=100), StatField("parry", "Parry %", high=100), StatField("block", "Block %", high=100),
+    StatField("spirit_hit", "Spirit to-hit modifier", low=-200, high=200), StatField("spirit_crit", "Spirit crit chance %", default=5, high=100),
+    StatField("size", "Weapon size (1 S … 4 XL)", default=2, low=1, high=4), StatField("armour_untrained", "Untrained armour pieces", high=20),
+    *(StatField(f"{k}_max", f"{label} max", high=10_000) for k, (label, has_max) in RESOURCES.items() if has_max),
+    *(StatField(k, label, high=10_000) for k, (label, has_max) in RESOURCES.items() if not has_max),
+    StatField("weapon", "Weapon damage", "text", "1d6"), StatField("offhand", "Off-hand damage (if dual wielding)", "text", ""),
+    StatField("power", "Power damage", "text", "2d6"),
+    StatField("ward_off", "Weapon with Ward-off", "flag", False), StatField("dual_skill", "Dual Wield skill", "flag", False),
+    StatField("untrained", "Weapon untrained", "flag", False), StatField("shield_untrained", "Shield untrained", "flag", False),
+    StatField("hiding", "Hiding announced before battle", "flag", False),
+)
+STAT = {f.key: f for f in STATS}
 
 
-def _stat(c, key: str, default: Any = 0) -> Any:
-    value = c.stat(key, default)
-    return default if value is None else value
-
-
-def _num(c, key: str) -> int:
-    label, default, lo, hi = STAT_FIELDS[key]
-    try:
-        value = int(_stat(c, key, default))
-    except (TypeError, ValueError):
-        raise RuleError(f"{c.name}'s {label} is not a whole number.") from None
-    if not lo <= value <= hi:
-        raise RuleError(f"{c.name}'s {label} must be {lo} to {hi}.")
-    return value
+def _num(c: Combatant, key: str) -> int:
+    return STAT[key].number(c)
 
 
 def _notation(c, key: str) -> str:
-    text = str(_stat(c, key, STAT_TEXT[key][1]) or "").strip()
+    field = STAT[key]
+    text = str(field.read(c) or "").strip()
     if not text:
-        raise RuleError(f"{c.name} has no {STAT_TEXT[key][0].lower()}.")
+        raise RuleError(f"{c.name} has no {field.label.lower()}.")
     try:
         distribution(text)
     except EngineError as error:
-        raise RuleError(f"{c.name}'s {STAT_TEXT[key][0].lower()}: {error}") from None
+        raise RuleError(f"{c.name}'s {field.label.lower()}: {error}") from None
     return text
 
 
@@ -447,7 +439,7 @@ def build_spec(encounter, config: dict) -> tuple[Spec, list[tuple[str, int]], di
     weapon = config.get("weapon", "main")
     if weapon not in ("main", "off"):
         raise RuleError("Attack with the main-hand or the off-hand weapon.")
-    dual = bool(str(_stat(attacker, "offhand", "") or "").strip())
+    dual = bool(str(attacker.stat_or("offhand", "") or "").strip())
     if weapon == "off" and not dual:
         raise RuleError(f"{attacker.name} has no off-hand weapon.")
     try:
@@ -460,11 +452,11 @@ def build_spec(encounter, config: dict) -> tuple[Spec, list[tuple[str, int]], di
     if abs(situational) > 500 or abs(bonus) > 10_000 or not 1 <= targets <= 100:
         raise RuleError("Modifier -500 to 500, bonus up to 10,000, 1 to 100 targets.")
     reasons: list[tuple[str, int]] = []
-    untrained = bool(_stat(attacker, "untrained", False))
+    untrained = bool(attacker.stat_or("untrained", False))
     physical = kind in ("physical", "combined", "mixed")
     if physical:
         reasons += penalties(ranged=bool(config.get("ranged")), inches_moved=inches, flying=bool(config.get("flying")),
-                             dual_wielding=dual, dual_wield_skill=bool(_stat(attacker, "dual_skill", False)),
+                             dual_wielding=dual, dual_wield_skill=bool(attacker.stat_or("dual_skill", False)),
                              weapon_size=_num(attacker, "size"), trained=not untrained)
     if situational:
         reasons.append(("situational", situational))
@@ -474,7 +466,7 @@ def build_spec(encounter, config: dict) -> tuple[Spec, list[tuple[str, int]], di
     dodge = _num(target, "dodge")
     res_total = resist + (dodge if config.get("missile") else 0)
     share = split_bonus(bonus, targets)
-    crit_ok = not (dual and not _stat(attacker, "dual_skill", False))
+    crit_ok = not (dual and not attacker.stat_or("dual_skill", False))
     hand = "offhand" if weapon == "off" else "weapon"
 
     def with_bonus(notation: str) -> str:
@@ -492,15 +484,15 @@ def build_spec(encounter, config: dict) -> tuple[Spec, list[tuple[str, int]], di
         portions.append(Portion("spirit", _num(attacker, "spirit_hit") + spirit_penalty, _num(attacker, "spirit_crit"), res_total,
                                 with_bonus(_notation(attacker, "power")), parryable=False, blockable=bool(config.get("blockable"))))
     block = _num(target, "block")
-    if _stat(target, "shield_untrained", False):
+    if target.stat_or("shield_untrained", False):
         block = untrained_block(block)
     parry = _num(target, "parry")
     ward = None
-    target_untrained = bool(_stat(target, "untrained", False))
+    target_untrained = bool(target.stat_or("untrained", False))
     if target_untrained:
         # Seed 001: an untrained weapon "cannot use any of the weapon effects (Parry, Cleaving, Ward-off ...)".
         parry = 0
-    elif physical and not config.get("ranged") and _stat(target, "ward_off", False):
+    elif physical and not config.get("ranged") and target.stat_or("ward_off", False):
         ward = (attacker.init_mod, target.init_mod)
     riders = []
     given = config.get("riders") or []
@@ -549,8 +541,6 @@ def _set_turn(enc, st: dict):
 
 
 def _event(enc, kind: str, text: str, roll_text: str | None = None, who: str | None = None):
-    from ..tracker import Event
-
     return Event(kind, enc.round, text, roll_text, who)
 
 
@@ -562,9 +552,7 @@ def _require_turn(enc, cid: str):
 
 
 def _end_turn(enc, events: list):
-    from ..tracker import _advance
-
-    enc, more = _advance(enc, forward=True)
+    enc, more = advance(enc, system_of(enc), forward=True)
     return enc, tuple(events) + more
 
 
@@ -641,10 +629,8 @@ def _apply_bottom(enc, args: dict):
           "returns": st.get("returns", []) + [[c.id, follower]]}
     moved = _set_turn(moved, st)
     # The turn passes to whoever followed; the mover acts last this round.
-    from ..tracker import _turn_starts
-
     moved = replace(moved, active_id=follower)
-    moved, started = _turn_starts(moved)
+    moved, started = turn_starts(moved, system_of(moved))
     return moved, (_event(enc, "bottom", f"{c.name} goes to the bottom of the queue", who=c.id),) + started
 
 
@@ -698,14 +684,12 @@ def _attack_turn(enc, args: dict) -> dict:
 
 def _apply_attack(enc, args: dict):
     """Apply a rolled attack: damage to the target, riders as conditions, the 4-3-2 count."""
-    from ..tracker import Condition
-
     st = _attack_turn(enc, args)
     attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
     damage = args.get("damage", 0)
     if not isinstance(damage, int) or isinstance(damage, bool) or not 0 <= damage <= 1_000_000:
         raise RuleError("An attack result is out of range.")
-    floor = enc.rules.hp_floor
+    floor = system_of(enc).hp_floor
     hp = None if target.hp is None else (target.hp - damage if floor is None else max(floor, target.hp - damage))
     conditions = target.conditions
     events = [_event(enc, "attack", f"{attacker.name} attacks {target.name}: {args.get('outcome', '?')}"
@@ -716,7 +700,7 @@ def _apply_attack(enc, args: dict):
         conditions = conditions + (Condition(id=f"k{seq}", name=str(name)[:60], source_id=attacker.id),)
         events.append(_event(enc, "condition", f"{target.name}: {name} (rider)", who=target.id))
     new_target = replace(target, hp=hp, conditions=conditions)
-    if enc.rules.is_down(new_target) and not enc.rules.is_down(target):
+    if system_of(enc).is_down(new_target) and not system_of(enc).is_down(target):
         events.append(_event(enc, "down", f"{target.name} is down", who=target.id))
     enc = replace(enc, seq=seq, combatants=tuple(new_target if x.id == target.id else x for x in enc.combatants))
     return _set_turn(enc, st), tuple(events)
@@ -734,12 +718,12 @@ def _apply_resource(enc, args: dict):
     if abs(delta) > 10_000:
         raise RuleError("Change a resource by at most 10,000.")
     label, has_max = RESOURCES[key]
-    now = int(_stat(c, key, 0) or 0)
+    now = int(c.stat_or(key, 0) or 0)
     if now + delta < 0:
         raise RuleError(f"{c.name} has only {now} {label}.")
     value = now + delta
     if has_max:
-        top = int(_stat(c, f"{key}_max", 0) or 0)
+        top = int(c.stat_or(f"{key}_max", 0) or 0)
         value = min(value, top)
     stats = tuple(sorted({**dict(c.stats), key: value}.items()))
     verb = "spends" if delta < 0 else "gains"
@@ -781,6 +765,24 @@ def begin_battle(enc, soon: bool):
     return replace(enc, combatants=tuple(combatants)), events
 
 
+def _resolve_attack(encounter: Encounter, args: dict, rng: Rng) -> dict:
+    config = {k: args[k] for k in ("attacker", "target", "kind", "weapon", "ranged", "inches", "flying", "missile",
+                                   "blockable", "modifier", "bonus", "targets", "riders") if k in args}
+    spec, reasons, _ = build_spec(encounter, config)
+    _attack_turn(encounter, args)  # refused before any die is rolled
+    result = resolve_attack(spec, rng)
+    return {"attacker": args["attacker"], "target": args["target"], "use": args.get("use", "action"),
+            "weapon": args.get("weapon", "main"), "kind": args.get("kind", "physical"),
+            "outcome": result.outcome, "damage": result.damage, "text": result.text(),
+            "natural": result.natural, "ward": [list(p) for p in result.ward],
+            "parry_die": result.parry_die, "block_die": result.block_die,
+            "portions": [{"kind": p.kind, "total": p.total, "outcome": p.outcome, "stopped": p.stopped,
+                          "dice": p.dice, "damage": p.damage} for p in result.portions],
+            "riders": [r[0] for r in result.riders if r[3]],
+            "rider_rolls": [list(r) for r in result.riders],
+            "reasons": [list(r) for r in reasons]}
+
+
 class StrifeSystem(System):
     """Realm of Strife in the tracker (seed 001): turn order by the Initiative stat, the turn's
     components as a checklist, d100 attacks, class resources between battles."""
@@ -790,8 +792,9 @@ class StrifeSystem(System):
     aliases = ("ros", "realm of strife", "d100")
     round_seconds = 6  # Reading: seed 001 gives no round length; the clock shows 6 s per round
     options = {"crit_miss": tuple(range(0, 51))}
-    actions = {"ros_part": _apply_part, "ros_bottom": _apply_bottom, "ros_attack": _apply_attack,
-               "ros_resource": _apply_resource}
+    stat_fields = STATS
+    actions = {"ros_part": ActionRule(_apply_part), "ros_bottom": ActionRule(_apply_bottom),
+               "ros_attack": ActionRule(_apply_attack, _resolve_attack), "ros_resource": ActionRule(_apply_resource)}
 
     def roll_initiative(self, combatant, rng: Rng) -> tuple[int, int, str]:
         """Reading: the turn order is the Initiative stat itself, highest first (no roll)."""
@@ -804,25 +807,6 @@ class StrifeSystem(System):
     def order_key(self, combatant) -> tuple:
         init = combatant.initiative if combatant.initiative is not None else -10**9
         return (-init, -combatant.tiebreak)
-
-    def resolve(self, encounter, kind: str, args: dict, rng: Rng) -> dict:
-        if kind != "ros_attack":
-            return dict(args)
-        config = {k: args[k] for k in ("attacker", "target", "kind", "weapon", "ranged", "inches", "flying", "missile",
-                                       "blockable", "modifier", "bonus", "targets", "riders") if k in args}
-        spec, reasons, _ = build_spec(encounter, config)
-        _attack_turn(encounter, args)  # refused before any die is rolled
-        result = resolve_attack(spec, rng)
-        return {"attacker": args["attacker"], "target": args["target"], "use": args.get("use", "action"),
-                "weapon": args.get("weapon", "main"), "kind": args.get("kind", "physical"),
-                "outcome": result.outcome, "damage": result.damage, "text": result.text(),
-                "natural": result.natural, "ward": [list(p) for p in result.ward],
-                "parry_die": result.parry_die, "block_die": result.block_die,
-                "portions": [{"kind": p.kind, "total": p.total, "outcome": p.outcome, "stopped": p.stopped,
-                              "dice": p.dice, "damage": p.damage} for p in result.portions],
-                "riders": [r[0] for r in result.riders if r[3]],
-                "rider_rolls": [list(r) for r in result.riders],
-                "reasons": [list(r) for r in reasons]}
 
     def on_turn_start(self, enc):
         st = _turn(enc)

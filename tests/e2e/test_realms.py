@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from pyengine.systems.base import roll_off
+from pyengine.rules import roll_off
 from pyengine.systems.realms import Pool, attack_odds, roll_attack
 from tests.e2e.conftest import names, open_app
 

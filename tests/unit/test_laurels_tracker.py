@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pyengine.errors import RuleError
-from pyengine.sides import state
+from pyengine.rules import system_of
+from pyengine.turns import side_state as state
 from pyengine.tracker import Timeline, new_encounter, resolve
 from tests.unit.scripted import Scripted
 
@@ -87,7 +88,7 @@ def test_injuries_past_the_limit_put_a_combatant_down_and_it_is_skipped():
     # Wren shoots the half-orc: 8 explodes, 8 explodes, 5 = 21, +3 AWA -4 soak = 20 Injuries (of 8).
     t = step(t, "ll_attack", Scripted([8, 8, 5, 2]), attacker="c3", target="c5")
     orc = t.present.get("c5")
-    assert orc.stat("injuries") == 20 and t.present.rules.is_down(orc)
+    assert orc.stat("injuries") == 20 and system_of(t.present).is_down(orc)
     assert [e.text for e in t.log()][-2:] == ["Wren's ranged attack on Half-orc: 20 Injury", "Wren spends 2 Stamina shooting"]
     t = step(t, "next_turn")  # the downed half-orc is passed over: the party's turn
     assert active(t) == "Tombril" and state(t.present)["side"] == "party"

@@ -8,6 +8,7 @@ from pyengine.dice import distribution, roll
 from pyengine.tracker import Timeline, new_encounter, resolve
 from tests.unit.scripted import Scripted
 from web import render
+from web.views import laurels as laurels_view
 
 HOSTILE = ['<img src=x onerror=alert(1)>', '"><script>alert(1)</script>', "' onmouseover='x", "</li><li>"]
 
@@ -127,7 +128,7 @@ def test_laurels_attack_panel_defaults_to_the_acting_side_and_says_when_out_of_t
                                                                     "stats": {"level": 1, "die": 6}}}))
     t = t.do(resolve(t.present, "start_combat", {}, Scripted([2])))  # 2: the opponents first
     enc = t.present
-    html = render.attack_panel_html(enc, enc.get("c1"), None, False, False, None)
+    html = laurels_view.attack_panel_html(enc, enc.get("c1"), None, False, False, None)
     assert 'value="c2" selected' in html and "out of turn" not in html
-    html = render.attack_panel_html(enc, enc.get("c2"), "c1", False, False, None)
+    html = laurels_view.attack_panel_html(enc, enc.get("c2"), "c1", False, False, None)
     assert "Tombril is out of turn: it is the opponents&#x27; turn" in html

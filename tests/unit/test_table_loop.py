@@ -11,7 +11,7 @@ from pyengine.tracker import Timeline, new_encounter, resolve
 from tests.unit.scripted import Scripted
 from web import render
 from web.quick import add_die, advantage
-from web.realms_view import stances_html
+from web.views.realms import stances_html
 
 
 def step(t, kind, rng=None, **args):

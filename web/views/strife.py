@@ -1,18 +1,25 @@
 """Realm of Strife on screen: the add-sheet fields, row chips, the turn checklist, the attack panel
-and the class resources. Pure functions state -> HTML, like render.py; every user text escaped."""
+and the class resources. Pure functions state -> HTML, like render.py; every user text escaped. `VIEW` is what render.py
+and main.py ask."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pyengine.errors import EngineError
-from pyengine.systems.strife import (
-    ATTACK_KINDS, RESOURCES, STAT_FIELDS, STAT_FLAGS, STAT_TEXT, attack_odds, build_spec,
-)
-from pyengine.tracker import Combatant, Encounter
+from pyengine.model import Combatant, Encounter, Event
+from pyengine.rules import System, system_of
+from pyengine.systems.strife import ATTACK_KINDS, RESOURCES, attack_odds, build_spec
 
-from .render import _field, esc, odds_html
+from ..html import attack_check as _check, attack_input, attack_select as _select, esc, odds_html, pct as _pct
+from . import Page, View
 
-__all__ = ["system_fields_html", "row_chips", "turn_panel_html", "start_options_html", "attack_panel_html", "resources_html",
+__all__ = ["VIEW", "StrifeView", "row_chips", "turn_panel_html", "start_options_html", "attack_panel_html", "resources_html",
            "DEFAULT_ATTACK"]
+
+def _number(key: str, label: str, value: Any) -> str:
+    return attack_input(key, label, value, "number")
+
 
 KIND_LABELS = {"physical": "Physical (weapon vs AC)", "spirit": "Non-physical (power vs Resistance)",
                "combined": "Combined (weapon + spirit portion)", "mixed": "Combined damage (lowest defence)"}
@@ -20,24 +27,6 @@ USE_LABELS = {"action": "the Action", "instant": "an Instant", "direct": "a dire
               "free": "a free attack (disengage)"}
 DEFAULT_ATTACK = {"kind": "physical", "use": "action", "weapon": "main", "ranged": False, "flying": False, "missile": False,
                   "blockable": False, "inches": "0", "modifier": "0", "bonus": "0", "targets": "1", "riders": ""}
-
-
-def system_fields_html(c: Combatant | None) -> str:
-    numbers = "".join(
-        _field(label, f"stat-{key}", c.stat(key, default) if c else default, "number", f' inputmode="numeric" min="{lo}" max="{hi}"')
-        for key, (label, default, lo, hi) in STAT_FIELDS.items()
-    )
-    texts = "".join(
-        _field(label, f"stat-{key}", (c.stat(key, default) or "") if c else default, "text", ' maxlength="100" autocomplete="off"')
-        for key, (label, default) in STAT_TEXT.items()
-    )
-    checks = "".join(
-        f'<label class="check"><input type="checkbox" id="f-stat-{key}" data-testid="field-stat-{key}"'
-        f'{" checked" if c is not None and c.stat(key) else ""}> {esc(label)}</label>'
-        for key, label in STAT_FLAGS.items()
-    )
-    return (f'<div class="grid2" data-testid="system-fields">{texts}{numbers}</div><div class="checks">{checks}</div>'
-            '<p class="muted">Resources with a maximum start full; leave a class\'s resources at 0 if it has none.</p>')
 
 
 def _resource_text(c: Combatant, key: str) -> str | None:
@@ -82,7 +71,7 @@ def turn_panel_html(enc: Encounter) -> str:
         return (f'<button type="button" class="part{" done" if done else ""}" data-action="ros-part" data-part="{name}" data-id="{cid}"'
                 f' data-testid="part-{name}"{extra}{" disabled" if blocked else ""}>{"✓ " if done else ""}{esc(label)}</button>')
 
-    foes = [x for x in enc.combatants if x.side != c.side and not enc.rules.is_down(x)]
+    foes = [x for x in enc.combatants if x.side != c.side and not system_of(enc).is_down(x)]
     adjacent = "".join(
         f'<label class="check"><input type="checkbox" class="adjacent" value="{esc(x.id)}" data-testid="adjacent"> {esc(x.name)}</label>'
         for x in foes
@@ -108,25 +97,6 @@ def turn_panel_html(enc: Encounter) -> str:
         '<div class="grid3">' + part("rest", "Rest (+1 HP)") + part("sprint", "Sprint") + part("instant", "Instant") + '</div>'
         + moves + '<div class="grid2">' + part("action", "Action (ends turn)") + bottom + '</div>' + free_line + '</div>'
     )
-
-
-def _select(key: str, value: str, options: dict[str, str]) -> str:
-    opts = "".join(f'<option value="{esc(k)}"{" selected" if k == value else ""}>{esc(v)}</option>' for k, v in options.items())
-    return f'<select id="atk-{key}" data-attack-key="{key}" data-action-change="attack-config" data-testid="attack-{key}">{opts}</select>'
-
-
-def _check(key: str, label: str, value: bool) -> str:
-    return (f'<label class="check"><input type="checkbox" id="atk-{key}" data-attack-key="{key}" data-action-change="attack-config"'
-            f' data-testid="attack-{key}"{" checked" if value else ""}> {esc(label)}</label>')
-
-
-def _number(key: str, label: str, value: str) -> str:
-    return (f'<label class="field">{esc(label)}<input id="atk-{key}" type="number" inputmode="numeric" data-attack-key="{key}"'
-            f' data-action-change="attack-config" data-testid="attack-{key}" value="{esc(value)}"></label>')
-
-
-def _pct(p: float) -> str:
-    return f"{p * 100:.1f}%"
 
 
 def attack_panel_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
@@ -220,3 +190,55 @@ def resources_html(c: Combatant) -> str:
     if not rows:
         return ""
     return f'<p class="muted">Class resources</p><div class="resources">{"".join(rows)}</div>'
+
+
+def _part(page: Page) -> None:
+    page.act("ros_part", {"id": page.data("id"), "part": page.data("part")})
+
+
+def _move(page: Page) -> None:
+    page.act("ros_part", {"id": page.data("id"), "part": "move", "mode": page.value("move-mode", "move"),
+                          "adjacent": page.checked("#tracker input.adjacent")})
+
+
+def _bottom(page: Page) -> None:
+    page.act("ros_bottom", {"id": page.data("id")})
+
+
+def _resource(page: Page) -> None:
+    page.act("ros_resource", {"id": page.data("id"), "key": page.data("key"), "delta": int(page.data("delta"))})
+
+
+class StrifeView(View):
+    attack_kind = "ros_attack"
+    attack_button = True
+    end_label = "End battle"
+    init_label = "Initiative"
+    typed_initiative = False
+    fields_note = "Resources with a maximum start full; leave a class's resources at 0 if it has none."
+    events = {"ros-part": _part, "ros-move": _move, "ros-bottom": _bottom, "ros-resource": _resource}
+
+    def row_chips(self, enc: Encounter, c: Combatant) -> str:
+        return row_chips(enc, c)
+
+    def turn_panel(self, enc: Encounter) -> str:
+        return turn_panel_html(enc)
+
+    def start_options(self, enc: Encounter) -> str:
+        return start_options_html(enc)
+
+    def start_args(self, page: Page) -> dict:
+        return {"soon": bool(page.checked("#battle-soon"))}
+
+    def sheet_html(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> str:
+        pending = attack.get("pending")
+        return resources_html(c) + attack_panel_html(enc, c, attack) + (pending_html(pending) if pending is not None else "")
+
+    def stats_from_form(self, system: System, page: Page, editing: bool) -> dict | None:
+        stats: dict[str, Any] = super().stats_from_form(system, page, editing) or {}
+        if not editing:  # resources with a maximum start full
+            stats.update({key: stats[f"{key}_max"] for key, (_, has_max) in RESOURCES.items() if has_max})
+        return stats
+
+
+VIEW = StrifeView()

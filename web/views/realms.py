@@ -5,40 +5,21 @@ and defense rolls. Pure functions state -> HTML; every user text escaped."""
 from __future__ import annotations
 
 from pyengine.errors import EngineError
+from pyengine.model import Combatant, Encounter, Event
 from pyengine.systems.realms import (
-    COMPETITIONS, DAMAGE_TYPES, SAVE_KINDS, STAT_FIELDS, STAT_FLAGS, STAT_TEXT, _names, attack_odds, build_attack,
-    chase_penalty, competition_modifiers, competition_odds, competition_of, cover_save_bonus, movement, own_save_modifier, save_odds,
-    save_situation,
+    COMPETITIONS, DAMAGE_TYPES, SAVE_KINDS, attack_odds, build_attack, chase_penalty, competition_modifiers, competition_odds,
+    competition_of, cover_save_bonus, listed, movement, own_save_modifier, save_odds, save_situation,
 )
-from pyengine.tracker import Combatant, Encounter, Event
 
-from .render import _field, esc, odds_html
+from ..html import attack_check as _chk, attack_input as _txt, attack_select as _sel, esc, odds_html, pct as _pct
+from . import Page, View
 
-__all__ = ["system_fields_html", "row_chips", "options_html", "sheet_html", "DEFAULT_ATTACK"]
+__all__ = ["VIEW", "RealmsView", "row_chips", "options_html", "sheet_html", "DEFAULT_ATTACK"]
 
 DEFAULT_ATTACK = {"damage_type": None, "cover": "none", "sneak": False, "adv": "", "dis": "", "modifier": "0", "chase": False,
                   "same_weapon": True, "reaction": False, "unseen": False, "hidden_attack": False, "save_kind": "body", "save_mod": "0", "save_dc": "12", "save_adv": False, "save_dis": False, "save_area": False,
                   "comp_kind": "grapple", "comp_other": None, "comp_slick": False}
 COVERS = {"none": "No cover", "half": "Half cover (+2 AC)", "three-quarters": "Three-quarters (+5 AC)", "complete": "Complete"}
-
-
-def system_fields_html(c: Combatant | None) -> str:
-    texts = "".join(
-        _field(label, f"stat-{key}", (c.stat(key, default) or "") if c else default, "text",
-               f' maxlength="100" autocomplete="off" placeholder="{esc(placeholder)}"')
-        for key, (label, default, placeholder) in STAT_TEXT.items()
-    )
-    numbers = "".join(
-        _field(label, f"stat-{key}", c.stat(key, default) if c else default, "number", f' inputmode="numeric" min="{lo}" max="{hi}"')
-        for key, (label, default, lo, hi) in STAT_FIELDS.items()
-    )
-    checks = "".join(
-        f'<label class="check"><input type="checkbox" id="f-stat-{key}" data-testid="field-stat-{key}"'
-        f'{" checked" if c is not None and c.stat(key) else ""}> {esc(label)}</label>'
-        for key, label in STAT_FLAGS.items()
-    )
-    return (f'<div class="grid2" data-testid="system-fields">{numbers}{texts}</div><div class="checks">{checks}</div>'
-            f'<p class="muted">Damage types: {esc(", ".join(DAMAGE_TYPES))}. Each attack skill listed adds a d20 (at most 5).</p>')
 
 
 BADGES = {"reaction_used": "reaction used", "defending": "defending", "at_ready": "at the ready"}
@@ -72,27 +53,6 @@ def options_html(enc: Encounter) -> str:
     )
 
 
-def _sel(key: str, value, options: dict, testid: str | None = None) -> str:
-    opts = "".join(f'<option value="{esc(k)}"{" selected" if k == value else ""}>{esc(v)}</option>' for k, v in options.items())
-    return (f'<select id="atk-{key}" data-attack-key="{key}" data-action-change="attack-config" '
-            f'data-testid="{testid or "attack-" + key.replace("_", "-")}">{opts}</select>')
-
-
-def _chk(key: str, label: str, value: bool) -> str:
-    return (f'<label class="check"><input type="checkbox" id="atk-{key}" data-attack-key="{key}" data-action-change="attack-config"'
-            f' data-testid="attack-{key.replace("_", "-")}"{" checked" if value else ""}> {esc(label)}</label>')
-
-
-def _txt(key: str, label: str, value, kind: str = "text") -> str:
-    mode = ' inputmode="numeric"' if kind == "number" else ' maxlength="60" autocomplete="off"'
-    return (f'<label class="field">{esc(label)}<input id="atk-{key}" type="{kind}"{mode} data-attack-key="{key}"'
-            f' data-action-change="attack-config" data-testid="attack-{key.replace("_", "-")}" value="{esc(value if value is not None else "")}"></label>')
-
-
-def _pct(p: float) -> str:
-    return f"{p * 100:.1f}%"
-
-
 def attack_panel_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
     others = [x for x in enc.combatants if x.id != target.id]
     if not others:
@@ -100,9 +60,9 @@ def attack_panel_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
     ids = {x.id for x in others}
     attacker_id = cfg.get("attacker") if cfg.get("attacker") in ids else (enc.active_id if enc.active_id in ids else others[0].id)
     attacker = enc.get(attacker_id)
-    known = _names(attacker.stat("skills", "melee fighting"))
+    known = listed(attacker.stat("skills", "melee fighting"))
     chosen = cfg.get("skills")
-    chosen = known if chosen is None or cfg.get("skills_of") != attacker_id else [s for s in _names(chosen) if s in known]
+    chosen = known if chosen is None or cfg.get("skills_of") != attacker_id else [s for s in listed(chosen) if s in known]
     options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == attacker_id else ""}>{esc(x.name)}</option>' for x in others)
     damage_type = cfg.get("damage_type") if cfg.get("damage_type") in DAMAGE_TYPES and cfg.get("skills_of") == attacker_id \
         else str(attacker.stat("damage_type", "edged") or "edged")
@@ -267,7 +227,7 @@ def checks_html(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) ->
             f'<p class="muted" data-testid="comp-odds">{esc(line)}</p>'
             f'<button type="button" data-action="er-competition" data-id="{cid}" data-testid="roll-competition">Roll competition</button>'
         )
-    penalty, why = chase_penalty(_names(c.stat("skills", "")))
+    penalty, why = chase_penalty(listed(c.stat("skills", "")))
     chase = (
         '<h3>Chase mode</h3>'
         f'<p class="muted">Speed {esc(c.stat("speed", 30))} ft, Agility {esc(c.stat("agi", 0))}: one d20 per second it may move (DC 5). '
@@ -290,3 +250,67 @@ def sheet_html(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) -> 
     pending = cfg.get("pending")
     return (stances_html(enc, c) + attack_panel_html(enc, c, cfg) + (pending_html(pending) if pending else "")
             + checks_html(enc, c, cfg, events))
+
+
+def _int(page: Page, text: object, default: int) -> int:
+    value = page.number(text, default)
+    return default if value is None else value
+
+
+def _stance(page: Page) -> None:
+    page.act("er_stance", {"id": page.data("id"), "stance": page.data("stance"), "trigger": page.value("ready-trigger")})
+
+
+def _save(page: Page) -> None:
+    cfg = page.attack
+    page.act("er_save", {"id": page.data("id"), "kind": cfg.get("save_kind") or "body", "modifier": _int(page, cfg.get("save_mod"), 0),
+                         "dc": _int(page, cfg.get("save_dc"), 12), "adv": bool(cfg.get("save_adv")), "dis": bool(cfg.get("save_dis")),
+                         "cover": cfg.get("cover") or "none", "area": bool(cfg.get("save_area"))})
+
+
+def _competition(page: Page) -> None:
+    cfg = page.attack
+    other = cfg.get("comp_other") or page.value("atk-comp_other")
+    page.act("er_competition", {"aggressor": page.data("id"), "victim": other, "kind": cfg.get("comp_kind") or "grapple",
+                                "slick": bool(cfg.get("comp_slick"))})
+
+
+def _impale(page: Page) -> None:
+    page.act("er_impale", {"holder": page.data("id"), "charger": page.data("charger")})
+
+
+def _blind_shot(page: Page) -> None:
+    pending = page.attack.get("pending")
+    if pending is not None:
+        page.apply_attack()
+        page.act("er_blind_shot", {"attacker": pending["attacker"], "target": pending["target"], "faces": list(pending["kept"]),
+                                   "damage_type": pending.get("damage_type")})
+
+
+def _chase(page: Page) -> None:
+    page.act("er_chase", {"id": page.data("id")})
+
+
+def _defense(page: Page) -> None:
+    page.act("er_defense", {"monster": page.data("monster"), "pc": page.data("id")})
+
+
+class RealmsView(View):
+    attack_kind = "er_attack"
+    attack_button = True
+    flag_chips = False  # reaction, Defend and At the ready have badges of their own
+    fields_note = f"Damage types: {', '.join(DAMAGE_TYPES)}. Each attack skill listed adds a d20 (at most 5)."
+    events = {"er-stance": _stance, "er-save": _save, "er-competition": _competition, "er-impale": _impale,
+              "er-blind-shot": _blind_shot, "er-chase": _chase, "er-defense": _defense}
+
+    def row_chips(self, enc: Encounter, c: Combatant) -> str:
+        return row_chips(enc, c)
+
+    def start_options(self, enc: Encounter) -> str:
+        return options_html(enc)
+
+    def sheet_html(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> str:
+        return sheet_html(enc, c, attack, events)
+
+
+VIEW = RealmsView()

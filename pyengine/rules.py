@@ -1,16 +1,37 @@
-"""What the tracker asks of a rule system. A system overrides only what its rules change."""
+"""What the tracker asks of a game system, and the registry that finds a system by name.
+
+A system is a `System` subclass that overrides only the hooks its rules change: its stats (one
+`StatField` each), who is down, initiative and tie-breaks, what starting and ending a fight, a turn
+and a round do, its turn flow, and its own actions as a table of kind -> `ActionRule`. The tracker
+asks the system of an encounter (`system_of`); it never names one.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
-from ..dice import Rng, roll
-from ..errors import RuleError
+from .dice import Rng, roll
+from .errors import RuleError
+from .model import Combatant, Encounter, Event, StatField
+from .turns import INITIATIVE, TurnFlow
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..tracker import Combatant, Encounter
+__all__ = [
+    "ActionRule", "System", "register", "unregister", "get_system", "system_of", "systems", "roll_off", "settle_ties",
+]
 
-__all__ = ["System", "roll_off", "settle_ties"]
+Apply = Callable[[Encounter, dict], tuple[Encounter, tuple[Event, ...]]]
+Resolve = Callable[[Encounter, dict, Rng], dict]
+
+
+@dataclass(frozen=True)
+class ActionRule:
+    """One of a system's actions: `resolve` rolls what the request needs (refusing it, RuleError,
+    before any die is rolled) and returns the action's full arguments; `apply` is pure and replays
+    a saved action exactly. Without `resolve`, the request's arguments are the action's."""
+
+    apply: Apply
+    resolve: Resolve | None = None
 
 
 class System:
@@ -19,37 +40,35 @@ class System:
     aliases: tuple[str, ...] = ()
     round_seconds = 6
     hp_floor: int | None = 0
+    hp_label = "HP"                    # what the system calls hit points
     condition_names: tuple[str, ...] = ()
     free_conditions = True
     options: dict[str, tuple[Any, ...]] = {}
-    turn_mode = "initiative"   # or "sides": one side acts per round, in the order the table picks
-    actions: dict = {}         # extra tracker actions: kind -> pure handler(encounter, args)
+    stat_fields: tuple[StatField, ...] = ()
+    flow: TurnFlow = INITIATIVE
+    actions: dict[str, ActionRule] = {}
     clear_flags_at_turn_start = True   # per-turn flags (parry ...) end when the combatant's turn starts
 
-    def is_down(self, combatant: "Combatant") -> bool:
+    def is_down(self, combatant: Combatant) -> bool:
         return combatant.hp is not None and combatant.hp <= 0
 
-    def resolve(self, encounter: "Encounter", kind: str, args: dict, rng: Rng) -> dict:
-        """Roll what one of this system's actions needs; returns the action's full arguments."""
-        return dict(args)
-
-    def side_initiative(self, round_number: int, face: int, ambush: str):
+    def side_initiative(self, round_number: int, face: int, ambush: str) -> Any:
         raise RuleError(f"{self.label} has no side initiative.")
 
-    def initiative_expression(self, combatant: "Combatant") -> str:
+    def initiative_expression(self, combatant: Combatant) -> str:
         mod = combatant.init_mod
         return f"1d20{'+' if mod >= 0 else '-'}{abs(mod)}" if mod else "1d20"
 
-    def roll_initiative(self, combatant: "Combatant", rng: Rng) -> tuple[int, int, str]:
+    def roll_initiative(self, combatant: Combatant, rng: Rng) -> tuple[int, int, str]:
         """(initiative, tiebreak, annotated roll)."""
         result = roll(self.initiative_expression(combatant), rng)
         return result.total, 0, result.text
 
-    def order_key(self, combatant: "Combatant") -> tuple:
+    def order_key(self, combatant: Combatant) -> tuple:
         init = combatant.initiative if combatant.initiative is not None else -10**9
         return (-init, -combatant.init_mod, -combatant.tiebreak)
 
-    def break_ties(self, encounter: "Encounter", results: dict[str, list], rng: Rng) -> None:
+    def break_ties(self, encounter: Encounter, results: dict[str, list], rng: Rng) -> None:
         """Give tied combatants distinct tiebreaks (results: id -> [initiative, tiebreak, text])."""
 
     def check_condition(self, name: str) -> None:
@@ -61,23 +80,59 @@ class System:
         if key != "skip_down" and allowed is not None and value not in allowed:
             raise RuleError(f"{key} must be one of {', '.join(map(str, allowed))}.")
 
-    def end_combat(self, encounter: "Encounter") -> "Encounter":
+    def end_combat(self, encounter: Encounter) -> Encounter:
         return encounter
 
-    def begin_combat(self, encounter: "Encounter", args: dict) -> tuple["Encounter", list]:
+    def begin_combat(self, encounter: Encounter, args: dict) -> tuple[Encounter, list]:
         """What the rules do to the combatants as a fight starts (returns the events it logs)."""
         return encounter, []
 
-    def on_turn_start(self, encounter: "Encounter") -> "Encounter":
+    def on_turn_start(self, encounter: Encounter) -> Encounter:
         return encounter
 
-    def on_new_round(self, encounter: "Encounter", rolls: dict | None) -> tuple["Encounter", list]:
+    def on_new_round(self, encounter: Encounter, rolls: dict | None) -> tuple[Encounter, list[Event]]:
         """Called as a new round begins, before its first turn (may reorder the combatants);
         `rolls` are the initiatives rolled for it when `reroll_each_round` says so."""
         return encounter, []
 
-    def reroll_each_round(self, encounter: "Encounter") -> bool:
+    def reroll_each_round(self, encounter: Encounter) -> bool:
         return False
+
+    def elapsed_seconds(self, encounter: Encounter) -> int:
+        return max(0, encounter.round - 1) * self.round_seconds
+
+
+_REGISTRY: dict[str, System] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def register(system: System) -> System:
+    _REGISTRY[system.name] = system
+    for alias in (system.name, *system.aliases):
+        _ALIASES[alias.lower()] = system.name
+    return system
+
+
+def unregister(name: str) -> None:
+    """Forget a system (tests register their own, then take it away)."""
+    _REGISTRY.pop(name, None)
+    for alias in [a for a, n in _ALIASES.items() if n == name]:
+        del _ALIASES[alias]
+
+
+def get_system(name: str) -> System:
+    key = _ALIASES.get(str(name).lower())
+    if key is None:
+        raise RuleError(f"Unknown game system {name!r}.")
+    return _REGISTRY[key]
+
+
+def system_of(encounter: Encounter) -> System:
+    return get_system(encounter.system)
+
+
+def systems() -> list[System]:
+    return list(_REGISTRY.values())
 
 
 def roll_off(ids: list[str], rng: Rng, sides: int = 20) -> dict[str, list[int]]:
@@ -98,7 +153,11 @@ def roll_off(ids: list[str], rng: Rng, sides: int = 20) -> dict[str, list[int]]:
     return faces
 
 
-def settle_ties(results: dict[str, list], rng: Rng, sides: int, key=lambda cid, entry: entry[0]) -> None:
+def _on_total(cid: str, entry: list) -> Any:
+    return entry[0]
+
+
+def settle_ties(results: dict[str, list], rng: Rng, sides: int, key: Callable[[str, list], Any] = _on_total) -> None:
     """Give combatants whose `key` ties distinct tiebreaks by a d`sides` roll-off (repeated among
     those still tied), noting the faces in their roll text. results: id -> [initiative, tiebreak,
     text]; group members share one entry and roll once."""

@@ -1,0 +1,231 @@
+"""Encounter state as frozen data: combatants, conditions, the log's events, actions, and the
+limits every value is checked against. No rules here: a system reads and changes these values.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .errors import RuleError
+from .text import clean_text
+
+__all__ = [
+    "SIDES", "SKIP_DOWN", "ID_PATTERN", "LIMITS", "MAX_COMBATANTS", "NUMBER_FIELDS",
+    "Duration", "Condition", "Combatant", "Event", "Action", "Encounter", "StatField",
+    "too_many_combatants", "valid_stat", "validated_fields",
+]
+
+SIDES = ("party", "opponents")
+ID_PATTERN = re.compile(r"^c[0-9]{1,9}$")
+SKIP_DOWN = ("none", "npcs", "all")
+
+
+@dataclass(frozen=True)
+class Duration:
+    """How a condition ends: after `remaining` starts or ends ('start' / 'end') of the anchor's
+    turn, or 'never' (until removed)."""
+
+    event: str = "never"
+    anchor_id: str | None = None
+    remaining: int = 0
+
+    def describe(self, names: dict[str, str]) -> str:
+        who = names.get(self.anchor_id or "", "?")
+        if self.event == "never":
+            return "until removed"
+        if self.event == "start":
+            return f"{self.remaining} rd (start of {who}'s turn)" if self.remaining > 1 else f"until start of {who}'s turn"
+        return f"until end of {who}'s turn" + (f" (+{self.remaining - 1})" if self.remaining > 1 else "")
+
+
+@dataclass(frozen=True)
+class Condition:
+    id: str
+    name: str
+    duration: Duration = Duration()
+    source_id: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Combatant:
+    id: str
+    name: str
+    side: str = "opponents"
+    pc: bool = False
+    init_mod: int = 0
+    initiative: int | None = None
+    tiebreak: int = 0
+    hp: int | None = None
+    max_hp: int | None = None
+    temp_hp: int = 0
+    conditions: tuple[Condition, ...] = ()
+    notes: str = ""
+    group: str | None = None
+    flags: tuple[str, ...] = ()
+    stats: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def down(self) -> bool:
+        return self.hp is not None and self.hp <= 0
+
+    def stat(self, key: str, default: Any = None) -> Any:
+        return dict(self.stats).get(key, default)
+
+    def stat_or(self, key: str, default: Any) -> Any:
+        """A stat, with `default` when it is missing or empty (None)."""
+        value = dict(self.stats).get(key)
+        return default if value is None else value
+
+    def with_stats(self, **changes: Any) -> "Combatant":
+        """This combatant with some stats changed; a stat set to None is removed."""
+        stats = {**dict(self.stats), **changes}
+        return replace(self, stats=tuple(sorted((k, v) for k, v in stats.items() if v is not None)))
+
+
+@dataclass(frozen=True)
+class Event:
+    """One line of the fight's log; `roll` is the annotated roll that produced it, if any."""
+
+    kind: str
+    round: int
+    text: str
+    roll: str | None = None
+    who: str | None = None
+
+
+@dataclass(frozen=True)
+class Action:
+    kind: str
+    args: dict = field(default_factory=dict, hash=False, compare=True)
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, **({"args": self.args} if self.args else {})}
+
+
+@dataclass(frozen=True)
+class Encounter:
+    id: str
+    name: str
+    system: str = "generic"
+    options: tuple[tuple[str, Any], ...] = ()
+    combatants: tuple[Combatant, ...] = ()
+    round: int = 0
+    active_id: str | None = None
+    seq: int = 0
+    turn: tuple[tuple[str, Any], ...] = ()  # the system's own turn state (side initiative ...)
+
+    @property
+    def started(self) -> bool:
+        return self.round > 0
+
+    def option(self, key: str, default: Any = None) -> Any:
+        return dict(self.options).get(key, default)
+
+    def get(self, cid: str) -> Combatant:
+        for c in self.combatants:
+            if c.id == cid:
+                return c
+        raise RuleError("That combatant is no longer in this encounter.")
+
+    def names(self) -> dict[str, str]:
+        return {c.id: c.name for c in self.combatants}
+
+    def with_combatant(self, combatant: Combatant) -> "Encounter":
+        """This encounter with `combatant` in place of the one with its id."""
+        return replace(self, combatants=tuple(combatant if c.id == combatant.id else c for c in self.combatants))
+
+@dataclass(frozen=True)
+class StatField:
+    """One of a system's own combatant stats, as the add / edit sheet shows it and as the rules
+    read it: a whole number (`low`..`high`), a line of text, or a flag (a checkbox)."""
+
+    key: str
+    label: str
+    kind: str = "number"   # "number", "text" or "flag"
+    default: Any = 0
+    low: int = 0
+    high: int = 1_000_000
+    placeholder: str = ""
+
+    def read(self, combatant: Combatant) -> Any:
+        """The combatant's value, or the default when it has none."""
+        return combatant.stat_or(self.key, self.default)
+
+    def number(self, combatant: Combatant) -> int:
+        """The combatant's whole number, refused (RuleError) when it is not one or out of bounds."""
+        try:
+            value = int(self.read(combatant))
+        except (TypeError, ValueError):
+            raise RuleError(f"{combatant.name}'s {self.label} is not a whole number.") from None
+        if not self.low <= value <= self.high:
+            raise RuleError(f"{combatant.name}'s {self.label} must be {self.low} to {self.high}.")
+        return value
+
+
+LIMITS = {"name": 200, "notes": 5000, "hp": 1_000_000, "init": 1000}
+MAX_COMBATANTS = 500  # in one encounter: where the user adds and where a file is read
+NUMBER_FIELDS = {  # a combatant's numbers as the user types them: (label, lowest, highest)
+    "hp": ("HP", -LIMITS["hp"], LIMITS["hp"]), "max_hp": ("Max HP", 1, LIMITS["hp"]),
+    "temp_hp": ("Temporary HP", 0, LIMITS["hp"]), "init_mod": ("Initiative modifier", -LIMITS["init"], LIMITS["init"]),
+    "initiative": ("Initiative", -LIMITS["init"], LIMITS["init"]),
+}
+
+
+def too_many_combatants(count: int) -> str:
+    """The one message for the combatant limit, whether typed in or read from a file."""
+    return f"An encounter holds at most {MAX_COMBATANTS} combatants ({count:,} would be too many)."
+
+
+def valid_stat(value: Any) -> bool:
+    """A stat or option value: a flag, a whole number within the HP bound, or short text."""
+    return (isinstance(value, bool) or value is None or (isinstance(value, int) and abs(value) <= LIMITS["hp"])
+            or (isinstance(value, str) and len(value) <= 100))
+
+
+def validated_fields(fields: dict) -> dict:
+    """Check what a user typed for a combatant; raise RuleError with a plain message."""
+    if not isinstance(fields, dict):
+        raise RuleError("A combatant's fields are unreadable.")
+    out: dict[str, Any] = {}
+    for key, value in fields.items():
+        if key in ("name", "notes"):
+            text = clean_text(str(value)) if value is not None else ""
+            if key == "name" and not text:
+                raise RuleError("A combatant needs a name.")
+            if len(text) > LIMITS[key]:
+                raise RuleError(f"The {key} is too long (at most {LIMITS[key]} characters).")
+            out[key] = text
+        elif key == "side":
+            if value not in SIDES:
+                raise RuleError("Side must be party or opponents.")
+            out[key] = value
+        elif key == "pc":
+            out[key] = bool(value)
+        elif key in NUMBER_FIELDS:
+            if value is None or value == "":
+                out[key] = None if key in ("hp", "max_hp", "initiative") else 0
+                continue
+            label, low, high = NUMBER_FIELDS[key]
+            try:
+                number = int(value)
+            except (TypeError, ValueError):
+                raise RuleError(f"{label} must be a whole number.") from None
+            if not low <= number <= high:
+                raise RuleError(f"{label} must be from {low:,} to {high:,}.")
+            out[key] = number
+        elif key == "stats":
+            if not isinstance(value, dict) or len(value) > 200:
+                raise RuleError("A combatant's stats are unreadable.")
+            stats = {}
+            for k, v in value.items():
+                if valid_stat(v):
+                    stats[str(k)[:40]] = v
+                else:
+                    raise RuleError(f"{str(k)[:40]} must be a whole number up to {LIMITS['hp']:,}.")
+            out[key] = stats
+        else:
+            raise RuleError(f"Unknown combatant field {key!r}.")
+    return out

@@ -1,0 +1,154 @@
+"""HTML helpers shared by every screen: escaping, form fields, the attack panels' inputs and the
+odds chart. Imports nothing of ours: values come in duck-typed (a stat field, a distribution)."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any, Iterable, Protocol
+
+__all__ = [
+    "esc", "clock", "pct", "field", "stat_fields_html", "attack_select", "attack_check", "attack_input", "odds_html", "MAX_BARS",
+]
+
+
+def esc(text: object) -> str:
+    return escape(str(text), quote=True)
+
+
+def clock(seconds: int) -> str:
+    minutes, secs = divmod(seconds, 60)
+    return f"{minutes}:{secs:02d}"
+
+
+def pct(p: float) -> str:
+    return f"{p * 100:.1f}%"
+
+
+def field(label: str, name: str, value: object = "", kind: str = "text", extra: str = "") -> str:
+    """A labelled input of the add / edit form: id f-<name>, test id field-<name>."""
+    return (
+        f'<label class="field">{esc(label)}<input id="f-{name}" name="{name}" type="{kind}" '
+        f'value="{esc(value)}" data-testid="field-{name}"{extra}></label>'
+    )
+
+
+class Stat(Protocol):
+    key: str
+    label: str
+    kind: str
+    default: Any
+    low: int
+    high: int
+    placeholder: str
+
+
+class HasStats(Protocol):
+    def stat(self, key: str, default: Any = None) -> Any: ...
+
+
+def stat_fields_html(fields: Iterable[Stat], c: HasStats | None, note: str = "") -> str:
+    """A system's own stats on the add / edit sheet: numbers and text in a grid, flags as
+    checkboxes; `c` is the combatant being edited (None when adding)."""
+    boxes, checks = [], []
+    for f in fields:
+        if f.kind == "flag":
+            checks.append(f'<label class="check"><input type="checkbox" id="f-stat-{f.key}" data-testid="field-stat-{f.key}"'
+                          f'{" checked" if c is not None and c.stat(f.key) else ""}> {esc(f.label)}</label>')
+        elif f.kind == "text":
+            value = (c.stat(f.key, f.default) or "") if c else f.default
+            hint = f' placeholder="{esc(f.placeholder)}"' if f.placeholder else ""
+            boxes.append(field(f.label, f"stat-{f.key}", value, "text", f' maxlength="100" autocomplete="off"{hint}'))
+        else:
+            value = c.stat(f.key, f.default) if c else f.default
+            boxes.append(field(f.label, f"stat-{f.key}", "" if value is None else value, "number",
+                               f' inputmode="numeric" min="{f.low}" max="{f.high}"'))
+    if not boxes and not checks:
+        return ""
+    return (f'<div class="grid2" data-testid="system-fields">{"".join(boxes)}</div><div class="checks">{"".join(checks)}</div>'
+            + (f'<p class="muted">{esc(note)}</p>' if note else ""))
+
+
+def _attack_id(key: str) -> str:
+    return f'id="atk-{key}" data-attack-key="{key}" data-action-change="attack-config" data-testid="attack-{key.replace("_", "-")}"'
+
+
+def attack_select(key: str, value: Any, options: dict, testid: str | None = None) -> str:
+    """A choice of an attack panel: its value joins the panel's configuration as it changes."""
+    opts = "".join(f'<option value="{esc(k)}"{" selected" if k == value else ""}>{esc(v)}</option>' for k, v in options.items())
+    ident = _attack_id(key) if testid is None else _attack_id(key).rsplit(" data-testid=", 1)[0] + f' data-testid="{testid}"'
+    return f"<select {ident}>{opts}</select>"
+
+
+def attack_check(key: str, label: str, value: bool) -> str:
+    return f'<label class="check"><input type="checkbox" {_attack_id(key)}{" checked" if value else ""}> {esc(label)}</label>'
+
+
+def attack_input(key: str, label: str, value: Any, kind: str = "text") -> str:
+    mode = ' inputmode="numeric"' if kind == "number" else ' maxlength="60" autocomplete="off"'
+    return (f'<label class="field">{esc(label)}<input type="{kind}"{mode} {_attack_id(key)}'
+            f' value="{esc(value if value is not None else "")}"></label>')
+
+
+class Chart(Protocol):
+    residual: float
+
+    def items(self) -> list[tuple[int, float]]: ...
+
+
+class Sampled(Protocol):
+    rolls: int
+    refused: int
+
+    def margin(self, p: float) -> float: ...
+
+
+MAX_BARS = 120
+
+
+def odds_html(dist: Chart, target: int | None, estimate: Sampled | None = None) -> str:
+    """The chart, mean and P(total >= target) of an exact distribution, or of an estimate from
+    simulated rolls (labelled, with its margin). One pass over the outcomes: there may be 200,000."""
+    items = dist.items()
+    # Long tails (explosions) are cut where the bars would be invisible.
+    visible = [v for v, p in items if p >= 1e-4]
+    low, high = (visible[0], visible[-1]) if visible else (items[0][0], items[-1][0])
+    width = -(-(high - low + 1) // MAX_BARS)  # values per bar, so at most MAX_BARS bars
+    bins = [0.0] * ((high - low) // width + 1)
+    mass = total = square = above = 0.0
+    for v, p in items:
+        mass += p
+        total += v * p
+        square += v * v * p
+        if target is not None and v >= target:
+            above += p
+        if low <= v <= high:
+            bins[(v - low) // width] += p
+    mean = total / mass
+    stdev = max(0.0, square / mass - mean * mean) ** 0.5
+    top = max(bins)
+    bars = "".join(
+        f'<i style="height:{max(1, round(q / top * 100))}%"'
+        f'{" class=hit" if target is not None and low + b * width >= target else ""} '
+        f'title="{_bar_label(low + b * width, width)}: {q * 100:.2f}%"></i>'
+        for b, q in enumerate(bins)
+    )
+    at_least = ""
+    if target is not None:
+        margin = f" ± {estimate.margin(above) * 100:.1f} points" if estimate is not None else ""
+        at_least = f'<p data-testid="odds-at-least">P(total ≥ {esc(target)}) = <b>{above * 100:.2f}%</b>{margin}</p>'
+    if estimate is not None:
+        refused = f"; {estimate.refused:,} went past the caps" if estimate.refused else ""
+        note = (f'<p class="muted" data-testid="odds-estimated">Estimated from {estimate.rolls:,} rolls{refused}: '
+                f'the exact odds take too long to compute here.</p>')
+    else:
+        note = f'<p class="muted">Explosions past 1e-12 left out ({dist.residual:.1e}).</p>' if dist.residual else ""
+    return (
+        f'<div class="chart" data-testid="odds-chart" aria-hidden="true">{bars}</div>'
+        f'<p class="muted axis"><span>{low}</span><span>{high}</span></p>'
+        f'<p data-testid="odds-mean">Mean <b>{mean:.2f}</b> · σ {stdev:.2f} · range {items[0][0]}–{items[-1][0]}</p>'
+        f'{at_least}{note}'
+    )
+
+
+def _bar_label(start: int, width: int) -> str:
+    return str(start) if width == 1 else f"{start}–{start + width - 1}"

@@ -1,0 +1,103 @@
+"""The page's UI state as one value, changed only by `update(ui, message, **data)` (Elm style).
+
+The fight itself is the encounter's `Timeline` (the engine's); this is what the screen adds: which
+sheet is open, the attack panel's choices and its rolled but unapplied attack, the last target, and
+the small memories of the everyday loop (the Next-turn guard, saved rolls that Undo can bring back,
+a shared fight waiting for the user's answer). A new feature adds a field and a message here, not
+another attribute on the App.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+__all__ = ["Ui", "update", "MESSAGES", "FRESH_ATTACK"]
+
+FRESH_ATTACK: dict[str, Any] = {"attacker": None, "pending": None}
+
+
+@dataclass(frozen=True)
+class Ui:
+    sheet: tuple[str, str | None] | None = None   # ("combatant", id), ("add", None), ("edit", id), ("menu", None)
+    attack: dict[str, Any] = field(default_factory=lambda: dict(FRESH_ATTACK))  # the panel's choices; "pending": rolled, not applied
+    last_target: str | None = None                 # whom the last applied attack hit (the next Attack… opens it)
+    building: bool = False                         # the dice box holds an expression the quick dice add to
+    last_next_turn: float = -1.0                   # when Next turn last acted (monotonic seconds)
+    deleted_rolls: tuple[tuple[int, dict], ...] = ()  # saved rolls deleted, newest last, for Undo
+    pending_share: Any = None                      # the Timeline of a shared link, until the user opens it
+
+
+def _sheet_opened(ui: Ui, kind: str, ident: str | None = None) -> Ui:
+    return replace(ui, sheet=(kind, ident), attack=dict(FRESH_ATTACK))
+
+
+def _sheet_closed(ui: Ui) -> Ui:
+    return replace(ui, sheet=None)
+
+
+def _attack_configured(ui: Ui, config: dict) -> Ui:
+    return replace(ui, attack={**config, "pending": None})
+
+
+def _attack_rolled(ui: Ui, pending: dict) -> Ui:
+    return replace(ui, attack={**ui.attack, "pending": pending})
+
+
+def _attack_applied(ui: Ui) -> Ui:
+    pending = ui.attack.get("pending") or {}
+    return replace(ui, attack={**ui.attack, "pending": None}, last_target=pending.get("target", ui.last_target))
+
+
+def _next_turn_tapped(ui: Ui, now: float) -> Ui:
+    return replace(ui, last_next_turn=now)
+
+
+def _dice_typed(ui: Ui) -> Ui:
+    return replace(ui, building=True)
+
+
+def _dice_rolled(ui: Ui) -> Ui:
+    return replace(ui, building=False)
+
+
+def _roll_deleted(ui: Ui, index: int, saved: dict) -> Ui:
+    return replace(ui, deleted_rolls=ui.deleted_rolls + ((index, saved),))
+
+
+def _roll_restored(ui: Ui) -> Ui:
+    return replace(ui, deleted_rolls=ui.deleted_rolls[:-1])
+
+
+def _share_offered(ui: Ui, timeline: Any) -> Ui:
+    return replace(ui, pending_share=timeline)
+
+
+def _share_taken(ui: Ui) -> Ui:
+    return replace(ui, pending_share=None)
+
+
+MESSAGES: dict[str, Callable[..., Ui]] = {
+    "sheet-opened": _sheet_opened,
+    "sheet-closed": _sheet_closed,
+    "attack-configured": _attack_configured,
+    "attack-rolled": _attack_rolled,
+    "attack-applied": _attack_applied,
+    "next-turn-tapped": _next_turn_tapped,
+    "dice-typed": _dice_typed,
+    "dice-rolled": _dice_rolled,
+    "roll-deleted": _roll_deleted,
+    "roll-restored": _roll_restored,
+    "share-offered": _share_offered,
+    "share-taken": _share_taken,
+}
+
+
+def update(ui: Ui, message: str, **data: Any) -> Ui:
+    """The UI state after `message`; the old value is unchanged.
+
+    >>> ui = update(Ui(), "sheet-opened", kind="combatant", ident="c1")
+    >>> ui.sheet, update(ui, "sheet-closed").sheet
+    (('combatant', 'c1'), None)
+    """
+    return MESSAGES[message](ui, **data)

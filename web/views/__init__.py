@@ -1,0 +1,123 @@
+"""One view per game system: what its screen adds to the generic one, behind one protocol.
+
+`render.py` draws the core screens (turn order, sheets, menu) and asks the encounter's view for the
+system's parts: chips on a row, a panel under whose turn it is, start options, the combatant
+sheet's own section, how the add form's stats are read, and the `data-action`s the view handles.
+A view module is imported the first time a fight of its system is shown, so start-up does not
+grow with the number of systems. A new system's view is one module here and one line in VIEWS.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable, Protocol
+
+from pyengine.model import Combatant, Encounter, Event
+from pyengine.rules import System
+
+from ..html import esc, stat_fields_html
+
+__all__ = ["Page", "View", "VIEWS", "view_for", "register_view"]
+
+
+class Page(Protocol):
+    """What an event handler gets: the tapped element's data, the page's inputs, the UI state's
+    attack panel, and the way to act on the fight."""
+
+    attack: dict
+
+    def data(self, key: str) -> Any: ...
+
+    def value(self, node_id: str, default: str = "") -> str: ...
+
+    def number(self, text: Any, default: int | None = None) -> int | None: ...
+
+    def checked(self, selector: str) -> list[str]: ...
+
+    def act(self, kind: str, args: dict | None = None) -> bool: ...
+
+    def apply_attack(self) -> None: ...
+
+
+Handler = Callable[[Page], None]
+
+
+class View:
+    """The generic view, and the base of every system's: override only what the system changes."""
+
+    attack_kind: str | None = None   # the system's attack action: rolled on the target's sheet, then Apply
+    attack_button = False            # an "Attack…" button next to whose turn it is
+    end_label = "End fight"
+    init_label = "Initiative modifier"
+    typed_initiative = True          # the add form takes a typed initiative roll
+    fields_note = ""                 # a line under the system's own fields on the add form
+    flag_chips = True                # show per-turn flags as chips on a row
+    events: dict[str, Handler] = {}  # data-action -> handler, for this system's own buttons
+
+    def row_chips(self, enc: Encounter, c: Combatant) -> str:
+        """Chips after a combatant's name, beyond its conditions and flags."""
+        return ""
+
+    def turn_panel(self, enc: Encounter) -> str:
+        """A panel under "Now: …" (the turn's parts, a reminder)."""
+        return ""
+
+    def start_options(self, enc: Encounter) -> str:
+        """Choices shown before the fight starts."""
+        return ""
+
+    def start_args(self, page: Page) -> dict:
+        """The start request's arguments read from those choices."""
+        return {}
+
+    def sheet_html(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> str:
+        """The system's section of a combatant's sheet (attack panel, resources, checks)."""
+        return ""
+
+    def fields_html(self, system: System, c: Combatant | None) -> str:
+        """The system's own stats on the add / edit form."""
+        return stat_fields_html(system.stat_fields, c, self.fields_note)
+
+    def stats_from_form(self, system: System, page: Page, editing: bool) -> dict | None:
+        """The system's own stats as typed on the add / edit form (None: the system has none)."""
+        if not system.stat_fields:
+            return None
+        stats: dict[str, Any] = {}
+        for f in system.stat_fields:
+            if f.kind == "flag":
+                stats[f.key] = bool(page.checked(f"#f-stat-{f.key}"))
+            elif f.kind == "text":
+                stats[f.key] = page.value(f"f-stat-{f.key}").strip()
+            else:
+                stats[f.key] = page.number(page.value(f"f-stat-{f.key}"), f.default)
+        return stats
+
+    def flag_html(self, c: Combatant) -> str:
+        if not self.flag_chips:
+            return ""
+        return "".join(f'<span class="chip flag">{esc(f.replace("_", " "))}</span>' for f in c.flags if f != "done")
+
+
+GENERIC = View()
+
+# system name -> the module holding its view (imported when first needed)
+VIEWS: dict[str, str] = {
+    "laurels": "web.views.laurels",
+    "realms": "web.views.realms",
+    "strife": "web.views.strife",
+}
+_LOADED: dict[str, View] = {}
+
+
+def register_view(name: str, view: View) -> None:
+    """A view defined elsewhere (a test's system): used as it is, nothing to import."""
+    _LOADED[name] = view
+
+
+def view_for(system: str) -> View:
+    view = _LOADED.get(system)
+    if view is None:
+        module = VIEWS.get(system)
+        view = importlib.import_module(module).VIEW if module else GENERIC
+        _LOADED[system] = view
+    return view

@@ -1,0 +1,108 @@
+"""Laurels and Loot on screen: Injuries on each row, the ambush choice before the first side roll,
+and on a combatant's sheet the attack (exact odds first, then the roll and Apply) and the parry."""
+
+from __future__ import annotations
+
+from pyengine.errors import EngineError
+from pyengine.model import Combatant, Encounter, Event
+from pyengine.rules import system_of
+from pyengine.systems.laurels import attack_odds, attack_setup, dice_count, out_of_turn
+from pyengine.turns import eligible
+
+from ..html import esc, odds_html
+from . import Page, View
+
+__all__ = ["VIEW", "LaurelsView", "attack_panel_html"]
+
+AMBUSH = (("none", "No ambush"), ("opponents", "Opponents ambush"), ("party", "Party ambushes"))
+
+
+def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None, power: bool, sneak: bool, pending: dict | None,
+                      close: bool = False) -> str:
+    """Laurels and Loot: who hits this target, the exact odds first, then the roll and Apply. The
+    attacker defaults to whoever acts now, else the first of the acting side who may still act."""
+    others = [x for x in enc.combatants if x.id != target.id]
+    if not others:
+        return ""
+    ids = {x.id for x in others}
+    system = system_of(enc)
+    acting = next((x.id for x in others if enc.started and eligible(enc, system, x)), None)
+    attacker_id = attacker_id if attacker_id in ids else (enc.active_id if enc.active_id in ids else acting or others[0].id)
+    warning = out_of_turn(enc, attacker_id)
+    options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == attacker_id else ""}>{esc(x.name)}</option>' for x in others)
+    head = (
+        '<h3>Attack</h3><div class="grid2">'
+        f'<label class="field">Attacker<select id="atk-attacker" data-attack-key="attacker" data-action-change="attack-config" data-testid="attack-attacker">{options}</select></label>'
+        '<div class="checks">'
+        f'<label class="check"><input type="checkbox" id="atk-power" data-attack-key="power" data-action-change="attack-config" data-testid="attack-power"{" checked" if power else ""}> Power attack</label>'
+        f'<label class="check"><input type="checkbox" id="atk-sneak" data-attack-key="sneak" data-action-change="attack-config" data-testid="attack-sneak"{" checked" if sneak else ""}> Sneak attack</label>'
+        f'<label class="check"><input type="checkbox" id="atk-close" data-attack-key="close" data-action-change="attack-config" data-testid="attack-close"{" checked" if close else ""}> Target within 10 ft</label>'
+        '</div></div>'
+        + (f'<p class="muted" data-testid="attack-out-of-turn">{esc(warning)}</p>' if warning else "")
+    )
+    try:
+        a, t, attack = attack_setup(enc, attacker_id, target.id, power, sneak, close)
+        odds = attack_odds(a, t, attack)
+    except EngineError as error:
+        return head + f'<p class="err" data-testid="attack-error">{esc(error)}</p>'
+    kind = "ranged: to Injuries" if attack.ranged else ("sneak: to Injuries" if attack.sneak else "melee: to Stamina, then Injuries")
+    parry = f" · target parries with a {attack.parry}" if attack.parry else ""
+    odds_block = (
+        f'<p class="muted">{dice_count(a.level, power)}d{a.weapon.die} exploding, {esc(kind)}{esc(parry)}</p>'
+        + odds_html(odds.through, None)
+        + f'<p data-testid="attack-odds">P(injury) <b>{odds.p_injury * 100:.1f}%</b>'
+        + ("" if attack.ranged or attack.sneak else f' · P(out of Stamina) <b>{odds.p_out_of_stamina * 100:.1f}%</b>')
+        + "</p>"
+    )
+    result = ""
+    if pending is not None:
+        dice = "".join(
+            "".join(f'<span class="die{" exploded" if f == pending["die"] else ""}">{f}{"!" if f == pending["die"] else ""}</span>' for f in chain)
+            for chain in pending["dice"]
+        )
+        r = pending["result"]
+        result = (
+            f'<div class="dice" data-testid="attack-dice">{dice}</div>'
+            f'<code class="roll" data-testid="attack-result">{esc(pending["text"])}</code>'
+            f'<p>Damage <b data-testid="attack-damage">{r["damage"]}</b>'
+            + (f' · shooter spends {pending["cost"]} Stamina' if pending.get("cost") else "") + "</p>"
+            '<button type="button" class="primary" data-action="attack-apply" data-testid="attack-apply">Apply</button>'
+        )
+    return (
+        head + odds_block
+        + f'<button type="button" data-action="attack-roll" data-id="{esc(target.id)}" data-testid="attack-roll">Roll damage</button>'
+        + result
+    )
+
+
+def _parry(page: Page) -> None:
+    page.act("ll_parry", {"id": page.data("id"), "with": page.data("with")})
+
+
+class LaurelsView(View):
+    attack_kind = "ll_attack"
+    events = {"parry": _parry}
+
+    def row_chips(self, enc: Encounter, c: Combatant) -> str:
+        injuries, limit = c.stat("injuries", 0) or 0, c.stat("injury_max", 0) or 0
+        chips = f'<span class="chip injuries" data-testid="injuries">Injuries {esc(injuries)}{"/" + esc(limit) if limit else ""}</span>'
+        if c.stat("weapon_broken"):
+            chips += '<span class="chip down">weapon broken</span>'
+        return chips
+
+    def start_options(self, enc: Encounter) -> str:
+        current = enc.option("ambush", "none")
+        return ('<label class="field">First round<select id="opt-ambush" data-action-change="set-ambush" data-testid="ambush">'
+                + "".join(f'<option value="{v}"{" selected" if v == current else ""}>{t}</option>' for v, t in AMBUSH)
+                + "</select></label>")
+
+    def sheet_html(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> str:
+        cid = esc(c.id)
+        return (attack_panel_html(enc, c, attack.get("attacker"), attack.get("power", False), attack.get("sneak", False),
+                                  attack.get("pending"), attack.get("close", False))
+                + '<div class="grid2">'
+                f'<button type="button" data-action="parry" data-with="weapon" data-id="{cid}" data-testid="parry-weapon">Parry (weapon)</button>'
+                f'<button type="button" data-action="parry" data-with="shield" data-id="{cid}" data-testid="parry-shield">Parry (shield)</button></div>')
+
+
+VIEW = LaurelsView()
