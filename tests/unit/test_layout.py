@@ -1,0 +1,116 @@
+"""The code's shape: imports go one way (no cycles, function-level imports included), no module
+imports another's private names, the core names no game system, and the layers stay apart."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from pyengine.rules import systems
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("pyengine", "web")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for pkg in PACKAGES for p in sorted((ROOT / pkg).rglob("*.py"))}
+
+
+def _absolute(module: str, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    package = module.split(".") if MODULES[module].name == "__init__.py" else module.split(".")[:-1]
+    base = package[: len(package) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def imports(module: str) -> list[tuple[str, str]]:
+    """(imported module, imported name or "") for every import in the module, at any depth."""
+    tree = ast.parse(MODULES[module].read_text())
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.extend((alias.name, "") for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            target = _absolute(module, node)
+            for alias in node.names:
+                # `from pkg import mod` imports a module; `from mod import name` a name of it.
+                sub = f"{target}.{alias.name}"
+                out.append((sub, "") if sub in MODULES else (target, alias.name))
+    return out
+
+
+def ours(name: str) -> bool:
+    return name.split(".")[0] in PACKAGES
+
+
+GRAPH = {m: sorted({target for target, _ in imports(m) if ours(target) and target != m}) for m in MODULES}
+
+
+def test_every_import_of_ours_names_a_module_that_exists():
+    missing = {(m, t) for m, targets in GRAPH.items() for t in targets if t not in MODULES}
+    assert not missing
+
+
+def test_no_import_cycles():
+    """Depth-first search for a back edge; a cycle is reported with its path."""
+    state: dict[str, int] = {}
+    path: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(m: str) -> None:
+        state[m] = 1
+        path.append(m)
+        for t in GRAPH.get(m, []):
+            # A module importing its own package's __init__ is not a cycle unless the package imports it back.
+            if state.get(t) == 1:
+                cycles.append(path[path.index(t):] + [t])
+            elif t not in state:
+                visit(t)
+        path.pop()
+        state[m] = 2
+
+    for m in GRAPH:
+        if m not in state:
+            visit(m)
+    assert not cycles, cycles
+
+
+def test_no_module_imports_a_private_name_of_ours():
+    private = [(m, target, name) for m in MODULES for target, name in imports(m) if ours(target) and name.startswith("_")]
+    assert not private
+
+
+@pytest.mark.parametrize("module, forbidden", [
+    ("pyengine", ("web",)),                      # the engine knows no page
+    ("pyengine.model", ("pyengine.rules", "pyengine.turns", "pyengine.systems", "pyengine.tracker", "pyengine.storage")),
+    ("pyengine.turns", ("pyengine.rules", "pyengine.systems", "pyengine.tracker", "pyengine.storage")),
+    ("pyengine.rules", ("pyengine.systems", "pyengine.tracker", "pyengine.storage")),
+    ("pyengine.systems", ("pyengine.tracker", "pyengine.storage")),
+    ("web.html", ("pyengine", "web")),           # escaping and fields import nothing of ours
+    ("web.views", ("web.app", "web.main", "web.dom", "web.render", "web.persist")),  # views are pure: state -> HTML
+    ("web.render", ("web.app", "web.main", "web.dom")),
+])
+def test_layers(module, forbidden):
+    scope = [m for m in MODULES if m == module or m.startswith(module + ".")]
+    leaks = {(m, t) for m in scope for t in GRAPH[m] if any(t == f or t.startswith(f + ".") for f in forbidden)}
+    assert not leaks
+
+
+CORE = ["pyengine.model", "pyengine.turns", "pyengine.rules", "pyengine.tracker", "pyengine.storage",
+        "web.render", "web.app", "web.main", "web.persist", "web.html"]
+
+
+@pytest.mark.parametrize("module", CORE)
+def test_the_core_names_no_game_system(module):
+    """Only a system's own modules and the two registries name it (`generic` is the default)."""
+    names = {s.name for s in systems()} - {"generic"}
+    tree = ast.parse(MODULES[module].read_text())
+    named = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and node.value in names}
+    assert not named
