@@ -17,6 +17,8 @@ and 6); to count successes on exploding dice write the explosion face first: `5d
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import operator
 from dataclasses import dataclass
 from typing import Callable, Union
@@ -479,7 +481,13 @@ def _clamped(face: int, clamp: Clamp) -> int:
 
 
 def parse(text: str) -> Node:
-    """Parse dice notation into an AST; raises DiceSyntaxError, DiceLimitError or DiceValueError."""
+    """Parse dice notation into an AST; raises DiceSyntaxError, DiceLimitError or DiceValueError.
+    The AST is frozen, so the same text gives the same (cached) tree."""
     if not isinstance(text, str):
         raise DiceValueError("A dice expression must be text.")
+    return _parsed(text)
+
+
+@lru_cache(maxsize=512)
+def _parsed(text: str) -> Node:
     return _Parser(text).parse()

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import accumulate
-from typing import Sequence
+from typing import Callable, Iterable, Sequence
 
 from .errors import DiceLimitError, DiceValueError, DiceWorkError
 from .notation import Binary, Compare, Const, Dice, Group, Label, Node, SetOp, Unary, left_spine, parse
@@ -56,10 +56,66 @@ class Budget:
 
 @dataclass(frozen=True)
 class Distribution:
-    """The exact probability of every total; `residual` is the mass cut off from explosions."""
+    """The exact probability of every total; `residual` is the mass cut off from explosions.
+
+    A value: the operations return new distributions (icepool's style), so a rule system builds its
+    odds from a pmf, a sum, a map over outcomes and a mixture of cases, never by hand.
+
+        >>> d6 = Distribution.uniform(1, 6)
+        >>> round((d6 + d6).at_least(7), 6)
+        0.583333
+        >>> [(v, round(p, 4)) for v, p in d6.map(lambda v: max(0, v - 4)).items()]
+        [(0, 0.6667), (1, 0.1667), (2, 0.1667)]
+        >>> Distribution.mix([(0.5, Distribution.constant(0)), (0.5, d6)]).probability(0)
+        0.5
+    """
 
     pmf: dict[int, float]
     residual: float = 0.0
+
+    @staticmethod
+    def from_pmf(pmf: dict[int, float], residual: float = 0.0) -> "Distribution":
+        """Sorted by outcome, outcomes of probability 0 left out."""
+        return Distribution(dict(sorted((v, p) for v, p in pmf.items() if p > 0.0)), residual)
+
+    @staticmethod
+    def from_pairs(pairs: "Iterable[tuple[int, float]]", residual: float = 0.0) -> "Distribution":
+        """Outcomes that repeat add up: [(0, .5), (1, .25), (0, .25)] gives P(0) = .75."""
+        pmf: dict[int, float] = {}
+        for v, p in pairs:
+            pmf[v] = pmf.get(v, 0.0) + p
+        return Distribution.from_pmf(pmf, residual)
+
+    @staticmethod
+    def constant(value: int) -> "Distribution":
+        return Distribution({value: 1.0})
+
+    @staticmethod
+    def uniform(low: int, high: int) -> "Distribution":
+        return Distribution({v: 1.0 / (high - low + 1) for v in range(low, high + 1)})
+
+    @staticmethod
+    def mix(cases: "Iterable[tuple[float, Distribution]]") -> "Distribution":
+        """A mixture: case i happens with probability w_i (the weights may sum to less than 1)."""
+        pairs: list[tuple[int, float]] = []
+        residual = 0.0
+        for weight, dist in cases:
+            if weight:
+                pairs.extend((v, weight * p) for v, p in dist.pmf.items())
+                residual += weight * dist.residual
+        return Distribution.from_pairs(pairs, residual)
+
+    def map(self, fn: "Callable[[int], int]") -> "Distribution":
+        """The distribution of fn(outcome); outcomes fn sends to one value add up."""
+        return Distribution.from_pairs(((fn(v), p) for v, p in self.pmf.items()), self.residual)
+
+    def __add__(self, other: "Distribution") -> "Distribution":
+        """The sum of two independent totals."""
+        return Distribution.from_pmf(convolve(self.pmf, other.pmf), _either(self.residual, other.residual))
+
+    def times(self, n: int, budget: Budget | None = None) -> "Distribution":
+        """The sum of n independent copies."""
+        return Distribution.from_pmf(power(self.pmf, n, budget), 1.0 - (1.0 - self.residual) ** n)
 
     @property
     def min(self) -> int:
@@ -539,9 +595,24 @@ def distribution_ast(ast: Node, budget: Budget | None = None) -> Distribution:
     budget = budget if budget is not None else Budget()
     pmf, residual = _eval(ast, budget)
     budget.spend(2 * len(pmf))  # sorting it, and what a caller does with every outcome
-    return Distribution(dict(sorted((v, p) for v, p in pmf.items() if p > 0.0)), residual)
+    return Distribution.from_pmf(pmf, residual)
 
 
 def distribution(expression: str, budget: Budget | None = None) -> Distribution:
-    """The exact distribution of a dice expression's total."""
-    return distribution_ast(parse(expression), budget)
+    """The exact distribution of a dice expression's total. With the default budget the answer is
+    cached on the text (a distribution is a value: nothing changes it)."""
+    if budget is not None:
+        return distribution_ast(parse(expression), budget)
+    cached = _CACHE.get(expression)
+    if cached is None:
+        cached = distribution_ast(parse(expression), Budget())
+        if len(cached.pmf) <= CACHE_OUTCOMES:  # a few small answers, never a 200,000-outcome one
+            if len(_CACHE) >= CACHE_SIZE:
+                del _CACHE[next(iter(_CACHE))]  # the oldest goes
+            _CACHE[expression] = cached
+    return cached
+
+
+CACHE_SIZE = 128
+CACHE_OUTCOMES = 5_000
+_CACHE: dict[str, Distribution] = {}

@@ -20,6 +20,20 @@ SLICE_SECONDS = 0.012    # one slice of the estimate, then the page answers inpu
 ESTIMATE_ROLLS = 20_000  # the estimate stops here (a 95% margin of under 0.7 points)
 
 
+# The last answers, by expression: typing back and forth, or the same roll tapped again, redraws
+# without computing. None: over the budget (the estimate is rolled again, seeded, the same).
+_EXACT: dict[tuple[Node, int], Distribution | None] = {}
+EXACT_CACHE = 32
+
+
+def _remember(key: tuple[Node, int], exact: Distribution | None) -> None:
+    if exact is not None and len(exact.pmf) > 5_000:
+        return  # a few small answers are kept, never a long chart
+    if len(_EXACT) >= EXACT_CACHE:
+        del _EXACT[next(iter(_EXACT))]
+    _EXACT[key] = exact
+
+
 class OddsJob:
     """Exact within `work`, else an Estimate that `step()` adds rolls to (seeded: the same
     expression always gives the same estimate)."""
@@ -30,9 +44,16 @@ class OddsJob:
         self.exact: Distribution | None = None
         self.estimate: Estimate | None = None
         self.rng = random.Random(0)
-        try:
-            self.exact = distribution_ast(ast, Budget(work))
-        except DiceLimitError:
+        key = (ast, work)
+        if key in _EXACT:
+            self.exact = _EXACT[key]
+        else:
+            try:
+                self.exact = distribution_ast(ast, Budget(work))
+            except DiceLimitError:
+                self.exact = None
+            _remember(key, self.exact)
+        if self.exact is None:
             self.estimate = Estimate()
 
     @property

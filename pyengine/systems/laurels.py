@@ -4,6 +4,8 @@ Injuries. Rules from seed 003_48eb62b13b80b748.txt as fixed by shared/RULES.md s
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import math
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -267,13 +269,13 @@ class AttackOdds:
         return self.damage.at_least(n)
 
 
+@lru_cache(maxsize=64)  # the sheet redraws often; its inputs are frozen values
 def attack_odds(attacker: Fighter, target: Fighter, attack: Attack) -> AttackOdds:
     """Exact distribution of the blow's damage and where it goes (explosions cut below 1e-12)."""
     _check_attack(attacker, attack)
     weapon = attacker.weapon
     n = dice_count(attacker.level, attack.power)
     exploding = distribution(f"{n}d{weapon.die}!")  # every maximum explodes, cut below 1e-12
-    dice, residual = exploding.pmf, exploding.residual
     bonus = weapon.magic * n + _stat_bonus(attacker, attack.ranged)
     dex = 0 if attack.sneak else target.dex
     cases = [(1.0, True)]
@@ -281,30 +283,27 @@ def attack_odds(attacker: Fighter, target: Fighter, attack: Attack) -> AttackOdd
         need = 10 + target.armour - attacker.awa
         p_success = min(1.0, max(0.0, (21 - max(1, need)) / 20))
         cases = [(p_success, False), (1.0 - p_success, True)]
-    damage: dict[int, float] = {}
-    for weight, armour in cases:
+
+    def soaked(armour: bool) -> Distribution:
         soak = dex + (target.armour if armour else 0)
-        for value, p in dice.items():
-            d = max(0, value + bonus - soak)
-            damage[d] = damage.get(d, 0.0) + weight * p
-    through: dict[int, float] = {}
-    for d, p in damage.items():
+        return exploding.map(lambda value: max(0, value + bonus - soak))
+
+    def reaching(d: int) -> int:
+        """What of a blow of d gets through the parry (seed 003)."""
         if attack.parry == "weapon":
-            t = 0
-        elif attack.parry == "shield" and target.shield > 0:
-            t = 0 if 2 * d <= target.shield else math.ceil((2 * d - target.shield) / 2)
-        else:
-            t = d
-        through[t] = through.get(t, 0.0) + p
-    direct = attack.ranged or attack.sneak
-    if direct:
-        p_out = 0.0
-        p_injury = sum(p for t, p in through.items() if t >= 1)
+            return 0
+        if attack.parry == "shield" and target.shield > 0:
+            return 0 if 2 * d <= target.shield else math.ceil((2 * d - target.shield) / 2)
+        return d
+
+    damage = Distribution.mix((weight, soaked(armour)) for weight, armour in cases)
+    through = damage.map(reaching)
+    if attack.ranged or attack.sneak:  # straight to Injuries
+        p_out, p_injury = 0.0, through.at_least(1)
     else:
-        p_out = sum(p for t, p in through.items() if t >= target.stamina) if target.stamina > 0 else 1.0
-        p_injury = sum(p for t, p in through.items() if t > target.stamina)
-    clean = lambda pmf: Distribution(dict(sorted((k, v) for k, v in pmf.items() if v > 0)), residual)  # noqa: E731
-    return AttackOdds(clean(damage), clean(through), p_out, p_injury)
+        p_out = through.at_least(target.stamina) if target.stamina > 0 else 1.0
+        p_injury = through.at_least(target.stamina + 1)
+    return AttackOdds(damage, through, p_out, p_injury)
 
 
 # -- the tracker's side ---------------------------------------------------------------------

@@ -9,12 +9,14 @@ module adds where both are silent are marked **Reading**.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
 from ..dice import Rng
 from ..errors import RuleError
-from ..odds import Distribution, convolve
+from ..odds import Distribution
 from ..model import Combatant, Condition, Encounter, Event, StatField
 from ..rules import ActionRule, System, settle_ties
 from ..turns import keep_groups_together
@@ -30,7 +32,7 @@ __all__ = [
 DAMAGE_TYPES = ("alchemical", "blunt", "cold", "edged", "fire", "lightning", "necrotic", "piercing", "poison", "smite")
 CRIT_SKILLS = ("bludgeoning", "cleaving", "polearms", "slashing")
 SKILL_CAP = 5
-D3 = {1: 1 / 3, 2: 1 / 3, 3: 1 / 3}
+D3 = Distribution.uniform(1, 3)
 CHAIN_CUTOFF = 1e-12
 
 
@@ -361,37 +363,28 @@ class AttackOdds:
         return 1.0 if body <= 0 else self.damage.at_least(body)
 
 
-def _d3_sum(count_pmf: dict[int, float]) -> dict[int, float]:
+def _d3_sum(count: Distribution) -> Distribution:
     """Distribution of the sum of C d3s where C itself is random."""
-    out: dict[int, float] = {}
-    power = {0: 1.0}
-    for c in range(0, max(count_pmf) + 1):
-        if c:
-            power = convolve(power, D3)
-        pc = count_pmf.get(c, 0.0)
-        if pc:
-            for v, p in power.items():
-                out[v] = out.get(v, 0.0) + pc * p
-    return out
+    return Distribution.mix((pc, D3.times(c)) for c, pc in count.pmf.items())
 
 
-def _award_chain(pool: Pool) -> tuple[dict[int, float], float]:
+def _award_chain(pool: Pool) -> Distribution:
     """Number of award dice that hit: one award die, another for every natural 20, cut where the
     chain's remaining probability falls below 1e-12 (reported as residual)."""
     p20 = 1 / 20
     p_other_hit = sum(1 for f in range(2, 20) if pool.hits(f)) / 20
-    counts: dict[int, float] = {}
+    pairs: list[tuple[int, float]] = []
     reach = 1.0   # probability that the j-th award die is rolled
     j = 0
     while reach > CHAIN_CUTOFF:
         # this die is not a 20: the chain ends with j earlier twenties (each hit)
-        counts[j + 1] = counts.get(j + 1, 0.0) + reach * p_other_hit
-        counts[j] = counts.get(j, 0.0) + reach * (1 - p20 - p_other_hit)
+        pairs += [(j + 1, reach * p_other_hit), (j, reach * (1 - p20 - p_other_hit))]
         reach *= p20
         j += 1
-    return counts, reach
+    return Distribution.from_pairs(pairs, reach)
 
 
+@lru_cache(maxsize=64)  # the sheet redraws often; its inputs are frozen values
 def attack_odds(pool: Pool) -> AttackOdds:
     """Exact: P(at least one hit), P(crit) and the damage distribution, crit chains, advantage d3,
     disadvantage d3 and damage types included (never sampled)."""
@@ -414,32 +407,34 @@ def attack_odds(pool: Pool) -> AttackOdds:
                 if q:
                     nxt[key] = nxt.get(key, 0.0) + p * q
         states = nxt
-    chain, residual = _award_chain(pool) if pool.timing == "immediate" else ({0: 1.0}, 0.0)
-    award_pmf = _d3_sum(chain)
-    damage: dict[int, float] = {}
+    chain = _award_chain(pool) if pool.timing == "immediate" else Distribution.constant(0)
+    awards = _d3_sum(chain)
+    no_extra = Distribution.constant(0)
+    cases: list[tuple[float, Distribution]] = []
     p_hit = p_crit = 0.0
     for (k, twenty), p in states.items():
         if k == 0:
-            damage[0] = damage.get(0, 0.0) + p
+            cases.append((p, no_extra))
             continue
         p_hit += p
         crit = (pool.can_crit and twenty) or pool.hit_is_crit
         if crit:
             p_crit += p
-        extra = award_pmf if crit and pool.timing == "immediate" else {0: 1.0}
+        extra = awards if crit and pool.timing == "immediate" else no_extra
         if pool.only_crit_damage:
             totals = extra
         else:
-            totals = {v + k + pool.bonus: q for v, q in extra.items()}
+            shift = k + pool.bonus
+            totals = extra.map(lambda v: v + shift)  # used at once, so the loop's variable is safe
             if pool.net == "adv":
-                totals = convolve(totals, D3)
+                totals = totals + D3
             elif pool.net == "dis":
-                totals = convolve(totals, {-1: 1 / 3, -2: 1 / 3, -3: 1 / 3})
-        for raw, q in totals.items():
-            dealt = 0 if raw <= 0 else apply_damage_types(raw, pool.resistant, pool.vulnerable, pool.immune, pool.absorbing)
-            damage[dealt] = damage.get(dealt, 0.0) + p * q
-    clean = Distribution(dict(sorted((v, p) for v, p in damage.items() if p > 0)), residual)
-    return AttackOdds(p_hit, p_crit, clean, residual)
+                totals = totals + D3.map(lambda v: -v)
+        cases.append((p, totals.map(lambda raw: 0 if raw <= 0 else apply_damage_types(
+            raw, pool.resistant, pool.vulnerable, pool.immune, pool.absorbing))))
+    damage = Distribution.mix(cases)
+    damage = Distribution(damage.pmf, chain.residual)
+    return AttackOdds(p_hit, p_crit, damage, chain.residual)
 
 
 # -- saves and competitions ------------------------------------------------------------------------

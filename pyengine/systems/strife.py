@@ -7,12 +7,15 @@ adds where both are silent are marked **Reading** in the docstrings.
 
 from __future__ import annotations
 
+from collections import Counter
+from functools import lru_cache
+
 import math
 from dataclasses import dataclass, replace
 
 from ..dice import Rng, roll
 from ..errors import EngineError, RuleError
-from ..odds import Distribution, convolve, distribution
+from ..odds import Distribution, distribution
 from ..model import Combatant, Condition, Encounter, Event, StatField
 from ..rules import ActionRule, System, settle_ties, system_of
 from ..turns import advance, turn_starts
@@ -256,41 +259,38 @@ def ward_off_odds(a_init: int, d_init: int) -> float:
     return win / (win + lose)
 
 
-def _doubled(dist: Distribution) -> dict[int, float]:
-    return {2 * v: p for v, p in dist.pmf.items()}
-
-
+@lru_cache(maxsize=64)  # the sheet redraws often; its inputs are frozen values
 def attack_odds(spec: Spec) -> Odds:
     """Exact outcome probabilities and damage distribution of `resolve_attack`: the 100 naturals are
     grouped by what they do to each portion, and the parry and block dice are independent of them."""
     p_ward = ward_off_odds(*spec.ward_off) if spec.ward_off is not None else 0.0
     go = 1.0 - p_ward
-    groups: dict[tuple[str, ...], int] = {}
+    groups: Counter[tuple[str, ...]] = Counter()
     for natural in range(1, 101):
         seen = [p.outcome(natural, spec.crit_miss) for p in spec.portions]
         if _fails_all(seen):
             seen = [o if o not in ("hit", "crit") else "miss" for o in seen]
         key = tuple(seen)
-        groups[key] = groups.get(key, 0) + 1
+        groups[key] += 1
     pp, pb = spec.parry / 100, spec.block / 100
     dists = {}
     residual = 0.0
     for portion in spec.portions:
-        d = distribution(portion.damage)
-        d = Distribution(_clamp0(d.pmf), d.residual)
+        d = distribution(portion.damage).map(lambda v: max(0, v))  # a penalty larger than the roll deals nothing
         residual = max(residual, d.residual)
-        dists[id(portion)] = (d.pmf, _doubled(d))
+        dists[id(portion)] = (d, d.map(lambda v: 2 * v))
     totals = {"crit miss": 0.0, "miss": 0.0, "stopped": 0.0, "hit": 0.0, "crit": 0.0}
-    damage: dict[int, float] = {0: p_ward}
+    nothing = Distribution.constant(0)
+    cases: list[tuple[float, Distribution]] = [(p_ward, nothing)]
     for outcomes, count in groups.items():
         w = go * count / 100
         if "critical miss" in outcomes:
             totals["crit miss"] += w
-            damage[0] = damage.get(0, 0.0) + w
+            cases.append((w, nothing))
             continue
         if outcomes[0] in ("miss", "automatic miss"):
             totals["miss"] += w
-            damage[0] = damage.get(0, 0.0) + w
+            cases.append((w, nothing))
             continue
         for parried, p1 in ((True, pp), (False, 1 - pp)):
             for blocked, p2 in ((True, pb), (False, 1 - pb)):
@@ -301,27 +301,19 @@ def attack_odds(spec: Spec) -> Odds:
                           if o in ("hit", "crit") and _stops(portion, o, parried, blocked) is None]
                 if not landed:
                     totals["stopped"] += weight
-                    damage[0] = damage.get(0, 0.0) + weight
+                    cases.append((weight, nothing))
                     continue
                 totals["crit" if any(o == "crit" for _, o in landed) else "hit"] += weight
-                pmf: dict[int, float] = {0: 1.0}
+                dealt = nothing
                 for portion, o in landed:
                     plain, double = dists[id(portion)]
-                    pmf = convolve(pmf, double if o == "crit" else plain)
-                for v, p in pmf.items():
-                    damage[v] = damage.get(v, 0.0) + weight * p
+                    dealt = dealt + (double if o == "crit" else plain)
+                cases.append((weight, dealt))
     p_land = totals["hit"] + totals["crit"]
     riders = tuple((name, p_land * chance / 100) for name, chance in spec.riders)
-    clean = Distribution(dict(sorted((k, v) for k, v in damage.items() if v > 0)), residual)
-    return Odds(p_ward, totals["crit miss"], totals["miss"], totals["stopped"], totals["hit"], totals["crit"], clean, riders)
-
-
-def _clamp0(pmf: dict[int, float]) -> dict[int, float]:
-    """Damage below 0 is 0 (a penalty larger than the roll deals nothing)."""
-    out: dict[int, float] = {}
-    for v, p in pmf.items():
-        out[max(0, v)] = out.get(max(0, v), 0.0) + p
-    return out
+    damage = Distribution.mix(cases)
+    damage = Distribution(damage.pmf, residual)
+    return Odds(p_ward, totals["crit miss"], totals["miss"], totals["stopped"], totals["hit"], totals["crit"], damage, riders)
 
 
 # -- modifiers ------------------------------------------------------------------------------------
