@@ -13,7 +13,7 @@ from .text import clean_text
 
 __all__ = [
     "SIDES", "SKIP_DOWN", "ID_PATTERN", "LIMITS", "MAX_COMBATANTS", "NUMBER_FIELDS",
-    "Duration", "Condition", "Combatant", "Event", "Action", "Encounter", "StatField",
+    "Duration", "Condition", "Combatant", "Event", "Action", "Encounter", "Outcome", "StatField",
     "too_many_combatants", "valid_stat", "validated_fields",
 ]
 
@@ -136,6 +136,9 @@ class Encounter:
     def with_combatant(self, combatant: Combatant) -> "Encounter":
         """This encounter with `combatant` in place of the one with its id."""
         return replace(self, combatants=tuple(combatant if c.id == combatant.id else c for c in self.combatants))
+
+Outcome = tuple[Encounter, tuple[Event, ...]]  # what applying an action gives: the new state and its log lines
+
 
 @dataclass(frozen=True)
 class StatField:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import accumulate
 from typing import Callable, Iterable, Sequence
 
@@ -286,7 +286,7 @@ def convolve(a: Pmf, b: Pmf, budget: Budget | None = None) -> Pmf:
     return _check(out)
 
 
-def combine(a: Pmf, b: Pmf, fn, budget: Budget | None = None) -> Pmf:
+def combine(a: Pmf, b: Pmf, fn: Callable[[int, int], int], budget: Budget | None = None) -> Pmf:
     """The distribution of fn(x, y) for independent x ~ a, y ~ b."""
     budget = budget if budget is not None else Budget()
     budget.spend(10 * len(a) * len(b))
@@ -577,7 +577,7 @@ def _eval(node: Node, budget: Budget) -> tuple[Pmf, float]:
             else:
                 if step.op == "/" and b.get(0, 0.0) > 0.0:
                     raise DiceValueError("Division by zero is possible in this expression.")
-                pmf = combine(pmf, b, lambda x, y, op=step.op: binary_value(op, x, y), budget)
+                pmf = combine(pmf, b, partial(binary_value, step.op), budget)
         return pmf, residual
     raise TypeError(node)  # pragma: no cover
 

@@ -117,7 +117,7 @@ def timeline_to_dict(t: Timeline) -> dict:
     }
 
 
-def dumps(doc: dict) -> str:
+def dumps(doc: Any) -> str:
     return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
 
 

@@ -16,7 +16,7 @@ from . import systems  # noqa: F401 - the built-in systems register themselves
 from .dice import Rng
 from .errors import RuleError
 from .model import (
-    ID_PATTERN, LIMITS, MAX_COMBATANTS, NUMBER_FIELDS, SIDES, SKIP_DOWN, Action, Combatant, Condition, Duration, Encounter, Event,
+    ID_PATTERN, LIMITS, MAX_COMBATANTS, NUMBER_FIELDS, SIDES, SKIP_DOWN, Action, Combatant, Condition, Duration, Encounter, Event, Outcome,
     too_many_combatants, valid_stat, validated_fields,
 )
 from .rules import get_system, system_of
@@ -94,7 +94,7 @@ def _with(enc: Encounter, combatant: Combatant) -> Encounter:
     return enc.with_combatant(combatant)
 
 
-def _add(enc: Encounter, args: dict):
+def _add(enc: Encounter, args: dict) -> Outcome:
     fields = validated_fields(args["combatant"])
     ids = args["ids"]
     count = len(ids)
@@ -134,7 +134,7 @@ def _add(enc: Encounter, args: dict):
     return replace(enc, combatants=combatants, seq=seq), tuple(events)
 
 
-def _update(enc: Encounter, args: dict):
+def _update(enc: Encounter, args: dict) -> Outcome:
     c = enc.get(args["id"])
     fields = validated_fields(args.get("fields", {}))
     stats = fields.pop("stats", None)
@@ -160,7 +160,7 @@ def _resort(enc: Encounter, moved: Combatant) -> Encounter:
     return replace(enc, combatants=tuple(rest[:position] + movers + rest[position:]))
 
 
-def _remove(enc: Encounter, args: dict):
+def _remove(enc: Encounter, args: dict) -> Outcome:
     c = enc.get(args["id"])
     combatants = tuple(x for x in enc.combatants if x.id != c.id)
     active = enc.active_id
@@ -188,38 +188,38 @@ def _remove(enc: Encounter, args: dict):
     return replace(enc, combatants=tuple(cleaned), active_id=active), tuple(events)
 
 
-def _start(enc: Encounter, args: dict):
+def _start(enc: Encounter, args: dict) -> Outcome:
     system = system_of(enc)
     return system.flow.start(system, enc, args)
 
 
-def _next(enc: Encounter, args: dict):
+def _next(enc: Encounter, args: dict) -> Outcome:
     if not enc.started:
         raise RuleError("Start the fight first.")
     system = system_of(enc)
     return system.flow.next(system, enc, args)
 
 
-def _previous(enc: Encounter, args: dict):
+def _previous(enc: Encounter, args: dict) -> Outcome:
     if not enc.started:
         raise RuleError("Start the fight first.")
     system = system_of(enc)
     return system.flow.previous(system, enc)
 
 
-def _act_now(enc: Encounter, args: dict):
+def _act_now(enc: Encounter, args: dict) -> Outcome:
     system = system_of(enc)
     return system.flow.act_now(system, enc, args["id"])
 
 
-def _end(enc: Encounter, args: dict):
+def _end(enc: Encounter, args: dict) -> Outcome:
     if not enc.started:
         raise RuleError("No fight is running.")
     enc2 = system_of(enc).end_combat(enc)
     return replace(enc2, round=0, active_id=None, turn=()), (_ev(enc, "end", f"The fight ended after {enc.round} round{'s' * (enc.round != 1)}"),)
 
 
-def _delay(enc: Encounter, args: dict):
+def _delay(enc: Encounter, args: dict) -> Outcome:
     """Move a combatant (its whole group) to act right after another one in this round."""
     if not enc.started:
         raise RuleError("Start the fight first.")
@@ -270,7 +270,7 @@ def _hp_target(enc: Encounter, args: dict) -> tuple[Combatant, int, int]:
     return c, c.hp, amount
 
 
-def _damage(enc: Encounter, args: dict):
+def _damage(enc: Encounter, args: dict) -> Outcome:
     c, before, amount = _hp_target(enc, args)
     absorbed = min(c.temp_hp, amount)
     hp = before - (amount - absorbed)
@@ -287,7 +287,7 @@ def _damage(enc: Encounter, args: dict):
     return _with(enc, updated), tuple(events)
 
 
-def _heal(enc: Encounter, args: dict):
+def _heal(enc: Encounter, args: dict) -> Outcome:
     c, before, amount = _hp_target(enc, args)
     base = max(before, 0) if system_of(enc).hp_floor is not None else before
     hp = base + amount
@@ -300,7 +300,7 @@ def _heal(enc: Encounter, args: dict):
     return _with(enc, updated), tuple(events)
 
 
-def _temp(enc: Encounter, args: dict):
+def _temp(enc: Encounter, args: dict) -> Outcome:
     c = enc.get(args["id"])
     amount = _number(args)
     # Temporary hit points do not stack: the larger stays.
@@ -308,7 +308,7 @@ def _temp(enc: Encounter, args: dict):
     return _with(enc, updated), (_ev(enc, "temp_hp", f"{c.name} has {updated.temp_hp} temporary HP", who=c.id),)
 
 
-def _add_condition(enc: Encounter, args: dict):
+def _add_condition(enc: Encounter, args: dict) -> Outcome:
     c = enc.get(args["id"])
     name = clean_text(str(args.get("name", "")))
     if not name:
@@ -342,7 +342,7 @@ def _add_condition(enc: Encounter, args: dict):
     return replace(_with(enc, updated), seq=seq), (_ev(enc, "condition", text, who=c.id),)
 
 
-def _remove_condition(enc: Encounter, args: dict):
+def _remove_condition(enc: Encounter, args: dict) -> Outcome:
     c = enc.get(args["id"])
     cond = next((k for k in c.conditions if k.id == args["condition"]), None)
     if cond is None:
@@ -351,14 +351,14 @@ def _remove_condition(enc: Encounter, args: dict):
     return _with(enc, updated), (_ev(enc, "condition_removed", f"{cond.name} removed from {c.name}", who=c.id),)
 
 
-def _flag(enc: Encounter, args: dict):
+def _flag(enc: Encounter, args: dict) -> Outcome:
     c = enc.get(args["id"])
     flag = str(args["flag"])
     flags = tuple(sorted(set(c.flags) | {flag})) if args.get("on", True) else tuple(f for f in c.flags if f != flag)
     return _with(enc, replace(c, flags=flags)), (_ev(enc, "flag", f"{c.name}: {flag.replace('_', ' ')} {'on' if args.get('on', True) else 'off'}", who=c.id),)
 
 
-def _option(enc: Encounter, args: dict):
+def _option(enc: Encounter, args: dict) -> Outcome:
     key, value = str(args["key"]), args["value"]
     if key == "skip_down" and value not in SKIP_DOWN:
         raise RuleError("skip_down is none, npcs or all.")
@@ -367,14 +367,14 @@ def _option(enc: Encounter, args: dict):
     return replace(enc, options=options), (_ev(enc, "option", f"Option {key} set to {value}"),)
 
 
-def _rename(enc: Encounter, args: dict):
+def _rename(enc: Encounter, args: dict) -> Outcome:
     name = clean_text(str(args.get("name", "")))
     if not name or len(name) > 100:
         raise RuleError("An encounter name is 1 to 100 characters.")
     return replace(enc, name=name), (_ev(enc, "rename", f"Encounter renamed to {name}"),)
 
 
-def _set_initiative(enc: Encounter, args: dict):
+def _set_initiative(enc: Encounter, args: dict) -> Outcome:
     c = enc.get(args["id"])
     value = int(args["value"])
     if abs(value) > LIMITS["init"]:

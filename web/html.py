@@ -32,14 +32,21 @@ def field(label: str, name: str, value: object = "", kind: str = "text", extra: 
     )
 
 
-class Stat(Protocol):
-    key: str
-    label: str
-    kind: str
-    default: Any
-    low: int
-    high: int
-    placeholder: str
+class Stat(Protocol):  # a StatField, read-only
+    @property
+    def key(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def default(self) -> Any: ...
+    @property
+    def low(self) -> int: ...
+    @property
+    def high(self) -> int: ...
+    @property
+    def placeholder(self) -> str: ...
 
 
 class HasStats(Protocol):
@@ -89,15 +96,18 @@ def attack_input(key: str, label: str, value: Any, kind: str = "text") -> str:
             f' value="{esc(value if value is not None else "")}"></label>')
 
 
-class Chart(Protocol):
-    residual: float
+class Chart(Protocol):  # a Distribution
+    @property
+    def residual(self) -> float: ...
 
     def items(self) -> list[tuple[int, float]]: ...
 
 
-class Sampled(Protocol):
-    rolls: int
-    refused: int
+class Sampled(Protocol):  # an Estimate
+    @property
+    def rolls(self) -> int: ...
+    @property
+    def refused(self) -> int: ...
 
     def margin(self, p: float) -> float: ...
 

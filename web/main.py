@@ -25,6 +25,12 @@ from .views import view_for
 app: App | None = None
 
 
+def _app() -> App:
+    """The page's app, once `start()` made it (events are wired only after that)."""
+    assert app is not None
+    return app
+
+
 def _int(text: object, default: int | None = None) -> int | None:
     text = str(text or "").strip()
     if not text:
@@ -455,7 +461,7 @@ def on_click(event) -> None:
     try:
         handle(node.getAttribute("data-action"), node)
     except EngineError as error:
-        app.error(str(error))
+        _app().error(str(error))
 
 
 def on_submit(event) -> None:
@@ -467,29 +473,29 @@ def on_submit(event) -> None:
     try:
         submit(action, form)
     except EngineError as error:
-        app.error(str(error))
+        _app().error(str(error))
 
 
 def on_input(event) -> None:
     target = event.target
     if target.id == "dice-input":
-        app.update("dice-typed")  # typed by hand: the quick dice add to it
+        _app().update("dice-typed")  # typed by hand: the quick dice add to it
     if target.id in ("dice-input", "odds-target"):
-        app.schedule_odds()
+        _app().schedule_odds()
 
 
 def on_change(event) -> None:
     target = event.target
     if target.id == "import-file" and target.files.length:
-        asyncio.ensure_future(app.import_file(target.files.item(0)))
+        asyncio.ensure_future(_app().import_file(target.files.item(0)))
         target.value = ""
     elif dom.py(target.getAttribute("data-action-change")) == "set-skip":
-        app.act("set_option", {"key": "skip_down", "value": target.value})
+        _app().act("set_option", {"key": "skip_down", "value": target.value})
     elif dom.py(target.getAttribute("data-action-change")) == "set-ambush":
-        app.act("set_option", {"key": "ambush", "value": target.value})
+        _app().act("set_option", {"key": "ambush", "value": target.value})
     elif dom.py(target.getAttribute("data-action-change")) == "set-option":
         value = str(target.value)
-        app.act("set_option", {"key": str(target.getAttribute("data-key")), "value": int(value) if value.isdigit() else value})
+        _app().act("set_option", {"key": str(target.getAttribute("data-key")), "value": int(value) if value.isdigit() else value})
     elif dom.py(target.getAttribute("data-action-change")) == "attack-config":
         sheet = dom.el("sheet-body")
         config = {}
@@ -500,11 +506,11 @@ def on_change(event) -> None:
         if boxes.length:
             config["skills"] = ", ".join(str(b.value) for b in boxes if b.checked)
             config["skills_of"] = str(boxes.item(0).getAttribute("data-owner"))
-        app.update("attack-configured", config=config)
+        _app().update("attack-configured", config=config)
         if str(target.type) in ("text", "number"):
-            app.schedule_sheet()  # typing then tapping a button: let the tap land before the sheet is redrawn
+            _app().schedule_sheet()  # typing then tapping a button: let the tap land before the sheet is redrawn
         else:
-            app.render_sheet()
+            _app().render_sheet()
 
 
 def on_key(event) -> None:
@@ -535,7 +541,7 @@ def on_sheet_click(event) -> None:
     if event.target == sheet:
         box = sheet.getBoundingClientRect()
         if not (box.left <= event.clientX <= box.right and box.top <= event.clientY <= box.bottom):
-            app.close_sheet()
+            _app().close_sheet()
 
 
 def on_storage(event) -> None:
@@ -543,23 +549,23 @@ def on_storage(event) -> None:
     if key is None:
         return
     key = str(key)
-    if not key.startswith(app.prefix):
+    if not key.startswith(_app().prefix):
         return  # a sibling site at another path of this origin
-    name = key[len(app.prefix):]
-    if name == f"enc:{app.timeline.present.id}":
-        app.pick_up_other_tab()
+    name = key[len(_app().prefix):]
+    if name == f"enc:{_app().timeline.present.id}":
+        _app().pick_up_other_tab()
     elif name in COLLECTIONS or name == INDEX:
-        app.pick_up_collection(name)
+        _app().pick_up_collection(name)
 
 
 def on_visibility(event) -> None:
-    app.wake_lock = None  # the browser releases it when hidden
-    app.update_wake_lock()
+    _app().wake_lock = None  # the browser releases it when hidden
+    _app().update_wake_lock()
 
 
 def on_log_toggle(event) -> None:
     dom.forget("log")
-    app.render()
+    _app().render()
 
 
 def _bench(name, arg="") -> str:

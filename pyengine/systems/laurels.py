@@ -13,7 +13,7 @@ from typing import Any
 from ..dice import Rng
 from ..errors import RuleError
 from ..odds import Distribution, distribution
-from ..model import Encounter, Event, StatField
+from ..model import Combatant, Encounter, Event, Outcome, StatField
 from ..rules import ActionRule, System
 from ..turns import SIDES, side_state
 
@@ -319,7 +319,7 @@ STATS = (  # the combatant sheet's fields, and the bounds the rules check
 )
 
 
-def fighter_of(c) -> Fighter:
+def fighter_of(c: Combatant) -> Fighter:
     """The rules' view of a tracker combatant (HP is Stamina; Injuries live in its stats)."""
     try:
         return Fighter(
@@ -333,7 +333,7 @@ def fighter_of(c) -> Fighter:
         raise RuleError(f"{c.name}'s Laurels and Loot numbers are not whole numbers.") from None
 
 
-def attack_setup(encounter, attacker_id: str, target_id: str, power: bool = False, sneak: bool = False,
+def attack_setup(encounter: Encounter, attacker_id: str, target_id: str, power: bool = False, sneak: bool = False,
                  close: bool = False) -> tuple[Fighter, Fighter, Attack]:
     """The attack the tracker would make, refused (RuleError) where seed 003 forbids it. `close`:
     the target is within 10 ft."""
@@ -355,7 +355,7 @@ def attack_setup(encounter, attacker_id: str, target_id: str, power: bool = Fals
     return a, fighter_of(target), attack
 
 
-def out_of_turn(encounter, attacker_id: str) -> str | None:
+def out_of_turn(encounter: Encounter, attacker_id: str) -> str | None:
     """Why an attack by this combatant is outside its side's turn, or None. Reactions are the GM's
     call (seed 003), so the tracker says so rather than refusing."""
     st = side_state(encounter)
@@ -370,13 +370,13 @@ def out_of_turn(encounter, attacker_id: str) -> str | None:
     return None
 
 
-def _bounded(value, limit: int = 1_000_000) -> int:
+def _bounded(value: Any, limit: int = 1_000_000) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= limit:
         raise RuleError("An attack result is out of range.")
     return value
 
 
-def _apply_attack(enc, args: dict):
+def _apply_attack(enc: Encounter, args: dict) -> Outcome:
     r = args["result"]
     attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
     to_stamina, to_injuries = _bounded(r["to_stamina"]), _bounded(r["to_injuries"])
@@ -423,7 +423,7 @@ def _apply_attack(enc, args: dict):
     return replace(enc, combatants=tuple(combatants)), tuple(events)
 
 
-def _apply_parry(enc, args: dict):
+def _apply_parry(enc: Encounter, args: dict) -> Outcome:
     c = enc.get(args["id"])
     with_ = args.get("with")
     if with_ not in ("weapon", "shield"):
@@ -474,7 +474,7 @@ class LaurelsSystem(System):
     stat_fields = STATS
     actions = {"ll_attack": ActionRule(_apply_attack, _resolve_attack), "ll_parry": ActionRule(_apply_parry, _resolve_parry)}
 
-    def is_down(self, combatant) -> bool:
+    def is_down(self, combatant: Combatant) -> bool:
         """Out of the fight when its Injury points are used up (Stamina at 0 only tires it)."""
         limit = int(combatant.stat_or("injury_max", 0) or 0)
         return limit > 0 and int(combatant.stat_or("injuries", 0)) >= limit

@@ -17,7 +17,7 @@ from typing import Any, Iterable
 from ..dice import Rng
 from ..errors import RuleError
 from ..odds import Distribution
-from ..model import Combatant, Condition, Encounter, Event, StatField
+from ..model import Combatant, Condition, Encounter, Event, Outcome, StatField
 from ..rules import ActionRule, System, settle_ties
 from ..turns import keep_groups_together
 
@@ -503,7 +503,7 @@ def movement(conditions: Iterable[str]) -> str | None:
     return None
 
 
-def own_save_modifier(c, kind: str) -> int:
+def own_save_modifier(c: Combatant, kind: str) -> int:
     """The combatant's own modifier for a save of this kind: its Body modifier for body saves
     (the sheet's "Body modifier (saves, competitions)"); the panel's modifier comes on top."""
     return _num(c, "body_mod") if kind == "body" else 0
@@ -760,7 +760,7 @@ def listed(text: Any) -> list[str]:
     return [t.strip().lower() for t in str(text or "").split(",") if t.strip()]
 
 
-def damage_types_of(c, key: str) -> set[str]:
+def damage_types_of(c: Combatant, key: str) -> set[str]:
     types = set(listed(c.stat_or(key, "")))
     unknown = types - set(DAMAGE_TYPES)
     if unknown:
@@ -768,7 +768,7 @@ def damage_types_of(c, key: str) -> set[str]:
     return types
 
 
-def ac_for(c, damage_type: str) -> int:
+def ac_for(c: Combatant, damage_type: str) -> int:
     """Per-type armour (seed 000: studded leather AC 12, 13 vs blunt): 'blunt 13, fire 10'."""
     ac = _num(c, "ac")
     for entry in listed(c.stat_or("ac_types", "")):
@@ -784,7 +784,7 @@ def ac_for(c, damage_type: str) -> int:
     return ac
 
 
-def _condition_names(c) -> list[str]:
+def _condition_names(c: Combatant) -> list[str]:
     return [k.name for k in c.conditions]
 
 
@@ -799,7 +799,7 @@ class Built:
     award_used: bool = False
 
 
-def build_attack(enc, config: dict) -> Built:
+def build_attack(enc: Encounter, config: dict) -> Built:
     """The pool this attack rolls and why, derived from attacker, target and the panel's choices.
 
     config: attacker, target, skills (names chosen; default all the attacker's), damage_type,
@@ -885,17 +885,17 @@ def build_attack(enc, config: dict) -> Built:
     return Built(pool, text, sit.advantage, sit.disadvantage, tuple(notes), damage_type, award > 0)
 
 
-def _event(enc, kind: str, text: str, roll_text: str | None = None, who: str | None = None):
+def _event(enc: Encounter, kind: str, text: str, roll_text: str | None = None, who: str | None = None) -> Event:
     return Event(kind, enc.round, text, roll_text, who)
 
 
-def _bounded(value, lo: int = -1_000_000, hi: int = 1_000_000) -> int:
+def _bounded(value: Any, lo: int = -1_000_000, hi: int = 1_000_000) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
         raise RuleError("A rolled result is out of range.")
     return value
 
 
-def _attack_economy(enc, attacker, as_reaction: bool) -> set[str]:
+def _attack_economy(enc: Encounter, attacker: Combatant, as_reaction: bool) -> set[str]:
     """The attacker's flags after this attack: on its own turn the attack is its action (not after
     Defend or At the ready, which were the action); off its turn, as a reaction it uses the reaction."""
     flags = set(attacker.flags)
@@ -910,7 +910,7 @@ def _attack_economy(enc, attacker, as_reaction: bool) -> set[str]:
     return flags
 
 
-def _apply_attack(enc, args: dict):
+def _apply_attack(enc: Encounter, args: dict) -> Outcome:
     attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
     flags = _attack_economy(enc, attacker, bool(args.get("reaction")))
     enc = enc.with_combatant(replace(attacker, flags=tuple(sorted(flags))))
@@ -940,7 +940,7 @@ def _apply_attack(enc, args: dict):
     return enc.with_combatant(attacker), tuple(events)
 
 
-def _apply_stance(enc, args: dict):
+def _apply_stance(enc: Encounter, args: dict) -> Outcome:
     """Seed 004: Defend (from the action until the start of its next turn; no reactions for both
     rounds; not after a reaction this round), At the ready (a trigger held until the start of its
     next turn), and the one reaction per round."""
@@ -988,14 +988,14 @@ def _apply_stance(enc, args: dict):
     return enc.with_combatant(c), (_event(enc, "stance", text, who=c.id),)
 
 
-def _apply_save(enc, args: dict):
+def _apply_save(enc: Encounter, args: dict) -> Outcome:
     c = enc.get(args["id"])
     r = args["result"]
     text = f"{c.name}'s {args['kind']} save vs DC {args['dc']}: {'success' if r['success'] else 'failure'}"
     return enc, (_event(enc, "save", text, args.get("text"), c.id),)
 
 
-def _apply_competition(enc, args: dict):
+def _apply_competition(enc: Encounter, args: dict) -> Outcome:
     """Results on the tracker: a grapple holds (Grappled), an escape frees, a trip drops (Prone),
     a shove pushes 5 ft, forced passage lets the mover through."""
     a, v = enc.get(args["aggressor"]), enc.get(args["victim"])
@@ -1024,13 +1024,13 @@ def _apply_competition(enc, args: dict):
     return enc, tuple(events)
 
 
-def _apply_chase(enc, args: dict):
+def _apply_chase(enc: Encounter, args: dict) -> Outcome:
     c = enc.get(args["id"])
     total = _bounded(args["total"], 0, 100)
     return enc, (_event(enc, "chase", f"{c.name} gains {total} hex{'es' * (total != 1)} this chase round", args.get("text"), c.id),)
 
 
-def _apply_defense(enc, args: dict):
+def _apply_defense(enc: Encounter, args: dict) -> Outcome:
     monster, pc = enc.get(args["monster"]), enc.get(args["pc"])
     body = _bounded(args["result"]["body"], 0, 100)
     hp = None if pc.hp is None else max(0, pc.hp - body)
@@ -1038,7 +1038,7 @@ def _apply_defense(enc, args: dict):
     return enc, (_event(enc, "attack", f"{pc.name} defends against {monster.name}: {body} Body", args.get("text"), pc.id),)
 
 
-def _reaction_check(c) -> None:
+def _reaction_check(c: Combatant) -> None:
     blocked = next((r.name.lower() for r in (CONDITIONS.get(n.title()) for n in _condition_names(c)) if r and r.no_actions), None)
     if blocked:
         raise RuleError(f"{c.name} is {blocked}: no reactions.")
@@ -1048,7 +1048,7 @@ def _reaction_check(c) -> None:
         raise RuleError(f"{c.name} already used the reaction this round.")
 
 
-def _hurt(enc, target, damage: int, events: list):
+def _hurt(enc: Encounter, target: Combatant, damage: int, events: list) -> Encounter:
     hp = target.hp
     if hp is not None:
         hp = max(0, hp - damage) if damage >= 0 else (hp - damage if target.max_hp is None else min(target.max_hp, hp - damage))
@@ -1058,7 +1058,7 @@ def _hurt(enc, target, damage: int, events: list):
     return enc
 
 
-def _apply_impale(enc, args: dict):
+def _apply_impale(enc: Encounter, args: dict) -> Outcome:
     """Seed 004 "Impalement Maneuver": the polearm's reaction against a charger, resolved before
     the charger's attack; it uses the holder's reaction for the round."""
     holder, charger = enc.get(args["holder"]), enc.get(args["charger"])
@@ -1072,7 +1072,7 @@ def _apply_impale(enc, args: dict):
     return enc, tuple(events)
 
 
-def _apply_blind_shot(enc, args: dict):
+def _apply_blind_shot(enc: Encounter, args: dict) -> Outcome:
     attacker = enc.get(args["attacker"])
     r = args["result"]
     if r.get("target") is None:
@@ -1212,23 +1212,23 @@ class RealmsSystem(System):
         "er_impale": ActionRule(_apply_impale, _resolve_impale), "er_blind_shot": ActionRule(_apply_blind_shot, _resolve_blind_shot),
     }
 
-    def initiative_expression(self, combatant) -> str:
+    def initiative_expression(self, combatant: Combatant) -> str:
         mod = combatant.init_mod
         return f"1d10{'+' if mod >= 0 else '-'}{abs(mod)}" if mod else "1d10"
 
-    def order_key(self, combatant) -> tuple:
+    def order_key(self, combatant: Combatant) -> tuple:
         init = combatant.initiative if combatant.initiative is not None else -10**9
         return (-init, -combatant.tiebreak)
 
-    def break_ties(self, encounter, results: dict[str, list], rng: Rng) -> None:
+    def break_ties(self, encounter: Encounter, results: dict[str, list], rng: Rng) -> None:
         """RULES.md section 1: tied participants roll off on d20, highest first; those still tied
         roll again, until every tie is broken (a 3-way tie is one roll-off among the three)."""
         settle_ties(results, rng, 20)
 
-    def reroll_each_round(self, encounter) -> bool:
+    def reroll_each_round(self, encounter: Encounter) -> bool:
         return encounter.option("initiative", "once") == "every_round"
 
-    def on_turn_start(self, enc):
+    def on_turn_start(self, enc: Encounter) -> Encounter:
         """Defend and At the ready end as the combatant's next turn starts; after defending it has
         no reaction for the rest of this round either."""
         c = enc.get(enc.active_id) if enc.active_id else None
@@ -1253,7 +1253,7 @@ class RealmsSystem(System):
             c = c.with_stats(ready_trigger=None)
         return enc.with_combatant(c)
 
-    def on_new_round(self, enc, rolls=None):
+    def on_new_round(self, enc: Encounter, rolls: dict | None = None) -> tuple[Encounter, list[Event]]:
         """Reactions come back each round (not to a defender: no reactions while defending); next-
         round crit awards not used in their round are forfeited; with the every-round option,
         everyone's new initiative reorders the fight."""
@@ -1279,7 +1279,7 @@ class RealmsSystem(System):
         return replace(enc, combatants=tuple(combatants)), events
 
 
-def competition_of(enc, args: dict) -> Competition:
+def competition_of(enc: Encounter, args: dict) -> Competition:
     a, v = enc.get(args["aggressor"]), enc.get(args["victim"])
     if a.id == v.id:
         raise RuleError("A competition needs two different combatants.")
@@ -1289,7 +1289,7 @@ def competition_of(enc, args: dict) -> Competition:
     if kind == "escape" and not any(k.name == "Grappled" for k in a.conditions):
         raise RuleError(f"{a.name} is not grappled.")
 
-    def net(c) -> str | None:
+    def net(c: Combatant) -> str | None:
         conditions = [n.title() for n in _condition_names(c)]
         dis = any(CONDITIONS[n].by == "dis" for n in conditions if n in CONDITIONS and n in ("Frightened", "Restrained"))
         return net_advantage(False, dis)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from ..dice import Rng, roll
 from ..errors import EngineError, RuleError
 from ..odds import Distribution, distribution
-from ..model import Combatant, Condition, Encounter, Event, StatField
+from ..model import Combatant, Condition, Encounter, Event, Outcome, StatField
 from ..rules import ActionRule, System, settle_ties, system_of
 from ..turns import advance, turn_starts
 
@@ -400,7 +400,7 @@ def _num(c: Combatant, key: str) -> int:
     return STAT[key].number(c)
 
 
-def _notation(c, key: str) -> str:
+def _notation(c: Combatant, key: str) -> str:
     field = STAT[key]
     text = str(field.read(c) or "").strip()
     if not text:
@@ -415,7 +415,7 @@ def _notation(c, key: str) -> str:
 ATTACK_KINDS = ("physical", "spirit", "combined", "mixed")  # mixed: combined damage, no distinction
 
 
-def build_spec(encounter, config: dict) -> tuple[Spec, list[tuple[str, int]], dict]:
+def build_spec(encounter: Encounter, config: dict) -> tuple[Spec, list[tuple[str, int]], dict]:
     """Build the attack the panel describes: the portions with every modifier and its reason.
 
     config: attacker, target, kind (ATTACK_KINDS), weapon ("main" / "off"), ranged, inches, flying,
@@ -524,31 +524,31 @@ def parse_riders(text: str) -> list[list]:
     return out
 
 
-def _turn(enc) -> dict:
+def _turn(enc: Encounter) -> dict:
     return dict(enc.turn)
 
 
-def _set_turn(enc, st: dict):
+def _set_turn(enc: Encounter, st: dict) -> Encounter:
     return replace(enc, turn=tuple(sorted(st.items())))
 
 
-def _event(enc, kind: str, text: str, roll_text: str | None = None, who: str | None = None):
+def _event(enc: Encounter, kind: str, text: str, roll_text: str | None = None, who: str | None = None) -> Event:
     return Event(kind, enc.round, text, roll_text, who)
 
 
-def _require_turn(enc, cid: str):
+def _require_turn(enc: Encounter, cid: str) -> None:
     if not enc.started:
         raise RuleError("Start the fight first.")
     if cid != enc.active_id:
         raise RuleError(f"It is not {enc.get(cid).name}'s turn.")
 
 
-def _end_turn(enc, events: list):
+def _end_turn(enc: Encounter, events: list) -> Outcome:
     enc, more = advance(enc, system_of(enc), forward=True)
     return enc, tuple(events) + more
 
 
-def _apply_part(enc, args: dict):
+def _apply_part(enc: Encounter, args: dict) -> Outcome:
     """Seed 001, turn components: Rest (+1 HP, the whole turn) or Sprint (ends the turn) only as the
     turn's first thing; otherwise one Instant, one Move (charge / disengage), and the Action, which
     ends the turn. Reading: forced movement is not the turn's Move and gives no free attacks."""
@@ -566,7 +566,7 @@ def _apply_part(enc, args: dict):
         raise RuleError(f"{c.name} already used the {part.title()} this turn.")
     if part == "rest":
         hp = c.hp if c.hp is None or c.max_hp is None else min(c.max_hp, c.hp + 1)
-        gained = 0 if c.hp is None else hp - c.hp
+        gained = 0 if c.hp is None or hp is None else hp - c.hp
         enc = replace(enc, combatants=tuple(replace(x, hp=hp) if x.id == c.id else x for x in enc.combatants))
         events = [_event(enc, "rest", f"{c.name} rests" + (f" and regains {gained} HP" if gained else " (already at full HP)"), who=c.id)]
         return _end_turn(_set_turn(enc, {**st, "parts": used + ["rest"]}), events)
@@ -600,7 +600,7 @@ def _apply_part(enc, args: dict):
     return _end_turn(_set_turn(enc, {**st, "parts": used + ["action"]}), events)
 
 
-def _apply_bottom(enc, args: dict):
+def _apply_bottom(enc: Encounter, args: dict) -> Outcome:
     """Seed 001: once per round one character per side may give up its place and act last."""
     c = enc.get(args["id"])
     _require_turn(enc, c.id)
@@ -626,7 +626,7 @@ def _apply_bottom(enc, args: dict):
     return moved, (_event(enc, "bottom", f"{c.name} goes to the bottom of the queue", who=c.id),) + started
 
 
-def _attack_turn(enc, args: dict) -> dict:
+def _attack_turn(enc: Encounter, args: dict) -> dict:
     """May this attack be made now (turn parts, free attacks, 4-3-2)? Returns the turn state after it.
     Reading: an Instant that is not a direct-damage one counts toward 4-3-2 with the Action's attacks."""
     attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
@@ -674,7 +674,7 @@ def _attack_turn(enc, args: dict) -> dict:
     return st
 
 
-def _apply_attack(enc, args: dict):
+def _apply_attack(enc: Encounter, args: dict) -> Outcome:
     """Apply a rolled attack: damage to the target, riders as conditions, the 4-3-2 count."""
     st = _attack_turn(enc, args)
     attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
@@ -698,7 +698,7 @@ def _apply_attack(enc, args: dict):
     return _set_turn(enc, st), tuple(events)
 
 
-def _apply_resource(enc, args: dict):
+def _apply_resource(enc: Encounter, args: dict) -> Outcome:
     c = enc.get(args["id"])
     key = args.get("key")
     if key not in RESOURCES:
@@ -723,7 +723,7 @@ def _apply_resource(enc, args: dict):
             (_event(enc, "resource", f"{c.name} {verb} {abs(value - now)} {label} ({value})", who=c.id),))
 
 
-def end_battle(enc):
+def end_battle(enc: Encounter) -> Encounter:
     """Seed 001, "Combat and Class Mechanic Summaries": Vigor refills; code points refill and code
     stacks are lost; Fury halves (rounded down, **Reading**) and is lost unless the next battle
     starts within 2 in-game minutes (asked when it starts); HP, Spirit, Faith and Focus carry over."""
@@ -742,7 +742,7 @@ def end_battle(enc):
     return replace(enc, combatants=tuple(combatants))
 
 
-def begin_battle(enc, soon: bool):
+def begin_battle(enc: Encounter, soon: bool) -> tuple[Encounter, list]:
     """At a battle's start: Fury from the last battle survives only if this one follows within
     2 in-game minutes (`soon`); Stealth starts at 0 unless hiding was announced."""
     combatants, events = [], []
@@ -788,24 +788,24 @@ class StrifeSystem(System):
     actions = {"ros_part": ActionRule(_apply_part), "ros_bottom": ActionRule(_apply_bottom),
                "ros_attack": ActionRule(_apply_attack, _resolve_attack), "ros_resource": ActionRule(_apply_resource)}
 
-    def roll_initiative(self, combatant, rng: Rng) -> tuple[int, int, str]:
+    def roll_initiative(self, combatant: Combatant, rng: Rng) -> tuple[int, int, str]:
         """Reading: the turn order is the Initiative stat itself, highest first (no roll)."""
         return combatant.init_mod, 0, f"Initiative {combatant.init_mod}"
 
-    def break_ties(self, encounter, results: dict[str, list], rng: Rng) -> None:
+    def break_ties(self, encounter: Encounter, results: dict[str, list], rng: Rng) -> None:
         """Reading: equal Initiative is settled by a d100 roll-off, repeated while tied."""
         settle_ties(results, rng, 100)
 
-    def order_key(self, combatant) -> tuple:
+    def order_key(self, combatant: Combatant) -> tuple:
         init = combatant.initiative if combatant.initiative is not None else -10**9
         return (-init, -combatant.tiebreak)
 
-    def on_turn_start(self, enc):
+    def on_turn_start(self, enc: Encounter) -> Encounter:
         st = _turn(enc)
         keep = {k: st[k] for k in ("bottom", "returns") if k in st}
         return _set_turn(enc, keep) if keep != st else enc
 
-    def on_new_round(self, enc, rolls=None):
+    def on_new_round(self, enc: Encounter, rolls: dict | None = None) -> tuple[Encounter, list[Event]]:
         """Whoever went to the bottom of the queue returns to its place; the choice is open again."""
         st = _turn(enc)
         combatants = list(enc.combatants)
@@ -820,8 +820,8 @@ class StrifeSystem(System):
             combatants.insert(at, mover)
         return replace(enc, combatants=tuple(combatants), turn=()), []
 
-    def begin_combat(self, enc, args: dict):
+    def begin_combat(self, enc: Encounter, args: dict) -> tuple[Encounter, list]:
         return begin_battle(enc, bool(args.get("soon")))
 
-    def end_combat(self, enc):
+    def end_combat(self, enc: Encounter) -> Encounter:
         return end_battle(enc)

@@ -24,7 +24,8 @@ class Page(Protocol):
     """What an event handler gets: the tapped element's data, the page's inputs, the UI state's
     attack panel, and the way to act on the fight."""
 
-    attack: dict
+    @property
+    def attack(self) -> dict: ...
 
     def data(self, key: str) -> Any: ...
 

@@ -58,7 +58,8 @@ def attack_panel_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
     if not others:
         return ""
     ids = {x.id for x in others}
-    attacker_id = cfg.get("attacker") if cfg.get("attacker") in ids else (enc.active_id if enc.active_id in ids else others[0].id)
+    chosen_id = cfg.get("attacker")
+    attacker_id: str = chosen_id if chosen_id in ids else (enc.active_id if enc.active_id in ids and enc.active_id else others[0].id)
     attacker = enc.get(attacker_id)
     known = listed(attacker.stat("skills", "melee fighting"))
     chosen = cfg.get("skills")
@@ -216,7 +217,7 @@ def checks_html(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) ->
             mine, theirs = competition_modifiers(competition)
             line = (f"P({c.name} wins) {_pct(competition_odds(competition))}"
                     + "".join(f" · {c.name}: {why} {v:+d}" for why, v in mine)
-                    + "".join(f" · {enc.get(other).name}: {why} {v:+d}" for why, v in theirs))
+                    + "".join(f" · {enc.get(str(other)).name}: {why} {v:+d}" for why, v in theirs))
         except EngineError as error:
             line = str(error)
         comp = (
