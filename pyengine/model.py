@@ -133,6 +133,10 @@ class Encounter:
     def names(self) -> dict[str, str]:
         return {c.id: c.name for c in self.combatants}
 
+    def event(self, kind: str, text: str, roll: str | None = None, who: str | None = None) -> Event:
+        """A log line of this round."""
+        return Event(kind, self.round, text, roll, who)
+
     def with_combatant(self, combatant: Combatant) -> "Encounter":
         """This encounter with `combatant` in place of the one with its id."""
         return replace(self, combatants=tuple(combatant if c.id == combatant.id else c for c in self.combatants))

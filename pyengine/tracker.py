@@ -86,10 +86,6 @@ def apply_action(enc: Encounter, action: Action) -> tuple[Encounter, tuple[Event
     return handler(enc, action.args)
 
 
-def _ev(enc: Encounter, kind: str, text: str, roll: str | None = None, who: str | None = None) -> Event:
-    return Event(kind, enc.round, text, roll, who)
-
-
 def _with(enc: Encounter, combatant: Combatant) -> Encounter:
     return enc.with_combatant(combatant)
 
@@ -119,7 +115,7 @@ def _add(enc: Encounter, args: dict) -> Outcome:
         for i, cid in enumerate(ids)
     ]
     seq = max(enc.seq, *(int(cid[1:]) for cid in ids))
-    events = [_ev(enc, "added", f"{new[0].name if count == 1 else f'{count} × {name}'} joined the fight", rolled.get("roll"))]
+    events = [enc.event("added", f"{new[0].name if count == 1 else f'{count} × {name}'} joined the fight", rolled.get("roll"))]
     if enc.started:
         # Mid-fight: slot in by initiative, after everyone with the same or higher.
         position = len(enc.combatants)
@@ -146,7 +142,7 @@ def _update(enc: Encounter, args: dict) -> Outcome:
     new = _with(enc, updated)
     if enc.started and updated.initiative != c.initiative and system_of(enc).flow.ordered_by_initiative:
         new = _resort(new, updated)
-    return new, (_ev(enc, "edited", f"{updated.name} edited", who=c.id),)
+    return new, (enc.event("edited", f"{updated.name} edited", who=c.id),)
 
 
 def _resort(enc: Encounter, moved: Combatant) -> Encounter:
@@ -164,7 +160,7 @@ def _remove(enc: Encounter, args: dict) -> Outcome:
     c = enc.get(args["id"])
     combatants = tuple(x for x in enc.combatants if x.id != c.id)
     active = enc.active_id
-    events = [_ev(enc, "removed", f"{c.name} left the fight", who=c.id)]
+    events = [enc.event("removed", f"{c.name} left the fight", who=c.id)]
     if enc.active_id == c.id:
         unit = active_unit(enc)
         rest = [x for x in unit if x.id != c.id]
@@ -216,7 +212,7 @@ def _end(enc: Encounter, args: dict) -> Outcome:
     if not enc.started:
         raise RuleError("No fight is running.")
     enc2 = system_of(enc).end_combat(enc)
-    return replace(enc2, round=0, active_id=None, turn=()), (_ev(enc, "end", f"The fight ended after {enc.round} round{'s' * (enc.round != 1)}"),)
+    return replace(enc2, round=0, active_id=None, turn=()), (enc.event("end", f"The fight ended after {enc.round} round{'s' * (enc.round != 1)}"),)
 
 
 def _delay(enc: Encounter, args: dict) -> Outcome:
@@ -234,7 +230,7 @@ def _delay(enc: Encounter, args: dict) -> Outcome:
     position = rest.index(target_unit[-1]) + 1
     moved = [replace(c, initiative=after.initiative, tiebreak=after.tiebreak) for c in movers]
     combatants = tuple(rest[:position] + moved + rest[position:])
-    events = [_ev(enc, "delay", f"{unit_name(movers)} delays until after {after.name}", who=mover.id)]
+    events = [enc.event("delay", f"{unit_name(movers)} delays until after {after.name}", who=mover.id)]
     if was_active:
         # The delayer's turn ends; whoever came next now acts (the mover's conditions do not tick).
         old_units = turn_units(enc)
@@ -281,9 +277,9 @@ def _damage(enc: Encounter, args: dict) -> Outcome:
     source = args.get("source")
     by = f" from {enc.get(source).name}" if source and any(x.id == source for x in enc.combatants) else ""
     text = f"{c.name} took {amount} damage{by}" + (f" ({absorbed} to temporary HP)" if absorbed else "")
-    events = [_ev(enc, "damage", text, args.get("roll"), c.id)]
+    events = [enc.event("damage", text, args.get("roll"), c.id)]
     if system_of(enc).is_down(updated) and not system_of(enc).is_down(c):
-        events.append(_ev(enc, "down", f"{c.name} is down", who=c.id))
+        events.append(enc.event("down", f"{c.name} is down", who=c.id))
     return _with(enc, updated), tuple(events)
 
 
@@ -294,9 +290,9 @@ def _heal(enc: Encounter, args: dict) -> Outcome:
     if c.max_hp is not None:
         hp = min(hp, c.max_hp)
     updated = replace(c, hp=hp)
-    events = [_ev(enc, "heal", f"{c.name} healed {hp - before}", args.get("roll"), c.id)]
+    events = [enc.event("heal", f"{c.name} healed {hp - before}", args.get("roll"), c.id)]
     if system_of(enc).is_down(c) and not system_of(enc).is_down(updated):
-        events.append(_ev(enc, "up", f"{c.name} is back up", who=c.id))
+        events.append(enc.event("up", f"{c.name} is back up", who=c.id))
     return _with(enc, updated), tuple(events)
 
 
@@ -305,7 +301,7 @@ def _temp(enc: Encounter, args: dict) -> Outcome:
     amount = _number(args)
     # Temporary hit points do not stack: the larger stays.
     updated = replace(c, temp_hp=max(c.temp_hp, amount))
-    return _with(enc, updated), (_ev(enc, "temp_hp", f"{c.name} has {updated.temp_hp} temporary HP", who=c.id),)
+    return _with(enc, updated), (enc.event("temp_hp", f"{c.name} has {updated.temp_hp} temporary HP", who=c.id),)
 
 
 def _add_condition(enc: Encounter, args: dict) -> Outcome:
@@ -339,7 +335,7 @@ def _add_condition(enc: Encounter, args: dict) -> Outcome:
     cond = Condition(id=f"k{seq}", name=name, duration=duration, source_id=args.get("source"), note=str(args.get("note", ""))[:200])
     updated = replace(c, conditions=c.conditions + (cond,))
     text = f"{c.name} is {name} ({duration.describe(enc.names())})"
-    return replace(_with(enc, updated), seq=seq), (_ev(enc, "condition", text, who=c.id),)
+    return replace(_with(enc, updated), seq=seq), (enc.event("condition", text, who=c.id),)
 
 
 def _remove_condition(enc: Encounter, args: dict) -> Outcome:
@@ -348,14 +344,14 @@ def _remove_condition(enc: Encounter, args: dict) -> Outcome:
     if cond is None:
         raise RuleError("That condition is already gone.")
     updated = replace(c, conditions=tuple(k for k in c.conditions if k.id != cond.id))
-    return _with(enc, updated), (_ev(enc, "condition_removed", f"{cond.name} removed from {c.name}", who=c.id),)
+    return _with(enc, updated), (enc.event("condition_removed", f"{cond.name} removed from {c.name}", who=c.id),)
 
 
 def _flag(enc: Encounter, args: dict) -> Outcome:
     c = enc.get(args["id"])
     flag = str(args["flag"])
     flags = tuple(sorted(set(c.flags) | {flag})) if args.get("on", True) else tuple(f for f in c.flags if f != flag)
-    return _with(enc, replace(c, flags=flags)), (_ev(enc, "flag", f"{c.name}: {flag.replace('_', ' ')} {'on' if args.get('on', True) else 'off'}", who=c.id),)
+    return _with(enc, replace(c, flags=flags)), (enc.event("flag", f"{c.name}: {flag.replace('_', ' ')} {'on' if args.get('on', True) else 'off'}", who=c.id),)
 
 
 def _option(enc: Encounter, args: dict) -> Outcome:
@@ -364,14 +360,14 @@ def _option(enc: Encounter, args: dict) -> Outcome:
         raise RuleError("skip_down is none, npcs or all.")
     system_of(enc).check_option(key, value)
     options = tuple(sorted({**dict(enc.options), key: value}.items()))
-    return replace(enc, options=options), (_ev(enc, "option", f"Option {key} set to {value}"),)
+    return replace(enc, options=options), (enc.event("option", f"Option {key} set to {value}"),)
 
 
 def _rename(enc: Encounter, args: dict) -> Outcome:
     name = clean_text(str(args.get("name", "")))
     if not name or len(name) > 100:
         raise RuleError("An encounter name is 1 to 100 characters.")
-    return replace(enc, name=name), (_ev(enc, "rename", f"Encounter renamed to {name}"),)
+    return replace(enc, name=name), (enc.event("rename", f"Encounter renamed to {name}"),)
 
 
 def _set_initiative(enc: Encounter, args: dict) -> Outcome:
@@ -392,7 +388,7 @@ def _set_initiative(enc: Encounter, args: dict) -> Outcome:
     else:
         by_id = {m.id: m for m in moved}
         combatants = tuple(by_id.get(x.id, x) for x in enc.combatants)
-    return replace(enc, combatants=combatants), (_ev(enc, "initiative", f"{c.name}'s initiative set to {value}", who=c.id),)
+    return replace(enc, combatants=combatants), (enc.event("initiative", f"{c.name}'s initiative set to {value}", who=c.id),)
 
 
 _HANDLERS = {

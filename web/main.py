@@ -484,33 +484,47 @@ def on_input(event) -> None:
         _app().schedule_odds()
 
 
+def _set_skip(a: App, target) -> None:
+    a.act("set_option", {"key": "skip_down", "value": target.value})
+
+
+def _set_option(a: App, target) -> None:
+    value = str(target.value)
+    a.act("set_option", {"key": str(target.getAttribute("data-key")), "value": int(value) if value.isdigit() else value})
+
+
+def _attack_config(a: App, target) -> None:
+    """The attack panel's inputs, read whole into the UI state (a rolled attack not applied is dropped)."""
+    sheet = dom.el("sheet-body")
+    config = {}
+    for node in sheet.querySelectorAll("[data-attack-key]"):
+        key = str(node.getAttribute("data-attack-key"))
+        config[key] = bool(node.checked) if str(node.type) == "checkbox" else (str(node.value) or None)
+    boxes = sheet.querySelectorAll(".atk-skill")
+    if boxes.length:
+        config["skills"] = ", ".join(str(b.value) for b in boxes if b.checked)
+        config["skills_of"] = str(boxes.item(0).getAttribute("data-owner"))
+    a.update("attack-configured", config=config)
+    if str(target.type) in ("text", "number"):
+        a.schedule_sheet()  # typing then tapping a button: let the tap land before the sheet is redrawn
+    else:
+        a.render_sheet()
+
+
+CHANGES: dict[str, Callable[[App, object], None]] = {  # data-action-change -> handler
+    "set-skip": _set_skip, "set-option": _set_option, "attack-config": _attack_config,
+}
+
+
 def on_change(event) -> None:
     target = event.target
     if target.id == "import-file" and target.files.length:
         asyncio.ensure_future(_app().import_file(target.files.item(0)))
         target.value = ""
-    elif dom.py(target.getAttribute("data-action-change")) == "set-skip":
-        _app().act("set_option", {"key": "skip_down", "value": target.value})
-    elif dom.py(target.getAttribute("data-action-change")) == "set-ambush":
-        _app().act("set_option", {"key": "ambush", "value": target.value})
-    elif dom.py(target.getAttribute("data-action-change")) == "set-option":
-        value = str(target.value)
-        _app().act("set_option", {"key": str(target.getAttribute("data-key")), "value": int(value) if value.isdigit() else value})
-    elif dom.py(target.getAttribute("data-action-change")) == "attack-config":
-        sheet = dom.el("sheet-body")
-        config = {}
-        for node in sheet.querySelectorAll("[data-attack-key]"):
-            key = str(node.getAttribute("data-attack-key"))
-            config[key] = bool(node.checked) if str(node.type) == "checkbox" else (str(node.value) or None)
-        boxes = sheet.querySelectorAll(".atk-skill")
-        if boxes.length:
-            config["skills"] = ", ".join(str(b.value) for b in boxes if b.checked)
-            config["skills_of"] = str(boxes.item(0).getAttribute("data-owner"))
-        _app().update("attack-configured", config=config)
-        if str(target.type) in ("text", "number"):
-            _app().schedule_sheet()  # typing then tapping a button: let the tap land before the sheet is redrawn
-        else:
-            _app().render_sheet()
+        return
+    handler = CHANGES.get(str(dom.py(target.getAttribute("data-action-change")) or ""))
+    if handler is not None:
+        handler(_app(), target)
 
 
 def on_key(event) -> None:

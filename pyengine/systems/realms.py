@@ -885,10 +885,6 @@ def build_attack(enc: Encounter, config: dict) -> Built:
     return Built(pool, text, sit.advantage, sit.disadvantage, tuple(notes), damage_type, award > 0)
 
 
-def _event(enc: Encounter, kind: str, text: str, roll_text: str | None = None, who: str | None = None) -> Event:
-    return Event(kind, enc.round, text, roll_text, who)
-
-
 def _bounded(value: Any, lo: int = -1_000_000, hi: int = 1_000_000) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
         raise RuleError("A rolled result is out of range.")
@@ -925,18 +921,18 @@ def _apply_attack(enc: Encounter, args: dict) -> Outcome:
             hp = hp - damage if target.max_hp is None else min(target.max_hp, hp - damage)
     outcome = "miss" if args.get("miss") else (f"{damage} Body" if damage >= 0 else f"absorbs, heals {-damage}")
     crit = " (crit)" if args.get("crit") else ""
-    events.append(_event(enc, "attack", f"{attacker.name} attacks {target.name}{crit}: {outcome}", args.get("text"), target.id))
+    events.append(enc.event("attack", f"{attacker.name} attacks {target.name}{crit}: {outcome}", args.get("text"), target.id))
     new_target = replace(target, hp=hp)
     enc = enc.with_combatant(new_target)
     if hp is not None and target.hp is not None and hp <= 0 < target.hp:
-        events.append(_event(enc, "down", f"{target.name} is down", who=target.id))
+        events.append(enc.event("down", f"{target.name} is down", who=target.id))
     attacker = enc.get(attacker.id)
     award = attacker.stat_or("award_round", None)
     if args.get("award_used") or (award is not None and award <= enc.round):
         attacker = attacker.with_stats(award_round=None)
     if args.get("next_round_award"):
         attacker = attacker.with_stats(award_round=enc.round + 1)
-        events.append(_event(enc, "crit", f"{attacker.name} gains +1d20 on the next attack next round (same weapon)", who=attacker.id))
+        events.append(enc.event("crit", f"{attacker.name} gains +1d20 on the next attack next round (same weapon)", who=attacker.id))
     return enc.with_combatant(attacker), tuple(events)
 
 
@@ -985,14 +981,14 @@ def _apply_stance(enc: Encounter, args: dict) -> Outcome:
         text = f"{c.name} uses the reaction ({kind})"
     else:
         raise RuleError("A stance is defend, ready or reaction.")
-    return enc.with_combatant(c), (_event(enc, "stance", text, who=c.id),)
+    return enc.with_combatant(c), (enc.event("stance", text, who=c.id),)
 
 
 def _apply_save(enc: Encounter, args: dict) -> Outcome:
     c = enc.get(args["id"])
     r = args["result"]
     text = f"{c.name}'s {args['kind']} save vs DC {args['dc']}: {'success' if r['success'] else 'failure'}"
-    return enc, (_event(enc, "save", text, args.get("text"), c.id),)
+    return enc, (enc.event("save", text, args.get("text"), c.id),)
 
 
 def _apply_competition(enc: Encounter, args: dict) -> Outcome:
@@ -1000,34 +996,34 @@ def _apply_competition(enc: Encounter, args: dict) -> Outcome:
     a shove pushes 5 ft, forced passage lets the mover through."""
     a, v = enc.get(args["aggressor"]), enc.get(args["victim"])
     kind, success = args["kind"], bool(args["result"]["success"])
-    events = [_event(enc, "competition", f"{a.name} vs {v.name}, {kind}: {a.name} {'wins' if success else 'fails'}", args.get("text"), a.id)]
+    events = [enc.event("competition", f"{a.name} vs {v.name}, {kind}: {a.name} {'wins' if success else 'fails'}", args.get("text"), a.id)]
     if success:
         seq = enc.seq
         if kind == "grapple":
             seq += 1
             v = replace(v, conditions=v.conditions + (Condition(id=f"k{seq}", name="Grappled", source_id=a.id),))
             enc = replace(enc.with_combatant(v), seq=seq)
-            events.append(_event(enc, "condition", f"{v.name} is Grappled by {a.name} (movement 0)", who=v.id))
+            events.append(enc.event("condition", f"{v.name} is Grappled by {a.name} (movement 0)", who=v.id))
         elif kind == "trip":
             seq += 1
             v = replace(v, conditions=v.conditions + (Condition(id=f"k{seq}", name="Prone", source_id=a.id),))
             enc = replace(enc.with_combatant(v), seq=seq)
-            events.append(_event(enc, "condition", f"{v.name} falls Prone", who=v.id))
+            events.append(enc.event("condition", f"{v.name} falls Prone", who=v.id))
         elif kind == "escape":
             kept = tuple(k for k in a.conditions if not (k.name == "Grappled" and k.source_id in (v.id, None)))
             enc = enc.with_combatant(replace(a, conditions=kept))
-            events.append(_event(enc, "condition_removed", f"{a.name} escapes {v.name}'s grapple", who=a.id))
+            events.append(enc.event("condition_removed", f"{a.name} escapes {v.name}'s grapple", who=a.id))
         elif kind == "shove":
-            events.append(_event(enc, "moved", f"{v.name} is shoved 5 ft", who=v.id))
+            events.append(enc.event("moved", f"{v.name} is shoved 5 ft", who=v.id))
         else:
-            events.append(_event(enc, "moved", f"{a.name} forces a way past {v.name}", who=a.id))
+            events.append(enc.event("moved", f"{a.name} forces a way past {v.name}", who=a.id))
     return enc, tuple(events)
 
 
 def _apply_chase(enc: Encounter, args: dict) -> Outcome:
     c = enc.get(args["id"])
     total = _bounded(args["total"], 0, 100)
-    return enc, (_event(enc, "chase", f"{c.name} gains {total} hex{'es' * (total != 1)} this chase round", args.get("text"), c.id),)
+    return enc, (enc.event("chase", f"{c.name} gains {total} hex{'es' * (total != 1)} this chase round", args.get("text"), c.id),)
 
 
 def _apply_defense(enc: Encounter, args: dict) -> Outcome:
@@ -1035,7 +1031,7 @@ def _apply_defense(enc: Encounter, args: dict) -> Outcome:
     body = _bounded(args["result"]["body"], 0, 100)
     hp = None if pc.hp is None else max(0, pc.hp - body)
     enc = enc.with_combatant(replace(pc, hp=hp))
-    return enc, (_event(enc, "attack", f"{pc.name} defends against {monster.name}: {body} Body", args.get("text"), pc.id),)
+    return enc, (enc.event("attack", f"{pc.name} defends against {monster.name}: {body} Body", args.get("text"), pc.id),)
 
 
 def _reaction_check(c: Combatant) -> None:
@@ -1054,7 +1050,7 @@ def _hurt(enc: Encounter, target: Combatant, damage: int, events: list) -> Encou
         hp = max(0, hp - damage) if damage >= 0 else (hp - damage if target.max_hp is None else min(target.max_hp, hp - damage))
     enc = enc.with_combatant(replace(target, hp=hp))
     if hp is not None and target.hp is not None and hp <= 0 < target.hp:
-        events.append(_event(enc, "down", f"{target.name} is down", who=target.id))
+        events.append(enc.event("down", f"{target.name} is down", who=target.id))
     return enc
 
 
@@ -1064,7 +1060,7 @@ def _apply_impale(enc: Encounter, args: dict) -> Outcome:
     holder, charger = enc.get(args["holder"]), enc.get(args["charger"])
     _reaction_check(holder)
     damage = _bounded(args.get("damage", 0))
-    events = [_event(enc, "attack", f"{holder.name} impales the charging {charger.name}: "
+    events = [enc.event("attack", f"{holder.name} impales the charging {charger.name}: "
                      + ("miss" if args.get("miss") else f"{damage} Body"), args.get("text"), charger.id)]
     enc = _hurt(enc, charger, damage, events)
     h = enc.get(holder.id)
@@ -1076,10 +1072,10 @@ def _apply_blind_shot(enc: Encounter, args: dict) -> Outcome:
     attacker = enc.get(args["attacker"])
     r = args["result"]
     if r.get("target") is None:
-        return enc, (_event(enc, "attack", f"{attacker.name}'s blind shot hits nobody else (slot {r['slot']})", args.get("text"), attacker.id),)
+        return enc, (enc.event("attack", f"{attacker.name}'s blind shot hits nobody else (slot {r['slot']})", args.get("text"), attacker.id),)
     target = enc.get(r["target"])
     damage = _bounded(args.get("damage", 0))
-    events = [_event(enc, "attack", f"{attacker.name}'s blind shot strikes {target.name}: " + (f"{damage} Body" if damage else "miss"),
+    events = [enc.event("attack", f"{attacker.name}'s blind shot strikes {target.name}: " + (f"{damage} Body" if damage else "miss"),
                      args.get("text"), target.id)]
     return _hurt(enc, target, damage, events), tuple(events)
 

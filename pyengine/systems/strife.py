@@ -532,10 +532,6 @@ def _set_turn(enc: Encounter, st: dict) -> Encounter:
     return replace(enc, turn=tuple(sorted(st.items())))
 
 
-def _event(enc: Encounter, kind: str, text: str, roll_text: str | None = None, who: str | None = None) -> Event:
-    return Event(kind, enc.round, text, roll_text, who)
-
-
 def _require_turn(enc: Encounter, cid: str) -> None:
     if not enc.started:
         raise RuleError("Start the fight first.")
@@ -568,35 +564,35 @@ def _apply_part(enc: Encounter, args: dict) -> Outcome:
         hp = c.hp if c.hp is None or c.max_hp is None else min(c.max_hp, c.hp + 1)
         gained = 0 if c.hp is None or hp is None else hp - c.hp
         enc = replace(enc, combatants=tuple(replace(x, hp=hp) if x.id == c.id else x for x in enc.combatants))
-        events = [_event(enc, "rest", f"{c.name} rests" + (f" and regains {gained} HP" if gained else " (already at full HP)"), who=c.id)]
+        events = [enc.event("rest", f"{c.name} rests" + (f" and regains {gained} HP" if gained else " (already at full HP)"), who=c.id)]
         return _end_turn(_set_turn(enc, {**st, "parts": used + ["rest"]}), events)
     if part == "sprint":
-        events = [_event(enc, "sprint", f"{c.name} sprints (double ground speed); the turn ends", who=c.id)]
+        events = [enc.event("sprint", f"{c.name} sprints (double ground speed); the turn ends", who=c.id)]
         return _end_turn(_set_turn(enc, {**st, "parts": used + ["sprint"]}), events)
     if part == "instant":
-        return _set_turn(enc, {**st, "parts": used + ["instant"]}), (_event(enc, "instant", f"{c.name} uses an Instant", who=c.id),)
+        return _set_turn(enc, {**st, "parts": used + ["instant"]}), (enc.event("instant", f"{c.name} uses an Instant", who=c.id),)
     if part == "move":
         mode = args.get("mode", "move")
         if mode not in MOVES:
             raise RuleError("A move is a move, a charge, a disengage or forced.")
         if mode == "forced":
-            return enc, (_event(enc, "moved", f"{c.name} is moved against their will: not disengaging, no free attacks", who=c.id),)
+            return enc, (enc.event("moved", f"{c.name} is moved against their will: not disengaging, no free attacks", who=c.id),)
         if "action" in used:
             raise RuleError("The Action ended the turn.")
         st = {**st, "parts": used + ["move"]}
         if mode == "charge":
-            return _set_turn(enc, st), (_event(enc, "charge", f"{c.name} charges into base contact", who=c.id),)
+            return _set_turn(enc, st), (enc.event("charge", f"{c.name} charges into base contact", who=c.id),)
         if mode == "disengage":
             adjacent = [enc.get(i) for i in args.get("adjacent", []) if i != c.id]
             if not adjacent:
-                return _set_turn(enc, st), (_event(enc, "move", f"{c.name} moves away (no enemy in base contact)", who=c.id),)
+                return _set_turn(enc, st), (enc.event("move", f"{c.name} moves away (no enemy in base contact)", who=c.id),)
             st["free"] = sorted(set(st.get("free", [])) | {x.id for x in adjacent})
             names = ", ".join(x.name for x in adjacent)
-            return _set_turn(enc, st), (_event(enc, "disengage", f"{c.name} disengages: {names} may each make a free basic melee attack "
+            return _set_turn(enc, st), (enc.event("disengage", f"{c.name} disengages: {names} may each make a free basic melee attack "
                                                                  "with each equipped weapon (each weapon once this turn)", who=c.id),)
-        return _set_turn(enc, st), (_event(enc, "move", f"{c.name} moves", who=c.id),)
+        return _set_turn(enc, st), (enc.event("move", f"{c.name} moves", who=c.id),)
     # the Action
-    events = [_event(enc, "action", f"{c.name} takes the Action; the turn ends", who=c.id)]
+    events = [enc.event("action", f"{c.name} takes the Action; the turn ends", who=c.id)]
     return _end_turn(_set_turn(enc, {**st, "parts": used + ["action"]}), events)
 
 
@@ -623,7 +619,7 @@ def _apply_bottom(enc: Encounter, args: dict) -> Outcome:
     # The turn passes to whoever followed; the mover acts last this round.
     moved = replace(moved, active_id=follower)
     moved, started = turn_starts(moved, system_of(moved))
-    return moved, (_event(enc, "bottom", f"{c.name} goes to the bottom of the queue", who=c.id),) + started
+    return moved, (enc.event("bottom", f"{c.name} goes to the bottom of the queue", who=c.id),) + started
 
 
 def _attack_turn(enc: Encounter, args: dict) -> dict:
@@ -684,16 +680,16 @@ def _apply_attack(enc: Encounter, args: dict) -> Outcome:
     floor = system_of(enc).hp_floor
     hp = None if target.hp is None else (target.hp - damage if floor is None else max(floor, target.hp - damage))
     conditions = target.conditions
-    events = [_event(enc, "attack", f"{attacker.name} attacks {target.name}: {args.get('outcome', '?')}"
+    events = [enc.event("attack", f"{attacker.name} attacks {target.name}: {args.get('outcome', '?')}"
                      + (f", {damage} damage" if damage else ""), args.get("text"), target.id)]
     seq = enc.seq
     for name in args.get("riders", []):
         seq += 1
         conditions = conditions + (Condition(id=f"k{seq}", name=str(name)[:60], source_id=attacker.id),)
-        events.append(_event(enc, "condition", f"{target.name}: {name} (rider)", who=target.id))
+        events.append(enc.event("condition", f"{target.name}: {name} (rider)", who=target.id))
     new_target = replace(target, hp=hp, conditions=conditions)
     if system_of(enc).is_down(new_target) and not system_of(enc).is_down(target):
-        events.append(_event(enc, "down", f"{target.name} is down", who=target.id))
+        events.append(enc.event("down", f"{target.name} is down", who=target.id))
     enc = replace(enc, seq=seq, combatants=tuple(new_target if x.id == target.id else x for x in enc.combatants))
     return _set_turn(enc, st), tuple(events)
 
@@ -720,7 +716,7 @@ def _apply_resource(enc: Encounter, args: dict) -> Outcome:
     stats = tuple(sorted({**dict(c.stats), key: value}.items()))
     verb = "spends" if delta < 0 else "gains"
     return (replace(enc, combatants=tuple(replace(x, stats=stats) if x.id == c.id else x for x in enc.combatants)),
-            (_event(enc, "resource", f"{c.name} {verb} {abs(value - now)} {label} ({value})", who=c.id),))
+            (enc.event("resource", f"{c.name} {verb} {abs(value - now)} {label} ({value})", who=c.id),))
 
 
 def end_battle(enc: Encounter) -> Encounter:
@@ -749,7 +745,7 @@ def begin_battle(enc: Encounter, soon: bool) -> tuple[Encounter, list]:
     for c in enc.combatants:
         stats = dict(c.stats)
         if stats.get("fury") and not soon:
-            events.append(_event(enc, "resource", f"{c.name}'s Fury is lost (more than 2 minutes since the last battle)", who=c.id))
+            events.append(enc.event("resource", f"{c.name}'s Fury is lost (more than 2 minutes since the last battle)", who=c.id))
             stats["fury"] = 0
         if stats.get("stealth") and not stats.get("hiding"):
             stats["stealth"] = 0

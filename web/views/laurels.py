@@ -92,7 +92,7 @@ class LaurelsView(View):
 
     def start_options(self, enc: Encounter) -> str:
         current = enc.option("ambush", "none")
-        return ('<label class="field">First round<select id="opt-ambush" data-action-change="set-ambush" data-testid="ambush">'
+        return ('<label class="field">First round<select id="opt-ambush" data-action-change="set-option" data-key="ambush" data-testid="ambush">'
                 + "".join(f'<option value="{v}"{" selected" if v == current else ""}>{t}</option>' for v, t in AMBUSH)
                 + "</select></label>")
 
