@@ -46,6 +46,7 @@ class System:
     options: dict[str, tuple[Any, ...]] = {}
     stat_fields: tuple[StatField, ...] = ()
     flow: TurnFlow = INITIATIVE
+    rolls_initiative = True            # the players roll (and call out) their initiative; False: it is a stat
     actions: dict[str, ActionRule] = {}
     clear_flags_at_turn_start = True   # per-turn flags (parry ...) end when the combatant's turn starts
 
@@ -97,6 +98,11 @@ class System:
 
     def reroll_each_round(self, encounter: Encounter) -> bool:
         return False
+
+    def on_damage(self, encounter: Encounter, before: Combatant, amount: int) -> tuple[Encounter, list[Event]]:
+        """After `before` took `amount` damage (the encounter already holds its new hit points):
+        what the rules add (a reminder, a failed death save ...)."""
+        return encounter, []
 
     def elapsed_seconds(self, encounter: Encounter) -> int:
         return max(0, encounter.round - 1) * self.round_seconds

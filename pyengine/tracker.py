@@ -24,7 +24,7 @@ from .text import clean_text
 from .turns import active_unit, advance, turn_starts, turn_units, unit_name, unit_skipped
 
 __all__ = [
-    "SIDES", "SKIP_DOWN", "Duration", "Condition", "Combatant", "Encounter", "Event", "Action", "Timeline",
+    "SIDES", "SKIP_DOWN", "BATCHABLE", "MAX_BATCH", "Duration", "Condition", "Combatant", "Encounter", "Event", "Action", "Timeline",
     "new_encounter", "resolve", "apply_action", "turn_units", "active_unit", "LIMITS", "MAX_COMBATANTS", "NUMBER_FIELDS",
     "too_many_combatants", "valid_stat", "validated_fields",
 ]
@@ -59,6 +59,8 @@ def resolve(enc: Encounter, kind: str, args: dict | None = None, rng: Rng | None
             value, tiebreak, text = system.roll_initiative(proto, rng)
             rolls = {"value": value, "tiebreak": tiebreak, "roll": text}
         return Action(kind, {"ids": ids, "group": group, "combatant": base, "count": count, **({"rolled": rolls} if rolls else {})})
+    if kind == "batch":
+        return Action(kind, {"actions": [{"kind": k, "args": a} for k, a in _batch_requests(args)]})
     if kind in system.actions:
         rule = system.actions[kind]
         return Action(kind, rule.resolve(enc, args, rng) if rule.resolve is not None else args)
@@ -276,11 +278,16 @@ def _damage(enc: Encounter, args: dict) -> Outcome:
     updated = replace(c, hp=hp, temp_hp=c.temp_hp - absorbed)
     source = args.get("source")
     by = f" from {enc.get(source).name}" if source and any(x.id == source for x in enc.combatants) else ""
-    text = f"{c.name} took {amount} damage{by}" + (f" ({absorbed} to temporary HP)" if absorbed else "")
+    notes = [f"{absorbed} to temporary HP"] if absorbed else []
+    if args.get("half"):
+        notes.insert(0, "saved: half damage")
+    text = f"{c.name} took {amount} damage{by}" + (f" ({'; '.join(notes)})" if notes else "")
     events = [enc.event("damage", text, args.get("roll"), c.id)]
-    if system_of(enc).is_down(updated) and not system_of(enc).is_down(c):
+    system = system_of(enc)
+    if system.is_down(updated) and not system.is_down(c):
         events.append(enc.event("down", f"{c.name} is down", who=c.id))
-    return _with(enc, updated), tuple(events)
+    new, more = system.on_damage(_with(enc, updated), c, amount)
+    return new, tuple(events) + tuple(more)
 
 
 def _heal(enc: Encounter, args: dict) -> Outcome:
@@ -391,7 +398,35 @@ def _set_initiative(enc: Encounter, args: dict) -> Outcome:
     return replace(enc, combatants=combatants), (enc.event("initiative", f"{c.name}'s initiative set to {value}", who=c.id),)
 
 
+BATCHABLE = ("damage", "heal", "temp_hp", "add_condition", "remove_condition")
+MAX_BATCH = 50
+
+
+def _batch_requests(args: dict) -> list[tuple[str, dict]]:
+    items = args.get("actions")
+    if not isinstance(items, list) or not 1 <= len(items) <= MAX_BATCH:
+        raise RuleError(f"Apply to 1 to {MAX_BATCH} combatants at once.")
+    out = []
+    for item in items:
+        kind = item.get("kind") if isinstance(item, dict) else None
+        if kind not in BATCHABLE or not isinstance(item.get("args", {}), dict):
+            raise RuleError("Only damage, healing and conditions apply to several combatants at once.")
+        out.append((str(kind), dict(item.get("args", {}))))
+    return out
+
+
+def _batch(enc: Encounter, args: dict) -> Outcome:
+    """Several combatants at once (a fireball on four goblins): one step to undo; refused whole
+    if any part is refused."""
+    events: list[Event] = []
+    for kind, sub in _batch_requests(args):
+        enc, more = _HANDLERS[kind](enc, sub)
+        events.extend(more)
+    return enc, tuple(events)
+
+
 _HANDLERS = {
+    "batch": _batch,
     "add_combatant": _add,
     "update_combatant": _update,
     "remove_combatant": _remove,

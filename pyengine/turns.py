@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any, Iterable, Protocol
 
 from .errors import RuleError
-from .model import Combatant, Encounter, Event
+from .model import LIMITS, Combatant, Encounter, Event
 
 __all__ = [
     "DONE", "INITIATIVE", "SIDES", "TurnHooks", "TurnFlow", "InitiativeFlow", "SideFlow", "SideRoll",
@@ -210,6 +210,24 @@ def roll_initiatives(enc: Encounter, hooks: TurnHooks, rng: Any, typed: dict, re
     return results
 
 
+def _typed_initiatives(enc: Encounter, typed: Any) -> dict[str, int]:
+    """The initiatives the players called out: whole numbers within the limit, for combatants of this fight."""
+    if not isinstance(typed, dict):
+        raise RuleError("The typed initiatives are unreadable.")
+    names = enc.names()
+    out = {}
+    for cid, value in typed.items():
+        if cid not in names:
+            raise RuleError("That combatant is no longer in this encounter.")
+        if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().lstrip("-").isdigit():
+            raise RuleError(f"{names[cid]}'s initiative must be a whole number.")
+        number = int(value)
+        if abs(number) > LIMITS["init"]:
+            raise RuleError(f"{names[cid]}'s initiative must be from -{LIMITS['init']:,} to {LIMITS['init']:,}.")
+        out[cid] = number
+    return out
+
+
 def _checked_initiative(value: Any, tiebreak: Any) -> None:
     if not all(isinstance(x, int) and not isinstance(x, bool) and abs(x) <= 10**6 for x in (value, tiebreak)):
         raise RuleError("An initiative result is out of range.")
@@ -250,7 +268,7 @@ class InitiativeFlow(TurnFlow):
     name = "initiative"
 
     def resolve_start(self, hooks: TurnHooks, enc: Encounter, args: dict, rng: Any) -> dict:
-        typed = {k: int(v) for k, v in (args.get("typed") or {}).items()}
+        typed = _typed_initiatives(enc, args.get("typed") or {})
         results = roll_initiatives(enc, hooks, rng, typed, bool(args.get("reroll_all")))
         return {"initiative": results, **({"soon": bool(args["soon"])} if "soon" in args else {})}
 

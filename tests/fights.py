@@ -10,6 +10,7 @@ script reads like the table's evening.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 from pyengine.tracker import Timeline, new_encounter, resolve
@@ -76,6 +77,18 @@ GENERIC: list[Request] = [
     ("previous_turn", {}),
     ("next_turn", {}),
     ("end_combat", {}),
+    # added with death saves, concentration and the several-at-once batch (fixture fight-generic-2)
+    ("add_condition", {"id": "@Foe", "name": "Concentrating", "until": "never"}),
+    ("damage", {"id": "@Hero", "amount": 40}),
+    ("death_save", {"id": "@Hero"}),
+    ("death_save", {"id": "@Hero", "result": "failure"}),
+    ("damage", {"id": "@Hero", "amount": 2}),
+    ("heal", {"id": "@Hero", "amount": 5}),
+    ("batch", {"actions": [{"kind": "damage", "args": {"id": "@Foe", "amount": 24}},
+                           {"kind": "damage", "args": {"id": "@Goblin 1", "amount": 12, "half": True}},
+                           {"kind": "add_condition", "args": {"id": "@Goblin 2", "name": "Prone", "until": "never"}}]}),
+    ("undo", {}),
+    ("redo", {}),
 ]
 
 LAURELS: list[Request] = [
@@ -139,9 +152,16 @@ STRIFE: list[Request] = [
 FIGHTS: dict[str, list[Request]] = {"generic": GENERIC, "laurels": LAURELS, "realms": REALMS, "strife": STRIFE}
 
 
-def fixture_files(system: str) -> tuple[str, str]:
-    """The saved fight and what replaying it gives, under tests/unit/fixtures/."""
-    return f"fight-{system}.json", f"fight-{system}.expected.json"
+FIXTURES = Path(__file__).parent / "unit" / "fixtures"
+
+
+def fixture_files(system: str) -> list[tuple[str, str]]:
+    """Each saved fight of the system and what replaying it gives, oldest first: fight-<system>.json,
+    then fight-<system>-2.json ... each written when the script had grown (a prefix of today's)."""
+    saved = sorted((p.name for p in FIXTURES.glob(f"fight-{system}*.json") if not p.name.endswith(".expected.json")
+                    and (p.stem == f"fight-{system}" or p.stem.removeprefix(f"fight-{system}-").isdigit())),
+                   key=lambda name: int(name.removesuffix(".json").rpartition("-")[2]) if name.count("-") > 1 else 1)
+    return [(name, name.removesuffix(".json") + ".expected.json") for name in saved]
 
 
 def replayed(t: Timeline) -> dict:
@@ -151,19 +171,20 @@ def replayed(t: Timeline) -> dict:
     return {"present": encounter_to_dict(t.present), "log": [[e.kind, e.round, e.text, e.roll, e.who] for e in t.log()]}
 
 
-def write_fixtures() -> None:  # pragma: no cover - run by hand, once per new system: python3 -m tests.fights
+def write_fixtures() -> None:  # pragma: no cover - run by hand when a script grows: python3 -m tests.fights
+    """A fixture is written once (it is what that version saved); a longer script adds a new one."""
     import json
-    from pathlib import Path
 
-    from pyengine.storage import dumps, timeline_to_dict
+    from pyengine.storage import dumps, loads, timeline_to_dict
 
-    folder = Path(__file__).parent / "unit" / "fixtures"
     for system, requests in FIGHTS.items():
-        saved, expected = fixture_files(system)
         t = play(system, requests)
-        if not (folder / saved).exists():  # a fixture is written once: it is what an old version saved
-            (folder / saved).write_text(dumps(timeline_to_dict(t)) + "\n")
-            (folder / expected).write_text(json.dumps(replayed(t), indent=1, ensure_ascii=False) + "\n")
+        known = fixture_files(system)
+        if known and len(loads((FIXTURES / known[-1][0]).read_text())["actions"]) >= len(t.actions):
+            continue
+        stem = f"fight-{system}" if not known else f"fight-{system}-{len(known) + 1}"
+        (FIXTURES / f"{stem}.json").write_text(dumps(timeline_to_dict(t)) + "\n")
+        (FIXTURES / f"{stem}.expected.json").write_text(json.dumps(replayed(t), indent=1, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":  # pragma: no cover

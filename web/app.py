@@ -49,7 +49,7 @@ class App:
         self.notices: list[Notice] = []
         self.trash: list[dict] = []
         self.ui = Ui()  # what the screen shows beyond the fight (sheet, attack panel ...): changed by `update`
-        self._tracker_html: tuple[Timeline | None, str] = (None, "")
+        self._tracker_html: tuple[tuple[Timeline | None, tuple[str, ...] | None], str] = ((None, None), "")  # (timeline, selection), its HTML
         self._odds_proxy = dom.proxy(self.update_odds)
         self._estimate_proxy = dom.proxy(self.estimate_slice)
         self.odds_job: OddsJob | None = None  # an estimate still growing, slice by slice
@@ -169,7 +169,7 @@ class App:
             self.notify(Notice("error", "The browser stopped letting Roundkeeper save. Export the fight to keep it."))
             return
         try:
-            self.store.set(SNAPSHOT, self.tracker_html())
+            self.store.set(SNAPSHOT, self.tracker_html() if self.ui.selected is None else render.tracker_html(self.timeline))
         except (StorageFull, StorageUnavailable):
             pass  # the snapshot is only a faster start; the fight itself is saved
 
@@ -223,8 +223,9 @@ class App:
     # -- rendering -------------------------------------------------------------------------
     def tracker_html(self) -> str:
         """The turn order's HTML, built once per state: the screen and the snapshot share it."""
-        if self._tracker_html[0] is not self.timeline:
-            self._tracker_html = (self.timeline, render.tracker_html(self.timeline))
+        timeline, selected = self._tracker_html[0]
+        if timeline is not self.timeline or selected != self.ui.selected:  # identity: comparing timelines would walk them
+            self._tracker_html = ((self.timeline, self.ui.selected), render.tracker_html(self.timeline, self.ui.selected))
         return self._tracker_html[1]
 
     def render(self) -> None:
@@ -286,7 +287,18 @@ class App:
             html = render.combatant_sheet_html(enc, enc.get(ident), self.ui.attack,
                                                self.timeline.log()[-30:])
         elif kind == "add":
-            html = render.add_sheet_html(enc, self.ws.roster, self.ws.templates)
+            html = render.add_sheet_html(enc, self.ws.roster, self.ws.templates, last=self.ui.last_added)
+        elif kind == "selected":
+            chosen = tuple(i for i in (self.ui.selected or ()) if i in enc.names())
+            if not chosen:
+                self.close_sheet()
+                return
+            html = render.selected_sheet_html(enc, chosen)
+        elif kind == "init":
+            if enc.started:
+                self.close_sheet()
+                return
+            html = render.initiative_sheet_html(enc)
         elif kind == "edit":
             if ident not in enc.names():
                 self.close_sheet()
@@ -305,7 +317,7 @@ class App:
         if not dialog.open:
             dialog.showModal()
         first = dom.py(dialog.querySelector("input:not([type=file]),select"))
-        if first is not None and kind in ("add", "edit"):
+        if first is not None and kind in ("add", "edit", "init"):
             first.focus()
 
     def close_sheet(self) -> None:
@@ -313,6 +325,10 @@ class App:
         dialog = dom.el("sheet")
         if dialog.open:
             dialog.close()
+        inner, outer = dom.el("sheet-toast"), dom.el("toast")
+        if not inner.hidden:  # a message (and its Undo) said in the sheet that just closed moves to the main screen
+            outer.className, outer.innerHTML, outer.hidden = inner.className, inner.innerHTML, False
+            inner.hidden, inner.innerHTML = True, ""
 
     # -- dice roller -----------------------------------------------------------------------
     def do_roll(self, expression: str) -> None:

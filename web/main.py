@@ -113,8 +113,26 @@ def on(*actions: str) -> Callable[[Handler], Handler]:
 
 
 def _start(page: Page) -> None:
+    """Start the fight: first, where the players roll initiative, they call out their numbers."""
     enc = page.app.timeline.present
+    if render.needs_initiative_entry(enc):
+        page.app.open_sheet("init")
+        return
     page.act("start_combat", view_for(enc.system).start_args(page))  # rolls for whoever has no initiative yet; typed rolls stay
+
+
+def _initiative_entered(page: Page) -> None:
+    """The fight starts with the typed numbers, the rest rolled."""
+    a = page.app
+    inputs = list(document.querySelectorAll("[data-testid=init-input]"))
+    typed = {}
+    for node in inputs:
+        value = _int(node.value)
+        if value is not None:
+            typed[str(node.getAttribute("data-combatant-id"))] = value
+    enc = a.timeline.present
+    if a.act("start_combat", {"typed": typed, **view_for(enc.system).start_args(page)}):
+        a.close_sheet()
 
 
 @on("next-turn")
@@ -150,6 +168,49 @@ def _redo(page: Page) -> None:
 @on("attack-last")
 def _attack_last(page: Page) -> None:
     page.app.open_attack_sheet()
+
+
+@on("select-mode")
+def _select_mode(page: Page) -> None:
+    page.app.update("selecting-toggled")
+    page.app.render()
+
+
+@on("toggle-select")
+def _toggle_select(page: Page) -> None:
+    page.app.update("selection-toggled", ident=str(page.data("id")))
+    page.app.render()
+
+
+@on("apply-selected")
+def _apply_selected(page: Page) -> None:
+    page.app.open_sheet("selected")
+
+
+@on("apply-batch")
+def _apply_batch(page: Page) -> None:
+    """One amount (half for those who saved) or one condition, for every selected combatant: one step."""
+    a = page.app
+    kind = str(page.data("kind"))
+    chosen = [i for i in (a.ui.selected or ()) if i in a.timeline.present.names()]
+    halves = set(page.checked("#sheet-body input.half"))  # the ids whose box is ticked
+    if kind == "add_condition":
+        name = dom.value("batch-condition")
+        actions = [{"kind": kind, "args": {"id": cid, "name": name, "until": "never", "source": a.timeline.present.active_id}}
+                   for cid in chosen]
+    else:
+        amount = _int(dom.value("batch-amount"))
+        if amount is None:
+            raise EngineError("Type an amount first.")
+        if not 0 <= amount <= 1_000_000:
+            raise EngineError("Enter a number from 0 to 1,000,000.")
+        actions = [{"kind": kind, "args": {"id": cid, "amount": amount // 2 if kind == "damage" and cid in halves else amount,
+                                           **({"half": True} if kind == "damage" and cid in halves else {})}}
+                   for cid in chosen]
+    if a.act("batch", {"actions": actions}):
+        a.update("selection-done")
+        a.close_sheet()
+        a.render()
 
 
 @on("act-now")
@@ -200,9 +261,21 @@ def _close_sheet(page: Page) -> None:
 @on("quick-add")
 def _quick_add(page: Page) -> None:
     a = page.app
-    source = a.ws.roster if page.data("source") == "roster" else a.ws.templates
+    roster = page.data("source") == "roster"
+    source = a.ws.roster if roster else a.ws.templates
     index = int(page.data("index"))
-    if 0 <= index < len(source) and a.act("add_combatant", {"combatant": dict(source[index])}):
+    if not 0 <= index < len(source):
+        return
+    fields = dict(source[index])
+    names = {c.name for c in a.timeline.present.combatants}
+    if fields.get("name") in names:
+        if roster:  # a party member is in the fight once
+            raise EngineError(f"{fields['name']} is already in this fight.")
+        n = 2
+        while f"{fields['name']} {n}" in names:
+            n += 1
+        fields["name"] = f"{fields['name']} {n}"  # another of the same foe, numbered
+    if a.act("add_combatant", {"combatant": fields}):
         a.close_sheet()
 
 
@@ -293,13 +366,34 @@ def _export_all(page: Page) -> None:
 
 @on("share-link")
 def _share_link(page: Page) -> None:
-    link = page.app.share_link()
-    out = dom.el("share-out")
-    if out is not None:
-        out.textContent = link
-    if hasattr(window.navigator, "clipboard"):
-        # Clipboard access is optional (it may be refused); the link is shown either way.
-        window.navigator.clipboard.writeText(link).catch(dom.proxy(lambda error: None))
+    """The link goes into a field that fits the screen, selected, and to the clipboard when the browser lets us."""
+    field = dom.el("share-field")
+    if field is None:
+        return
+    field.value = page.app.share_link()
+    _copy_share(page)
+
+
+@on("copy-share")
+def _copy_share(page: Page) -> None:
+    field, out = dom.el("share-field"), dom.el("share-out")
+    if field is None or not str(field.value):
+        return
+    field.select()
+
+    def told(text: str):
+        def say(*_) -> None:
+            if out is not None:
+                out.textContent = text
+        return dom.proxy(say)
+
+    clipboard = getattr(window.navigator, "clipboard", None)
+    if clipboard is None:
+        told("Copy the link from the field (long-press it).")()
+        return
+    # Clipboard access may be refused: the link stays in the field, selected, either way.
+    clipboard.writeText(str(field.value)).then(told("Copied: paste it to the other phone.")).catch(
+        told("Copy the link from the field (long-press it)."))
 
 
 @on("toggle-theme")
@@ -436,11 +530,14 @@ def submit(form_action: str, form) -> None:
         a.do_roll(dom.value("dice-input"))
         return
     page = Page(a, form)
-    if form_action == "save-add":
+    if form_action == "init-start":
+        _initiative_entered(page)
+    elif form_action == "save-add":
         fields = _form_fields(page, editing=False)
         count = _int(dom.value("f-count"), 1)
         remember = dom.el("f-remember") is not None and dom.el("f-remember").checked
         if a.act("add_combatant", {"combatant": fields, "count": count}):
+            a.update("combatant-added", side=fields["side"], pc=bool(fields["pc"]))
             if remember:
                 entry = validated_fields({k: v for k, v in fields.items() if k != "initiative" and v not in (None, "")})
                 if fields["side"] == "party":
@@ -511,7 +608,15 @@ def _attack_config(a: App, target) -> None:
         a.render_sheet()
 
 
+def _side_picked(a: App, target) -> None:
+    """Choosing Party makes a new combatant a player character (Opponents: not); it can be changed after."""
+    pc = dom.el("f-pc")
+    if pc is not None and dom.el("f-count") is not None:  # adding, not editing
+        pc.value = "1" if str(target.value) == "party" else "0"
+
+
 CHANGES: dict[str, Callable[[App, object], None]] = {  # data-action-change -> handler
+    "side-picked": _side_picked,
     "set-skip": _set_skip, "set-option": _set_option, "attack-config": _attack_config,
 }
 
@@ -527,9 +632,24 @@ def on_change(event) -> None:
         handler(_app(), target)
 
 
+def _next_initiative(event) -> None:
+    """Enter in an initiative field moves on to the next empty one; after the last, the fight starts."""
+    event.preventDefault()
+    inputs = list(document.querySelectorAll("[data-testid=init-input]"))
+    at = next((i for i, n in enumerate(inputs) if n == event.target), len(inputs))
+    empty = next((n for n in inputs[at + 1:] if not str(n.value).strip()), None)
+    if empty is not None:
+        empty.focus()
+    else:
+        dom.el("init-form").requestSubmit()
+
+
 def on_key(event) -> None:
     key = str(event.key)
     target = event.target
+    if key == "Enter" and dom.py(target.getAttribute("data-testid")) == "init-input":
+        _next_initiative(event)
+        return
     if key in ("Enter", " ") and str(target.tagName) == "LI" and target.hasAttribute("data-action"):
         event.preventDefault()  # a focusable row (a combatant) answers Enter and Space like a button
         on_click(event)

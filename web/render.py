@@ -46,7 +46,9 @@ def _bar(c: Combatant) -> str:
     return f'<div class="hpbar" aria-hidden="true"><i style="width:{pct}%;background:{colour}"></i></div>'
 
 
-def combatant_row(enc: Encounter, c: Combatant, active_ids: set[str], names: dict[str, str]) -> str:
+def combatant_row(enc: Encounter, c: Combatant, active_ids: set[str], names: dict[str, str],
+                  selected: tuple[str, ...] | None = None) -> str:
+    """One row of the order; while several are being selected, a tap on it selects it instead."""
     current = c.id in active_ids
     system = system_of(enc)
     view = view_for(enc.system)
@@ -62,16 +64,22 @@ def combatant_row(enc: Encounter, c: Combatant, active_ids: set[str], names: dic
     )
     flags = view.flag_html(c)
     if down:
-        flags = '<span class="chip down">down</span>' + flags
+        flags = f'<span class="chip down" data-testid="down">{esc(view.down_label)}</span>' + flags
     flags += view.row_chips(enc, c)
     act = ""
-    if system.flow.may_act_now(system, enc, c):
+    if selected is None and system.flow.may_act_now(system, enc, c):
         act = f'<button type="button" class="act" data-action="act-now" data-id="{esc(c.id)}" data-testid="act-now">Act</button>'
     tag = '<span class="muted pc">PC</span>' if c.pc else ""
     aria = ' aria-current="true"' if current else ""
+    action = "open-combatant"
+    if selected is not None:
+        action = "toggle-select"
+        aria += f' role="button" aria-pressed="{"true" if c.id in selected else "false"}"'
+        if c.id in selected:
+            classes.append("selected")
     return (
         f'<li class="{" ".join(classes)}" data-testid="combatant-row" data-combatant-id="{esc(c.id)}" '
-        f'data-action="open-combatant" data-id="{esc(c.id)}"{aria} tabindex="0">'
+        f'data-action="{action}" data-id="{esc(c.id)}"{aria} tabindex="0">'
         f'<span class="init">{esc(init)}</span><span class="name">{esc(c.name)}{tag}</span>'
         f'<span class="hp" data-testid="hp">{act}{esc(_hp(c))}</span>{_bar(c)}'
         + (f'<div class="chips">{flags}{chips}</div>' if chips or flags else "")
@@ -79,8 +87,9 @@ def combatant_row(enc: Encounter, c: Combatant, active_ids: set[str], names: dic
     )
 
 
-def tracker_html(timeline: Timeline) -> str:
-    """The turn order: what is also stored as the instant-start snapshot."""
+def tracker_html(timeline: Timeline, selected: tuple[str, ...] | None = None) -> str:
+    """The turn order: what is also stored as the instant-start snapshot (without a selection).
+    `selected`: the rows chosen while selecting several (None: not selecting)."""
     enc = timeline.present
     names = enc.names()
     active_ids = {c.id for c in active_unit(enc)}
@@ -95,7 +104,7 @@ def tracker_html(timeline: Timeline) -> str:
     if not enc.combatants:
         body = '<p class="placeholder" data-testid="empty-fight">No combatants yet. Add the party and their foes.</p>'
     else:
-        rows = "".join(combatant_row(enc, c, active_ids, names) for c in enc.combatants)
+        rows = "".join(combatant_row(enc, c, active_ids, names, selected) for c in enc.combatants)
         body = f'<ol class="order" data-testid="turn-order">{rows}</ol>'
     if enc.started and flow.table_picks_actor:
         st = side_state(enc)
@@ -113,9 +122,19 @@ def tracker_html(timeline: Timeline) -> str:
     status += view.turn_panel(enc)
     options = "" if enc.started else view.start_options(enc)
     start_label = "Roll initiative" if flow.ordered_by_initiative else "Roll for sides"
+    if selected is not None:
+        chosen = [c for c in enc.combatants if c.id in selected]
+        return head + status + body + (
+            '<div class="row controls select-bar" data-testid="select-bar" aria-live="polite">'
+            f'<span>{len(chosen)} selected: tap rows to choose</span>'
+            f'<button type="button" class="primary" data-action="apply-selected" data-testid="apply-selected"{"" if chosen else " disabled"}>'
+            f'Apply to {len(chosen)}…</button>'
+            '<button type="button" data-action="select-mode" data-testid="select-done">Done</button></div>'
+        )
     controls = options + (
         '<div class="row controls">'
         '<button type="button" data-action="add" data-testid="add-combatant">+ Add combatant</button>'
+        + ('<button type="button" data-action="select-mode" data-testid="select-mode">Select several</button>' if len(enc.combatants) > 1 else "")
         + (f'<button type="button" data-action="end-combat" data-testid="end-combat">{esc(view.end_label)}</button>' if enc.started
            else '<button type="button" data-action="start-combat" data-testid="start-combat"'
                 + (" disabled" if not enc.combatants else "")
@@ -125,6 +144,32 @@ def tracker_html(timeline: Timeline) -> str:
         + "</div>"
     )
     return head + status + body + controls
+
+
+def selected_sheet_html(enc: Encounter, selected: tuple[str, ...]) -> str:
+    """Damage, healing or a condition for several at once (a fireball on four goblins): one amount,
+    half for each one who made its save; one step to undo."""
+    chosen = [c for c in enc.combatants if c.id in selected]
+    rows = "".join(
+        f'<label class="check toggle" data-testid="selected-row"><input type="checkbox" class="half" value="{esc(c.id)}" id="half-{esc(c.id)}" '
+        f'data-id="{esc(c.id)}" data-testid="half"> {esc(c.name)} <span class="muted">{esc(_hp(c))}</span>'
+        '<span class="muted">saved: half damage</span></label>'
+        for c in chosen
+    )
+    options = "".join(f'<option value="{esc(n)}"></option>' for n in system_of(enc).condition_names)
+    return (
+        f'<h3 data-testid="sheet-title">{len(chosen)} selected</h3>'
+        f'<div class="checks">{rows}</div>'
+        '<input id="batch-amount" type="number" inputmode="numeric" min="0" placeholder="Amount of HP" data-testid="batch-amount">'
+        '<div class="grid2">'
+        '<button type="button" class="danger" data-action="apply-batch" data-kind="damage" data-testid="batch-damage">Damage</button>'
+        '<button type="button" data-action="apply-batch" data-kind="heal" data-testid="batch-heal">Heal</button></div>'
+        '<div class="row"><label class="field">Condition<input id="batch-condition" list="batch-cond-names" maxlength="60" '
+        f'autocomplete="off" data-testid="batch-condition"></label><datalist id="batch-cond-names">{options}</datalist>'
+        '<button type="button" data-action="apply-batch" data-kind="add_condition" data-testid="batch-add-condition">Add condition</button></div>'
+        '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
+        '<div class="row"><button type="button" data-action="close-sheet">Close</button></div>'
+    )
 
 
 def log_html(events: list[Event], limit: int = 200) -> str:
@@ -141,10 +186,39 @@ def log_html(events: list[Event], limit: int = 200) -> str:
     return f'<ol class="log" data-testid="log" reversed>{items}</ol>{more}'
 
 
-def add_sheet_html(enc: Encounter, roster: list[dict], templates: list[dict], edit: Combatant | None = None) -> str:
+def needs_initiative_entry(enc: Encounter) -> bool:
+    """Before a fight whose players roll initiative: is a player character's number still missing?"""
+    system = system_of(enc)
+    return (not enc.started and system.rolls_initiative and system.flow.ordered_by_initiative
+            and any(c.pc and c.initiative is None for c in enc.combatants))
+
+
+def initiative_sheet_html(enc: Encounter) -> str:
+    """The players call out their initiative: one number field per player character, in order;
+    Enter moves on; whoever is left empty (and every other combatant) is rolled."""
+    rows = "".join(
+        f'<label class="field init-row">{esc(c.name)}<input id="init-{esc(c.id)}" type="number" inputmode="numeric" '
+        f'enterkeyhint="next" autocomplete="off" data-testid="init-input" data-combatant-id="{esc(c.id)}" '
+        f'value="{"" if c.initiative is None else esc(c.initiative)}" placeholder="roll"></label>'
+        for c in enc.combatants if c.pc
+    )
+    return (
+        '<h3>Initiative</h3>'
+        '<p class="muted">Players: type the number you rolled. Anyone left empty, and every non-player, is rolled.</p>'
+        f'<form id="init-form" class="init-entry" data-action-submit="init-start" data-testid="init-entry">{rows}'
+        '<p class="err" id="form-error" data-testid="form-error" role="alert"></p>'
+        '<div class="row"><button type="button" data-action="close-sheet">Cancel</button>'
+        '<button type="submit" class="primary" data-testid="init-done">Roll for the rest and start</button></div></form>'
+    )
+
+
+def add_sheet_html(enc: Encounter, roster: list[dict], templates: list[dict], edit: Combatant | None = None,
+                   last: tuple[str, bool] = ("opponents", False)) -> str:
+    """The add / edit form; a new combatant starts on the side (and PC or not) of the last one added."""
     c = edit
     title = "Edit combatant" if c else "Add combatant"
-    side = c.side if c else "opponents"
+    side = c.side if c else last[0]
+    pc = c.pc if c else last[1]
     system = system_of(enc)
     view = view_for(enc.system)
     sides = not system.flow.ordered_by_initiative
@@ -164,9 +238,9 @@ def add_sheet_html(enc: Encounter, roster: list[dict], templates: list[dict], ed
         f'<form id="combatant-form" data-action-submit="{"save-edit" if c else "save-add"}" data-id="{esc(c.id) if c else ""}">'
         + field("Name", "name", c.name if c else "", extra=' required maxlength="200" autocomplete="off"')
         + '<div class="grid2">'
-        + f'<label class="field">Side<select id="f-side" data-testid="field-side"><option value="party"{" selected" if side == "party" else ""}>Party</option>'
+        + f'<label class="field">Side<select id="f-side" data-action-change="side-picked" data-testid="field-side"><option value="party"{" selected" if side == "party" else ""}>Party</option>'
         f'<option value="opponents"{" selected" if side == "opponents" else ""}>Opponents</option></select></label>'
-        + f'<label class="field">Player character<select id="f-pc" data-testid="field-pc"><option value="0">No</option><option value="1"{" selected" if c and c.pc else ""}>Yes</option></select></label>'
+        + f'<label class="field">Player character<select id="f-pc" data-testid="field-pc"><option value="0">No</option><option value="1"{" selected" if pc else ""}>Yes</option></select></label>'
         + ("" if sides else field(view.init_label, "init_mod", c.init_mod if c else 0, "number", ' inputmode="numeric"'))
         + ("" if sides or not view.typed_initiative else field("Initiative (typed roll)", "initiative", "" if not c or c.initiative is None else c.initiative, "number", ' inputmode="numeric" placeholder="roll"'))
         + field(f"Max {hp_word}", "max_hp", "" if not c or c.max_hp is None else c.max_hp, "number", ' inputmode="numeric"')
@@ -300,8 +374,11 @@ def menu_sheet_html(encounters: list[dict], current_id: str, locked: set[str], t
         '<button type="button" data-action="export-all" data-testid="export-all">Export all</button>'
         '<button type="button" data-action="export-current" data-testid="export-current">Export fight</button>'
         '<label class="button-like" data-testid="import-label">Import file<input type="file" id="import-file" accept=".json,application/json" data-testid="import-file" class="sr"></label>'
-        '<button type="button" data-action="share-link" data-testid="share-link">Copy share link</button>'
-        '</div><p id="share-out" class="muted" data-testid="share-out"></p>'
+        '<button type="button" data-action="share-link" data-testid="share-link">Share link</button>'
+        '</div><div class="row share-row"><input id="share-field" readonly data-testid="share-field" aria-label="Share link" '
+        'placeholder="Tap Share link for a link to this fight">'
+        '<button type="button" data-action="copy-share" data-testid="copy-share">Copy</button></div>'
+        '<p id="share-out" class="muted" data-testid="share-out" aria-live="polite"></p>'
         f'<p class="muted" data-testid="storage-status" data-state="{esc(storage)}">{esc(STORAGE_STATES.get(storage, ""))}</p>'
         '<h3>Look and help</h3><div class="grid2">'
         f'<button type="button" data-action="toggle-theme" data-testid="toggle-theme">{"Light theme" if theme == "dark" else "Dark theme"}</button>'

@@ -26,6 +26,8 @@ class Ui:
     last_next_turn: float = -1.0                   # when Next turn last acted (monotonic seconds)
     deleted_rolls: tuple[tuple[int, dict], ...] = ()  # saved rolls deleted, newest last, for Undo
     pending_share: Any = None                      # the Timeline of a shared link, until the user opens it
+    selected: tuple[str, ...] | None = None        # rows chosen to act on together (None: not selecting)
+    last_added: tuple[str, bool] = ("opponents", False)  # side and PC of the last combatant added: the next starts so
 
 
 def _sheet_opened(ui: Ui, kind: str, ident: str | None = None) -> Ui:
@@ -77,7 +79,28 @@ def _share_taken(ui: Ui) -> Ui:
     return replace(ui, pending_share=None)
 
 
+def _selecting_toggled(ui: Ui) -> Ui:
+    return replace(ui, selected=None if ui.selected is not None else ())
+
+
+def _selection_toggled(ui: Ui, ident: str) -> Ui:
+    chosen = ui.selected or ()
+    return replace(ui, selected=tuple(i for i in chosen if i != ident) if ident in chosen else chosen + (ident,))
+
+
+def _selection_done(ui: Ui) -> Ui:
+    return replace(ui, selected=None)
+
+
+def _combatant_added(ui: Ui, side: str, pc: bool) -> Ui:
+    return replace(ui, last_added=(side, pc))
+
+
 MESSAGES: dict[str, Callable[..., Ui]] = {
+    "combatant-added": _combatant_added,
+    "selecting-toggled": _selecting_toggled,
+    "selection-toggled": _selection_toggled,
+    "selection-done": _selection_done,
     "sheet-opened": _sheet_opened,
     "sheet-closed": _sheet_closed,
     "attack-configured": _attack_configured,

@@ -138,6 +138,7 @@ class AttackResult:
     absorbed: int = 0
     attacker_weapon_broken: bool = False
     direct: bool = False
+    awa_needed: int = 0                   # the AWA check's target: 10 + the target's armour
 
     @property
     def rolled(self) -> int:
@@ -146,6 +147,9 @@ class AttackResult:
     def text(self) -> str:
         chains = ", ".join("+".join(map(str, c)) if len(c) > 1 else str(c[0]) for c in self.dice)
         parts = [f"dice {chains} = {self.rolled}", f"+{self.bonus}", f"-{self.soak}", f"= {self.damage}"]
+        if self.awa_check is not None:
+            face, total, success = self.awa_check
+            parts.insert(0, f"AWA check d20 ({face}) = {total} vs {self.awa_needed}: " + ("armour ignored;" if success else "armour counts;"))
         where = []
         if self.to_stamina:
             where.append(f"{self.to_stamina} Stamina")
@@ -221,6 +225,7 @@ def resolve_attack(attacker: Fighter, target: Fighter, attack: Attack, rng: Rng)
         success = total >= 10 + target.armour
         awa_check = (face, total, success)
         armour_applies = not success
+    awa_needed = 10 + target.armour
     n = dice_count(attacker.level, attack.power)
     chains = roll_damage_dice(n, weapon.die, rng)
     exploded = sum(1 for c in chains for f in c if f == weapon.die)
@@ -229,7 +234,8 @@ def resolve_attack(attacker: Fighter, target: Fighter, attack: Attack, rng: Rng)
     damage = max(0, sum(map(sum, chains)) + bonus - soak)
     direct = attack.ranged or attack.sneak
     result: dict[str, Any] = dict(dice=chains, original=n, exploded=exploded, bonus=bonus, soak=soak, awa_check=awa_check,
-                                  damage=damage, to_stamina=0, to_injuries=0, attacker_weapon_broken=attack.power, direct=direct)
+                                  damage=damage, to_stamina=0, to_injuries=0, attacker_weapon_broken=attack.power, direct=direct,
+                                  awa_needed=awa_needed)
     through = damage
     if attack.parry == "weapon":
         # Fully absorbed; the (N+1)-th exploding die against a +N weapon shatters it.
@@ -264,6 +270,7 @@ class AttackOdds:
     through: Distribution           # what reaches the character
     p_out_of_stamina: float         # melee: Stamina reaches 0
     p_injury: float                 # at least one Injury point
+    p_shatter: float = 0.0          # a weapon parry: the parrying weapon shatters
 
     def at_least(self, n: int) -> float:
         return self.damage.at_least(n)
@@ -303,7 +310,24 @@ def attack_odds(attacker: Fighter, target: Fighter, attack: Attack) -> AttackOdd
     else:
         p_out = through.at_least(target.stamina) if target.stamina > 0 else 1.0
         p_injury = through.at_least(target.stamina + 1)
-    return AttackOdds(damage, through, p_out, p_injury)
+    p_shatter = 0.0
+    if attack.parry == "weapon":  # the (N+1)-th exploding die against a +N weapon shatters it
+        needed = attack.parry_magic + 1 - attack.parry_explosions_taken
+        p_shatter = maxima(n, weapon.die).at_least(needed)
+    return AttackOdds(damage, through, p_out, p_injury, p_shatter)
+
+
+def maxima(n: int, die: int) -> Distribution:
+    """How many dice of n exploding d`die` show their maximum (each maximum rolls another die):
+    per die a geometric count, P(k) = (1/die)^k (1 - 1/die), cut below 1e-12."""
+    p = 1 / die
+    one: dict[int, float] = {}
+    k, reach = 0, 1.0
+    while reach > 1e-12:
+        one[k] = reach * (1 - p)
+        reach *= p
+        k += 1
+    return Distribution.from_pmf(one, reach).times(n)
 
 
 # -- the tracker's side ---------------------------------------------------------------------

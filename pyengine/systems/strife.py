@@ -781,6 +781,7 @@ class StrifeSystem(System):
     round_seconds = 6  # Reading: seed 001 gives no round length; the clock shows 6 s per round
     options = {"crit_miss": tuple(range(0, 51))}
     stat_fields = STATS
+    rolls_initiative = False  # the turn order is the Initiative stat
     actions = {"ros_part": ActionRule(_apply_part), "ros_bottom": ActionRule(_apply_bottom),
                "ros_attack": ActionRule(_apply_attack, _resolve_attack), "ros_resource": ActionRule(_apply_resource)}
 

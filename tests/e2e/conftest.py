@@ -111,14 +111,13 @@ def add_combatant(page, name: str, hp: int | None = None, count: int | None = No
         page.get_by_test_id("field-max_hp").fill(str(hp))
     if count is not None:
         page.get_by_test_id("field-count").fill(str(count))
-    if side is not None:
-        page.get_by_test_id("field-side").select_option(side)
+    # Side and PC always set: the form starts as the last one added, and Party ticks PC by itself.
+    page.get_by_test_id("field-side").select_option(side or "opponents")
+    page.get_by_test_id("field-pc").select_option("1" if pc else "0")
     if init_mod is not None:
         page.get_by_test_id("field-init_mod").fill(str(init_mod))
     if initiative is not None:
         page.get_by_test_id("field-initiative").fill(str(initiative))
-    if pc:
-        page.get_by_test_id("field-pc").select_option("1")
     page.get_by_test_id("save-combatant").click()
     page.wait_for_function("!document.getElementById('sheet').open")
 

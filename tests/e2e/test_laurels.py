@@ -13,6 +13,7 @@ def add_fighter(page, name, side, stamina, stats, flags=()):
     page.get_by_test_id("add-combatant").click()
     page.get_by_test_id("field-name").fill(name)
     page.get_by_test_id("field-side").select_option(side)
+    page.get_by_test_id("field-pc").select_option("0")  # as these tests were written: nobody is a PC
     page.get_by_test_id("field-max_hp").fill(str(stamina))
     for key, value in stats.items():
         page.get_by_test_id(f"field-stat-{key}").fill(str(value))

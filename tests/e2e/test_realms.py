@@ -16,8 +16,7 @@ def add_fighter(page, name, side, body, initiative, stats, pc=False):
     page.get_by_test_id("add-combatant").click()
     page.get_by_test_id("field-name").fill(name)
     page.get_by_test_id("field-side").select_option(side)
-    if pc:
-        page.get_by_test_id("field-pc").select_option("1")
+    page.get_by_test_id("field-pc").select_option("1" if pc else "0")
     page.get_by_test_id("field-initiative").fill(str(initiative))
     page.get_by_test_id("field-max_hp").fill(str(body))
     for key, value in stats.items():

@@ -173,3 +173,155 @@ def test_a_shared_fight_opened_twice_offers_to_replace_the_first_copy(context, s
     second.get_by_test_id("encounter-name").click()
     assert second.get_by_test_id("encounter-item").count() == 2  # replaced, not stacked
     assert second.get_by_test_id("encounter-name").inner_text() == "Bridge fight"
+
+
+def test_players_call_out_their_initiative_in_one_step_and_the_rest_is_rolled(context, site):
+    """Start fight asks each PC's number (Enter moves on), rolls the NPCs with the page's seed, and
+    the order follows; a number out of range is refused in the step, nothing started."""
+    page = open_app(context, site["url"] + "/?seed=11").page
+    add_combatant(page, "Aria", pc=True, init_mod=3)
+    add_combatant(page, "Goblin", count=2, init_mod=2)
+    add_combatant(page, "Borin", pc=True, init_mod=1)
+    page.get_by_test_id("next-turn").click()
+    step = page.get_by_test_id("init-entry")
+    step.wait_for()
+    inputs = page.get_by_test_id("init-input")
+    assert [inputs.nth(i).get_attribute("data-combatant-id") for i in range(inputs.count())] == ["c1", "c4"]
+    assert page.evaluate("document.activeElement.dataset.combatantId") == "c1"  # the first player's field has focus
+    inputs.nth(0).fill("5000")
+    inputs.nth(0).press("Enter")  # moves on to Borin's empty field
+    assert page.evaluate("document.activeElement.dataset.combatantId") == "c4"
+    inputs.nth(1).press("Enter")  # Borin left empty: the last field starts the fight ... refused: Aria's 5000
+    page.get_by_test_id("form-error").filter(has_text="from -1,000 to 1,000").wait_for()
+    assert page.get_by_test_id("turn-now").count() == 0 and step.is_visible()
+    inputs.nth(0).fill("19")
+    page.get_by_test_id("init-done").click()  # Borin is rolled, like the goblins
+    page.get_by_test_id("turn-now").wait_for()
+    assert not step.is_visible()
+    rows = page.locator("#tracker [data-testid=combatant-row]")
+    initiatives = [int(rows.nth(i).locator(".init").inner_text()) for i in range(rows.count())]
+    assert initiatives == sorted(initiatives, reverse=True) and names(page)[0] == "Aria"
+    assert page.locator("#tracker [data-combatant-id=c1] .init").inner_text() == "19"
+    page.get_by_test_id("log-toggle").click()
+    log = page.get_by_test_id("log").inner_text()
+    assert "Aria has initiative 19" in log and "Borin rolled" in log and "Goblin rolled" in log
+
+
+def test_no_initiative_step_where_nobody_rolls_it(context, site):
+    """Realm of Strife orders by the Initiative stat, Laurels and Loot by sides: Start just starts."""
+    page = open_app(context, site["url"] + "/").page
+    for system in ("strife", "laurels"):
+        page.get_by_test_id("encounter-name").click()
+        page.get_by_test_id("new-system").select_option(system)
+        page.get_by_test_id("new-encounter").click()
+        add_combatant(page, "Hero", pc=True)
+        add_combatant(page, "Foe")
+        page.get_by_test_id("next-turn").click()
+        page.get_by_test_id("turn-now").wait_for()
+        assert page.get_by_test_id("init-entry").count() == 0
+
+
+def test_a_fireball_on_four_goblins_is_one_step_with_half_for_those_who_saved(context, site):
+    page = open_app(context, site["url"] + "/").page
+    add_combatant(page, "Aria", hp=20, pc=True, side="party", initiative=15)
+    add_combatant(page, "Goblin", hp=20, count=4, initiative=10)
+    page.get_by_test_id("select-mode").click()
+    rows = page.locator("#tracker [data-testid=combatant-row]")
+    for cid in ("c2", "c3", "c4", "c5"):
+        page.locator(f"#tracker [data-combatant-id={cid}]").click()  # a tap selects, the sheet stays closed
+    assert not page.evaluate("document.getElementById('sheet').open")
+    assert [rows.nth(i).get_attribute("aria-pressed") for i in range(5)] == ["false", "true", "true", "true", "true"]
+    page.locator("#tracker [data-combatant-id=c5]").click()  # tapped again: not selected
+    page.locator("#tracker [data-combatant-id=c5]").click()
+    assert "4 selected" in page.get_by_test_id("select-bar").inner_text()
+    page.get_by_test_id("apply-selected").click()
+    assert page.get_by_test_id("selected-row").count() == 4
+    page.get_by_test_id("batch-amount").fill("14")
+    page.locator("#half-c3").check()
+    page.locator("#half-c5").check()
+    page.get_by_test_id("batch-damage").click()
+    page.wait_for_function("!document.getElementById('sheet').open")
+    hps = [page.locator(f"#tracker [data-combatant-id={cid}] [data-testid=hp]").inner_text() for cid in ("c2", "c3", "c4", "c5")]
+    assert hps == ["6/20", "13/20", "6/20", "13/20"]
+    assert page.get_by_test_id("select-mode").is_visible()  # the selection ended with the step
+    assert "Goblin 2 took 7 damage (saved: half damage)" in page.locator("#toast").inner_text()  # on the main screen
+    page.get_by_test_id("toast-undo").click()  # one step: all four back
+    hps = [page.locator(f"#tracker [data-combatant-id={cid}] [data-testid=hp]").inner_text() for cid in ("c2", "c3", "c4", "c5")]
+    assert hps == ["20/20"] * 4
+    # A condition on several, and a refusal said in the sheet (no amount typed).
+    page.get_by_test_id("select-mode").click()
+    page.locator("#tracker [data-combatant-id=c1]").click()
+    page.locator("#tracker [data-combatant-id=c2]").click()
+    page.get_by_test_id("apply-selected").click()
+    page.get_by_test_id("batch-heal").click()
+    page.get_by_test_id("sheet-error").filter(has_text="Type an amount first").wait_for()
+    page.get_by_test_id("batch-condition").fill("Blessed")
+    page.get_by_test_id("batch-add-condition").click()
+    page.wait_for_function("!document.getElementById('sheet').open")
+    for cid in ("c1", "c2"):
+        assert "Blessed" in page.locator(f"#tracker [data-combatant-id={cid}] .chips").inner_text()
+
+
+def test_generic_ac_death_saves_and_the_concentration_reminder(context, site):
+    page = open_app(context, site["url"] + "/?seed=4").page
+    page.get_by_test_id("add-combatant").click()
+    page.get_by_test_id("field-name").fill("Aria")
+    page.get_by_test_id("field-max_hp").fill("12")
+    page.get_by_test_id("field-pc").select_option("1")
+    page.get_by_test_id("field-initiative").fill("15")
+    page.get_by_test_id("field-stat-ac").fill("16")
+    page.get_by_test_id("save-combatant").click()
+    add_combatant(page, "Mage", hp=30, initiative=10)
+    assert page.locator("#tracker [data-combatant-id=c1] [data-testid=ac]").inner_text() == "AC 16"
+    page.get_by_test_id("next-turn").click()
+    # The mage concentrates; 25 damage: a reminder with the DC where the thumb is.
+    page.locator("#tracker [data-combatant-id=c2]").click()
+    page.get_by_test_id("condition-name").fill("Concentrating")
+    page.get_by_test_id("add-condition").click()
+    page.get_by_test_id("hp-amount").fill("25")
+    page.get_by_test_id("damage").click()
+    page.get_by_test_id("toast").filter(has_text="Constitution save DC 12").wait_for()
+    page.get_by_test_id("sheet-close").click()
+    # Aria drops to 0: death saves on her row and in her sheet.
+    page.locator("#tracker [data-combatant-id=c1]").click()
+    assert page.get_by_test_id("sheet-ac").inner_text() == "AC 16"
+    page.get_by_test_id("hp-amount").fill("12")
+    page.get_by_test_id("damage").click()
+    page.get_by_test_id("death-saves").wait_for()
+    page.get_by_test_id("death-save-roll").click()  # the page's first die (?seed=4): a d20 of 8, a failure
+    page.get_by_test_id("toast").filter(has_text="Aria fails a death save (0 ✓, 1 ✗)").wait_for()
+    page.get_by_test_id("death-save-failure").click()  # rolled at the table
+    page.get_by_test_id("death-save-success").click()
+    assert page.get_by_test_id("death-saves").inner_text().startswith("Death saves: 1/3 ✓ · 2/3 ✗")
+    page.get_by_test_id("sheet-close").click()
+    assert page.locator("#tracker [data-combatant-id=c1] [data-testid=death-state]").inner_text() == "dying ✓✗✗"
+
+
+def test_the_add_form_remembers_side_and_party_means_player_and_quick_add_numbers_foes(context, site):
+    page = open_app(context, site["url"] + "/").page
+    page.get_by_test_id("add-combatant").click()
+    page.get_by_test_id("field-name").fill("Aria")
+    page.get_by_test_id("field-side").select_option("party")
+    assert page.get_by_test_id("field-pc").input_value() == "1"  # Party ticks Player character
+    page.get_by_test_id("field-remember").check()
+    page.get_by_test_id("save-combatant").click()
+    page.wait_for_function("!document.getElementById('sheet').open")
+    page.get_by_test_id("add-combatant").click()  # the next starts as the last: party, PC
+    assert (page.get_by_test_id("field-side").input_value(), page.get_by_test_id("field-pc").input_value()) == ("party", "1")
+    page.get_by_test_id("field-name").fill("Goblin")
+    page.get_by_test_id("field-side").select_option("opponents")
+    assert page.get_by_test_id("field-pc").input_value() == "0"
+    page.get_by_test_id("field-remember").check()
+    page.get_by_test_id("save-combatant").click()
+    page.wait_for_function("!document.getElementById('sheet').open")
+    page.get_by_test_id("add-combatant").click()
+    page.get_by_test_id("quick-add").get_by_role("button", name="Goblin").click()
+    page.wait_for_function("!document.getElementById('sheet').open")
+    page.get_by_test_id("add-combatant").click()
+    page.get_by_test_id("quick-add").get_by_role("button", name="Goblin").click()
+    page.wait_for_function("!document.getElementById('sheet').open")
+    assert names(page) == ["Aria", "Goblin", "Goblin 2", "Goblin 3"]
+    page.get_by_test_id("add-combatant").click()
+    page.get_by_test_id("quick-add").get_by_role("button", name="Aria").click()
+    page.get_by_test_id("form-error").filter(has_text="Aria is already in this fight.").wait_for()
+    assert names(page) == ["Aria", "Goblin", "Goblin 2", "Goblin 3"]

@@ -194,8 +194,12 @@ def test_share_link_opens_the_same_fight_on_another_phone(browser, site):
         start_fight(page)
         page.get_by_test_id("encounter-name").click()
         page.get_by_test_id("share-link").click()
-        link = page.get_by_test_id("share-out").inner_text()
+        link = page.get_by_test_id("share-field").input_value()
         assert "#fight=" in link
+        page.get_by_test_id("share-out").filter(has_text="Cop").wait_for()  # copied, or how to copy it
+        box = page.get_by_test_id("share-field").bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= page.viewport_size["width"]  # fits the screen
+        assert page.evaluate("document.getElementById('sheet-body').scrollWidth <= document.getElementById('sheet-body').clientWidth")
         other = Watched(player.new_page())
         other.page.goto(link)
         wait_ready(other.page)

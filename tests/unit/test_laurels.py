@@ -180,3 +180,26 @@ def test_odds_of_stamina_and_injury_for_melee():
     # d4 exploding: a 3, or a 4 (which explodes to 5+), takes him out of Stamina; only the 4 injures.
     assert odds.p_out_of_stamina == pytest.approx(0.5)
     assert odds.p_injury == pytest.approx(0.25)
+
+
+def test_the_chance_that_a_parrying_weapon_shatters_matches_a_simulation():
+    """Seed 003, "Parrying": the (N+1)-th exploding die against a +N weapon shatters it."""
+    from pyengine.systems.laurels import maxima
+
+    assert maxima(2, 6).at_least(1) == pytest.approx(1 - (5 / 6) ** 2)
+    rng = random.Random(9)
+    counts = [sum(f == 6 for chain in roll_damage_dice(3, 6, rng) for f in chain) for _ in range(40_000)]
+    for needed in (1, 2, 3):
+        assert sum(c >= needed for c in counts) / len(counts) == pytest.approx(maxima(3, 6).at_least(needed), abs=0.01)
+    a = Fighter(level=5, str=3, weapon=Weapon(die=6))
+    t = Fighter(level=3, dex=1, armour=1)
+    odds = attack_odds(a, t, Attack(parry="weapon", parry_magic=1))  # 3d6: two maxima shatter a +1 weapon
+    assert odds.p_shatter == pytest.approx(maxima(3, 6).at_least(2))
+    assert [v for v, _ in odds.through.items()] == [0]  # a weapon parry stops it all (explosions past 1e-12 aside)
+
+
+def test_a_sneak_attacks_awa_check_is_shown_in_the_result():
+    a = Fighter(level=1, awa=4, weapon=Weapon(die=4, finesse=True))
+    t = Fighter(level=1, dex=2, armour=3)
+    result = resolve_attack(a, t, Attack(sneak=True), Scripted([11, 3]))
+    assert result.text().startswith("AWA check d20 (11) = 15 vs 13: armour ignored; dice 3 = 3")

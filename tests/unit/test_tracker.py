@@ -252,3 +252,17 @@ def test_reroll_all_rolls_again_even_for_typed_initiative():
     assert not t.present.started and t.present.get("c1").initiative == 22
     t = step(t, "start_combat", Scripted([2, 19]), reroll_all=True)
     assert [(c.name, c.initiative) for c in t.present.combatants] == [("Bors", 19), ("Aria", 5)]
+
+
+@pytest.mark.parametrize("typed, message", [
+    ({"c1": "abc"}, "Aria's initiative must be a whole number"),
+    ({"c1": 5000}, "Aria's initiative must be from -1,000 to 1,000"),
+    ({"c1": True}, "whole number"),
+    ({"c9": 10}, "no longer in this encounter"),
+    (["c1"], "unreadable"),
+])
+def test_typed_initiatives_are_checked_with_a_plain_message(typed, message):
+    t = Timeline.start(new_encounter("e1"))
+    t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": "Aria", "pc": True}}))
+    with pytest.raises(RuleError, match=message):
+        resolve(t.present, "start_combat", {"typed": typed})

@@ -53,6 +53,7 @@ class View:
     typed_initiative = True          # the add form takes a typed initiative roll
     fields_note = ""                 # a line under the system's own fields on the add form
     flag_chips = True                # show per-turn flags as chips on a row
+    down_label = "down"              # the chip of a combatant the system counts as down
     events: dict[str, Handler] = {}  # data-action -> handler, for this system's own buttons
 
     def row_chips(self, enc: Encounter, c: Combatant) -> str:
@@ -103,6 +104,7 @@ GENERIC = View()
 
 # system name -> the module holding its view (imported when first needed)
 VIEWS: dict[str, str] = {
+    "generic": "web.views.generic",
     "laurels": "web.views.laurels",
     "realms": "web.views.realms",
     "strife": "web.views.strife",

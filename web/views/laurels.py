@@ -9,7 +9,7 @@ from pyengine.rules import system_of
 from pyengine.systems.laurels import attack_odds, attack_setup, dice_count, out_of_turn
 from pyengine.turns import eligible
 
-from ..html import esc, odds_html
+from ..html import attack_check, esc, odds_html, pct
 from . import Page, View
 
 __all__ = ["VIEW", "LaurelsView", "attack_panel_html"]
@@ -34,10 +34,9 @@ def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None
         '<h3>Attack</h3><div class="grid2">'
         f'<label class="field">Attacker<select id="atk-attacker" data-attack-key="attacker" data-action-change="attack-config" data-testid="attack-attacker">{options}</select></label>'
         '<div class="checks">'
-        f'<label class="check"><input type="checkbox" id="atk-power" data-attack-key="power" data-action-change="attack-config" data-testid="attack-power"{" checked" if power else ""}> Power attack</label>'
-        f'<label class="check"><input type="checkbox" id="atk-sneak" data-attack-key="sneak" data-action-change="attack-config" data-testid="attack-sneak"{" checked" if sneak else ""}> Sneak attack</label>'
-        f'<label class="check"><input type="checkbox" id="atk-close" data-attack-key="close" data-action-change="attack-config" data-testid="attack-close"{" checked" if close else ""}> Target within 10 ft</label>'
-        '</div></div>'
+        + attack_check("power", "Power attack", power) + attack_check("sneak", "Sneak attack", sneak)
+        + attack_check("close", "Target within 10 ft", close)
+        + '</div></div>'
         + (f'<p class="muted" data-testid="attack-out-of-turn">{esc(warning)}</p>' if warning else "")
     )
     try:
@@ -47,9 +46,15 @@ def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None
         return head + f'<p class="err" data-testid="attack-error">{esc(error)}</p>'
     kind = "ranged: to Injuries" if attack.ranged else ("sneak: to Injuries" if attack.sneak else "melee: to Stamina, then Injuries")
     parry = f" · target parries with a {attack.parry}" if attack.parry else ""
+    if attack.parry == "weapon":  # nothing gets through: the blow's own size and the weapon's risk are what matter
+        chart = odds_html(odds.damage, None)
+        risk = (f'<p data-testid="attack-parried">Parried with a weapon: nothing reaches {esc(target.name)}. '
+                f'P(the parrying weapon shatters) <b data-testid="attack-shatter">{pct(odds.p_shatter)}</b></p>')
+    else:
+        chart, risk = odds_html(odds.through, None), ""
     odds_block = (
         f'<p class="muted">{dice_count(a.level, power)}d{a.weapon.die} exploding, {esc(kind)}{esc(parry)}</p>'
-        + odds_html(odds.through, None)
+        + chart + risk
         + f'<p data-testid="attack-odds">P(injury) <b>{odds.p_injury * 100:.1f}%</b>'
         + ("" if attack.ranged or attack.sneak else f' · P(out of Stamina) <b>{odds.p_out_of_stamina * 100:.1f}%</b>')
         + "</p>"
@@ -65,6 +70,9 @@ def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None
             f'<div class="dice" data-testid="attack-dice">{dice}</div>'
             f'<code class="roll" data-testid="attack-result">{esc(pending["text"])}</code>'
             f'<p>Damage <b data-testid="attack-damage">{r["damage"]}</b>'
+            + (f' · <b data-testid="attack-reaches">{r["to_stamina"] + r["to_injuries"]}</b> reaches {esc(target.name)}'
+               f' ({r["to_stamina"]} Stamina, {r["to_injuries"]} Injury)' if r["damage"] != r["to_stamina"] + r["to_injuries"] else "")
+            + (" · the parrying weapon shatters" if r.get("weapon_shattered") else "")
             + (f' · shooter spends {pending["cost"]} Stamina' if pending.get("cost") else "") + "</p>"
             '<button type="button" class="primary" data-action="attack-apply" data-testid="attack-apply">Apply</button>'
         )
@@ -81,6 +89,7 @@ def _parry(page: Page) -> None:
 
 class LaurelsView(View):
     attack_kind = "ll_attack"
+    down_label = "out of the fight"  # Injuries at their limit (seed 003)
     events = {"parry": _parry}
 
     def row_chips(self, enc: Encounter, c: Combatant) -> str:

@@ -1,0 +1,98 @@
+"""Generic d20: AC as a stat, death saves for a dying player character (SRD), the concentration
+reminder, and damage / healing / conditions on several combatants as one undoable step."""
+
+from __future__ import annotations
+
+import pytest
+
+from pyengine.errors import RuleError
+from pyengine.systems.generic import concentration_dc, death_save_outcome
+from pyengine.tracker import Timeline, new_encounter, resolve
+from tests.unit.scripted import Scripted
+
+
+def fight() -> Timeline:
+    t = Timeline.start(new_encounter("e1"))
+    for name, fields in (("Aria", {"pc": True, "side": "party", "max_hp": 12, "stats": {"ac": 15}}),
+                         ("Goblin", {"max_hp": 7}), ("Goblin", {"max_hp": 7}), ("Mage", {"max_hp": 30})):
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": name, **fields}}))
+    return t
+
+
+def step(t, kind, rng=None, **args):
+    return t.do(resolve(t.present, kind, args, rng))
+
+
+@pytest.mark.parametrize("face, outcome", [(20, (0, 0, True)), (1, (0, 2, False)), (10, (1, 0, False)), (9, (0, 1, False))])
+def test_one_death_save(face, outcome):
+    assert death_save_outcome(face) == outcome
+
+
+def test_death_saves_count_to_stable_and_a_20_brings_the_character_back():
+    t = step(fight(), "damage", id="c1", amount=12)
+    aria = t.present.get("c1")
+    assert aria.hp == 0 and (aria.stat("death_successes"), aria.stat("death_failures")) == (0, 0)
+    t = step(t, "death_save", Scripted([12]), id="c1")
+    t = step(t, "death_save", Scripted([1]), id="c1")  # a 1: two failures
+    assert t.log()[-1].text == "Aria rolls a 1 on a death save: two failures (1 ✓, 2 ✗)"
+    t = step(t, "death_save", id="c1", result="success")  # rolled at the table
+    t = step(t, "death_save", Scripted([15]), id="c1")
+    assert t.present.get("c1").stat("stable") and t.log()[-1].text.endswith("Aria is stable")
+    with pytest.raises(RuleError, match="not dying"):
+        resolve(t.present, "death_save", {"id": "c1"}, Scripted([]))
+    # Damage wakes a stable character: dying again, one failure more.
+    t = step(t, "damage", id="c1", amount=1)
+    assert not t.present.get("c1").stat("stable") and t.present.get("c1").stat("death_failures") == 3
+    assert t.present.get("c1").stat("dead") and "Aria dies" in t.log()[-1].text
+    back = step(step(fight(), "damage", id="c1", amount=12), "death_save", Scripted([20]), id="c1")
+    assert back.present.get("c1").hp == 1 and back.log()[-1].roll == "1d20 (20) = 20"
+
+
+def test_only_a_dying_player_character_saves():
+    t = step(fight(), "damage", id="c2", amount=7)  # a goblin at 0: no death saves
+    with pytest.raises(RuleError, match="not dying"):
+        resolve(t.present, "death_save", {"id": "c2"}, Scripted([]))
+
+
+def test_a_fresh_count_each_time_the_character_drops():
+    t = step(step(fight(), "damage", id="c1", amount=12), "death_save", id="c1", result="failure")
+    t = step(step(t, "heal", id="c1", amount=3), "damage", id="c1", amount=5)
+    assert (t.present.get("c1").stat("death_successes"), t.present.get("c1").stat("death_failures")) == (0, 0)
+
+
+@pytest.mark.parametrize("damage, dc", [(5, 10), (21, 10), (22, 11), (60, 30)])
+def test_concentration_dc_is_ten_or_half_the_damage(damage, dc):
+    assert concentration_dc(damage) == dc
+
+
+def test_a_concentrating_creature_is_reminded_of_its_save():
+    t = step(fight(), "add_condition", id="c4", name="Concentrating", until="never")
+    t = step(t, "damage", id="c4", amount=25)
+    assert t.log()[-1].text == "Mage is concentrating: Constitution save DC 12 to keep it"
+    t = step(t, "damage", id="c2", amount=3)
+    assert "concentrating" not in t.log()[-1].text
+
+
+def test_a_fireball_on_several_is_one_step_with_half_damage_on_a_save():
+    t = fight()
+    before = len(t.actions)
+    t = step(t, "batch", actions=[{"kind": "damage", "args": {"id": "c2", "amount": 14}},
+                                  {"kind": "damage", "args": {"id": "c3", "amount": 7, "half": True}},
+                                  {"kind": "add_condition", "args": {"id": "c4", "name": "Prone", "until": "never"}}])
+    assert len(t.actions) == before + 1
+    assert [t.present.get(c).hp for c in ("c2", "c3")] == [0, 0] and t.present.get("c4").conditions
+    assert "Goblin took 7 damage (saved: half damage)" in [e.text for e in t.log()]
+    assert t.undo().present == fight().present
+
+
+@pytest.mark.parametrize("actions, message", [
+    ([], "1 to 50"),
+    ([{"kind": "remove_combatant", "args": {"id": "c2"}}], "Only damage, healing and conditions"),
+    ([{"kind": "damage", "args": {"id": "c2", "amount": 3}}, {"kind": "damage", "args": {"id": "c9", "amount": 3}}], "no longer"),
+    ("fireball", "1 to 50"),
+])
+def test_a_batch_is_refused_whole(actions, message):
+    t = fight()
+    with pytest.raises(RuleError, match=message):
+        step(t, "batch", actions=actions)
+    assert t.present.get("c2").hp == 7
