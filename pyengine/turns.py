@@ -358,7 +358,12 @@ class SideFlow(TurnFlow):
         return True
 
     def resolve_start(self, hooks: TurnHooks, enc: Encounter, args: dict, rng: Any) -> dict:
-        return {"side_roll": rng.randint(1, 6), "ambush": args.get("ambush", enc.option("ambush", "none"))}
+        out = {"side_roll": rng.randint(1, 6), "ambush": args.get("ambush", enc.option("ambush", "none"))}
+        try:
+            self.start(hooks, enc, out)
+        except RuleError:  # nobody may act in round 1 (every side there is surprised): round 2 needs its roll now
+            out["next_side_roll"] = rng.randint(1, 6)
+        return out
 
     def resolve_next(self, hooks: TurnHooks, enc: Encounter, args: dict, rng: Any) -> dict:
         return {"side_roll": rng.randint(1, 6)} if enc.started and self.needs_side_roll(hooks, enc) else {}
@@ -398,7 +403,7 @@ class SideFlow(TurnFlow):
         if not isinstance(face, int):
             raise RuleError("Starting needs the side initiative roll.")
         enc, events = self._new_round(hooks, enc, 1, face, args.get("ambush", "none"))
-        enc = self._pick_next(hooks, enc, events, None)
+        enc = self._pick_next(hooks, enc, events, args.get("next_side_roll"))
         return enc, tuple(events)
 
     def next(self, hooks: TurnHooks, enc: Encounter, args: dict) -> tuple[Encounter, tuple[Event, ...]]:

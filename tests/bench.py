@@ -4,7 +4,8 @@ Prints medians of --runs runs, each in a fresh persistent browser profile (so th
 service worker are real): first-visit bytes and requests; shell first paint and engine ready for a
 first visit, a warm revisit and an offline revisit, at normal speed and with the CPU slowed 4x; a bare
 page that only calls loadPyodide() on the same files; dice timings on CPython and in Pyodide; the
-roller's input-to-chart latency; Next turn latency at 10, 50 and 200 combatants; save sizes.
+roller's input-to-chart latency; Next turn latency at 10, 50 and 200 combatants; the taps the
+table's common actions take; save sizes.
 Not a test: nothing here asserts a timing.
 """
 
@@ -227,6 +228,120 @@ def engine(p, base_url: str) -> None:
         shutil.rmtree(profile, ignore_errors=True)
 
 
+class Taps:
+    """Counts the taps of a flow (a click, a tick, a choice from a list); typing is not a tap."""
+
+    def __init__(self, page) -> None:
+        self.page, self.count = page, 0
+
+    def tap(self, testid: str | None = None, selector: str | None = None, name: str | None = None) -> None:
+        target = self.page.locator(selector) if selector else self.page.get_by_test_id(testid)
+        (target.get_by_role("button", name=name) if name else target).first.click()
+        self.count += 1
+
+    def choose(self, testid: str, value: str) -> None:
+        self.page.get_by_test_id(testid).select_option(value)
+        self.count += 2  # open the list, pick
+
+    def type(self, testid: str, text: str, enter: bool = False) -> None:
+        box = self.page.get_by_test_id(testid).first
+        box.fill(text)
+        if enter:
+            box.press("Enter")
+
+
+def _new_fight(page, system: str, fighters: list[tuple[str, dict]]) -> None:
+    """A fresh encounter of `system` with its fighters (not counted: set up before the table sits down)."""
+    if page.evaluate("document.getElementById('sheet').open"):
+        page.get_by_test_id("sheet-close").click()
+    page.get_by_test_id("encounter-name").click()
+    page.get_by_test_id("new-system").select_option(system)
+    page.get_by_test_id("new-encounter").click()
+    for name, fields in fighters:
+        page.get_by_test_id("add-combatant").click()
+        page.get_by_test_id("field-name").fill(name)
+        page.get_by_test_id("field-side").select_option(fields.get("side", "opponents"))
+        page.get_by_test_id("field-pc").select_option("1" if fields.get("pc") else "0")
+        for key, value in fields.items():
+            if key.startswith("stat-") or key in ("max_hp", "initiative", "init_mod", "count"):
+                page.get_by_test_id(f"field-{key}").fill(str(value))
+        page.get_by_test_id("save-combatant").click()
+        page.wait_for_function("!document.getElementById('sheet').open")
+
+
+def taps(p, base_url: str) -> None:
+    """The table loop's common actions, played at 390×844, with the taps each takes."""
+    print("\n== Taps for the table's common actions (390×844; typing not counted) ==")
+    profile = Path(tempfile.mkdtemp(prefix="rk-bench-"))
+    ctx = launch(p, profile)
+    ctx.add_init_script("window.__rkNextTurnGuardMs = 0")
+    try:
+        page = ctx.new_page()
+        page.goto(base_url + "/?seed=3")
+        page.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=180_000)
+        rows = []
+        party = [(n, {"side": "party", "pc": True, "max_hp": 20}) for n in ("Aria", "Borin", "Cato", "Dara")]
+        _new_fight(page, "generic", party + [("Goblin", {"count": 4, "max_hp": 20, "init_mod": 2})])
+        t = Taps(page)
+        t.tap("next-turn")
+        for i, value in enumerate(("17", "12", "9", "21")):
+            page.get_by_test_id("init-input").nth(i).fill(value)
+            page.get_by_test_id("init-input").nth(i).press("Enter")  # moves on; after the last, the fight starts
+        page.get_by_test_id("turn-now").wait_for()
+        rows.append(("enter four PC initiatives and start", t.count, "4 numbers typed, Enter moves on"))
+        t = Taps(page)
+        t.tap(selector="#tracker [data-combatant-id=c5]")
+        t.type("hp-amount", "7")
+        t.tap("damage")
+        t.tap("sheet-close")
+        rows.append(("apply 7 damage to one target", t.count, "the amount typed; the sheet closed after"))
+        t = Taps(page)
+        t.tap("select-mode")
+        for cid in ("c5", "c6", "c7", "c8"):
+            t.tap(selector=f"#tracker [data-combatant-id={cid}]")
+        t.tap("apply-selected")
+        t.type("batch-amount", "28")
+        t.tap(selector="#half-c6")
+        t.tap("batch-damage")
+        rows.append(("a fireball on four goblins (one saves)", t.count, "the amount typed; a tick per goblin that saved"))
+        t = Taps(page)
+        t.type("dice-input", "1d20+5")
+        t.tap("roll-button")
+        rows.append(("an attack, generic d20 (the roller)", t.count, "the roll typed, or 1 tap on a saved roll"))
+        _new_fight(page, "realms", [("Aldric", {"side": "party", "pc": True, "max_hp": 20, "initiative": 9, "stat-skills": "melee fighting"}),
+                                    ("Ghoul", {"max_hp": 12, "initiative": 3})])
+        page.get_by_test_id("next-turn").click()
+        t = Taps(page)
+        t.tap("attack-open")
+        t.tap("attack-roll")
+        t.tap("attack-apply")
+        t.tap("sheet-close")
+        rows.append(("an attack, Enchanted Realms", t.count, "Attack… opens the first foe, odds shown; Roll, Apply, Close"))
+        _new_fight(page, "strife", [("Kayden", {"side": "party", "pc": True, "max_hp": 30, "init_mod": 60, "stat-weapon": "1d8"}),
+                                    ("Orc", {"max_hp": 25, "init_mod": 20})])
+        page.get_by_test_id("next-turn").click()
+        t = Taps(page)
+        t.tap("attack-open")
+        t.tap("attack-roll")
+        t.tap("attack-apply")
+        t.tap("sheet-close")
+        rows.append(("an attack, Realm of Strife", t.count, "as Enchanted Realms"))
+        _new_fight(page, "laurels", [("Tombril", {"side": "party", "pc": True, "max_hp": 30, "stat-level": 5}),
+                                     ("Giant", {"max_hp": 60, "stat-level": 8})])
+        page.get_by_test_id("next-turn").click()
+        t = Taps(page)
+        t.tap(selector="#tracker [data-combatant-id=c2]")
+        t.tap("attack-roll")
+        t.tap("attack-apply")
+        t.tap("sheet-close")
+        rows.append(("an attack, Laurels and Loot", t.count, "the target's row, Roll damage, Apply, Close"))
+        print(f"  {'action':42} {'taps':>5}  notes")
+        for what, count, note in rows:
+            print(f"  {what:42} {count:5d}  {note}")
+    finally:
+        ctx.close()
+
+
 def save_sizes() -> None:
     from pyengine.storage import dumps, timeline_to_dict
     from pyengine.tracker import Timeline, new_encounter, resolve
@@ -262,6 +377,7 @@ def main() -> int:
         if not args.skip_startup:
             startup(p, site, url, args.runs)
         engine(p, url)
+        taps(p, url)
     save_sizes()
     print(f"\n(bench took {time.time() - started:.0f} s)")
     server.shutdown()

@@ -151,13 +151,22 @@ def odds_html(dist: Chart, target: int | None, estimate: Sampled | None = None) 
         note = (f'<p class="muted" data-testid="odds-estimated">Estimated from {estimate.rolls:,} rolls{refused}: '
                 f'the exact odds take too long to compute here.</p>')
     else:
-        note = f'<p class="muted">Explosions past 1e-12 left out ({dist.residual:.1e}).</p>' if dist.residual else ""
+        note = (f'<p class="muted">Chains of exploding dice or crits past a chance of 1 in 10¹² are left out '
+                f'({dist.residual:.1e} in all).</p>') if dist.residual else ""
     return (
         f'<div class="chart" data-testid="odds-chart" aria-hidden="true">{bars}</div>'
         f'<p class="muted axis"><span>{low}</span><span>{high}</span></p>'
-        f'<p data-testid="odds-mean">Mean <b>{mean:.2f}</b> · σ {stdev:.2f} · range {items[0][0]}–{items[-1][0]}</p>'
+        f'<p data-testid="odds-mean">Mean <b>{mean:.2f}</b> · σ {stdev:.2f} · {_range(items, low, high)}</p>'
         f'{at_least}{note}'
     )
+
+
+def _range(items: list[tuple[int, float]], low: int, high: int) -> str:
+    """The outcomes' range; with a long tail (explosion or crit chains), the likely range and the rest."""
+    first, last = items[0][0], items[-1][0]
+    if (low, high) == (first, last):
+        return f"range {first}–{last}"
+    return f"mostly {low}–{high} (up to {last} in rare chains)" if low == first else f"mostly {low}–{high} (all: {first}–{last})"
 
 
 def _bar_label(start: int, width: int) -> str:

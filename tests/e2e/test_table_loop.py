@@ -214,7 +214,7 @@ def test_no_initiative_step_where_nobody_rolls_it(context, site):
         page.get_by_test_id("encounter-name").click()
         page.get_by_test_id("new-system").select_option(system)
         page.get_by_test_id("new-encounter").click()
-        add_combatant(page, "Hero", pc=True)
+        add_combatant(page, "Hero", pc=True, side="party")
         add_combatant(page, "Foe")
         page.get_by_test_id("next-turn").click()
         page.get_by_test_id("turn-now").wait_for()

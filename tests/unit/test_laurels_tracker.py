@@ -124,3 +124,15 @@ def test_laurels_fight_round_trips_through_the_save_format():
     t = step(t, "ll_attack", Scripted([5, 3, 4, 3, 2]), attacker="c1", target="c4")
     again = timeline_from_dict(json.loads(json.dumps(timeline_to_dict(t))))
     assert again.present == t.present
+
+
+def test_a_fight_whose_only_side_is_surprised_starts_in_round_two():
+    """Everyone on one side, and that side surprised in round 1 (d6 6: opponents surprised): nobody
+    may act, so round 2 starts at once with its own side roll, rolled as the fight starts."""
+    t = Timeline.start(new_encounter("e1", "Cave", system="laurels"))
+    for name in ("Bat", "Rat"):
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": name, "side": "opponents", "stats": {"level": 1}}}))
+    t = t.do(resolve(t.present, "start_combat", {}, Scripted([6, 2])))
+    assert t.actions[-1].args == {"side_roll": 6, "ambush": "none", "next_side_roll": 2}
+    assert t.present.round == 2 and t.present.get(t.present.active_id).name == "Bat"
+    assert [e.text for e in t.log() if e.kind == "round"] == ["Round 1: Opponents surprised!", "Round 2: Opponents act first"]
