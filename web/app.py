@@ -284,8 +284,7 @@ class App:
             if ident not in enc.names():
                 self.close_sheet()
                 return
-            html = render.combatant_sheet_html(enc, enc.get(ident), self.ui.attack,
-                                               self.timeline.log()[-30:])
+            html = render.combatant_sheet_html(enc, enc.get(ident), self.ui.attack, self.timeline.log()[-30:], self.ui.section)
         elif kind == "add":
             html = render.add_sheet_html(enc, self.ws.roster, self.ws.templates, last=self.ui.last_added)
         elif kind == "selected":

@@ -213,6 +213,12 @@ def _apply_batch(page: Page) -> None:
         a.render()
 
 
+@on("pick-section")
+def _pick_section(page: Page) -> None:
+    page.app.update("section-picked", key=str(page.data("section")))
+    page.app.render_sheet()
+
+
 @on("act-now")
 def _act_now(page: Page) -> None:
     page.act("act_now", {"id": page.data("id")})
@@ -678,6 +684,29 @@ def on_sheet_click(event) -> None:
             _app().close_sheet()
 
 
+SWIPE_PX = 80  # a downward swipe this long, started while the sheet is scrolled to its top, closes it
+_swipe: dict[str, float] = {}
+
+
+def on_sheet_touchstart(event) -> None:
+    sheet = dom.el("sheet")
+    touch = event.changedTouches.item(0)
+    if event.touches.length == 1 and sheet.scrollTop <= 0 and touch is not None:
+        _swipe["y"], _swipe["x"] = float(touch.clientY), float(touch.clientX)
+    else:
+        _swipe.clear()
+
+
+def on_sheet_touchend(event) -> None:
+    touch = event.changedTouches.item(0)
+    if "y" not in _swipe or touch is None:
+        return
+    dy, dx = float(touch.clientY) - _swipe["y"], abs(float(touch.clientX) - _swipe["x"])
+    _swipe.clear()
+    if dy >= SWIPE_PX and dx < dy / 2:  # mostly down, like pulling the sheet away
+        _app().close_sheet()
+
+
 def on_storage(event) -> None:
     key = dom.py(event.key)
     if key is None:
@@ -739,6 +768,8 @@ def start() -> None:
     dom.on(dom.el("log-box"), "toggle", on_log_toggle)
     dom.on(dom.el("sheet"), "close", lambda e: app.update("sheet-closed"))
     dom.on(dom.el("sheet"), "click", on_sheet_click)
+    dom.on(dom.el("sheet"), "touchstart", on_sheet_touchstart)
+    dom.on(dom.el("sheet"), "touchend", on_sheet_touchend)
     for node in (dom.el("undo"), dom.el("redo"), dom.el("next-turn")):
         node.setAttribute("data-action", node.id)
     app.render()

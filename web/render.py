@@ -255,7 +255,24 @@ def add_sheet_html(enc: Encounter, roster: list[dict], templates: list[dict], ed
     )
 
 
-def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict | None = None, events: list[Event] | None = None) -> str:
+def sections_html(sections: list[tuple[str, str, str]], open_key: str | None) -> str:
+    """A system's parts of the sheet: one at a time, chosen by tabs (the first when none is chosen)."""
+    if not sections:
+        return ""
+    if len(sections) == 1:
+        return sections[0][2]
+    shown = next((s for s in sections if s[0] == open_key), sections[0])
+    tabs = "".join(
+        f'<button type="button" role="tab" class="tab" data-action="pick-section" data-section="{esc(key)}" '
+        f'data-testid="section-{esc(key)}" aria-selected="{"true" if key == shown[0] else "false"}">{esc(label)}</button>'
+        for key, label, _ in sections
+    )
+    return (f'<div class="tabs" role="tablist" data-testid="sheet-sections">{tabs}</div>'
+            f'<div role="tabpanel" data-testid="section-body" data-section="{esc(shown[0])}">{shown[2]}</div>')
+
+
+def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict | None = None, events: list[Event] | None = None,
+                         section: str | None = None) -> str:
     names = enc.names()
     conds = "".join(
         f'<span class="chip">{esc(k.name)} <span class="muted">{esc(k.duration.describe(names))}</span> '
@@ -281,7 +298,7 @@ def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict | None = Non
     ) if enc.started and others and system_of(enc).flow.ordered_by_initiative else ""
     return (
         f'<h3 data-testid="sheet-title">{esc(c.name)}</h3>{hp}'
-        + (view_for(enc.system).sheet_html(enc, c, attack, events or []) if attack is not None else "")
+        + (sections_html(view_for(enc.system).sheet_sections(enc, c, attack, events or []), section) if attack is not None else "")
         + f'<p class="muted">Conditions</p><div class="chips" data-testid="sheet-conditions">{conds}</div>'
         '<div class="grid2">'
         f'<label class="field">Condition<input id="cond-name" list="cond-names" maxlength="60" data-testid="condition-name" autocomplete="off"></label>'

@@ -28,10 +28,15 @@ class Ui:
     pending_share: Any = None                      # the Timeline of a shared link, until the user opens it
     selected: tuple[str, ...] | None = None        # rows chosen to act on together (None: not selecting)
     last_added: tuple[str, bool] = ("opponents", False)  # side and PC of the last combatant added: the next starts so
+    section: str | None = None                     # the open part of a long sheet (None: its first, the attack)
 
 
 def _sheet_opened(ui: Ui, kind: str, ident: str | None = None) -> Ui:
-    return replace(ui, sheet=(kind, ident), attack=dict(FRESH_ATTACK))
+    return replace(ui, sheet=(kind, ident), attack=dict(FRESH_ATTACK), section=None)
+
+
+def _section_picked(ui: Ui, key: str) -> Ui:
+    return replace(ui, section=key)
 
 
 def _sheet_closed(ui: Ui) -> Ui:
@@ -97,6 +102,7 @@ def _combatant_added(ui: Ui, side: str, pc: bool) -> Ui:
 
 
 MESSAGES: dict[str, Callable[..., Ui]] = {
+    "section-picked": _section_picked,
     "combatant-added": _combatant_added,
     "selecting-toggled": _selecting_toggled,
     "selection-toggled": _selection_toggled,

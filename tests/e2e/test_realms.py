@@ -113,3 +113,24 @@ def test_realms_fight_tie_roll_off_prone_advantage_crit_chain_resistance_and_und
     page.reload()
     page.wait_for_function("document.documentElement.dataset.engine === 'ready'")
     assert "30/30" in row(page, "Ghoul").inner_text() and "Prone" in row(page, "Ghoul").inner_text()
+
+
+def test_a_long_sheet_shows_one_part_at_a_time_and_a_result_next_to_its_button(context, site):
+    page = open_app(context, site["url"] + "/?seed=6").page
+    page.get_by_test_id("encounter-name").click()
+    page.get_by_test_id("new-system").select_option("realms")
+    page.get_by_test_id("new-encounter").click()
+    add_fighter(page, "Aldric", "party", 20, 7, {"ac": 14, "skills": "melee fighting"}, pc=True)
+    add_fighter(page, "Ghoul", "opponents", 12, 3, {"ac": 12, "skills": "melee fighting"})
+    page.locator("#tracker [data-testid=combatant-row]").first.click()
+    assert [page.get_by_test_id("sheet-sections").get_by_role("tab").nth(i).inner_text() for i in range(4)] == \
+        ["Attack", "Save", "Competition", "Chase"]
+    assert page.get_by_test_id("attack-roll").is_visible() and page.get_by_test_id("roll-save").count() == 0
+    page.get_by_test_id("section-save").click()
+    page.get_by_test_id("roll-save").click()
+    result = page.get_by_test_id("last-roll")
+    result.wait_for()
+    assert "Aldric" in result.inner_text() and "save" in result.inner_text()
+    button = page.get_by_test_id("roll-save").bounding_box()
+    assert 0 < result.bounding_box()["y"] - button["y"] < 200  # the save's result sits under its button, not screens below
+    assert page.get_by_test_id("section-save").get_attribute("aria-selected") == "true"

@@ -100,8 +100,11 @@ def test_strife_fight_bottom_of_queue_parry_crit_rest_and_end_battle(context, si
 
     # Resources: Kayden spends Vigor; then is hurt and Rests (+1 HP, the turn ends).
     row(page, "Kayden").click()
+    assert page.get_by_test_id("section-attack").get_attribute("aria-selected") == "true"  # the attack first
+    page.get_by_test_id("section-resources").click()
     page.get_by_test_id("resource-vigor").get_by_role("button", name="Vigor minus").click()
     assert "9/10" in page.get_by_test_id("resource-vigor").inner_text()
+    assert page.get_by_test_id("section-resources").get_attribute("aria-selected") == "true"  # kept across the redraw
     page.get_by_test_id("hp-amount").fill("5")
     page.get_by_test_id("damage").click()
     page.get_by_test_id("close-sheet").click()

@@ -325,3 +325,34 @@ def test_the_add_form_remembers_side_and_party_means_player_and_quick_add_number
     page.get_by_test_id("quick-add").get_by_role("button", name="Aria").click()
     page.get_by_test_id("form-error").filter(has_text="Aria is already in this fight.").wait_for()
     assert names(page) == ["Aria", "Goblin", "Goblin 2", "Goblin 3"]
+
+
+def _swipe(page, cdp, x: float, y0: float, y1: float) -> None:
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y0}]})
+    for step in range(1, 6):
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y0 + (y1 - y0) * step / 5}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    page.wait_for_timeout(200)
+
+
+def test_a_swipe_down_closes_the_sheet_a_short_one_or_a_scroll_does_not(browser, site):
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    try:
+        page = open_app(ctx, site["url"] + "/").page
+        add_combatant(page, "Aria", hp=20)
+        page.locator("#tracker [data-combatant-id=c1]").tap()
+        page.get_by_test_id("sheet-title").wait_for()
+        cdp = ctx.new_cdp_session(page)
+        box = page.get_by_test_id("sheet-title").bounding_box()
+        _swipe(page, cdp, box["x"] + 20, box["y"] + 5, box["y"] + 45)  # 40 px: not enough
+        assert page.evaluate("document.getElementById('sheet').open")
+        _swipe(page, cdp, box["x"] + 20, box["y"] + 5, box["y"] + 205)
+        assert not page.evaluate("document.getElementById('sheet').open")
+        # Scrolled down in a long sheet, a swipe down scrolls back: the sheet stays.
+        page.get_by_test_id("encounter-name").tap()
+        page.evaluate("document.getElementById('sheet').scrollTop = 300")
+        assert page.evaluate("document.getElementById('sheet').scrollTop") > 0
+        _swipe(page, cdp, 200, 300, 500)
+        assert page.evaluate("document.getElementById('sheet').open")
+    finally:
+        ctx.close()

@@ -58,8 +58,12 @@ def test_the_view_draws_every_state_of_the_fight(name):
         html = render.tracker_html(state)
         assert 'data-testid="start-combat"' in html or 'data-testid="end-combat"' in html
         for c in enc.combatants:
-            sheet = render.combatant_sheet_html(enc, c, {"attacker": None, "pending": None}, state.log())
+            fresh = {"attacker": None, "pending": None}
+            sheet = render.combatant_sheet_html(enc, c, fresh, state.log())
             assert f'data-testid="sheet-title">{c.name}<' in sheet
+            sections = view.sheet_sections(enc, c, fresh, state.log())
+            for key, _, _ in sections[1:]:  # every part of a long sheet draws, chosen by its tab
+                assert f'data-testid="section-body" data-section="{key}"' in render.combatant_sheet_html(enc, c, fresh, state.log(), key)
             render.add_sheet_html(enc, [], [], edit=c)
         render.add_sheet_html(enc, [], [])
         render.log_html(state.log())

@@ -73,8 +73,14 @@ class View:
         return {}
 
     def sheet_html(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> str:
-        """The system's section of a combatant's sheet (attack panel, resources, checks)."""
+        """The system's part of a combatant's sheet, when it is one section."""
         return ""
+
+    def sheet_sections(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> list[tuple[str, str, str]]:
+        """The system's parts of a combatant's sheet as (key, label, HTML), shown one at a time (the
+        first by default): a long sheet stays short, and a result shows next to its button."""
+        html = self.sheet_html(enc, c, attack, events)
+        return [("main", "", html)] if html else []
 
     def fields_html(self, system: System, c: Combatant | None) -> str:
         """The system's own stats on the add / edit form."""

@@ -14,7 +14,7 @@ from pyengine.systems.realms import (
 from ..html import attack_check as _chk, attack_input as _txt, attack_select as _sel, esc, odds_html, pct as _pct
 from . import Page, View
 
-__all__ = ["VIEW", "RealmsView", "row_chips", "options_html", "sheet_html", "DEFAULT_ATTACK"]
+__all__ = ["VIEW", "RealmsView", "row_chips", "options_html", "sheet_sections", "DEFAULT_ATTACK"]
 
 DEFAULT_ATTACK = {"damage_type": None, "cover": "none", "sneak": False, "adv": "", "dis": "", "modifier": "0", "chase": False,
                   "same_weapon": True, "reaction": False, "unseen": False, "hidden_attack": False, "save_kind": "body", "save_mod": "0", "save_dc": "12", "save_adv": False, "save_dis": False, "save_area": False,
@@ -182,8 +182,8 @@ def _last(events: list[Event], cid: str, kinds: tuple[str, ...]) -> str:
     return ""
 
 
-def checks_html(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) -> str:
-    """Saves, competitions, chase and the defense-roll variant, from the combatant's sheet."""
+def save_html(c: Combatant, cfg: dict, events: list[Event]) -> str:
+    """A save: kind, modifiers and DC, its exact odds, the roll; the last save's result under it."""
     cid = esc(c.id)
     try:
         own = own_save_modifier(c, cfg["save_kind"])
@@ -206,6 +206,12 @@ def checks_html(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) ->
         + f'</div><p class="muted" data-testid="save-odds">{esc(save_line)}</p>'
         f'<button type="button" data-action="er-save" data-id="{cid}" data-testid="roll-save">Roll save</button>'
     )
+    return save + _last(events, c.id, ("save",))
+
+
+def competition_html(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) -> str:
+    """A d12 competition (grapple, escape, shove, trip, forced passage) against another combatant."""
+    cid = esc(c.id)
     others = [x for x in enc.combatants if x.id != c.id]
     comp = ""
     if others:
@@ -228,6 +234,11 @@ def checks_html(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) ->
             f'<p class="muted" data-testid="comp-odds">{esc(line)}</p>'
             f'<button type="button" data-action="er-competition" data-id="{cid}" data-testid="roll-competition">Roll competition</button>'
         )
+    return comp + _last(events, c.id, ("competition",))
+
+
+def chase_html(c: Combatant, events: list[Event]) -> str:
+    cid = esc(c.id)
     penalty, why = chase_penalty(listed(c.stat("skills", "")))
     chase = (
         '<h3>Chase mode</h3>'
@@ -235,6 +246,12 @@ def checks_html(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) ->
         f'Melee while running {penalty:+d} per die ({esc("; ".join(why))}).</p>'
         f'<button type="button" data-action="er-chase" data-id="{cid}" data-testid="roll-chase">Roll a chase round</button>'
     )
+    return chase + _last(events, c.id, ("chase",))
+
+
+def reactions_html(enc: Encounter, c: Combatant) -> str:
+    """Impalement and the defense-roll variant: answers to whoever acts now."""
+    cid = esc(c.id)
     defense = ""
     active = enc.get(enc.active_id) if enc.started and enc.active_id else None
     if c.stat("polearm") and active is not None and active.id != c.id:
@@ -243,14 +260,17 @@ def checks_html(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) ->
     if c.pc and active is not None and active.id != c.id and not active.pc:
         defense = (f'<button type="button" data-action="er-defense" data-id="{cid}" data-monster="{esc(active.id)}" data-testid="defense-roll">'
                    f'Defense roll against {esc(active.name)}’s attack (variant)</button>')
-    return save + comp + chase + defense + _last(events, c.id, ("save", "competition", "chase"))
+    return defense
 
 
-def sheet_html(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) -> str:
+def sheet_sections(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) -> list[tuple[str, str, str]]:
+    """The sheet's parts, one shown at a time, the attack first."""
     cfg = {**DEFAULT_ATTACK, **{k: v for k, v in cfg.items() if v is not None}}
     pending = cfg.get("pending")
-    return (stances_html(enc, c) + attack_panel_html(enc, c, cfg) + (pending_html(pending) if pending else "")
-            + checks_html(enc, c, cfg, events))
+    attack = (stances_html(enc, c) + reactions_html(enc, c) + attack_panel_html(enc, c, cfg)
+              + (pending_html(pending) if pending else ""))
+    return [("attack", "Attack", attack), ("save", "Save", save_html(c, cfg, events)),
+            ("competition", "Competition", competition_html(enc, c, cfg, events)), ("chase", "Chase", chase_html(c, events))]
 
 
 def _int(page: Page, text: object, default: int) -> int:
@@ -310,8 +330,8 @@ class RealmsView(View):
     def start_options(self, enc: Encounter) -> str:
         return options_html(enc)
 
-    def sheet_html(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> str:
-        return sheet_html(enc, c, attack, events)
+    def sheet_sections(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> list[tuple[str, str, str]]:
+        return sheet_sections(enc, c, attack, events)
 
 
 VIEW = RealmsView()

@@ -230,9 +230,11 @@ class StrifeView(View):
     def start_args(self, page: Page) -> dict:
         return {"soon": bool(page.checked("#battle-soon"))}
 
-    def sheet_html(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> str:
+    def sheet_sections(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> list[tuple[str, str, str]]:
         pending = attack.get("pending")
-        return resources_html(c) + attack_panel_html(enc, c, attack) + (pending_html(pending) if pending is not None else "")
+        sections = [("attack", "Attack", attack_panel_html(enc, c, attack) + (pending_html(pending) if pending is not None else ""))]
+        resources = resources_html(c)
+        return sections + ([("resources", "Resources", resources)] if resources else [])
 
     def stats_from_form(self, system: System, page: Page, editing: bool) -> dict | None:
         stats: dict[str, Any] = super().stats_from_form(system, page, editing) or {}
