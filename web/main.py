@@ -621,7 +621,13 @@ def _side_picked(a: App, target) -> None:
         pc.value = "1" if str(target.value) == "party" else "0"
 
 
+def _attack_target(a: App, target) -> None:
+    a.update("target-picked", ident=str(target.value))
+    a.render_sheet()
+
+
 CHANGES: dict[str, Callable[[App, object], None]] = {  # data-action-change -> handler
+    "attack-target": _attack_target,
     "side-picked": _side_picked,
     "set-skip": _set_skip, "set-option": _set_option, "attack-config": _attack_config,
 }

@@ -255,6 +255,13 @@ def add_sheet_html(enc: Encounter, roster: list[dict], templates: list[dict], ed
     )
 
 
+def _target_choice(enc: Encounter, c: Combatant) -> str:
+    """The attack's target, changed here without leaving the attack (its attacker and choices stay)."""
+    options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == c.id else ""}>{esc(x.name)}</option>' for x in enc.combatants)
+    return (f'<label class="field">Target of an attack<select id="attack-target" data-action-change="attack-target" '
+            f'data-testid="attack-target">{options}</select></label>')
+
+
 def sections_html(sections: list[tuple[str, str, str]], open_key: str | None) -> str:
     """A system's parts of the sheet: one at a time, chosen by tabs (the first when none is chosen)."""
     if not sections:
@@ -298,6 +305,7 @@ def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict | None = Non
     ) if enc.started and others and system_of(enc).flow.ordered_by_initiative else ""
     return (
         f'<h3 data-testid="sheet-title">{esc(c.name)}</h3>{hp}'
+        + (_target_choice(enc, c) if attack is not None and view_for(enc.system).attack_kind else "")
         + (sections_html(view_for(enc.system).sheet_sections(enc, c, attack, events or []), section) if attack is not None else "")
         + f'<p class="muted">Conditions</p><div class="chips" data-testid="sheet-conditions">{conds}</div>'
         '<div class="grid2">'

@@ -35,6 +35,12 @@ def _sheet_opened(ui: Ui, kind: str, ident: str | None = None) -> Ui:
     return replace(ui, sheet=(kind, ident), attack=dict(FRESH_ATTACK), section=None)
 
 
+def _target_picked(ui: Ui, ident: str) -> Ui:
+    """The attack panel moves to another target: its attacker and choices stay, a rolled attack does not."""
+    kind = ui.sheet[0] if ui.sheet else "combatant"
+    return replace(ui, sheet=(kind, ident), attack={**ui.attack, "pending": None})
+
+
 def _section_picked(ui: Ui, key: str) -> Ui:
     return replace(ui, section=key)
 
@@ -102,6 +108,7 @@ def _combatant_added(ui: Ui, side: str, pc: bool) -> Ui:
 
 
 MESSAGES: dict[str, Callable[..., Ui]] = {
+    "target-picked": _target_picked,
     "section-picked": _section_picked,
     "combatant-added": _combatant_added,
     "selecting-toggled": _selecting_toggled,

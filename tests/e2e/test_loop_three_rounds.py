@@ -126,9 +126,14 @@ def test_three_rounds_in_each_system(context, site):
     new_fight(page, "realms")
     add_fighter(page, "Aldric", "party", 20, {"ac": 14, "skills": "melee fighting, slashing"}, pc=True, initiative=9)
     add_fighter(page, "Ghoul", "opponents", 14, {"ac": 12, "skills": "melee fighting"}, initiative=4)
+    add_fighter(page, "Bat", "opponents", 3, {"ac": 10, "skills": "melee fighting"}, initiative=2)
     table.tap("next-turn")
     page.get_by_test_id("turn-now").wait_for()
-    table.tap("attack-open")
+    table.tap("attack-open")  # whose turn it is (Aldric) against the first foe standing
+    assert page.get_by_test_id("sheet-title").inner_text() == "Ghoul"
+    page.get_by_test_id("attack-target").select_option(label="Bat")  # another target, the same attack
+    page.get_by_test_id("sheet-title").filter(has_text="Bat").wait_for()
+    assert page.locator("#atk-attacker option:checked").inner_text() == "Aldric"
     page.get_by_test_id("attack-roll").wait_for()
     table.look("realms attack")
     table.tap("attack-roll")

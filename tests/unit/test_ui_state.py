@@ -49,3 +49,11 @@ def test_an_unknown_message_is_a_programming_error():
 def test_the_state_is_frozen():
     with pytest.raises(AttributeError):
         Ui().sheet = ("menu", None)  # type: ignore[misc]
+
+
+def test_another_target_keeps_the_attack_but_not_its_roll_and_a_section_is_kept_until_the_next_sheet():
+    ui = update(update(Ui(), "sheet-opened", kind="combatant", ident="c2"), "attack-configured", config={"attacker": "c1"})
+    ui = update(update(ui, "attack-rolled", pending={"target": "c2"}), "section-picked", key="save")
+    moved = update(ui, "target-picked", ident="c3")
+    assert moved.sheet == ("combatant", "c3") and moved.attack == {"attacker": "c1", "pending": None}
+    assert moved.section == "save" and update(moved, "sheet-opened", kind="combatant", ident="c4").section is None
