@@ -126,7 +126,7 @@ def tracker_html(timeline: Timeline, selected: tuple[str, ...] | None = None) ->
         chosen = [c for c in enc.combatants if c.id in selected]
         return head + status + body + (
             '<div class="row controls select-bar" data-testid="select-bar" aria-live="polite">'
-            f'<span>{len(chosen)} selected: tap rows to choose</span>'
+            f'<span class="grow"><b>{len(chosen)}</b> selected</span>'
             f'<button type="button" class="primary" data-action="apply-selected" data-testid="apply-selected"{"" if chosen else " disabled"}>'
             f'Apply to {len(chosen)}…</button>'
             '<button type="button" data-action="select-mode" data-testid="select-done">Done</button></div>'

@@ -433,8 +433,9 @@ def attack_odds(pool: Pool) -> AttackOdds:
         cases.append((p, totals.map(lambda raw: 0 if raw <= 0 else apply_damage_types(
             raw, pool.resistant, pool.vulnerable, pool.immune, pool.absorbing))))
     damage = Distribution.mix(cases)
-    damage = Distribution(damage.pmf, chain.residual)
-    return AttackOdds(p_hit, p_crit, damage, chain.residual)
+    residual = chain.residual if p_crit > 0 else 0.0  # the award chain's cut matters only when a crit can happen
+    damage = Distribution(damage.pmf, residual)
+    return AttackOdds(p_hit, p_crit, damage, residual)
 
 
 # -- saves and competitions ------------------------------------------------------------------------

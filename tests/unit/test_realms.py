@@ -324,3 +324,9 @@ def test_cover_on_saves_against_area_effects_and_movement_badges():
     assert cover_save_bonus("half", False) == 0
     assert movement(["Grappled"]) == "none" and movement(["Restrained", "Prone"]) == "none"
     assert movement(["Prone"]) == "half" and movement(["Poisoned"]) == "half" and movement(["Invisible"]) is None
+
+
+def test_the_crit_chain_cut_is_reported_only_where_a_crit_can_happen():
+    assert attack_odds(Pool(skills=1, ac=10)).residual == 0.0  # one d20, no crit skill: no chain to cut
+    crits = attack_odds(Pool(skills=2, ac=10, crit_skill=True))
+    assert crits.p_crit > 0 and 0 < crits.residual < 1e-12
