@@ -18,11 +18,11 @@ from ..errors import EngineError, RuleError
 from ..odds import Distribution, distribution
 from ..model import Combatant, Condition, Encounter, Event, Outcome, StatField
 from ..rules import ActionRule, System, settle_ties, system_of
-from ..turns import advance, turn_starts
+from ..turns import active_unit, advance, turn_starts
 
 __all__ = [
     "SIZES", "Portion", "Spec", "PortionResult", "Result", "Odds", "split_bonus", "penalties", "untrained_block",
-    "resolve_attack", "attack_odds", "ward_off_odds", "check_432", "TURN_PARTS", "RESOURCES", "STATS", "STAT", "end_battle",
+    "resolve_attack", "attack_odds", "ward_off_odds", "check_432", "TURN_PARTS", "RESOURCES", "STATS", "STAT", "acting", "end_battle",
     "begin_battle", "StrifeSystem",
 ]
 
@@ -532,14 +532,32 @@ def _set_turn(enc: Encounter, st: dict) -> Encounter:
     return replace(enc, turn=tuple(sorted(st.items())))
 
 
+def acting(enc: Encounter) -> str | None:
+    """Who takes the turn's parts now: the active combatant, or in a group's turn the member whose
+    turn it is (the members take their turns one after another, each with its own checklist)."""
+    return _turn(enc).get("acting", enc.active_id) if enc.started else None
+
+
 def _require_turn(enc: Encounter, cid: str) -> None:
     if not enc.started:
         raise RuleError("Start the fight first.")
-    if cid != enc.active_id:
+    if cid != acting(enc):
         raise RuleError(f"It is not {enc.get(cid).name}'s turn.")
 
 
 def _end_turn(enc: Encounter, events: list) -> Outcome:
+    """The acting combatant's turn is over: the next member of its group takes its own, else the
+    turn passes on."""
+    unit = active_unit(enc)
+    st = _turn(enc)
+    if len(unit) > 1:
+        acted = st.get("acted", []) + [acting(enc)]
+        system = system_of(enc)
+        left = [c for c in unit if c.id not in acted and not system.is_down(c)]
+        if left:
+            keep = {k: st[k] for k in ("bottom", "returns") if k in st}
+            enc = _set_turn(enc, {**keep, "acting": left[0].id, "acted": acted})
+            return enc, tuple(events) + (enc.event("turn", f"{left[0].name}'s turn", who=left[0].id),)
     enc, more = advance(enc, system_of(enc), forward=True)
     return enc, tuple(events) + more
 

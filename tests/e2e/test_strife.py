@@ -124,3 +124,28 @@ def test_strife_fight_bottom_of_queue_parry_crit_rest_and_end_battle(context, si
     page.reload()
     page.wait_for_function("document.documentElement.dataset.engine === 'ready'")
     assert "Vigor 9/10" in row(page, "Kayden").inner_text() and active(page) == ["Mira"]
+
+
+def test_a_groups_members_each_take_their_turn_with_their_own_checklist(context, site):
+    page = open_app(context, site["url"] + "/?seed=8").page
+    page.get_by_test_id("encounter-name").click()
+    page.get_by_test_id("new-system").select_option("strife")
+    page.get_by_test_id("new-encounter").click()
+    add_fighter(page, "Kayden", "party", 30, 40, {"ac": 35}, {"weapon": "1d8"}, pc=True)
+    page.get_by_test_id("add-combatant").click()
+    page.get_by_test_id("field-name").fill("Goblin")
+    page.get_by_test_id("field-side").select_option("opponents")
+    page.get_by_test_id("field-pc").select_option("0")
+    page.get_by_test_id("field-count").fill("2")
+    page.get_by_test_id("field-init_mod").fill("60")
+    page.get_by_test_id("field-max_hp").fill("12")
+    page.get_by_test_id("save-combatant").click()
+    page.wait_for_function("!document.getElementById('sheet').open")
+    page.get_by_test_id("next-turn").click()
+    panel = page.get_by_test_id("turn-panel")
+    assert panel.inner_text().startswith("Goblin 1's turn")
+    page.get_by_test_id("part-action").click()  # Goblin 1 is done; the group's turn goes on with Goblin 2
+    assert panel.inner_text().startswith("Goblin 2's turn") and not page.get_by_test_id("part-instant").is_disabled()
+    page.get_by_test_id("part-instant").click()
+    page.get_by_test_id("part-action").click()
+    assert active(page) == ["Kayden"] and panel.inner_text().startswith("Kayden's turn")

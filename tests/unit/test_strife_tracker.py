@@ -9,7 +9,7 @@ import pytest
 
 from pyengine.errors import RuleError
 from pyengine.storage import dumps, loads, timeline_from_dict, timeline_to_dict
-from pyengine.systems.strife import build_spec
+from pyengine.systems.strife import acting, build_spec
 from pyengine.tracker import Timeline, new_encounter, resolve
 from tests.unit.scripted import Scripted
 
@@ -228,3 +228,27 @@ def test_strife_fight_saves_and_replays():
     t = step(t, "ros_attack", Scripted([50, 1, 95, 5, 3]), attacker=k["Orc"], target=k["Kayden"])
     again = timeline_from_dict(loads(dumps(timeline_to_dict(t))))
     assert again.present == t.present and [e.text for e in again.log()] == [e.text for e in t.log()]
+
+
+def test_each_member_of_a_group_takes_its_own_turn_with_its_own_checklist():
+    """A group shares one place in the order; its members then act one after another, each with an
+    Instant, a Move and the Action (it used to be the first member only: the others were refused)."""
+    t = Timeline.start(new_encounter("e1", "Pass", system="strife"))
+    t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": "Kayden", "side": "party", "pc": True, "init_mod": 40,
+                                                                 "max_hp": 30, "stats": {"ac": 35, "weapon": "1d8"}}}))
+    t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": "Goblin", "init_mod": 60, "max_hp": 12,
+                                                                 "stats": {"ac": 20, "weapon": "1d6"}}, "count": 2}))
+    t = step(t, "start_combat")
+    goblins = [c.id for c in t.present.combatants if c.group]
+    assert acting(t.present) == goblins[0]
+    t = step(t, "ros_part", id=goblins[0], part="instant")
+    with pytest.raises(RuleError, match="not Goblin 2's turn"):
+        step(t, "ros_part", id=goblins[1], part="instant")
+    t = step(t, "ros_part", id=goblins[0], part="action")  # Goblin 1 is done: Goblin 2's own turn
+    assert acting(t.present) == goblins[1] and dict(t.present.turn).get("parts") is None
+    assert t.log()[-1].text == "Goblin 2's turn"
+    t = step(t, "ros_attack", random.Random(3), attacker=goblins[1], target=ids(t)["Kayden"])
+    t = step(t, "ros_part", id=goblins[1], part="action")
+    assert active(t) == "Kayden" and acting(t.present) == ids(t)["Kayden"]
+    # A lone combatant's turn is as before: no group keys in the turn state.
+    assert "acting" not in dict(t.present.turn)

@@ -9,7 +9,7 @@ from typing import Any
 from pyengine.errors import EngineError
 from pyengine.model import Combatant, Encounter, Event
 from pyengine.rules import System, system_of
-from pyengine.systems.strife import ATTACK_KINDS, RESOURCES, attack_odds, build_spec
+from pyengine.systems.strife import ATTACK_KINDS, RESOURCES, acting, attack_odds, build_spec
 
 from ..html import attack_check as _check, attack_input, attack_select as _select, esc, odds_html, pct as _pct
 from . import Page, View
@@ -41,7 +41,7 @@ def _resource_text(c: Combatant, key: str) -> str | None:
 def row_chips(enc: Encounter, c: Combatant) -> str:
     chips = "".join(f'<span class="chip res" data-testid="resource-chip">{esc(t)}</span>'
                     for t in (_resource_text(c, k) for k in RESOURCES) if t)
-    if enc.started and c.id == enc.active_id:
+    if enc.started and c.id == acting(enc):
         parts = dict(enc.turn).get("parts", [])
         chips += "".join(f'<span class="chip flag">{esc(p)} ✓</span>' for p in parts)
     return chips
@@ -58,9 +58,10 @@ def start_options_html(enc: Encounter) -> str:
 
 def turn_panel_html(enc: Encounter) -> str:
     """The active combatant's turn as a checklist (seed 001): Rest or Sprint, else Instant + Move + Action."""
-    if not enc.started or enc.active_id is None:
+    who = acting(enc)
+    if who is None or who not in enc.names():
         return ""
-    c = enc.get(enc.active_id)
+    c = enc.get(who)
     st = dict(enc.turn)
     used = st.get("parts", [])
     cid = esc(c.id)
@@ -104,7 +105,8 @@ def attack_panel_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
     if not others:
         return ""
     ids = {x.id for x in others}
-    attacker_id = cfg.get("attacker") if cfg.get("attacker") in ids else (enc.active_id if enc.active_id in ids else others[0].id)
+    now = acting(enc)
+    attacker_id = cfg.get("attacker") if cfg.get("attacker") in ids else (now if now in ids else others[0].id)
     cfg = {**DEFAULT_ATTACK, **{k: v for k, v in cfg.items() if v is not None}, "attacker": attacker_id}
     options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == attacker_id else ""}>{esc(x.name)}</option>' for x in others)
     form = (
