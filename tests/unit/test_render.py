@@ -132,3 +132,10 @@ def test_laurels_attack_panel_defaults_to_the_acting_side_and_says_when_out_of_t
     assert 'value="c2" selected' in html and "out of turn" not in html
     html = laurels_view.attack_panel_html(enc, enc.get("c2"), "c1", False, False, None)
     assert "Tombril is out of turn: it is the opponents&#x27; turn" in html
+
+
+def test_an_exploding_chart_gives_the_likely_range_and_names_the_cut():
+    html = render.odds_html(distribution("1d6!"), None)
+    assert "mostly 1–29 (up to 95 in rare chains)" in html and "Chains of exploding dice or crits" in html
+    plain = render.odds_html(distribution("2d6"), None)
+    assert "range 2–12" in plain and "Chains" not in plain
