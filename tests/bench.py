@@ -308,33 +308,24 @@ def taps(p, base_url: str) -> None:
         t.type("dice-input", "1d20+5")
         t.tap("roll-button")
         rows.append(("an attack, generic d20 (the roller)", t.count, "the roll typed, or 1 tap on a saved roll"))
-        _new_fight(page, "realms", [("Aldric", {"side": "party", "pc": True, "max_hp": 20, "initiative": 9, "stat-skills": "melee fighting"}),
-                                    ("Ghoul", {"max_hp": 12, "initiative": 3})])
-        page.get_by_test_id("next-turn").click()
-        t = Taps(page)
-        t.tap("attack-open")
-        t.tap("attack-roll")
-        t.tap("attack-apply")
-        t.tap("sheet-close")
-        rows.append(("an attack, Enchanted Realms", t.count, "Attack… opens the first foe, odds shown; Roll, Apply, Close"))
-        _new_fight(page, "strife", [("Kayden", {"side": "party", "pc": True, "max_hp": 30, "init_mod": 60, "stat-weapon": "1d8"}),
-                                    ("Orc", {"max_hp": 25, "init_mod": 20})])
-        page.get_by_test_id("next-turn").click()
-        t = Taps(page)
-        t.tap("attack-open")
-        t.tap("attack-roll")
-        t.tap("attack-apply")
-        t.tap("sheet-close")
-        rows.append(("an attack, Realm of Strife", t.count, "as Enchanted Realms"))
-        _new_fight(page, "laurels", [("Tombril", {"side": "party", "pc": True, "max_hp": 30, "stat-level": 5}),
-                                     ("Giant", {"max_hp": 60, "stat-level": 8})])
-        page.get_by_test_id("next-turn").click()
-        t = Taps(page)
-        t.tap(selector="#tracker [data-combatant-id=c2]")
-        t.tap("attack-roll")
-        t.tap("attack-apply")
-        t.tap("sheet-close")
-        rows.append(("an attack, Laurels and Loot", t.count, "the target's row, Roll damage, Apply, Close"))
+        fights = [
+            ("Enchanted Realms", "realms", [("Aldric", {"side": "party", "pc": True, "max_hp": 20, "initiative": 9,
+                                                        "stat-skills": "melee fighting"}), ("Ghoul", {"max_hp": 12, "initiative": 3})],
+             "attack-open", "Attack… opens the first foe, odds shown; Roll, Apply, Close"),
+            ("Realm of Strife", "strife", [("Kayden", {"side": "party", "pc": True, "max_hp": 30, "init_mod": 60, "stat-weapon": "1d8"}),
+                                           ("Orc", {"max_hp": 25, "init_mod": 20})], "attack-open", "as Enchanted Realms"),
+            ("Laurels and Loot", "laurels", [("Tombril", {"side": "party", "pc": True, "max_hp": 30, "stat-level": 5}),
+                                             ("Giant", {"max_hp": 60, "stat-level": 8})],
+             "#tracker [data-combatant-id=c2]", "the target's row, Roll damage, Apply, Close"),
+        ]
+        for label, system, fighters, opener, note in fights:
+            _new_fight(page, system, fighters)
+            page.get_by_test_id("next-turn").click()
+            t = Taps(page)
+            t.tap(selector=opener) if opener.startswith("#") else t.tap(opener)
+            for step in ("attack-roll", "attack-apply", "sheet-close"):
+                t.tap(step)
+            rows.append((f"an attack, {label}", t.count, note))
         print(f"  {'action':42} {'taps':>5}  notes")
         for what, count, note in rows:
             print(f"  {what:42} {count:5d}  {note}")
