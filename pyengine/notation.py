@@ -20,7 +20,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Union
 
 from .errors import DiceLimitError, DiceSyntaxError, DiceValueError
@@ -82,6 +82,11 @@ class SetOp:
     how: str
     n: int = 0
     cmp: Cmp | None = None
+
+    def text(self) -> str:
+        """As written: kh3, dl1, k>4, p<2."""
+        letter = "k" if self.keep else ("p" if self.how == "cmp" else "d")
+        return f"{letter}{self.how}{self.n}" if self.how != "cmp" or self.cmp is None else f"{letter}{self.cmp.text()}"
 
 
 @dataclass(frozen=True)
@@ -306,6 +311,9 @@ class _Parser:
             self.depth -= 1
             if curly or len(items) > 1 or self._set_op_follows():
                 set_ops, success, failure = self.group_mods()
+                if len(items) == 1 and set_ops:  # Roll20: one item's keep/drop picks among its dice
+                    items = [_keep_within(items[0], set_ops)]
+                    set_ops = ()
                 return Group(tuple(items), set_ops, success, failure, paren=not curly)
             return items[0]
         if self.at_digit() or self.peek("d"):
@@ -394,7 +402,7 @@ class _Parser:
                 )
         return Dice(
             count=count, faces=faces, label_sides=label_sides, reroll=reroll, clamp=clamp,
-            explode=explode, set_ops=tuple(set_ops), success=fields["success"],
+            explode=explode, set_ops=_one_count_op(set_ops), success=fields["success"],
             failure=fields["failure"], text=self.text[start:self.pos],
         )
 
@@ -457,7 +465,28 @@ class _Parser:
             elif (target := self.success_target()) is not None:
                 success = target
             else:
-                return tuple(set_ops), success, failure
+                return _one_count_op(set_ops), success, failure
+
+
+def _keep_within(item: Node, set_ops: tuple[SetOp, ...]) -> Node:
+    """`{2d20}kh1` keeps the higher d20 (Roll20, Avrae and rpg-dice-roller agree): keep/drop on a
+    group of one item applies to that item's dice. Only a plain dice term can take it."""
+    if isinstance(item, Dice) and not item.set_ops:
+        return replace(item, set_ops=set_ops, text=item.text + "".join(op.text() for op in set_ops))
+    raise DiceValueError("Keep or drop on a group of one item picks among its dice: put it on the dice "
+                         "({2d20}kh1 or 2d20kh1); across several kinds of dice it is not supported.")
+
+
+def _one_count_op(set_ops: list[SetOp]) -> tuple[SetOp, ...]:
+    """Keep or drop by count once, after any keep or drop by value: a chain like `3d10k1d1` would
+    keep one die and then drop it (always 0), so it is refused rather than read silently."""
+    counted = [i for i, op in enumerate(set_ops) if op.how in ("h", "l")]
+    if len(counted) > 1:
+        raise DiceValueError("Keep or drop by count once per dice or group (3d10k1d1 would keep a die, then drop it): "
+                             "write 3d10k1, or 4d6kh3.")
+    if counted and counted[0] != len(set_ops) - 1:
+        raise DiceValueError("A keep or drop by value (k>2, d<3) goes before the keep or drop by count (kh3).")
+    return tuple(set_ops)
 
 
 def left_spine(node: Binary) -> tuple[Node, list[Binary]]:

@@ -330,10 +330,7 @@ def _wrapped(tree: RolledNode, precedence: int) -> str:
 
 
 def _group_mods(node: Group) -> str:
-    out = ""
-    for op in node.set_ops:
-        letter = "k" if op.keep else ("p" if op.how == "cmp" else "d")
-        out += f"{letter}{op.how}{op.n}" if op.how != "cmp" else f"{letter}{op.cmp.text()}"  # type: ignore[union-attr]
+    out = "".join(op.text() for op in node.set_ops)
     if node.success:
         out += node.success.op + str(node.success.value)
     if node.failure:

@@ -333,3 +333,31 @@ def test_distribution_sums_to_one_and_contains_every_roll(parts, ops, seed):
     rng = random.Random(seed)
     for _ in range(5):
         assert roll(expression, rng).total in dist.pmf
+
+
+# -- readings aligned with the other rollers (issue: dice notation people already type) ------------
+
+@pytest.mark.parametrize("grouped, plain, faces", [("{2d20}kh1", "2d20kh1", [5, 19]), ("(4d6)dl1", "4d6dl1", [5, 2, 6, 3]),
+                                                   ("{3d8}k>4", "3d8k>4", [8, 4, 5])])
+def test_keep_or_drop_on_a_group_of_one_item_picks_among_its_dice(grouped, plain, faces):
+    """Roll20's rule (Avrae and rpg-dice-roller agree): {2d20}kh1 is 1 to 20, not the sum of both."""
+    assert distribution(grouped).pmf == distribution(plain).pmf
+    assert roll(grouped, Scripted(faces)).total == roll(plain, Scripted(faces)).total
+    assert roll("{2d20}kh1", Scripted([5, 19])).text == "{2d20kh1 (~~5~~, 19)} = 19"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("3d10k1d1", "Keep or drop by count once"), ("10d6k1ph1", "Keep or drop by count once"),
+    ("4d6kh3dl1", "Keep or drop by count once"), ("{2d6,3d6}kh1d1", "Keep or drop by count once"),
+    ("4d6kh2k>2", "goes before the keep or drop by count"),
+    ("{4d6+3d8}k4", "across several kinds of dice"), ("{2d20kh1}kh1", "put it on the dice"),
+])
+def test_a_reading_that_would_silently_differ_is_refused_with_a_message(text, message):
+    """3d10k1d1 used to be always 0: now the roller says why instead of a silent total."""
+    with pytest.raises(DiceValueError, match=message):
+        parse(text)
+
+
+def test_a_keep_by_value_then_by_count_still_reads():
+    assert roll("4d6k>2kh2", Scripted([2, 5, 1, 3])).total == 8
+    assert distribution("4d6k>2kh2").max == 12
