@@ -19,7 +19,7 @@ from typing import Callable, Iterable, Sequence
 
 from .errors import DiceLimitError, DiceValueError, DiceWorkError
 from .notation import Binary, Compare, Const, Dice, Group, Label, Node, SetOp, Unary, left_spine, parse
-from .rolling import Rng, apply_set_ops, binary_value, compare_value, roll_total
+from .rolling import Rng, apply_set_ops, binary_value, compare_value, roll_total, separate_dice
 
 __all__ = [
     "EXPLODE_CUTOFF", "MAX_SUPPORT", "DEFAULT_WORK", "Budget", "Distribution", "Estimate", "distribution",
@@ -410,6 +410,8 @@ def dice_pmf(dice: Dice, budget: Budget) -> tuple[Pmf, float]:
     plain = Dice(dice.count, dice.faces, dice.label_sides)
     if dice == replace(plain, text=dice.text):  # NdX with no modifier: the sum of uniform dice
         return _uniform_sum(dice.faces, dice.count, budget), 0.0
+    if separate_dice(dice):
+        return _exploded_keep(dice, budget)
     joint, unit_residual = unit_pmf(dice, budget)
     budget.spend(4 * len(joint))
     counting = dice.success is not None or dice.failure is not None
@@ -448,6 +450,70 @@ def dice_pmf(dice: Dice, budget: Budget) -> tuple[Pmf, float]:
     if op.keep and op.n == 1 and not counting and not excluded:
         return _extreme(by_key, n, highest=op.how == "h", budget=budget), residual
     return _select(by_key, excluded, n, op, budget), residual
+
+
+def _exploded_keep(dice: Dice, budget: Budget) -> tuple[Pmf, float]:
+    """Keep/drop by count over every die an explosion rolled (`4d6!kh3` keeps the best 3 of all
+    dice, as Roll20, Foundry and Avrae read it). Exact when the exploding faces are the highest ones:
+    the M exploding dice then sort above the N final ones, M counts geometric chains and is
+    independent of the final faces, so the result mixes over M. Other shapes are estimated."""
+    ex = dice.explode
+    ops = dice.set_ops
+    if (ex is None or ex.kind != "explode" or len(ops) != 1 or ops[0].how == "cmp" or dice.success is not None
+            or dice.failure is not None):
+        raise DiceWorkError("The exact odds of keep/drop over exploded dice are computed for one keep or drop by count.")
+    face = face_pmf(dice, budget)
+    high = {v: p for v, p in face.items() if ex.cmp.test(v)}
+    low = {v: p for v, p in face.items() if not ex.cmp.test(v)}
+    pe = sum(high.values())
+    if not low or not high:
+        return dice_pmf(replace(dice, explode=None), budget)  # nothing (or everything: refused by the parser) explodes
+    if min(high) <= max(low):
+        raise DiceWorkError("The exact odds of keep/drop over dice exploding on middle faces take too long to compute.")
+    cond_high = {v: p / pe for v, p in high.items()}
+    cond_low = {v: p / (1.0 - pe) for v, p in low.items()}
+    n, op = dice.count, ops[0]
+    # M: how many exploding dice in all (N chains, each a geometric count), cut below the cutoff.
+    geometric: Pmf = {}
+    g, reach = 0, 1.0
+    while reach > EXPLODE_CUTOFF:
+        budget.spend(4)
+        geometric[g] = reach * (1.0 - pe)
+        reach *= pe
+        g += 1
+    m_pmf = power(geometric, n, budget)
+    residual = 1.0 - sum(m_pmf.values())
+    cache: dict[tuple, Pmf] = {}
+
+    def extreme_sum(pool: Pmf, count: int, take: int, highest: bool) -> Pmf:
+        """The sum of the `take` highest (or lowest) of `count` draws from `pool`."""
+        take = max(0, min(take, count))
+        key = (id(pool), count, take, highest)
+        if key not in cache:
+            if take == 0:
+                cache[key] = {0: 1.0}
+            elif take == count:
+                cache[key] = power(pool, count, budget)
+            else:
+                by_key = {v: {v: p} for v, p in pool.items()}
+                cache[key] = _select(by_key, 0.0, count, SetOp(True, "h" if highest else "l", take), budget)
+        return cache[key]
+
+    keep_high = (op.keep and op.how == "h") or (not op.keep and op.how == "l")  # kh k, or dl d = keep the rest from the top
+    out: Pmf = {}
+    for m, pm in m_pmf.items():
+        total = n + m
+        k = op.n if op.keep else max(0, total - op.n)
+        if keep_high:  # the m exploding dice are the highest
+            part = (extreme_sum(cond_high, m, k, True) if k <= m
+                    else convolve(power(cond_high, m, budget), extreme_sum(cond_low, n, k - m, True), budget))
+        else:  # the n final dice are the lowest
+            part = (extreme_sum(cond_low, n, k, False) if k <= n
+                    else convolve(power(cond_low, n, budget), extreme_sum(cond_high, m, k - n, False), budget))
+        budget.spend(2 * len(part))
+        for v, q in part.items():
+            out[v] = out.get(v, 0.0) + pm * q
+    return _check(out), residual
 
 
 def _extreme(by_key: dict[int, Pmf], n: int, highest: bool, budget: Budget) -> Pmf:

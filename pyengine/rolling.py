@@ -2,7 +2,8 @@
 
 Semantics shared with `odds` (so every rolled total lies in the computed distribution):
 - each die is a *unit*: its face after rerolls (`r` until, `ro` once) and `mi`/`ma`, plus the dice its
-  explosion chain or `ra` adds; keep/drop selects whole units by their total;
+  explosion chain or `ra` adds; keep/drop selects whole units by their total, except that with an
+  explosion (`!`, `!p`) every die rolled is a unit of its own (`4d6!kh3` keeps the best 3 dice);
 - success counting tests every face of a unit (`!!` compound: the unit's total) and counts
   successes minus failures; with only `f`, the count of failures;
 - `r` rerolls up to MAX_REROLLS times, then draws straight from the faces that do not match,
@@ -170,6 +171,8 @@ class _Roller:
 
     def dice(self, dice: Dice) -> RolledNode:
         units = [self.unit(dice) for _ in range(dice.count)]
+        if separate_dice(dice):  # every die an explosion rolled is a die of its own for keep/drop
+            units = [part for u in units for part in _split(u)]
         keys = [sum(d.value for d in u if not d.rerolled) for u in units]
         kept = apply_set_ops(keys, dice.set_ops)
         counting = dice.success is not None or dice.failure is not None
@@ -225,6 +228,26 @@ class _Roller:
             children = tuple(_replace(item, kept=k) for item, k in zip(items, kept))
             return RolledNode(node, total, children, tuple(d for item in items for d in item.dice))
         raise TypeError(node)  # pragma: no cover
+
+
+def separate_dice(dice: Dice) -> bool:
+    """Keep/drop over exploded dice picks among every die rolled (Roll20, Foundry, Avrae, rpg-dice-
+    roller), not whole chains; a compound `!!` die stays one die."""
+    return dice.explode is not None and dice.explode.kind != "compound" and bool(dice.set_ops)
+
+
+def _split(unit: list[DieRoll]) -> list[list[DieRoll]]:
+    """A chain as its dice, each with the rerolled faces that came before it."""
+    parts: list[list[DieRoll]] = []
+    current: list[DieRoll] = []
+    for d in unit:
+        current.append(d)
+        if not d.rerolled:
+            parts.append(current)
+            current = []
+    if current:
+        parts.append(current)
+    return parts
 
 
 def unit_marks(dice: Dice, unit: list[DieRoll], key: int) -> list[tuple[bool, bool]]:

@@ -73,17 +73,19 @@ def test_roll_with_scripted_faces(expression, faces, total, text):
 
 
 def test_roll_flags_every_die():
+    """An exploded die's extra dice are dice of their own for keep/drop: the best 3 of 6, 2, 5, 1, 3."""
     result = roll("4d6kh3!", Scripted([6, 2, 5, 1, 3]))
     assert [d.flags() for d in result.dice] == [
-        ("exploded", "natural_max"), ("added",), (), ("dropped", "natural_min"), (),
+        ("exploded", "natural_max"), ("dropped", "added"), (), ("dropped", "natural_min"), (),
     ]
     first, added, five, one, three = result.dice
     assert first.exploded and first.natural_max and first.kept
-    assert added.added and added.value == 2 and added.kept
+    assert added.added and added.value == 2 and not added.kept
     assert five.kept and not five.dropped
     assert one.dropped and one.natural_min
     assert three.kept
-    assert result.total == 6 + 2 + 5 + 3
+    assert result.total == 6 + 5 + 3
+    assert result.text == "4d6kh3! (6!, ~~2~~, 5, ~~1~~, 3) = 14"
 
 
 def test_success_and_failure_flags():
@@ -361,3 +363,62 @@ def test_a_reading_that_would_silently_differ_is_refused_with_a_message(text, me
 def test_a_keep_by_value_then_by_count_still_reads():
     assert roll("4d6k>2kh2", Scripted([2, 5, 1, 3])).total == 8
     assert distribution("4d6k>2kh2").max == 12
+
+
+def _chains(sides: int, explode_from: int, depth: int = 26):
+    """Every explosion chain of one die with its probability (cut at `depth` dice)."""
+    out = []
+
+    def walk(prefix, p):
+        for face in range(1, sides + 1):
+            q = p / sides
+            if face >= explode_from and len(prefix) < depth:
+                walk(prefix + [face], q)
+            else:
+                out.append((prefix + [face], q))
+    walk([], 1.0)
+    return out
+
+
+@pytest.mark.parametrize("text, n, sides, explode_from, keep", [
+    ("2d3!kh1", 2, 3, 3, ("kh", 1)), ("3d3!dl1", 3, 3, 3, ("dl", 1)), ("2d3!kh2", 2, 3, 3, ("kh", 2)),
+    ("3d3!kl2", 3, 3, 3, ("kl", 2)), ("2d3!dh1", 2, 3, 3, ("dh", 1)),
+])
+def test_keep_drop_over_exploded_dice_is_exact_against_enumeration(text, n, sides, explode_from, keep):
+    """Every die an explosion rolled is a die of its own for keep/drop (Roll20, Foundry, Avrae)."""
+    import itertools
+
+    expected: dict[int, float] = {}
+    chains = _chains(sides, explode_from)
+    for combo in itertools.product(chains, repeat=n):
+        dice = sorted(f for chain, _ in combo for f in chain)
+        p = math.prod(q for _, q in combo)
+        how, k = keep
+        kept = {"kh": dice[-k:], "kl": dice[:k], "dl": dice[k:], "dh": dice[:-k] if k else dice}[how]
+        expected[sum(kept)] = expected.get(sum(kept), 0.0) + p
+    got = distribution(text)
+    for v, p in expected.items():
+        assert got.probability(v) == pytest.approx(p, abs=1e-9)
+
+
+def test_exploded_dice_kept_separately_in_rolls_and_odds():
+    assert distribution("4d6!kh3").max == 18 and distribution("4d6!!kh3").max > 18  # compound stays one die
+    assert roll("2d6!kh1", Scripted([6, 6, 2, 4])).total == 6
+    from pyengine.dice import roll_total
+
+    for text in ("4d6!kh3", "4d6!>=5kh2", "3d8!dl1"):  # exploding on the top faces: exact, checked by simulation
+        rng, ast = random.Random(8), parse(text)
+        rolls = [roll_total(ast, rng) for _ in range(30_000)]
+        exact = distribution(text)
+        standard_error = exact.stdev / len(rolls) ** 0.5
+        assert sum(rolls) / len(rolls) == pytest.approx(exact.mean, abs=4 * standard_error)
+        target = round(exact.mean)
+        assert sum(r >= target for r in rolls) / len(rolls) == pytest.approx(exact.at_least(target), abs=0.012)
+
+
+def test_exploding_on_middle_faces_with_keep_is_estimated_not_guessed():
+    from pyengine.errors import DiceWorkError
+
+    with pytest.raises(DiceWorkError):
+        distribution("3d6!=3kh2")
+    assert 2 <= roll("3d6!=3kh2", Scripted([3, 1, 5, 2])).total <= 12
