@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from tests.e2e.conftest import names, open_app
+from tests.e2e.conftest import add_combatant, names, open_app
 
 
 def add_fighter(page, name, side, hp, initiative, stats, texts=None, pc=False):
@@ -132,15 +132,7 @@ def test_a_groups_members_each_take_their_turn_with_their_own_checklist(context,
     page.get_by_test_id("new-system").select_option("strife")
     page.get_by_test_id("new-encounter").click()
     add_fighter(page, "Kayden", "party", 30, 40, {"ac": 35}, {"weapon": "1d8"}, pc=True)
-    page.get_by_test_id("add-combatant").click()
-    page.get_by_test_id("field-name").fill("Goblin")
-    page.get_by_test_id("field-side").select_option("opponents")
-    page.get_by_test_id("field-pc").select_option("0")
-    page.get_by_test_id("field-count").fill("2")
-    page.get_by_test_id("field-init_mod").fill("60")
-    page.get_by_test_id("field-max_hp").fill("12")
-    page.get_by_test_id("save-combatant").click()
-    page.wait_for_function("!document.getElementById('sheet').open")
+    add_combatant(page, "Goblin", hp=12, count=2, init_mod=60)
     page.get_by_test_id("next-turn").click()
     panel = page.get_by_test_id("turn-panel")
     assert panel.inner_text().startswith("Goblin 1's turn")
