@@ -495,6 +495,7 @@ class App:
 
     # -- encounters ------------------------------------------------------------------------
     def switch_to(self, timeline: Timeline, origin: dict | None = None) -> None:
+        self.update("selection-done")  # a selection belongs to the fight it was made in
         outgoing = self.ws.current.present.id
         listed = any(e["id"] == outgoing for e in self.ws.encounters)
         if self.persistent and listed and outgoing not in self.ws.locked and self.persistence.stored_rev(outgoing) is None:
