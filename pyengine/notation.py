@@ -17,10 +17,10 @@ and 6); to count successes on exploding dice write the explosion face first: `5d
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import operator
+import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Callable, Union
 
 from .errors import DiceLimitError, DiceSyntaxError, DiceValueError
@@ -235,8 +235,24 @@ class _Parser:
         node = self.comparison()
         self.skip()
         if self.pos < len(self.text):
-            raise self.error("an operator (+ - * / or a comparison) or the end")
+            comment = self.comment()
+            if comment is None:
+                raise self.error("an operator (+ - * / or a comparison) or the end")
+            return Label(node, comment)  # Avrae: "1d20+5 Stealth" is the roll and what it is for
         return node
+
+    def comment(self) -> str | None:
+        """Text after a complete expression, after a space, that starts with a word: the roll's
+        comment. A first word with a digit (`2d6 d6`) is a typo, not a comment."""
+        rest = self.text[self.pos:].strip()
+        first = rest.split()[0] if rest else ""
+        if not (self.pos > 0 and self.text[self.pos - 1] in " \t" and first[:1].isalpha() and not any(ch.isdigit() for ch in first)):
+            return None
+        if re.search(r"[-+*/]\s*(\d|d\d)", rest):  # "1d20 Stealth + 5": more of the roll, not a comment
+            return None
+        if len(rest) > 100:
+            raise DiceLimitError("A comment is too long (at most 100 characters).")
+        return rest
 
     def comparison(self) -> Node:
         left = self.additive()
@@ -281,6 +297,10 @@ class _Parser:
         return self.labelled(self.atom())
 
     def labelled(self, node: Node) -> Node:
+        before = self.pos
+        self.skip()  # "2d6 [fire]": a space before the label is fine
+        if not self.peek("["):
+            self.pos = before
         if self.peek("["):
             start = self.pos + 1
             end = self.text.find("]", start)

@@ -422,3 +422,24 @@ def test_exploding_on_middle_faces_with_keep_is_estimated_not_guessed():
     with pytest.raises(DiceWorkError):
         distribution("3d6!=3kh2")
     assert 2 <= roll("3d6!=3kh2", Scripted([3, 1, 5, 2])).total <= 12
+
+
+@pytest.mark.parametrize("text, plain, shown", [
+    ("2d6 [fire] + 1d4 [cold]", "2d6+1d4", "2d6 (2, 5) [fire] + 1d4 (1) [cold] = 8"),
+    ("1d20+5 Stealth", "1d20+5", "1d20 (12) + 5 [Stealth] = 17"),
+    ("1d20+5 stealth check (adv)", "1d20+5", "1d20 (12) + 5 [stealth check (adv)] = 17"),
+    ("-(1d8 + 3) [healing]", "-(1d8+3)", None),
+])
+def test_labels_after_a_space_and_a_trailing_comment_read_as_avrae_does(text, plain, shown):
+    faces = [2, 5, 1] if "fire" in text else [12] if "Stealth" in text or "stealth" in text else [4]
+    result = roll(text, Scripted(faces))
+    assert result.total == roll(plain, Scripted(faces)).total
+    assert distribution(text).pmf == distribution(plain).pmf
+    if shown:
+        assert result.text == shown
+
+
+@pytest.mark.parametrize("text", ["1d20 Stealth + 5", "2d6 d6", "1d20 +", "1d20+5Stealth"])
+def test_text_that_is_more_of_the_roll_is_not_swallowed_as_a_comment(text):
+    with pytest.raises(DiceSyntaxError):
+        parse(text)
