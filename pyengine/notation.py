@@ -384,11 +384,11 @@ class _Parser:
                 kind = "once" if self.take("o") else "add" if self.take("a") else "until"
                 if kind == "until":
                     self.take("r")
-                cmp = self.cmp_required("a face to reroll, such as r1 or r<=2")
+                cmp = self.optional_cmp() or Cmp("=", min(faces))  # a bare r / ro rerolls the lowest face
                 self.set_once(fields, "reroll", Reroll(kind, cmp), here)
-            elif self.take("mi"):
+            elif self.take("min") or self.take("mi"):  # rpg-dice-roller writes min3 for Roll20's mi3
                 low = self.number("the minimum face after 'mi'")
-            elif self.take("ma"):
+            elif self.take("max") or self.take("ma"):
                 high = self.number("the maximum face after 'ma'")
             elif self.peek("k") or self.peek("d") or self.peek("p"):
                 set_ops.append(self.set_op())

@@ -443,3 +443,12 @@ def test_labels_after_a_space_and_a_trailing_comment_read_as_avrae_does(text, pl
 def test_text_that_is_more_of_the_roll_is_not_swallowed_as_a_comment(text):
     with pytest.raises(DiceSyntaxError):
         parse(text)
+
+
+@pytest.mark.parametrize("text, same_as", [("4d6min3", "4d6mi3"), ("4d6max5", "4d6ma5"), ("1d20r", "1d20r1"),
+                                           ("1d20ro+5", "1d20ro1+5"), ("2d6rr", "2d6rr1"), ("4dFr", "4dFr<0")])
+def test_rpg_dice_roller_spellings_read_the_same(text, same_as):
+    """min3 / max3 are mi3 / ma3; a bare r or ro rerolls the lowest face."""
+    assert distribution(text).pmf == distribution(same_as).pmf
+    faces = [-1, 0, 1, -1, 1, 0, 0, 1] if "dF" in text else [1, 2, 3, 4, 5, 6] * 3
+    assert roll(text, Scripted(list(faces))).total == roll(same_as, Scripted(list(faces))).total
