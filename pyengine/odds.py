@@ -22,7 +22,7 @@ from .notation import Binary, Compare, Const, Dice, Group, Label, Node, SetOp, U
 from .rolling import Rng, apply_set_ops, binary_value, compare_value, roll_total, separate_dice
 
 __all__ = [
-    "EXPLODE_CUTOFF", "MAX_SUPPORT", "DEFAULT_WORK", "Budget", "Distribution", "Estimate", "distribution",
+    "EXPLODE_CUTOFF", "MAX_SUPPORT", "DEFAULT_WORK", "Budget", "Distribution", "Estimate", "distribution", "explosion_count",
     "distribution_ast", "convolve", "combine", "power", "sample",
 ]
 
@@ -452,6 +452,21 @@ def dice_pmf(dice: Dice, budget: Budget) -> tuple[Pmf, float]:
     return _select(by_key, excluded, n, op, budget), residual
 
 
+def explosion_count(p: float, n: int, budget: Budget | None = None) -> Distribution:
+    """How many dice show an exploding face when n dice explode, each such face rolling another
+    die: per die a geometric count, P(k) = p^k (1 - p), cut below EXPLODE_CUTOFF (the residual)."""
+    budget = budget if budget is not None else Budget()
+    geometric: Pmf = {}
+    g, reach = 0, 1.0
+    while reach > EXPLODE_CUTOFF:
+        budget.spend(4)
+        geometric[g] = reach * (1.0 - p)
+        reach *= p
+        g += 1
+    total = power(geometric, n, budget)
+    return Distribution.from_pmf(total, 1.0 - sum(total.values()))
+
+
 def _exploded_keep(dice: Dice, budget: Budget) -> tuple[Pmf, float]:
     """Keep/drop by count over every die an explosion rolled (`4d6!kh3` keeps the best 3 of all
     dice, as Roll20, Foundry and Avrae read it). Exact when the exploding faces are the highest ones:
@@ -473,16 +488,8 @@ def _exploded_keep(dice: Dice, budget: Budget) -> tuple[Pmf, float]:
     cond_high = {v: p / pe for v, p in high.items()}
     cond_low = {v: p / (1.0 - pe) for v, p in low.items()}
     n, op = dice.count, ops[0]
-    # M: how many exploding dice in all (N chains, each a geometric count), cut below the cutoff.
-    geometric: Pmf = {}
-    g, reach = 0, 1.0
-    while reach > EXPLODE_CUTOFF:
-        budget.spend(4)
-        geometric[g] = reach * (1.0 - pe)
-        reach *= pe
-        g += 1
-    m_pmf = power(geometric, n, budget)
-    residual = 1.0 - sum(m_pmf.values())
+    exploding = explosion_count(pe, n, budget)
+    m_pmf, residual = exploding.pmf, exploding.residual
     cache: dict[tuple, Pmf] = {}
 
     def extreme_sum(pool: Pmf, count: int, take: int, highest: bool) -> Pmf:

@@ -21,7 +21,7 @@ from .model import LIMITS, Combatant, Encounter, Event
 __all__ = [
     "DONE", "INITIATIVE", "SIDES", "TurnHooks", "TurnFlow", "InitiativeFlow", "SideFlow", "SideRoll",
     "turn_units", "active_unit", "is_skipped", "unit_skipped", "keep_groups_together", "unit_name",
-    "tick", "turn_starts", "advance", "roll_initiatives", "other_side", "side_state", "eligible",
+    "tick", "turn_starts", "advance", "roll_initiatives", "check_initiative", "other_side", "side_state", "eligible",
 ]
 
 DONE = "done"  # the flag of a combatant who has acted this round (side initiative)
@@ -228,7 +228,8 @@ def _typed_initiatives(enc: Encounter, typed: Any) -> dict[str, int]:
     return out
 
 
-def _checked_initiative(value: Any, tiebreak: Any) -> None:
+def check_initiative(value: Any, tiebreak: Any) -> None:
+    """A stored or rolled initiative and its tiebreak: whole numbers within ±1,000,000."""
     if not all(isinstance(x, int) and not isinstance(x, bool) and abs(x) <= 10**6 for x in (value, tiebreak)):
         raise RuleError("An initiative result is out of range.")
 
@@ -286,7 +287,7 @@ class InitiativeFlow(TurnFlow):
         events = []
         for c in enc.combatants:
             value, tiebreak, text = results[c.id]
-            _checked_initiative(value, tiebreak)
+            check_initiative(value, tiebreak)
             updated.append(replace(c, initiative=value, tiebreak=tiebreak))
             if text and (c.group is None or c.id == next(x.id for x in enc.combatants if x.group == c.group)):
                 who = c.name if c.group is None else c.name.rsplit(" ", 1)[0]

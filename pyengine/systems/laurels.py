@@ -12,7 +12,7 @@ from typing import Any
 
 from ..dice import Rng
 from ..errors import RuleError
-from ..odds import Distribution, distribution
+from ..odds import Distribution, distribution, explosion_count
 from ..model import Combatant, Encounter, Event, Outcome, StatField
 from ..rules import ActionRule, System
 from ..turns import SIDES, side_state
@@ -318,16 +318,9 @@ def attack_odds(attacker: Fighter, target: Fighter, attack: Attack) -> AttackOdd
 
 
 def maxima(n: int, die: int) -> Distribution:
-    """How many dice of n exploding d`die` show their maximum (each maximum rolls another die):
-    per die a geometric count, P(k) = (1/die)^k (1 - 1/die), cut below 1e-12."""
-    p = 1 / die
-    one: dict[int, float] = {}
-    k, reach = 0, 1.0
-    while reach > 1e-12:
-        one[k] = reach * (1 - p)
-        reach *= p
-        k += 1
-    return Distribution.from_pmf(one, reach).times(n)
+    """How many dice of n exploding d`die` show their maximum (seed 003, "Critical Hits": each
+    maximum rolls another die)."""
+    return explosion_count(1 / die, n)
 
 
 # -- the tracker's side ---------------------------------------------------------------------

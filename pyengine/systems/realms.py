@@ -19,7 +19,7 @@ from ..errors import RuleError
 from ..odds import Distribution
 from ..model import Combatant, Condition, Encounter, Event, Outcome, StatField
 from ..rules import ActionRule, System, settle_ties
-from ..turns import keep_groups_together
+from ..turns import check_initiative, keep_groups_together
 
 __all__ = [
     "DAMAGE_TYPES", "CRIT_SKILLS", "CONDITIONS", "Restriction", "Situation", "situation", "net_advantage",
@@ -1267,8 +1267,7 @@ class RealmsSystem(System):
             updated = []
             for c in combatants:
                 value, tiebreak, text = rolls.get(c.id, [c.initiative, c.tiebreak, None])
-                if not all(isinstance(x, int) and not isinstance(x, bool) and abs(x) <= 10**6 for x in (value, tiebreak)):
-                    raise RuleError("An initiative result is out of range.")
+                check_initiative(value, tiebreak)
                 updated.append(replace(c, initiative=value, tiebreak=tiebreak))
                 if text:
                     events.append(Event("initiative", enc.round, f"{c.name} rolled {value} for initiative", text, c.id))
