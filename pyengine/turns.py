@@ -348,21 +348,23 @@ class SideFlow(TurnFlow):
     def _first_eligible(self, hooks: TurnHooks, enc: Encounter, st: dict) -> Combatant | None:
         return next((c for c in enc.combatants if eligible(enc, hooks, c, st)), None)
 
-    def needs_side_roll(self, hooks: TurnHooks, enc: Encounter) -> bool:
-        """Would the next Done start a new round (and so need a new side roll)?"""
+    def _round_over(self, hooks: TurnHooks, enc: Encounter) -> bool:
+        """Is nobody left to act this round, on the side acting now or (if it went first) the other?"""
         st = side_state(enc)
-        after = _marked_done(enc, enc.active_id)
-        if self._first_eligible(hooks, after, st) is not None:
+        if self._first_eligible(hooks, enc, st) is not None:
             return False
         if st.get("side") == st.get("first"):
-            return self._first_eligible(hooks, after, {**st, "side": other_side(st["side"])}) is None
+            return self._first_eligible(hooks, enc, {**st, "side": other_side(st["side"])}) is None
         return True
+
+    def needs_side_roll(self, hooks: TurnHooks, enc: Encounter) -> bool:
+        """Would the next Done start a new round (and so need a new side roll)?"""
+        return self._round_over(hooks, _marked_done(enc, enc.active_id))
 
     def resolve_start(self, hooks: TurnHooks, enc: Encounter, args: dict, rng: Any) -> dict:
         out = {"side_roll": rng.randint(1, 6), "ambush": args.get("ambush", enc.option("ambush", "none"))}
-        try:
-            self.start(hooks, enc, out)
-        except RuleError:  # nobody may act in round 1 (every side there is surprised): round 2 needs its roll now
+        first_round, _ = self._new_round(hooks, enc, 1, out["side_roll"], out["ambush"])
+        if self._round_over(hooks, first_round):  # every side there is surprised: round 2 needs its roll now
             out["next_side_roll"] = rng.randint(1, 6)
         return out
 
@@ -370,6 +372,8 @@ class SideFlow(TurnFlow):
         return {"side_roll": rng.randint(1, 6)} if enc.started and self.needs_side_roll(hooks, enc) else {}
 
     def _new_round(self, hooks: TurnHooks, enc: Encounter, round_number: int, face: int, ambush: str) -> tuple[Encounter, list[Event]]:
+        if isinstance(face, bool) or not isinstance(face, int):  # a saved fight's roll is checked like a typed one
+            raise RuleError("The side initiative die is a d6.")
         roll = hooks.side_initiative(round_number, face, ambush)
         st = {"face": face, "first": roll.first, "surprised": roll.surprised, "side": roll.first, "text": roll.text()}
         combatants = tuple(replace(c, flags=tuple(f for f in c.flags if f != DONE)) if DONE in c.flags else c for c in enc.combatants)

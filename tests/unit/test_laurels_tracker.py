@@ -8,7 +8,7 @@ import pytest
 from pyengine.errors import RuleError
 from pyengine.rules import system_of
 from pyengine.turns import side_state as state
-from pyengine.tracker import Timeline, new_encounter, resolve
+from pyengine.tracker import Action, Timeline, new_encounter, resolve
 from tests.unit.scripted import Scripted
 
 PARTY = [("Tombril", {"side": "party", "pc": True, "max_hp": 55, "stats": {"level": 9, "str": 8, "dex": 5, "armour": 3, "die": 6, "magic": 2, "injury_max": 20}}),
@@ -136,3 +136,10 @@ def test_a_fight_whose_only_side_is_surprised_starts_in_round_two():
     assert t.actions[-1].args == {"side_roll": 6, "ambush": "none", "next_side_roll": 2}
     assert t.present.round == 2 and t.present.get(t.present.active_id).name == "Bat"
     assert [e.text for e in t.log() if e.kind == "round"] == ["Round 1: Opponents surprised!", "Round 2: Opponents act first"]
+
+
+def test_a_saved_side_roll_that_is_not_a_number_is_refused_plainly():
+    t = Timeline.start(new_encounter("e1", "Cave", system="laurels"))
+    t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": "Bat", "stats": {"level": 1}}}))
+    with pytest.raises(RuleError, match="d6"):
+        t.do(Action("start_combat", {"side_roll": 6, "ambush": "none", "next_side_roll": "6"}))  # opponents surprised
