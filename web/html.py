@@ -75,15 +75,15 @@ def stat_fields_html(fields: Iterable[Stat], c: HasStats | None, note: str = "")
             + (f'<p class="muted">{esc(note)}</p>' if note else ""))
 
 
-def _attack_id(key: str) -> str:
-    return f'id="atk-{key}" data-attack-key="{key}" data-action-change="attack-config" data-testid="attack-{key.replace("_", "-")}"'
+def _attack_id(key: str, testid: str | None = None) -> str:
+    testid = testid or f'attack-{key.replace("_", "-")}'
+    return f'id="atk-{key}" data-attack-key="{key}" data-action-change="attack-config" data-testid="{testid}"'
 
 
 def attack_select(key: str, value: Any, options: dict, testid: str | None = None) -> str:
     """A choice of an attack panel: its value joins the panel's configuration as it changes."""
     opts = "".join(f'<option value="{esc(k)}"{" selected" if k == value else ""}>{esc(v)}</option>' for k, v in options.items())
-    ident = _attack_id(key) if testid is None else _attack_id(key).rsplit(" data-testid=", 1)[0] + f' data-testid="{testid}"'
-    return f"<select {ident}>{opts}</select>"
+    return f"<select {_attack_id(key, testid)}>{opts}</select>"
 
 
 def attack_check(key: str, label: str, value: bool) -> str:

@@ -518,8 +518,7 @@ def _clear_history(page: Page) -> None:
 
 def handle(action: str, node) -> None:
     """Find the tap's handler (the core's, else the encounter's view's) and run it."""
-    a = app
-    assert a is not None
+    a = _app()
     handler = HANDLERS.get(action) or view_for(a.timeline.present.system).events.get(action)
     if handler is not None:
         handler(Page(a, node))
@@ -530,8 +529,7 @@ def _slug(name: str) -> str:
 
 
 def submit(form_action: str, form) -> None:
-    a = app
-    assert a is not None
+    a = _app()
     if form_action == "roll":
         a.do_roll(dom.value("dice-input"))
         return
