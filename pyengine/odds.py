@@ -1,8 +1,9 @@
 """Exact probability distributions of dice expressions, computed from the AST.
 
-Sums are convolutions (a sliding window when one side is a uniform die), keep/drop is a dynamic
-programme over the distinct values of a die (never enumeration of all rolls), exploding dice follow
-their chain until the probability still in play is below EXPLODE_CUTOFF, which is reported as
+Sums are convolutions (a sliding window when one side is a uniform die); keep/drop comes from order
+statistics, or a dynamic programme over the distinct values of a die when it also counts successes
+(never enumeration of all rolls); exploding dice mix over the negative-binomial count of explosions,
+or follow their chain when they count successes. What is cut off below EXPLODE_CUTOFF is reported as
 `residual`. Floats throughout: exact up to rounding.
 
 Every loop of one computation draws from one `Budget`: past it, a DiceWorkError says so (the page then
@@ -412,6 +413,9 @@ def dice_pmf(dice: Dice, budget: Budget) -> tuple[Pmf, float]:
         return _uniform_sum(dice.faces, dice.count, budget), 0.0
     if separate_dice(dice):
         return _exploded_keep(dice, budget)
+    if (dice.explode is not None and not dice.set_ops and dice.success is None and dice.failure is None
+            and (dice.reroll is None or dice.reroll.kind != "add")):
+        return _exploded_sum(dice, budget)
     joint, unit_residual = unit_pmf(dice, budget)
     budget.spend(4 * len(joint))
     counting = dice.success is not None or dice.failure is not None
@@ -449,22 +453,133 @@ def dice_pmf(dice: Dice, budget: Budget) -> tuple[Pmf, float]:
     op = counted[0]
     if op.keep and op.n == 1 and not counting and not excluded:
         return _extreme(by_key, n, highest=op.how == "h", budget=budget), residual
+    if not counting and not excluded:  # each unit adds its own total: order statistics
+        pool = {key: sum(bucket.values()) for key, bucket in by_key.items()}
+        return _keep_sum(pool, n, op.n if op.keep else n - op.n, _keeps_highest(op), budget), residual
     return _select(by_key, excluded, n, op, budget), residual
+
+
+def _keeps_highest(op: SetOp) -> bool:
+    """kh / k keep from the top, and so do dl / d (they keep the rest)."""
+    return (op.how == "h") == op.keep
+
+
+def _keep_sum(pool: Pmf, n: int, k: int, highest: bool, budget: Budget) -> Pmf:
+    """The sum of the k highest (or lowest) of n independent draws from `pool`, from order
+    statistics: condition on the k-th kept value t and on the a < k draws beyond it. Those a draws
+    are independent draws from `pool` beyond t (a power, by sliding window for a plain die); the
+    other k - a kept draws show t. P(a beyond t, at least k - a at t) is binomial. The work is
+    about values * k * (n + the support of the power), not values * n^2 * support."""
+    k = max(0, min(k, n))
+    if k == 0:
+        return {0: 1.0}
+    if k == n:
+        return power(pool, n, budget)
+    if not highest:
+        flipped = _keep_sum({-v: p for v, p in pool.items()}, n, k, True, budget)
+        return {-v: p for v, p in flipped.items()}
+    values = sorted(pool, reverse=True)
+    binom = _binomials(n)
+    budget.spend(len(values) * k * (n + 4))
+    beyond_mass = [0.0]   # P(a draw beats values[i]), from the top
+    for v in values[:-1]:
+        beyond_mass.append(beyond_mass[-1] + pool[v])
+    below_mass = [0.0]    # P(a draw is under values[i]), from the bottom (precision in both tails)
+    for v in reversed(values[1:]):
+        below_mass.append(below_mass[-1] + pool[v])
+    below_mass.reverse()
+    out: Pmf = {}
+    for i, t in enumerate(values):
+        q, e, r = beyond_mass[i], pool[t], below_mass[i]
+        if i and q > 0.0:
+            beyond = {v: pool[v] / q for v in values[:i]}
+        beyond_sum: Pmf = {0: 1.0}
+        for a in range(0, k):
+            if a:
+                if not i:
+                    break  # nothing beats the top value
+                beyond_sum = convolve(beyond_sum, beyond, budget)
+            need, rest = k - a, n - a
+            at_t = sum(binom[rest][c] * e ** c * r ** (rest - c) for c in range(need, rest + 1))
+            weight = binom[n][a] * q ** a * at_t
+            if weight == 0.0:
+                continue
+            shift = need * t
+            budget.spend(2 * len(beyond_sum))
+            for s, p in beyond_sum.items():
+                out[s + shift] = out.get(s + shift, 0.0) + weight * p
+    return _check(out)
 
 
 def explosion_count(p: float, n: int, budget: Budget | None = None) -> Distribution:
     """How many dice show an exploding face when n dice explode, each such face rolling another
-    die: per die a geometric count, P(k) = p^k (1 - p), cut below EXPLODE_CUTOFF (the residual)."""
+    die: a negative binomial, P(k) = C(n + k - 1, k) p^k (1 - p)^n, cut where the mass still to
+    come falls below EXPLODE_CUTOFF (that mass is the residual)."""
     budget = budget if budget is not None else Budget()
-    geometric: Pmf = {}
-    g, reach = 0, 1.0
-    while reach > EXPLODE_CUTOFF:
+    if n == 0 or p == 0.0:
+        return Distribution.constant(0)
+
+    def up(k: int) -> float:  # P(k + 1) / P(k)
+        return (n + k) / (k + 1) * p
+
+    start = 0 if n * math.log1p(-p) > -700 else int((n - 1) * p / (1.0 - p))  # (1 - p)^n underflows: start at the mode
+    first = math.exp(math.lgamma(n + start) - math.lgamma(start + 1) - math.lgamma(n) + start * math.log(p) + n * math.log1p(-p))
+    pmf: Pmf = {start: first}
+    term, k = first, start
+    while k > 0 and term > 0.0:  # below the mode: every term, down to the float floor
         budget.spend(4)
-        geometric[g] = reach * (1.0 - p)
-        reach *= p
-        g += 1
-    total = power(geometric, n, budget)
-    return Distribution.from_pmf(total, 1.0 - sum(total.values()))
+        term *= k / ((n + k - 1) * p)
+        k -= 1
+        pmf[k] = term
+    term, k = first, start
+    while True:  # above: until what is left (a geometric tail once past the mode) is below the cutoff
+        budget.spend(4)
+        ratio = up(k)
+        if k > start + 1 and ratio < 1.0 and term * ratio / (1.0 - ratio) < EXPLODE_CUTOFF:
+            break
+        term *= ratio
+        k += 1
+        pmf[k] = term
+        if k - start > MAX_SUPPORT:
+            raise DiceLimitError("The explosions of this roll have too many outcomes to compute; roll it instead.")
+    residual = 0.0
+    while term > 1e-300 and residual < 1.0:  # the mass cut off, summed (it decays geometrically)
+        budget.spend(2)
+        term *= up(k)
+        k += 1
+        residual += term
+    return Distribution.from_pmf({k: q for k, q in pmf.items() if q > 0.0}, residual)
+
+
+def _exploded_sum(dice: Dice, budget: Budget) -> tuple[Pmf, float]:
+    """The sum of n exploding dice (`!`, `!p`, `!!`: a compound die adds up the same chain) with no
+    keep/drop or success count. Of all the dice rolled, K show an exploding face and n a final one;
+    K is negative binomial and independent of which faces they show, so the total is a mixture
+    over K of K exploding faces (each one less when penetrating) plus n final faces."""
+    ex = dice.explode
+    assert ex is not None
+    face = face_pmf(dice, budget)
+    high = {v: p for v, p in face.items() if ex.cmp.test(v)}
+    low = {v: p for v, p in face.items() if not ex.cmp.test(v)}
+    pe = sum(high.values())
+    if not high:
+        return power(face, dice.count, budget), 0.0
+    drop = 1 if ex.kind == "penetrate" else 0  # a penetrating extra die counts one less
+    cond_high = {v - drop: p / pe for v, p in high.items()}
+    cond_low = {v: p / (1.0 - pe) for v, p in low.items()}
+    exploding = explosion_count(pe, dice.count, budget)
+    mixture: Pmf = {}
+    part: Pmf = {0: 1.0}
+    for k in range(0, exploding.max + 1):
+        if k:
+            part = convolve(part, cond_high, budget)
+        pk = exploding.pmf.get(k, 0.0)
+        if pk == 0.0:
+            continue
+        budget.spend(2 * len(part))
+        for v, q in part.items():
+            mixture[v] = mixture.get(v, 0.0) + pk * q
+    return convolve(_check(mixture), power(cond_low, dice.count, budget), budget), exploding.residual
 
 
 def _exploded_keep(dice: Dice, budget: Budget) -> tuple[Pmf, float]:
@@ -497,16 +612,10 @@ def _exploded_keep(dice: Dice, budget: Budget) -> tuple[Pmf, float]:
         take = max(0, min(take, count))
         key = (id(pool), count, take, highest)
         if key not in cache:
-            if take == 0:
-                cache[key] = {0: 1.0}
-            elif take == count:
-                cache[key] = power(pool, count, budget)
-            else:
-                by_key = {v: {v: p} for v, p in pool.items()}
-                cache[key] = _select(by_key, 0.0, count, SetOp(True, "h" if highest else "l", take), budget)
+            cache[key] = _keep_sum(pool, count, take, highest, budget)
         return cache[key]
 
-    keep_high = (op.keep and op.how == "h") or (not op.keep and op.how == "l")  # kh k, or dl d = keep the rest from the top
+    keep_high = _keeps_highest(op)
     out: Pmf = {}
     for m, pm in m_pmf.items():
         total = n + m

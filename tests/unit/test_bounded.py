@@ -129,9 +129,11 @@ def test_keep_highest_one_uses_order_statistics():
 
 
 def test_estimate_by_simulation_is_seeded_and_reports_its_margin():
+    with pytest.raises(DiceWorkError):
+        distribution_ast(parse("1000d20kh500"), Budget())  # past the default budget: refused at once
     ast = parse("100d6!")
     with pytest.raises(DiceWorkError):
-        distribution_ast(ast, Budget(300_000))
+        distribution_ast(ast, Budget(3_000))
     first = sample(ast, Estimate(), random.Random(0), 400)
     again = sample(ast, Estimate(), random.Random(0), 400)
     assert first.counts == again.counts and first.rolls == 400

@@ -452,3 +452,55 @@ def test_rpg_dice_roller_spellings_read_the_same(text, same_as):
     assert distribution(text).pmf == distribution(same_as).pmf
     faces = [-1, 0, 1, -1, 1, 0, 0, 1] if "dF" in text else [1, 2, 3, 4, 5, 6] * 3
     assert roll(text, Scripted(list(faces))).total == roll(same_as, Scripted(list(faces))).total
+
+
+# -- exact odds that reach further (order statistics, negative binomial explosions) ------------
+
+def test_large_sums_and_keeps_match_closed_forms():
+    two = distribution("2d10000")  # triangular
+    assert two.probability(2) == pytest.approx(1e-8) and two.probability(10_001) == pytest.approx(1e-4)
+    top = distribution("10d10000kh1")  # P(max <= v) = (v / 10000)^10
+    assert top.at_most(5000) == pytest.approx(0.5 ** 10, rel=1e-9)
+    assert top.probability(10_000) == pytest.approx(1 - 0.9999 ** 10, rel=1e-9)
+    thousand = distribution("1000d6")
+    assert thousand.mean == pytest.approx(3500) and thousand.stdev ** 2 == pytest.approx(1000 * 35 / 12)
+
+
+@pytest.mark.parametrize("text, n, sides, how, k", [
+    ("6d6kh3", 6, 6, "kh", 3), ("6d4kl4", 6, 4, "kl", 4), ("7d3dh2", 7, 3, "dh", 2), ("5d8dl3", 5, 8, "dl", 3),
+    ("6d5k5", 6, 5, "kh", 5), ("5d6mi3kh2", 5, 6, "kh", 2),
+])
+def test_keep_k_of_n_from_order_statistics_against_enumeration(text, n, sides, how, k):
+    clamp = 3 if "mi3" in text else 1
+
+    def kept(d):
+        d = sorted(max(clamp, x) for x in d)
+        return sum({"kh": d[-k:], "kl": d[:k], "dh": d[:-k], "dl": d[k:]}[how])
+
+    assert_matches(distribution(text), brute(sides, n, kept))
+
+
+def test_explosion_count_is_negative_binomial():
+    from pyengine.odds import explosion_count
+
+    counts = explosion_count(1 / 6, 3)
+    for k in range(6):
+        assert counts.probability(k) == pytest.approx(math.comb(k + 2, k) * (1 / 6) ** k * (5 / 6) ** 3, rel=1e-12)
+    assert 0 < counts.residual < 1e-12 and sum(counts.pmf.values()) + counts.residual == pytest.approx(1.0, abs=1e-15)
+    many = explosion_count(0.9, 1000)  # (0.1)^1000 underflows: started from the mode
+    assert many.mean == pytest.approx(1000 * 0.9 / 0.1, rel=1e-9)
+
+
+@pytest.mark.parametrize("text", ["100d6!", "100d20kh50", "40d6!kh20", "30d6!p", "20d4!!"])
+def test_big_exact_odds_agree_with_seeded_simulation(text):
+    from pyengine.dice import roll_total
+
+    rng, ast = random.Random(23), parse(text)
+    rolls = [roll_total(ast, rng) for _ in range(4000)]
+    exact = distribution(text)
+    assert sum(exact.pmf.values()) + exact.residual == pytest.approx(1.0, abs=1e-12)
+    assert all(r in exact.pmf for r in rolls)
+    standard_error = exact.stdev / len(rolls) ** 0.5
+    assert sum(rolls) / len(rolls) == pytest.approx(exact.mean, abs=4 * standard_error)
+    median = min(v for v in sorted(exact.pmf) if exact.at_most(v) >= 0.5)
+    assert sum(r <= median for r in rolls) / len(rolls) == pytest.approx(exact.at_most(median), abs=0.03)
