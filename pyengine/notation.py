@@ -1,16 +1,20 @@
 """Dice notation -> AST.
 
 Accepted (Roll20 / Foundry / Avrae notation):
-    NdX, dX, d%, dF, integers, + - * / (floor), unary minus, parentheses,
+    NdX, dX, d%, dF, integers, + - * / (rounds down) % (remainder), unary minus, parentheses,
     comparisons == != < > <= >= (with spaces around them when they follow a dice term),
     keep/drop khN klN kN(=kh) dhN dlN dN(=dl) pN phN plN, k>N k<N (Avrae selectors),
-    explode ! !>=N !=N ..., compound !!, penetrate !p, Avrae eN e>N,
+    explode ! !>=N !=N ..., compound !!, penetrate !p, both !!p, Avrae eN e>N,
     reroll rN r<=N (until it no longer matches), ro (once), rr (recursive), ra (once and add),
-    miN maN (each die at least / at most N),
+    miN maN (each die at least / at most N), crit markers cs>N cf<N, sorting s sa sd,
     success counting >=N >N <=N <N =N right after the dice (no space), failures fN f<=N,
-    groups {a, b}kh1 and (a, b)kh1, labels 2d6[fire].
+    groups {a, b}kh1 and (a, b)kh1, labels 2d6[fire],
+    functions floor() ceil() round() abs() max(a, b, ...) min(a, b, ...).
 
-Comparison operators keep their mathematical meaning everywhere: `<` is strictly less. A comparison
+Comparison operators keep their mathematical meaning everywhere: `<` is strictly less (Roll20 reads
+`cs>19` and `3d6>3` as "19 or more", "3 or more"; here they are "more than").
+Inside floor(), ceil() and round(), a division that is the whole argument is exact before rounding
+(`ceil(7/2)` is 4; round() takes halves up, as Roll20 and Foundry do); anywhere else `/` rounds down. A comparison
 written right after `!`, `!!`, `!p`, `e` or `r` belongs to that modifier (`1d6!>=5` explodes on 5
 and 6); to count successes on exploding dice write the explosion face first: `5d10!10>=8`.
 """
@@ -43,6 +47,8 @@ __all__ = [
     "Compare",
     "Group",
     "Label",
+    "Call",
+    "FUNCTIONS",
     "Node",
     "left_spine",
     "parse",
@@ -91,10 +97,12 @@ class SetOp:
 
 @dataclass(frozen=True)
 class Explode:
-    """Roll another die when a face matches; kind: 'explode', 'compound' or 'penetrate'."""
+    """Roll another die when a face matches; kind: 'explode' (each die its own) or 'compound' (one
+    die adding up its chain). Penetrating: every die the chain adds counts one less."""
 
     kind: str
     cmp: Cmp
+    penetrate: bool = False
 
 
 @dataclass(frozen=True)
@@ -127,6 +135,9 @@ class Dice:
     success: Cmp | None = None
     failure: Cmp | None = None
     text: str = ""
+    crit: Cmp | None = None     # cs: faces that count as critical (default: a d20's 20)
+    fumble: Cmp | None = None   # cf: faces that count as fumbles (default: a d20's 1)
+    sort: str = ""              # s / sa: lowest first, sd: highest first
 
     @property
     def sides(self) -> int:
@@ -175,7 +186,20 @@ class Label:
     text: str
 
 
-Node = Union[Dice, Const, Unary, Binary, Compare, Group, Label]
+@dataclass(frozen=True)
+class Call:
+    """floor() ceil() round() abs() max() min(). For the rounding three, `divided` says the argument
+    was a division, then `args` holds its two sides and the quotient is rounded exactly."""
+
+    name: str
+    args: tuple["Node", ...]
+    divided: bool = False
+
+
+FUNCTIONS = ("floor", "ceil", "round", "abs", "max", "min")
+ROUNDING = ("floor", "ceil", "round")
+
+Node = Union[Dice, Const, Unary, Binary, Compare, Group, Label, Call]
 
 _CMP_OPS = ("<=", ">=", "!=", "<", ">", "=")   # after a modifier letter: r<=2, !>=5, e>5 ...
 _TARGET_OPS = (">=", "<=", ">", "<", "=")        # a success target right after a roll: 5d10>=8
@@ -248,7 +272,7 @@ class _Parser:
         first = rest.split()[0] if rest else ""
         if not (self.pos > 0 and self.text[self.pos - 1] in " \t" and first[:1].isalpha() and not any(ch.isdigit() for ch in first)):
             return None
-        if re.search(r"[-+*/]\s*(\d|d\d)", rest):  # "1d20 Stealth + 5": more of the roll, not a comment
+        if re.search(r"[-+*/%]\s*(\d|d\d)", rest):  # "1d20 Stealth + 5": more of the roll, not a comment
             return None
         if len(rest) > 100:
             raise DiceLimitError("A comment is too long (at most 100 characters).")
@@ -278,7 +302,7 @@ class _Parser:
         node = self.unary()
         while True:
             self.skip()
-            if self.peek("*") or self.peek("/"):
+            if self.peek("*") or self.peek("/") or self.peek("%"):
                 op = self.text[self.pos]
                 self.pos += 1
                 node = Binary(op, node, self.unary())
@@ -336,6 +360,9 @@ class _Parser:
                     set_ops = ()
                 return Group(tuple(items), set_ops, success, failure, paren=not curly)
             return items[0]
+        name = next((f for f in FUNCTIONS if self.peek(f + "(")), None)
+        if name is not None:
+            return self.call(name)
         if self.at_digit() or self.peek("d"):
             count = 1
             if self.at_digit():
@@ -344,6 +371,37 @@ class _Parser:
                     return Const(count)
             return self.dice(count, start)
         raise self.error("a number, a die such as d20, '(' or '{'")
+
+    def call(self, name: str) -> Call:
+        start = self.pos
+        self.pos += len(name) + 1
+        self.enter()
+        args = [self.comparison()]
+        self.skip()
+        while self.take(","):
+            args.append(self.comparison())
+            self.skip()
+        if not self.take(")"):
+            raise self.error("')' or ','")
+        self.depth -= 1
+        if name in ("max", "min"):
+            if len(args) < 2:
+                self.pos = start
+                raise DiceValueError(f"{name}() takes two or more values, such as {name}(1d20, 10).")
+            return Call(name, tuple(args))
+        if len(args) != 1:
+            self.pos = start
+            raise DiceValueError(f"{name}() takes one value, such as {name}(1d6/2).")
+        arg = args[0]
+        if name in ROUNDING:
+            if isinstance(arg, Binary) and arg.op == "/":
+                if _divides(arg.left) or _divides(arg.right):
+                    raise DiceValueError(f"Inside {name}(), one division at most, as the whole value: {name}(a/b).")
+                return Call(name, (arg.left, arg.right), divided=True)
+            if _divides(arg):
+                raise DiceValueError(f"Inside {name}(), a division must be the whole value, as in {name}(1d6/2) + 1: "
+                                     f"the other rollers divide exactly, here only {name}(a/b) does.")
+        return Call(name, (arg,))
 
     def _set_op_follows(self) -> bool:
         return any(self.peek(s) for s in ("kh", "kl", "k", "dh", "dl", "ph", "pl", "p"))
@@ -364,17 +422,19 @@ class _Parser:
         self.dice_count += count
         if self.dice_count > MAX_DICE:
             raise DiceLimitError(f"Too many dice: at most {MAX_DICE:,} in one roll.")
-        fields: dict = {"reroll": None, "explode": None, "success": None, "failure": None}
+        fields: dict = {"reroll": None, "explode": None, "success": None, "failure": None, "crit": None, "fumble": None,
+                        "sort": None}
         low = high = None
         set_ops: list[SetOp] = []
         while True:
             here = self.pos
             if self.peek("!"):
-                kind = "compound" if self.take("!!") else "penetrate" if self.take("!p") else "explode"
+                kind = "compound" if self.take("!!") else "explode"
                 if kind == "explode":
                     self.pos += 1
+                penetrate = self.take("p")
                 cmp = self.optional_cmp() or Cmp("=", max(faces))
-                self.set_once(fields, "explode", Explode(kind, cmp), here)
+                self.set_once(fields, "explode", Explode(kind, cmp, penetrate), here)
             elif self.peek("e"):
                 self.pos += 1
                 cmp = self.cmp_required("a face to explode on, such as e6 or e>5")
@@ -390,6 +450,15 @@ class _Parser:
                 low = self.number("the minimum face after 'mi'")
             elif self.take("max") or self.take("ma"):
                 high = self.number("the maximum face after 'ma'")
+            elif self.peek("cs") or self.peek("cf"):
+                key = "crit" if self.take("cs") else "fumble" if self.take("cf") else ""
+                self.set_once(fields, key, self.cmp_required(f"the faces that count after '{'cs' if key == 'crit' else 'cf'}', such as cs>19"), here)
+            elif self.take("s"):
+                descending = self.peek("d") and not re.match(r"d[hl\d]", self.text[self.pos:self.pos + 2])  # s then d1: drop
+                order = "d" if descending else "a"
+                if descending or self.peek("a"):
+                    self.pos += 1
+                self.set_once(fields, "sort", order, here)
             elif self.peek("k") or self.peek("d") or self.peek("p"):
                 set_ops.append(self.set_op())
             elif self.peek("f"):
@@ -423,7 +492,8 @@ class _Parser:
         return Dice(
             count=count, faces=faces, label_sides=label_sides, reroll=reroll, clamp=clamp,
             explode=explode, set_ops=_one_count_op(set_ops), success=fields["success"],
-            failure=fields["failure"], text=self.text[start:self.pos],
+            failure=fields["failure"], text=self.text[start:self.pos], crit=fields["crit"], fumble=fields["fumble"],
+            sort=fields["sort"] or "",
         )
 
     def set_once(self, fields: dict, key: str, value: object, here: int) -> None:
@@ -507,6 +577,24 @@ def _one_count_op(set_ops: list[SetOp]) -> tuple[SetOp, ...]:
     if counted and counted[0] != len(set_ops) - 1:
         raise DiceValueError("A keep or drop by value (k>2, d<3) goes before the keep or drop by count (kh3).")
     return tuple(set_ops)
+
+
+def _divides(node: Node) -> bool:
+    """Whether a division appears in node, outside any function call (those are whole values)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Binary):
+            if n.op == "/":
+                return True
+            stack += [n.left, n.right]
+        elif isinstance(n, (Unary, Label)):
+            stack.append(n.operand if isinstance(n, Unary) else n.node)
+        elif isinstance(n, Compare):
+            stack += [n.left, n.right]
+        elif isinstance(n, Group):
+            stack += list(n.items)
+    return False
 
 
 def left_spine(node: Binary) -> tuple[Node, list[Binary]]:

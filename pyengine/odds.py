@@ -19,8 +19,8 @@ from itertools import accumulate
 from typing import Callable, Iterable, Sequence
 
 from .errors import DiceLimitError, DiceValueError, DiceWorkError
-from .notation import Binary, Compare, Const, Dice, Group, Label, Node, SetOp, Unary, left_spine, parse
-from .rolling import Rng, apply_set_ops, binary_value, compare_value, roll_total, separate_dice
+from .notation import Binary, Call, Compare, Const, Dice, Group, Label, Node, SetOp, Unary, left_spine, parse
+from .rolling import Rng, apply_set_ops, binary_value, call_value, compare_value, roll_total, separate_dice
 
 __all__ = [
     "EXPLODE_CUTOFF", "MAX_SUPPORT", "DEFAULT_WORK", "Budget", "Distribution", "Estimate", "distribution", "explosion_count",
@@ -384,7 +384,7 @@ def unit_pmf(dice: Dice, budget: Budget) -> tuple[dict[tuple[int, int], float], 
             nxt: dict[tuple[int, int], float] = {}
             for (total, w), p in live.items():
                 for v, q in face.items():
-                    c = v - 1 if (ex.kind == "penetrate" and not first) else v
+                    c = v - 1 if (ex.penetrate and not first) else v
                     key = (total + c, w + weight(c))
                     target = nxt if ex.cmp.test(v) else done
                     target[key] = target.get(key, 0.0) + p * q
@@ -564,7 +564,7 @@ def _exploded_sum(dice: Dice, budget: Budget) -> tuple[Pmf, float]:
     pe = sum(high.values())
     if not high:
         return power(face, dice.count, budget), 0.0
-    drop = 1 if ex.kind == "penetrate" else 0  # a penetrating extra die counts one less
+    drop = 1 if ex.penetrate else 0  # a penetrating extra die counts one less
     cond_high = {v - drop: p / pe for v, p in high.items()}
     cond_low = {v: p / (1.0 - pe) for v, p in low.items()}
     exploding = explosion_count(pe, dice.count, budget)
@@ -589,7 +589,7 @@ def _exploded_keep(dice: Dice, budget: Budget) -> tuple[Pmf, float]:
     independent of the final faces, so the result mixes over M. Other shapes are estimated."""
     ex = dice.explode
     ops = dice.set_ops
-    if (ex is None or ex.kind != "explode" or len(ops) != 1 or ops[0].how == "cmp" or dice.success is not None
+    if (ex is None or ex.kind != "explode" or ex.penetrate or len(ops) != 1 or ops[0].how == "cmp" or dice.success is not None
             or dice.failure is not None):
         raise DiceWorkError("The exact odds of keep/drop over exploded dice are computed for one keep or drop by count.")
     face = face_pmf(dice, budget)
@@ -742,6 +742,18 @@ def _eval(node: Node, budget: Budget) -> tuple[Pmf, float]:
         return ({-v: p for v, p in pmf.items()} if node.op == "-" else pmf), r
     if isinstance(node, Group):
         return group_pmf(node, budget)
+    if isinstance(node, Call):
+        parts = [_eval(arg, budget) for arg in node.args]
+        pmf, residual = parts[0]
+        if len(parts) == 1:
+            budget.spend(2 * len(pmf))
+            return _drop_zero(Distribution.from_pmf(pmf).map(partial(_call1, node.name)).pmf), residual
+        for b, rb in parts[1:]:
+            if node.divided and b.get(0, 0.0) > 0.0:
+                raise DiceValueError("Division by zero is possible in this expression.")
+            pmf = combine(pmf, b, partial(_call2, node.name, node.divided), budget)
+            residual = _either(residual, rb)
+        return pmf, residual
     if isinstance(node, Compare):
         a, ra = _eval(node.left, budget)
         b, rb = _eval(node.right, budget)
@@ -757,11 +769,19 @@ def _eval(node: Node, budget: Budget) -> tuple[Pmf, float]:
             elif step.op == "-":
                 pmf = convolve(pmf, {-v: p for v, p in b.items()}, budget)
             else:
-                if step.op == "/" and b.get(0, 0.0) > 0.0:
+                if step.op in "/%" and b.get(0, 0.0) > 0.0:
                     raise DiceValueError("Division by zero is possible in this expression.")
                 pmf = combine(pmf, b, partial(binary_value, step.op), budget)
         return pmf, residual
     raise TypeError(node)  # pragma: no cover
+
+
+def _call1(name: str, x: int) -> int:
+    return call_value(name, False, (x,))
+
+
+def _call2(name: str, divided: bool, x: int, y: int) -> int:
+    return call_value(name, divided, (x, y))
 
 
 def _either(ra: float, rb: float) -> float:

@@ -6,6 +6,8 @@ Semantics shared with `odds` (so every rolled total lies in the computed distrib
   explosion (`!`, `!p`) every die rolled is a unit of its own (`4d6!kh3` keeps the best 3 dice);
 - success counting tests every face of a unit (`!!` compound: the unit's total) and counts
   successes minus failures; with only `f`, the count of failures;
+- a die is critical (`crit`) when its face matches `cs` (default: a d20 showing 20) and a fumble when it
+  matches `cf` (default: a d20 showing 1); the kept ones are counted in the result for the history;
 - `r` rerolls up to MAX_REROLLS times, then draws straight from the faces that do not match,
   which is the same distribution, so a roll never hangs.
 """
@@ -15,11 +17,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from dataclasses import replace as _replace
-from typing import Any, Protocol
+from typing import Any, Protocol, Sequence
 
 from .errors import DiceLimitError, DiceValueError
 from .notation import (
-    Binary, Cmp, Compare, Const, Dice, Group, Label, Node, SetOp, Unary, left_spine, parse,
+    Binary, Call, Cmp, Compare, Const, Dice, Group, Label, Node, SetOp, Unary, left_spine, parse,
 )
 
 __all__ = [
@@ -59,6 +61,8 @@ class DieRoll:
     failure: bool = False
     natural_max: bool = False
     natural_min: bool = False
+    crit: bool = False
+    fumble: bool = False
     label: str | None = None
 
     @property
@@ -66,7 +70,7 @@ class DieRoll:
         return not self.kept and not self.rerolled
 
     def flags(self) -> tuple[str, ...]:
-        names = ("rerolled", "exploded", "added", "success", "failure", "natural_max", "natural_min")
+        names = ("rerolled", "exploded", "added", "success", "failure", "natural_max", "natural_min", "crit", "fumble")
         out = [n for n in names if getattr(self, n)]
         if self.dropped:
             out.insert(0, "dropped")
@@ -92,6 +96,15 @@ class RollResult:
     total: int
     text: str
     dice: tuple[DieRoll, ...] = field(default=())
+
+    @property
+    def crits(self) -> int:
+        """Kept dice that count as critical (cs, or a d20's 20): the history marks the roll."""
+        return sum(1 for d in self.dice if d.crit and d.kept and not d.rerolled)
+
+    @property
+    def fumbles(self) -> int:
+        return sum(1 for d in self.dice if d.fumble and d.kept and not d.rerolled)
 
     def to_dict(self) -> dict:
         return {
@@ -144,10 +157,13 @@ class _Roller:
         return value
 
     def die(self, dice: Dice, face: int, value: int, **flags: Any) -> DieRoll:
+        d20 = dice.label_sides == "20"
         return DieRoll(
             sides=dice.label_sides, face=face, value=value,
             natural_max=face == dice.faces[-1] and dice.label_sides != "F",
             natural_min=face == dice.faces[0] and dice.label_sides != "F",
+            crit=dice.crit.test(face) if dice.crit is not None else d20 and face == 20,
+            fumble=dice.fumble.test(face) if dice.fumble is not None else d20 and face == 1,
             **flags,
         )
 
@@ -163,7 +179,7 @@ class _Roller:
                     raise DiceLimitError(f"An explosion chain went past {MAX_CHAIN} dice.")
                 seen[-1] = _replace(seen[-1], exploded=True)
                 value = self.face(dice, seen, added=True)
-                if ex.kind == "penetrate":
+                if ex.penetrate:
                     seen[-1] = _replace(seen[-1], value=seen[-1].value - 1)
         elif dice.reroll is not None and dice.reroll.kind == "add" and dice.reroll.cmp.test(value):
             self.face(dice, seen, added=True)
@@ -176,18 +192,21 @@ class _Roller:
         keys = [sum(d.value for d in u if not d.rerolled) for u in units]
         kept = apply_set_ops(keys, dice.set_ops)
         counting = dice.success is not None or dice.failure is not None
-        shown: list[DieRoll] = []
+        chunks: list[tuple[int, list[DieRoll]]] = []
         total = 0
         for unit, key, keep in zip(units, keys, kept):
             marks = unit_marks(dice, unit, key)
-            for d, (s, f) in zip(unit, marks):
-                if d.rerolled or (keep and not s and not f):  # nothing to mark: skip the copy
-                    shown.append(d)
-                else:
-                    shown.append(_replace(d, kept=keep, success=keep and s, failure=keep and f))
+            shown = [
+                d if d.rerolled or (keep and not s and not f)  # nothing to mark: no copy
+                else _replace(d, kept=keep, success=keep and s, failure=keep and f)
+                for d, (s, f) in zip(unit, marks)
+            ]
+            chunks.append((key, shown))
             if keep:
                 total += sum(s - f for s, f in marks) if counting else key
-        return RolledNode(dice, total, dice=tuple(shown))
+        if dice.sort:  # s / sa / sd: shown in order of their totals (a chain stays together)
+            chunks.sort(key=lambda chunk: chunk[0], reverse=dice.sort == "d")
+        return RolledNode(dice, total, dice=tuple(d for _, shown in chunks for d in shown))
 
     def eval(self, node: Node) -> RolledNode:
         if isinstance(node, Const):
@@ -214,6 +233,10 @@ class _Roller:
                 dice.extend(right.dice)
                 done = RolledNode(step, binary_value(step.op, done.value, right.value), (done, right), tuple(dice))
             return done
+        if isinstance(node, Call):
+            parts = [self.eval(arg) for arg in node.args]
+            value = call_value(node.name, node.divided, [part.value for part in parts])
+            return RolledNode(node, value, tuple(parts), tuple(d for part in parts for d in part.dice))
         if isinstance(node, Group):
             items = [self.eval(item) for item in node.items]
             values = [item.value for item in items]
@@ -297,8 +320,32 @@ def binary_value(op: str, a: int, b: int) -> int:
     if op == "*":
         return a * b
     if b == 0:
-        raise DiceValueError("Division by zero.")
+        raise DiceValueError("Division by zero." if op == "/" else "A remainder (%) by zero.")
+    if op == "%":  # the sign of the number divided, as in Roll20 and Foundry (JavaScript's %)
+        rest = abs(a) % abs(b)
+        return rest if a >= 0 else -rest
     return a // b
+
+
+def call_value(name: str, divided: bool, values: Sequence[int]) -> int:
+    """A function's value. floor/ceil/round of a division round the exact quotient (round: halves
+    up, as JavaScript's Math.round in Roll20 and Foundry); of anything else, the value itself."""
+    if divided:
+        a, b = values
+        if b == 0:
+            raise DiceValueError("Division by zero.")
+        if name == "floor":
+            return a // b
+        if name == "ceil":
+            return -(-a // b)
+        return (2 * a + b) // (2 * b)  # floor(a/b + 1/2), for either sign of b
+    if name == "abs":
+        return abs(values[0])
+    if name == "max":
+        return max(values)
+    if name == "min":
+        return min(values)
+    return values[0]
 
 
 def compare_value(op: str, a: int, b: int) -> bool:
@@ -307,7 +354,7 @@ def compare_value(op: str, a: int, b: int) -> bool:
 
 # -- text ----------------------------------------------------------------------------------
 
-_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
+_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "%": 2}
 
 
 def describe(tree: RolledNode) -> str:
@@ -333,10 +380,14 @@ def describe(tree: RolledNode) -> str:
         parts = [_wrapped(last.children[0], _PRECEDENCE[last.node.op])]  # type: ignore[union-attr]
         for step in reversed(steps):
             op = step.node.op  # type: ignore[union-attr]
-            parts.append(f" {op} {_wrapped(step.children[1], _PRECEDENCE[op] + (op in '-/'))}")
+            parts.append(f" {op} {_wrapped(step.children[1], _PRECEDENCE[op] + (op in '-/%'))}")
         return "".join(parts)
     if isinstance(node, Compare):
         return f"{describe(tree.children[0])} {node.op} {describe(tree.children[1])}"
+    if isinstance(node, Call):
+        if node.divided:
+            return f"{node.name}({_wrapped(tree.children[0], 2)} / {_wrapped(tree.children[1], 3)})"
+        return f"{node.name}({', '.join(describe(c) for c in tree.children)})"
     if isinstance(node, Group):
         parts = [describe(c) if c.kept else f"~~{describe(c)}~~" for c in tree.children]
         opening, closing = ("(", ")") if node.paren else ("{", "}")

@@ -12,6 +12,7 @@ from pyscript import document, window
 
 from pyengine.dice import Estimate, parse, roll_ast
 from pyengine.errors import EngineError, SchemaError
+from pyengine.reading import readings
 from pyengine.rules import system_of
 from pyengine.storage import dumps
 from pyengine.text import quoted
@@ -260,6 +261,7 @@ class App:
             '<button type="submit" id="roll-button" class="primary" data-testid="roll-button">Roll</button></form>'
             f'<div class="quick">{quick}</div>'
             '<p class="err" id="dice-error" data-testid="dice-error" role="alert"></p>'
+            '<div class="reading" id="dice-reading" data-testid="dice-reading" aria-live="polite"></div>'
             '<div id="roll-result" data-testid="roll-result" aria-live="polite"></div>'
             '<details open class="odds"><summary>Odds before you roll</summary>'
             '<div id="odds-body" data-testid="odds"></div>'
@@ -341,7 +343,8 @@ class App:
         dom.el("dice-error").textContent = ""
         self.update("dice-rolled")  # the next quick die starts a new expression
         dom.set_html("roll-result", render.roll_result_html(result))
-        entry = {"expr": expression, "total": result.total, "text": result.text, "at": int(time.time() * 1000)}
+        entry = {"expr": expression, "total": result.total, "text": result.text, "at": int(time.time() * 1000),
+                 "crits": result.crits, "fumbles": result.fumbles}
         self.rolls = self.store_list(ROLLS, ([entry] + self.rolls)[:MAX_ROLL_HISTORY])
         dom.set_html("roll-history", render.history_html(self.rolls))
 
@@ -391,11 +394,14 @@ class App:
         self.stop_estimate()
         text = dom.value("dice-input").strip()
         try:
-            job = OddsJob(parse(text))
+            ast = parse(text)
+            job = OddsJob(ast)
         except EngineError as error:
             dom.el("dice-error").textContent = str(error)
+            dom.set_html("dice-reading", "")
             return  # the last good chart stays
         dom.el("dice-error").textContent = ""
+        dom.set_html("dice-reading", render.readings_html(readings(ast)))
         if job.exact is not None:
             self.show_odds(job.exact)
         else:

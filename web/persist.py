@@ -169,8 +169,13 @@ def _roll_entry(item: Any) -> dict:
     if not isinstance(item, dict) or isinstance(item.get("total"), bool) or not isinstance(item.get("total"), int):
         raise SchemaError("unreadable roll")
     at = item.get("at", 0)
-    return {"expr": _text(item.get("expr"), 1000), "total": item["total"], "text": _text(item.get("text"), 50_000),
-            "at": at if isinstance(at, int) and not isinstance(at, bool) else 0}
+    entry = {"expr": _text(item.get("expr"), 1000), "total": item["total"], "text": _text(item.get("text"), 50_000),
+             "at": at if isinstance(at, int) and not isinstance(at, bool) else 0}
+    for key in ("crits", "fumbles"):  # how many kept dice counted as critical / fumbles (cs, cf, or a d20's 20 / 1)
+        count = item.get(key, 0)
+        if isinstance(count, int) and not isinstance(count, bool) and 0 < count <= 10_000:
+            entry[key] = count
+    return entry
 
 
 def _saved_roll(item: Any) -> dict:

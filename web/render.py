@@ -423,9 +423,9 @@ def _die_class(d) -> str:
         classes.append("success")
     if d.failure:
         classes.append("failure")
-    if d.sides == "20" and d.natural_max and not d.rerolled:
+    if d.crit and not d.rerolled:  # cs>N, or a d20's 20
         classes.append("crit")
-    if d.sides == "20" and d.natural_min and not d.rerolled:
+    if d.fumble and not d.rerolled:
         classes.append("fumble")
     return " ".join(classes)
 
@@ -459,8 +459,24 @@ def history_html(rolls: list[dict]) -> str:
     if not rolls:
         return '<li class="muted">No rolls yet.</li>'
     return "".join(
-        f'<li data-testid="history-item"><b>{esc(r.get("total"))}</b> <code>{_struck(esc(r.get("text", "")))}</code></li>' for r in rolls
+        f'<li data-testid="history-item"><b>{esc(r.get("total"))}</b>{_crit_chips(r)} <code>{_struck(esc(r.get("text", "")))}</code></li>'
+        for r in rolls
     )
+
+
+def _crit_chips(entry: dict) -> str:
+    """A roll with critical dice or fumbles (cs / cf, or a d20's 20 / 1) says so in the history."""
+    out = ""
+    for key, word, css in (("crits", "crit", "ok"), ("fumbles", "fumble", "bad")):
+        count = entry.get(key, 0)
+        if isinstance(count, int) and count > 0:
+            out += f' <span class="chip {css}" data-testid="history-{word}">{word}{f" ×{count}" if count > 1 else ""}</span>'
+    return out
+
+
+def readings_html(notes: list[str]) -> str:
+    """How the roller read an expression, when that is likely not what was meant: under the input."""
+    return "".join(f'<p data-testid="reading">{esc(note)}</p>' for note in notes)
 
 
 def _struck(text: str) -> str:

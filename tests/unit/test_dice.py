@@ -306,7 +306,7 @@ def test_distribution_agrees_with_seeded_simulation(expression):
 
 # -- properties ----------------------------------------------------------------------------
 
-ALPHABET = "0123456789d%F+-*/()[]{},!<>=khlpremiaf xy"
+ALPHABET = "0123456789d%F+-*/()[]{},!<>=khlpremiafcs xy"
 
 
 @settings(max_examples=400, deadline=None, derandomize=True)
@@ -318,7 +318,48 @@ def test_any_text_parses_or_raises_engine_error(text):
         pass
 
 
-TOKENS = st.sampled_from(["1d20", "2d6", "4d6kh3", "3d8!", "d%", "4dF", "5", "2d10>=7", "3d6r1", "2d4ro1", "{1d6, 1d8}kh1", "1d12mi3"])
+TOKENS = st.sampled_from(["1d20", "2d6", "4d6kh3", "3d8!", "d%", "4dF", "5", "2d10>=7", "3d6r1", "2d4ro1", "{1d6, 1d8}kh1", "1d12mi3",
+                          "floor(1d6/2)", "max(1d20, 1d20)", "1d20cs>=19", "4d6sd", "2d6!!p", "abs(1d6-3)", "round(3d6/4)",
+                          "min(2d4, 5)", "ceil(1d8/3)"])
+FRAGMENTS = st.sampled_from(["floor(", "ceil(", "round(", "abs(", "max(", "min(", ")", ",", "/", "%", "1d6", "2d20", "cs>19",
+                             "cf<2", "s", "sd", "sa", "!!p", "!p", "kh1", "3", "-", "+", " ", "[x]", ">=7", " >= ", "!=", "0"])
+
+
+DICE_TERM = st.builds(
+    lambda n, sides, mods: f"{n}d{sides}{''.join(mods)}", st.integers(0, 4), st.sampled_from([4, 6, 8, 20]),
+    st.lists(st.sampled_from(["cs>=3", "cf<2", "s", "sd", "!!p", "!p", "!", "kh1", "dl1", "r1", "mi2", ">=3"]), max_size=3),
+)
+EXPRESSIONS = st.recursive(
+    DICE_TERM | st.integers(0, 9).map(str),
+    lambda inner: st.one_of(
+        st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "%", " >= "]), inner).map("".join),
+        st.tuples(st.sampled_from(["floor", "ceil", "round"]), inner, inner).map(lambda t: f"{t[0]}({t[1]}/{t[2]})"),
+        st.tuples(st.sampled_from(["abs", "floor", "round"]), inner).map(lambda t: f"{t[0]}({t[1]})"),
+        st.tuples(st.sampled_from(["max", "min"]), st.lists(inner, min_size=2, max_size=3)).map(lambda t: f"{t[0]}({', '.join(t[1])})"),
+        inner.map(lambda x: f"({x})"),
+    ),
+    max_leaves=5,
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.one_of(st.lists(FRAGMENTS, max_size=10).map("".join), EXPRESSIONS), st.integers(0, 2**32))
+def test_new_notation_fragments_parse_roll_and_read_or_say_why(text, seed):
+    """Functions, %, crit markers, sorting and !!p in any order: a parse or an engine error; what
+    parses rolls to a total its exact odds contain, and its reading never raises."""
+    from pyengine.errors import DiceWorkError
+    from pyengine.reading import readings
+
+    try:
+        ast = parse(text)
+    except EngineError:
+        return
+    readings(ast)
+    try:
+        dist = distribution(text)
+    except (DiceWorkError, DiceLimitError, DiceValueError):
+        return
+    assert roll(text, random.Random(seed)).total in dist.pmf
 
 
 @settings(max_examples=120, deadline=None, derandomize=True)
@@ -504,3 +545,126 @@ def test_big_exact_odds_agree_with_seeded_simulation(text):
     assert sum(rolls) / len(rolls) == pytest.approx(exact.mean, abs=4 * standard_error)
     median = min(v for v in sorted(exact.pmf) if exact.at_most(v) >= 0.5)
     assert sum(r <= median for r in rolls) / len(rolls) == pytest.approx(exact.at_most(median), abs=0.03)
+
+
+# -- notation people type: functions, %, crit markers, sorting, !!p ---------------------------
+
+@pytest.mark.parametrize("text, faces, total, shown", [
+    ("floor(1d6/2)", [5], 2, "floor(1d6 (5) / 2) = 2"),
+    ("ceil(1d6/2)", [5], 3, "ceil(1d6 (5) / 2) = 3"),
+    ("round(1d6/2)", [5], 3, "round(1d6 (5) / 2) = 3"),       # halves up, as Math.round in Roll20 / Foundry
+    ("round(-5/2)", [], -2, "round(-5 / 2) = -2"),
+    ("round(7/-2)", [], -3, "round(7 / -2) = -3"),
+    ("ceil((1d20+5)/2)", [10], 8, "ceil((1d20 (10) + 5) / 2) = 8"),
+    ("floor(1d8)+ceil(3/2)", [4], 6, "floor(1d8 (4)) + ceil(3 / 2) = 6"),
+    ("abs(1d6-4)", [1], 3, "abs(1d6 (1) - 4) = 3"),
+    ("max(1d20, 1d20)", [3, 17], 17, "max(1d20 (3), 1d20 (17)) = 17"),
+    ("min(1d20, 10)+2", [15], 12, "min(1d20 (15), 10) + 2 = 12"),
+    ("max(1d4, 1d4, 1d4)", [2, 4, 1], 4, "max(1d4 (2), 1d4 (4), 1d4 (1)) = 4"),
+    ("7%3", [], 1, "7 % 3 = 1"),
+    ("-7%3", [], -1, "-7 % 3 = -1"),                            # the sign of the number divided (JavaScript's %)
+    ("1d20+1d4 % 3", [4, 3], 4, "1d20 (4) + 1d4 (3) % 3 = 4"),  # % binds like * and /
+    ("4d6sd", [2, 6, 1, 4], 13, "4d6sd (6, 4, 2, 1) = 13"),
+    ("4d6s", [2, 6, 1, 4], 13, "4d6s (1, 2, 4, 6) = 13"),
+    ("4d6sakh3", [2, 6, 1, 4], 12, "4d6sakh3 (~~1~~, 2, 4, 6) = 12"),
+    ("4d6sd1", [2, 6, 1, 4], 12, "4d6sd1 (~~1~~, 2, 4, 6) = 12"),   # s, then d1 (drop the lowest)
+    ("1d20cs>18", [19], 19, "1d20cs>18 (19) = 19"),
+    ("2d6!!p", [6, 6, 3, 2], 15, "2d6!!p (6!, 5!, 2, 2) = 15"),     # compound and penetrate: 6 + 5 + 2, then 2
+])
+def test_new_notation_rolls_with_scripted_faces(text, faces, total, shown):
+    result = roll(text, Scripted(faces))
+    assert (result.total, result.text) == (total, shown)
+    assert total in distribution(text).pmf
+
+
+@pytest.mark.parametrize("text, faces, count, fn", [
+    ("floor(1d6/2)", 6, 1, lambda d: d[0] // 2),
+    ("ceil(2d6/3)", 6, 2, lambda d: -(-sum(d) // 3)),
+    ("round(1d20/3)", 20, 1, lambda d: math.floor(Fraction(d[0], 3) + Fraction(1, 2))),
+    ("round(-1d10/4)", 10, 1, lambda d: math.floor(Fraction(-d[0], 4) + Fraction(1, 2))),
+    ("abs(2d6-7)", 6, 2, lambda d: abs(sum(d) - 7)),
+    ("max(1d8, 1d8)", 8, 2, max),
+    ("min(1d6, 1d6, 1d6)", 6, 3, min),
+    ("3d6 % 4", 6, 3, lambda d: sum(d) % 4),
+    ("4d6s", 6, 4, sum),
+    ("1d20cs>=19 + 1d20cf<3", 20, 2, sum),
+])
+def test_new_notation_odds_match_enumeration(text, faces, count, fn):
+    assert_matches(distribution(text), brute(faces, count, fn))
+
+
+def test_compound_penetrating_odds_match_enumeration_of_chains():
+    # 1d4!!p: a 4 adds another die counted one less, and so on; enumerate chains to depth 12.
+    exact: dict[int, float] = {}
+
+    def walk(total: int, p: float, first: bool, depth: int) -> None:
+        for face in range(1, 5):
+            value = face if first else face - 1
+            if face == 4 and depth < 12:
+                walk(total + value, p / 4, False, depth + 1)
+            else:
+                exact[total + value] = exact.get(total + value, 0.0) + p / 4
+
+    walk(0, 1.0, True, 0)
+    got = distribution("1d4!!p")
+    for v, p in exact.items():
+        assert got.probability(v) == pytest.approx(p, abs=1e-7)
+    assert distribution("2d4!!p").mean == pytest.approx(2 * got.mean, rel=1e-9)
+
+
+def test_crit_markers_mark_the_dice_and_count_for_the_history():
+    result = roll("3d20cs>=19cf<=2", Scripted([19, 2, 20]))
+    assert [(d.crit, d.fumble) for d in result.dice] == [(True, False), (False, True), (True, False)]
+    assert (result.crits, result.fumbles) == (2, 1)
+    plain = roll("2d20kh1", Scripted([20, 1]))  # no marker: a d20's 20 and 1; a dropped die does not count
+    assert (plain.crits, plain.fumbles) == (1, 0) and [d.flags() for d in plain.dice] == [
+        ("natural_max", "crit"), ("dropped", "natural_min", "fumble")]
+    assert roll("2d6cs6", Scripted([6, 5])).crits == 1 and roll("2d6", Scripted([6, 1])).crits == 0
+    assert "crit" in roll("1d20cs20", Scripted([20])).to_dict()["dice"][0]["flags"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("ceil(1d6/2+1)", "a division must be the whole value"),
+    ("floor(1d6/2/2)", "one division at most"),
+    ("max(1d20)", "two or more values"),
+    ("abs(1, 2)", "takes one value"),
+    ("1d20cs", "the faces that count after 'cs'"),
+    ("4d6ss", "only one sort modifier"),
+    ("1d20 % 0", "by zero"),
+    ("floor(1d6/0)", "Division by zero"),
+])
+def test_new_notation_refuses_with_a_message(text, message):
+    with pytest.raises(EngineError, match=message):
+        roll(text, Scripted([3] * 10))
+        distribution(text)
+
+
+# -- "read as": the line under the input when a reading is likely not what was meant ------------
+
+@pytest.mark.parametrize("text, says", [
+    ("2d6>=7", "count the dice showing ≥ 7: no d6 face does, so always 0"),
+    ("2d6>=7", "2d6 >= 7"),
+    ("5+1d20>=15", "1 when the d20 shows ≥ 15, else 0"),
+    ("1d20!=20", "1d20 exploding on 20"),
+    ("3d6!!>=10", "never happens on a d6, so this is a plain 3d6"),
+    ("1d20 > 25", "always false (0)"),
+    ("2d6 >= 2", "always true (1)"),
+    ("4d6kh4", "'kh4' keeps all 4 dice"),
+    ("6d6>=1", "every d6 face does, so always 6"),
+    ("1d20cs>19", "critical on 20 (> is strictly more here"),
+    ("1d6r7", "the reroll on 7 never happens"),
+    ("1d8mi1", "'mi1' changes nothing"),
+    ("5d10>=8", "count the dice showing ≥ 8 → 0–5"),
+])
+def test_readings_say_how_a_surprising_expression_was_read(text, says):
+    from pyengine.reading import readings
+
+    assert any(says in note for note in readings(parse(text))), readings(parse(text))
+
+
+@pytest.mark.parametrize("text", ["1d20+5", "4d6kh3", "1d20 != 20", "2d6 >= 7", "1d20>=15", "2d20kh1", "8d6!",
+                                  "1d20cs>=19", "floor(1d6/2)", "1d20 Stealth"])
+def test_readings_stay_quiet_when_the_reading_is_the_usual_one(text):
+    from pyengine.reading import readings
+
+    assert readings(parse(text)) == []

@@ -1,0 +1,143 @@
+"""How an expression was read, when the reading is likely not what was meant.
+
+The notation keeps one rule for each spelling (see `notation`), and some spellings that other rollers
+take differently, or that are easy to mistype, silently give a surprising total: `2d6>=7` counts the
+dice showing 7 or more (always 0), `5+1d20>=15` adds 1 when the die shows 15 or more, `1d20!=20`
+explodes on 20, `3d6!!>=10` never explodes. `readings` says, in words for the line under the input,
+how such an expression was read and how to write the other meaning. Bounded: one walk of the tree,
+and the odds of a comparison only within a small budget.
+"""
+
+from __future__ import annotations
+
+from .errors import EngineError
+from .notation import Binary, Call, Clamp, Cmp, Compare, Dice, Group, Label, Node, SetOp, Unary
+from .odds import Budget, distribution_ast
+
+__all__ = ["readings"]
+
+_SYMBOL = {">=": "≥ ", "<=": "≤ ", "!=": "≠ ", "=": "", ">": "> ", "<": "< "}
+_CHECK_WORK = 50_000  # the odds work spent to see whether a comparison is constant
+
+
+def readings(ast: Node) -> list[str]:
+    """Sentences such as "read as: count the dice showing ≥ 7 (always 0) …", at most one per cause."""
+    notes: list[str] = []
+    stack: list[tuple[Node, bool]] = [(ast, True)]
+    while stack:
+        node, whole = stack.pop()
+        if isinstance(node, Dice):
+            notes += _dice_notes(node, whole)
+        elif isinstance(node, Label):
+            stack.append((node.node, whole))
+        elif isinstance(node, Unary):
+            stack.append((node.operand, False))
+        elif isinstance(node, (Binary, Compare)):
+            stack += [(node.right, False), (node.left, False)]
+            if isinstance(node, Compare):
+                notes += _constant_comparison(node)
+        elif isinstance(node, Group):
+            stack += [(item, False) for item in reversed(node.items)]
+            notes += _keep_notes(node.set_ops, len(node.items), "items")
+        elif isinstance(node, Call):
+            stack += [(arg, False) for arg in reversed(node.args)]
+    return list(dict.fromkeys(notes))  # one of each, in order
+
+
+def _faces(dice: Dice) -> list[int]:
+    clamp = dice.clamp
+    return sorted({_clamp(f, clamp) for f in dice.faces})
+
+
+def _clamp(face: int, clamp: Clamp) -> int:
+    if clamp.low is not None and face < clamp.low:
+        face = clamp.low
+    if clamp.high is not None and face > clamp.high:
+        face = clamp.high
+    return face
+
+
+def _cmp_words(cmp: Cmp) -> str:
+    return f"{_SYMBOL[cmp.op]}{cmp.value}"
+
+
+def _die(dice: Dice) -> str:
+    return f"d{dice.label_sides}"
+
+
+def _dice_notes(dice: Dice, whole: bool) -> list[str]:
+    notes: list[str] = []
+    faces = _faces(dice)
+    name, plain = _die(dice), f"{dice.count}{_die(dice)}"
+    succ = dice.success
+    if succ is not None and dice.count:
+        matching = [f for f in faces if succ.test(f)]
+        written = f"{plain}{succ.text() if succ.op != '=' else '=' + str(succ.value)}"
+        spaced = f"{plain} {'==' if succ.op == '=' else succ.op} {succ.value}"
+        if not matching:
+            notes.append(f"read as: count the dice showing {_cmp_words(succ)}: no {name} face does, so always 0. "
+                         f"To compare the total, put spaces around: {spaced}")
+        elif len(matching) == len(faces) and dice.failure is None:
+            notes.append(f"read as: count the dice showing {_cmp_words(succ)}: every {name} face does, so always "
+                         f"{dice.count}. To compare the total, put spaces around: {spaced}")
+        elif dice.count > 1:
+            notes.append(f"read as: count the dice showing {_cmp_words(succ)} → 0–{dice.count}. "
+                         f"To compare the total, put spaces around: {spaced}")
+        elif not whole:
+            notes.append(f"read as: {written} is 1 when the {name} shows {_cmp_words(succ)}, else 0, inside the sum. "
+                         f"To compare the whole total, put spaces around the comparison, as in 5 + 1d20 >= 15")
+    ex = dice.explode
+    if ex is not None:
+        if "!=" in dice.text and ex.cmp.op == "=":
+            notes.append(f"read as: {plain} exploding on {ex.cmp.value} ('!' then '=', as in 1d6!=6). "
+                         f"To compare the total, put spaces around: {plain} != {ex.cmp.value}")
+        if not any(ex.cmp.test(f) for f in faces):
+            notes.append(f"read as: the explosion on {_cmp_words(ex.cmp)} never happens on a {name}, so this is a plain {plain}")
+    rr = dice.reroll
+    if rr is not None and not any(rr.cmp.test(f) for f in dice.faces):
+        notes.append(f"read as: the reroll on {_cmp_words(rr.cmp)} never happens on a {name}")
+    if dice.clamp.low is not None and dice.clamp.low <= dice.faces[0]:
+        notes.append(f"read as: 'mi{dice.clamp.low}' changes nothing: a {name} never shows less")
+    if dice.clamp.high is not None and dice.clamp.high >= dice.faces[-1]:
+        notes.append(f"read as: 'ma{dice.clamp.high}' changes nothing: a {name} never shows more")
+    for marker, what in ((dice.crit, "critical"), (dice.fumble, "a fumble")):
+        if marker is None:
+            continue
+        hits = [f for f in dice.faces if marker.test(f)]
+        if not hits:
+            notes.append(f"read as: no {name} face counts as {what} ({_cmp_words(marker)})")
+        elif marker.op in (">", "<"):
+            span = f"{hits[0]}" if len(hits) == 1 else f"{hits[0]}–{hits[-1]}"
+            closed = ">=" if marker.op == ">" else "<="
+            notes.append(f"read as: {what} on {span} ({marker.op} is strictly {'more' if marker.op == '>' else 'less'} here; "
+                         f"Roll20 reads it as 'or {'more' if marker.op == '>' else 'less'}': write c{'s' if what == 'critical' else 'f'}"
+                         f"{closed}{marker.value} for that)")
+    if not (ex is not None and ex.kind != "compound" and dice.set_ops):
+        notes += _keep_notes(dice.set_ops, dice.count, "dice")
+    return notes
+
+
+def _keep_notes(ops: tuple[SetOp, ...], count: int, things: str) -> list[str]:
+    notes: list[str] = []
+    for op in ops:
+        if op.how == "cmp":
+            continue
+        letters = op.text()
+        if op.keep and op.n >= count:
+            notes.append(f"read as: '{letters}' keeps all {count} {things}, so it changes nothing")
+        elif not op.keep and op.n == 0:
+            notes.append(f"read as: '{letters}' drops nothing")
+        elif not op.keep and op.n >= count:
+            notes.append(f"read as: '{letters}' drops all {count} {things}, so the total is always 0")
+    return notes
+
+
+def _constant_comparison(node: Compare) -> list[str]:
+    try:
+        dist = distribution_ast(node, Budget(_CHECK_WORK))
+    except EngineError:
+        return []
+    if len(dist.pmf) == 1 and not dist.residual:
+        value = next(iter(dist.pmf))
+        return [f"read as: this comparison ({node.op}) is always {'true (1)' if value else 'false (0)'}"]
+    return []
