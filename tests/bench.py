@@ -169,6 +169,15 @@ def engine(p, base_url: str) -> None:
         for key in cpython:
             print(f"  {key:40} {cpython[key]:9.2f} {browser[key]:9.2f}")
 
+        from web.bench import reach_timings
+
+        print("\n== Exact odds that reach further (median of 3, ms; default budget, no cache) ==")
+        here_reach = reach_timings()
+        there_reach = json.loads(page.evaluate("RK.bench('reach')"))
+        print(f"  {'expression':14} {'CPython':>9} {'Pyodide':>9} {'outcomes':>9} {'residual':>9}")
+        for expr, row in here_reach.items():
+            print(f"  {expr:14} {row['ms']:9.1f} {there_reach[expr]['ms']:9.1f} {row['outcomes']:9} {row['residual']:9.1e}")
+
         from pyengine.odds import DEFAULT_WORK
         from web.bench import first_answers
 

@@ -13,6 +13,20 @@ DISTRIBUTIONS = ("4d6kh3", "10d20kh3", "8d6!", "6d10>=8")
 # The expressions that froze the page before the work budget (issue "never freeze").
 FROZE = ("1d10000+1d10000", "10d10000", "1000d10000", "100d6!", "100d6!!", "1000d6", "+".join(["d20"] * 250),
          "1d20!>1", "2d10000", "1d10000kh1", "1d6r<6!", "1d6r1!>=2")
+# Exact odds that reach further (issue "dice notation"): each exact within the default budget.
+REACH = ("2d10000", "10d10000kh1", "1000d6", "100d6!", "100d20kh50", "40d6!kh20")
+
+
+def reach_timings(repeat: int = 3) -> dict:
+    """Per expression: median ms of its exact distribution (default budget, no cache), outcomes, residual."""
+    from pyengine.odds import Budget
+
+    out = {}
+    for expr in REACH:
+        dist = distribution(expr, Budget())
+        out[expr] = {"ms": _median_ms(lambda e=expr: distribution(e, Budget()), repeat),
+                     "outcomes": len(dist.pmf), "residual": dist.residual}
+    return out
 
 
 def first_answers(work: int) -> dict:
@@ -91,6 +105,8 @@ def hook(app, name: str, arg: str = "") -> str:
     """Entry point: returns JSON."""
     if name == "dice":
         return json.dumps(dice_timings())
+    if name == "reach":
+        return json.dumps(reach_timings())
     if name == "first_answers":
         from .odds_job import PAGE_WORK
 

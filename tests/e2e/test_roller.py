@@ -91,3 +91,40 @@ def test_invalid_and_absurd_notation_gets_a_clear_message(context, site):
         page.wait_for_function(
             f"document.querySelector('[data-testid=dice-error]').textContent.includes({words!r})", timeout=10_000
         )
+
+
+def test_new_notation_reads_rolls_and_marks_crits_in_the_history(context, site):
+    """Functions, crit markers and sorting roll in the browser exactly as in the engine; the line under
+    the input says how a surprising expression was read, and goes when it is written the usual way."""
+    page = open_app(context, site["url"] + "/?seed=5").page
+    box = page.get_by_test_id("dice-input")
+    box.fill("2d6>=7")
+    page.wait_for_function("document.querySelector('[data-testid=dice-reading]').textContent.includes('always 0')")
+    assert "2d6 >= 7" in page.get_by_test_id("dice-reading").inner_text()
+    box.fill("2d6 >= 7")
+    page.wait_for_function("document.getElementById('odds-body').dataset.expr === '2d6 >= 7'")
+    assert page.get_by_test_id("dice-reading").inner_text() == ""
+    box.fill("floor(1d6/2)")
+    page.wait_for_function("document.querySelector('[data-testid=odds-mean]').textContent.includes('1.50')")
+
+    rng = random.Random(5)
+    for text in ("10d20cs>=19cf<=2sd", "ceil((1d20+5)/2) + max(1d4, 1d4) % 3"):
+        box.fill(text)
+        page.get_by_test_id("roll-button").click()
+        expected = roll(text, rng)
+        page.wait_for_function(f"document.querySelector('[data-testid=roll-text]').textContent === {expected.text!r}")
+        assert page.get_by_test_id("roll-total").inner_text() == str(expected.total)
+    first = roll("10d20cs>=19cf<=2sd", random.Random(5))
+    assert first.crits and first.fumbles  # the seed was chosen so that both show
+    dice = page.get_by_test_id("roll-history").get_by_test_id("history-item").nth(1)
+    crit = f"crit ×{first.crits}" if first.crits > 1 else "crit"
+    fumble = f"fumble ×{first.fumbles}" if first.fumbles > 1 else "fumble"
+    assert dice.get_by_test_id("history-crit").inner_text() == crit
+    assert dice.get_by_test_id("history-fumble").inner_text() == fumble
+    box.fill("10d20cs>=19cf<=2sd")
+    page.get_by_test_id("roll-button").click()
+    again = roll("10d20cs>=19cf<=2sd", rng)
+    page.wait_for_function(f"document.querySelector('[data-testid=roll-text]').textContent === {again.text!r}")
+    marked = page.eval_on_selector_all("[data-testid=roll-dice] .die", "els => els.map(e => e.className)")
+    assert sum("crit" in c for c in marked) == sum(d.crit for d in again.dice)
+    assert [d.value for d in again.dice] == sorted((d.value for d in again.dice), reverse=True)
