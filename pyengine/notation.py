@@ -1,10 +1,10 @@
 """Dice notation -> AST.
 
 Accepted (Roll20 / Foundry / Avrae notation):
-    NdX, dX, d%, dF, integers, + - * / (rounds down) % (remainder), unary minus, parentheses,
+    NdX, dX, d%, dF, integers, + - * / (rounds down; Avrae's // too) % (remainder), unary minus, parentheses,
     comparisons == != < > <= >= (with spaces around them when they follow a dice term),
     keep/drop khN klN kN(=kh) dhN dlN dN(=dl) pN phN plN, k>N k<N (Avrae selectors),
-    explode ! !>=N !=N ..., compound !!, penetrate !p, both !!p, Avrae eN e>N,
+    explode ! !>=N !=N ..., compound !!, penetrate !p, both !!p, Avrae eN e>N, Foundry x x>=N,
     reroll rN r<=N (until it no longer matches), ro (once), rr (recursive), ra (once and add),
     miN maN (each die at least / at most N), crit markers cs>N cf<N, sorting s sa sd,
     success counting >=N >N <=N <N =N right after the dice (no space), failures fN f<=N,
@@ -304,7 +304,7 @@ class _Parser:
             self.skip()
             if self.peek("*") or self.peek("/") or self.peek("%"):
                 op = self.text[self.pos]
-                self.pos += 1
+                self.pos += 2 if self.peek("//") else 1  # Avrae's // is our / (both round down)
                 node = Binary(op, node, self.unary())
             else:
                 return node
@@ -438,6 +438,11 @@ class _Parser:
             elif self.peek("e"):
                 self.pos += 1
                 cmp = self.cmp_required("a face to explode on, such as e6 or e>5")
+                self.set_once(fields, "explode", Explode("explode", cmp), here)
+            elif self.take("x"):  # Foundry's explode
+                if self.peek("o"):
+                    raise DiceValueError("Foundry's xo (explode once) is not supported; x or ! explodes every time.")
+                cmp = self.optional_cmp() or Cmp("=", max(faces))
                 self.set_once(fields, "explode", Explode("explode", cmp), here)
             elif self.peek("r"):
                 self.pos += 1

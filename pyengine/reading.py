@@ -100,6 +100,9 @@ def _dice_notes(dice: Dice, whole: bool) -> list[str]:
         notes.append(f"read as: 'mi{dice.clamp.low}' changes nothing: a {name} never shows less")
     if dice.clamp.high is not None and dice.clamp.high >= dice.faces[-1]:
         notes.append(f"read as: 'ma{dice.clamp.high}' changes nothing: a {name} never shows more")
+    if dice.crit is not None and dice.count > 1 and succ is None:
+        notes.append(f"read as: cs marks the dice that count as critical (Roll20, rpg-dice-roller); the total is their sum. "
+                     f"To count successes, as Foundry's cs does, write {plain}{'>=' if dice.crit.op == '=' else ''}{dice.crit.text()}")
     for marker, what in ((dice.crit, "critical"), (dice.fumble, "a fumble")):
         if marker is None:
             continue

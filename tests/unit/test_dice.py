@@ -570,6 +570,9 @@ def test_big_exact_odds_agree_with_seeded_simulation(text):
     ("4d6sd1", [2, 6, 1, 4], 12, "4d6sd1 (~~1~~, 2, 4, 6) = 12"),   # s, then d1 (drop the lowest)
     ("1d20cs>18", [19], 19, "1d20cs>18 (19) = 19"),
     ("2d6!!p", [6, 6, 3, 2], 15, "2d6!!p (6!, 5!, 2, 2) = 15"),     # compound and penetrate: 6 + 5 + 2, then 2
+    ("7//2+1d4", [3], 6, "7 / 2 + 1d4 (3) = 6"),                  # Avrae's // rounds down, as our / does
+    ("2d6x", [6, 2, 3], 11, "2d6x (6!, 2, 3) = 11"),              # Foundry's x explodes
+    ("1d10x>=9", [9, 10, 4], 23, "1d10x>=9 (9!, 10!, 4) = 23"),
 ])
 def test_new_notation_rolls_with_scripted_faces(text, faces, total, shown):
     result = roll(text, Scripted(faces))
@@ -632,6 +635,9 @@ def test_crit_markers_mark_the_dice_and_count_for_the_history():
     ("4d6ss", "only one sort modifier"),
     ("1d20 % 0", "by zero"),
     ("floor(1d6/0)", "Division by zero"),
+    ("1d6xo", "xo \\(explode once\\) is not supported"),
+    ("1d20**2", "a number, a die"),
+    ("1d20/2.5", "an operator"),
 ])
 def test_new_notation_refuses_with_a_message(text, message):
     with pytest.raises(EngineError, match=message):
@@ -655,6 +661,7 @@ def test_new_notation_refuses_with_a_message(text, message):
     ("1d6r7", "the reroll on 7 never happens"),
     ("1d8mi1", "'mi1' changes nothing"),
     ("5d10>=8", "count the dice showing ≥ 8 → 0–5"),
+    ("10d6cs>=5", "as Foundry's cs does, write 10d6>=5"),
 ])
 def test_readings_say_how_a_surprising_expression_was_read(text, says):
     from pyengine.reading import readings
