@@ -236,7 +236,7 @@ class _Parser:
         if start == self.pos:
             raise self.error(what)
         digits = self.text[start:self.pos]
-        if len(digits) > 10 or int(digits) > MAX_CONSTANT:
+        if len(digits.lstrip("0")) > 10 or int(digits) > MAX_CONSTANT:  # leading zeros are fine: 0001d6
             self.pos = start
             raise DiceLimitError(f"The number {digits[:12]}{'…' if len(digits) > 12 else ''} is too large (at most {MAX_CONSTANT:,}).")
         return int(digits)

@@ -570,7 +570,9 @@ def test_big_exact_odds_agree_with_seeded_simulation(text):
     ("4d6sd1", [2, 6, 1, 4], 12, "4d6sd1 (~~1~~, 2, 4, 6) = 12"),   # s, then d1 (drop the lowest)
     ("1d20cs>18", [19], 19, "1d20cs>18 (19) = 19"),
     ("2d6!!p", [6, 6, 3, 2], 15, "2d6!!p (6!, 5!, 2, 2) = 15"),     # compound and penetrate: 6 + 5 + 2, then 2
-    ("7//2+1d4", [3], 6, "7 / 2 + 1d4 (3) = 6"),                  # Avrae's // rounds down, as our / does
+    ("7//2+1d4", [3], 6, "7 / 2 + 1d4 (3) = 6"),
+    ("0001d6+02", [4], 6, "0001d6 (4) + 2 = 6"),                  # leading zeros, however many
+    ("000000000000001d0006", [4], 4, "000000000000001d0006 (4) = 4"),                  # Avrae's // rounds down, as our / does
     ("2d6x", [6, 2, 3], 11, "2d6x (6!, 2, 3) = 11"),              # Foundry's x explodes
     ("1d10x>=9", [9, 10, 4], 23, "1d10x>=9 (9!, 10!, 4) = 23"),
 ])
