@@ -6,25 +6,30 @@ import asyncio
 import json
 import random
 import time
+from dataclasses import replace
 
 from pyodide.ffi import JsException
 from pyscript import document, window
 
 from pyengine.dice import Estimate, parse, roll_ast
+from pyengine.characters import (
+    ME_ID, TARGET_ID, Character, character_from_dict, character_to_dict, combatant_fields, practice_encounter, read_character,
+)
 from pyengine.errors import EngineError, SchemaError
+from pyengine.model import Encounter
 from pyengine.reading import readings
 from pyengine.rules import system_of
 from pyengine.storage import dumps
 from pyengine.text import quoted
 from pyengine.tracker import Timeline, new_encounter, resolve
 
-from . import dom, render
+from . import characters, dom, render
 from .html import esc, odds_html
 from .odds_job import OddsJob
 from .state import Ui, update
 from .views import view_for
 from .persist import (
-    COLLECTIONS, INDEX, MAX_ROLL_HISTORY, ROLLS, ROSTER, SAVED_ROLLS, SNAPSHOT, TEMPLATES, Notice, Persistence, StorageFull,
+    CHARACTERS, COLLECTIONS, INDEX, MAX_ROLL_HISTORY, ROLLS, ROSTER, SAVED_ROLLS, SNAPSHOT, TEMPLATES, Notice, Persistence, StorageFull,
     StorageUnavailable, parse_import, read_share, rebase, share_payload,
 )
 
@@ -64,11 +69,13 @@ class App:
         self.next_turn_guard = NEXT_TURN_GUARD
         self.storage_kept: bool | None = None  # navigator.storage.persisted(), once known
         self.asked_to_keep = False
+        self.deleted_characters: list[dict] = []  # for Undo
         try:
             self.ws, loaded_notices = self.persistence.load_workspace()
             self.notices.extend(loaded_notices)
             self.rolls = self.persistence.read_collection(ROLLS, self.notices)
             self.saved_rolls = self.persistence.read_collection(SAVED_ROLLS, self.notices)
+            self.characters = self.persistence.read_collection(CHARACTERS, self.notices)
         except StorageUnavailable:
             self._fall_back_to_memory()
         if status == "full":
@@ -87,7 +94,7 @@ class App:
         self.persistent = False
         self.persistence = Persistence(self.store)
         self.ws, _ = self.persistence.load_workspace()
-        self.rolls, self.saved_rolls = [], []
+        self.rolls, self.saved_rolls, self.characters = [], [], []
 
     # -- state changes ---------------------------------------------------------------------
     def update(self, message: str, **data: object) -> None:
@@ -202,6 +209,10 @@ class App:
             self.ws.roster = self.persistence.read_collection(ROSTER, notices)
         elif key == TEMPLATES:
             self.ws.templates = self.persistence.read_collection(TEMPLATES, notices)
+        elif key == CHARACTERS:
+            self.characters = self.persistence.read_collection(CHARACTERS, notices)
+            if self.ui.sheet is not None and self.ui.sheet[0] in ("characters", "character"):
+                self.render_sheet()
         if self.ui.sheet is not None and self.ui.sheet[0] in ("menu", "add"):
             self.render_sheet()
 
@@ -213,7 +224,7 @@ class App:
     def error(self, text: str) -> None:
         """A refusal, said where the tap was: in the open sheet (its own error line and a toast at
         the bottom of the sheet), else as a notice."""
-        for target in ("form-error", "sheet-error", "menu-error"):
+        for target in ("form-error", "sheet-error", "menu-error", "character-error"):
             node = dom.el(target)
             if node is not None and self.ui.sheet is not None:
                 node.textContent = text
@@ -305,6 +316,11 @@ class App:
                 self.close_sheet()
                 return
             html = render.add_sheet_html(enc, self.ws.roster, self.ws.templates, edit=enc.get(ident))
+        elif kind in ("characters", "character", "character-edit"):
+            mine = self.character_sheet(kind, ident)
+            if mine is None:
+                return
+            html = mine
         else:
             html = render.menu_sheet_html(self.ws.encounters, enc.id, self.ws.locked, document.documentElement.dataset.theme or "dark",
                                           enc.option("skip_down", "npcs"), self.trash, enc.system, self.storage_state(), time.time())
@@ -529,8 +545,147 @@ class App:
         n = len(self.ws.encounters) + 1
         self.switch_to(Timeline.start(new_encounter(eid, f"Encounter {n}", system or self.timeline.present.system)))
 
+    # -- my characters -----------------------------------------------------------------------
+    def character(self, cid: str | None) -> Character | None:
+        item = next((c for c in self.characters if c.get("id") == cid), None)
+        try:
+            return character_from_dict(item) if item is not None else None
+        except EngineError:
+            return None
+
+    def my_characters(self) -> list[Character]:
+        out = []
+        for item in self.characters:
+            try:
+                out.append(character_from_dict(item))
+            except EngineError:
+                continue  # checked when read: only a newer tab's item could fail, and it stays stored
+        return out
+
+    def store_character(self, c: Character) -> None:
+        items = [x for x in self.characters if x.get("id") != c.id]
+        index = next((i for i, x in enumerate(self.characters) if x.get("id") == c.id), len(items))
+        self.characters = self.store_list(CHARACTERS, items[:index] + [character_to_dict(c)] + items[index:])
+
+    def new_character_id(self) -> str:
+        taken = {x.get("id") for x in self.characters}
+        n = len(self.characters) + 1
+        while f"k{n}-{self.persistence.new_id()[-6:]}" in taken:
+            n += 1
+        return f"k{n}-{self.persistence.new_id()[-6:]}"
+
+    def character_sheet(self, kind: str, ident: str | None) -> str | None:
+        if kind == "characters":
+            return characters.characters_html(self.my_characters())
+        if kind == "character-edit":
+            if ident is not None and ident.startswith("new:"):
+                return characters.character_form_html(ident[4:], None)
+            c = self.character(ident)
+            if c is None:
+                self.open_sheet("characters")
+                return None
+            return characters.character_form_html(c.system, c)
+        c = self.character(ident)
+        if c is None:
+            self.open_sheet("characters")
+            return None
+        link = characters.character_link(f"{window.location.origin}{window.location.pathname}", c)
+        return characters.character_sheet_html(c, self.ui.practice, self.ui.attack, link)
+
+    def open_character(self, cid: str, index: int | None = None) -> None:
+        """A character's attack screen, with the chosen named attack (else its first) in the panel."""
+        c = self.character(cid)
+        if c is None:
+            return
+        if index is None or c.attack(index) is None:
+            index = 0 if c.attacks else None
+        chosen = c.attack(index) if index is not None else None
+        self.update("character-opened", ident=cid, attack=index, config=dict(chosen.config) if chosen else {})
+        dom.forget("sheet-body")
+        self.render_sheet()
+        dialog = dom.el("sheet")
+        if not dialog.open:
+            dialog.showModal()
+
+    def practice(self) -> tuple[Character, Encounter] | None:
+        """The open character and its practice encounter (None when no character's screen is open)."""
+        if self.ui.sheet is None or self.ui.sheet[0] != "character":
+            return None
+        c = self.character(self.ui.sheet[1])
+        if c is None:
+            return None
+        p = self.ui.practice
+        chosen = c.attack(p["attack"]) if isinstance(p.get("attack"), int) else None
+        return c, practice_encounter(c, chosen, p.get("target", {}), p.get("hp"), p.get("name") or "Target")
+
+    def offer_character(self, payload: str) -> None:
+        try:
+            c = read_character(payload)
+        except EngineError as error:
+            window.history.replaceState(None, "", window.location.pathname + window.location.search)
+            self.notify(Notice("error", f"The character's link could not be opened: {error} It was removed from the address bar."))
+            return
+        self.update("character-offered", character=c)
+        fight = quoted(self.timeline.present.name)
+        same = self.timeline.present.system == c.system
+        text = characters.offer_text(c, fight if same else "")
+        buttons = (("keep-character", "Save to my characters"),)
+        if same:
+            self.notify(Notice("info", text, "add-character", "Add to the fight", buttons))
+        else:
+            self.notify(Notice("info", text, "keep-character", "Save to my characters"))
+
+    def take_character(self, into_fight: bool) -> None:
+        """The offered character joins the open fight (one undoable step), or goes into My characters."""
+        c = self.ui.pending_character
+        if c is None:
+            return
+        self.update("character-taken")
+        self.notices = [n for n in self.notices if n.action not in ("add-character", "keep-character")]
+        window.history.replaceState(None, "", window.location.pathname + window.location.search)
+        if into_fight:
+            weapon = c.attack(0)  # the tracker's combatant has one weapon: the first attack's
+            if self.act("add_combatant", {"combatant": combatant_fields(c, weapon)}):
+                self.notify(Notice("info", f"{c.name} joined the fight."))
+            return
+        if self.character(c.id) is not None:
+            c = replace(c, id=self.new_character_id())
+        self.store_character(c)
+        self.notify(Notice("info", f"{c.name} is in My characters."))
+        self.render_notices()
+
+    def record_practice(self, c: Character, pending: dict) -> None:
+        """A character's attack goes into the dice history: what, against what, and the result."""
+        p = self.ui.practice
+        chosen = c.attack(p["attack"]) if isinstance(p.get("attack"), int) else None
+        damage = pending.get("damage")
+        if not isinstance(damage, int):
+            damage = (pending.get("result") or {}).get("damage", 0)
+        label = f"{c.name}: {chosen.name if chosen else 'attack'} vs {p.get('name') or 'Target'}"
+        entry = {"expr": label[:1000], "label": label[:200],
+                 "total": int(damage) if isinstance(damage, int) else 0, "text": str(pending.get("text", ""))[:50_000],
+                 "at": int(time.time() * 1000)}
+        if pending.get("crit"):
+            entry["crits"] = 1
+        self.rolls = self.store_list(ROLLS, ([entry] + self.rolls)[:MAX_ROLL_HISTORY])
+        dom.set_html("roll-history", render.history_html(self.rolls))
+
     def roll_attack(self, target_id: str) -> None:
-        """Roll the attack now; the result waits on screen for Apply (then it is one undoable step)."""
+        """Roll the attack now; the result waits on screen for Apply (then it is one undoable step).
+        On a character's screen, the attack is rolled on its practice encounter and kept in the history."""
+        practice = self.practice()
+        if practice is not None:
+            c, enc = practice
+            try:
+                config = {k: v for k, v in self.ui.attack.items() if k != "pending" and v is not None}
+                action = resolve(enc, view_for(enc.system).attack_kind or "", {**config, "attacker": ME_ID, "target": TARGET_ID}, self.rng)
+            except EngineError as error:
+                self.error(str(error))
+                return
+            self.update("attack-rolled", pending={**action.args, "action": action})
+            self.record_practice(c, action.args)
+            self.render_sheet()
+            return
         enc = self.timeline.present
         config = {k: v for k, v in self.ui.attack.items() if k != "pending" and v is not None}
         shown = dom.value("atk-attacker") or None  # the attacker the panel shows (its default included)
@@ -568,7 +723,7 @@ class App:
 
     def apply_attack(self) -> None:
         pending = self.ui.attack.get("pending")
-        if pending is None:
+        if pending is None or self.practice() is not None:  # a character's practice attack changes no fight
             return
         self.update("attack-applied")
         try:

@@ -24,11 +24,13 @@ def pct(p: float) -> str:
     return f"{p * 100:.1f}%"
 
 
-def field(label: str, name: str, value: object = "", kind: str = "text", extra: str = "") -> str:
-    """A labelled input of the add / edit form: id f-<name>, test id field-<name>."""
+def field(label: str, name: str, value: object = "", kind: str = "text", extra: str = "", prefix: str = "f") -> str:
+    """A labelled input of a form: id <prefix>-<name> (f-: the add / edit form), test id field-<name>
+    (or <prefix>-<name> for another form)."""
+    testid = f"field-{name}" if prefix == "f" else f"{prefix}-{name}"
     return (
-        f'<label class="field">{esc(label)}<input id="f-{name}" name="{name}" type="{kind}" '
-        f'value="{esc(value)}" data-testid="field-{name}"{extra}></label>'
+        f'<label class="field">{esc(label)}<input id="{prefix}-{name}" name="{name}" type="{kind}" '
+        f'value="{esc(value)}" data-testid="{testid}"{extra}></label>'
     )
 
 
@@ -53,22 +55,24 @@ class HasStats(Protocol):
     def stat(self, key: str, default: Any = None) -> Any: ...
 
 
-def stat_fields_html(fields: Iterable[Stat], c: HasStats | None, note: str = "") -> str:
+def stat_fields_html(fields: Iterable[Stat], c: HasStats | None, note: str = "", prefix: str = "f", extra: str = "") -> str:
     """A system's own stats on the add / edit sheet: numbers and text in a grid, flags as
-    checkboxes; `c` is the combatant being edited (None when adding)."""
+    checkboxes; `c` is the combatant being edited (None when adding). Inputs are <prefix>-stat-<key>;
+    `extra` goes into each input (a change handler)."""
     boxes, checks = [], []
+    testid = "field" if prefix == "f" else prefix
     for f in fields:
         if f.kind == "flag":
-            checks.append(f'<label class="check"><input type="checkbox" id="f-stat-{f.key}" data-testid="field-stat-{f.key}"'
-                          f'{" checked" if c is not None and c.stat(f.key) else ""}> {esc(f.label)}</label>')
+            checks.append(f'<label class="check"><input type="checkbox" id="{prefix}-stat-{f.key}" data-testid="{testid}-stat-{f.key}"'
+                          f'{" checked" if c is not None and c.stat(f.key) else ""}{extra}> {esc(f.label)}</label>')
         elif f.kind == "text":
             value = (c.stat(f.key, f.default) or "") if c else f.default
             hint = f' placeholder="{esc(f.placeholder)}"' if f.placeholder else ""
-            boxes.append(field(f.label, f"stat-{f.key}", value, "text", f' maxlength="100" autocomplete="off"{hint}'))
+            boxes.append(field(f.label, f"stat-{f.key}", value, "text", f' maxlength="100" autocomplete="off"{hint}{extra}', prefix))
         else:
             value = c.stat(f.key, f.default) if c else f.default
             boxes.append(field(f.label, f"stat-{f.key}", "" if value is None else value, "number",
-                               f' inputmode="numeric" min="{f.low}" max="{f.high}"'))
+                               f' inputmode="numeric" min="{f.low}" max="{f.high}"{extra}', prefix))
     if not boxes and not checks:
         return ""
     return (f'<div class="grid2" data-testid="system-fields">{"".join(boxes)}</div><div class="checks">{"".join(checks)}</div>'

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from dataclasses import replace
 
 from pyscript import document, window
 
@@ -13,12 +14,15 @@ from typing import Callable
 from pyengine.dice import roll
 from pyengine.errors import EngineError
 from pyengine.model import validated_fields
-from pyengine.rules import system_of
+from pyengine.characters import Character, character_from_dict, character_to_dict, read_character, validated_config, validated_stats
+from pyengine.rules import get_system, system_of
 from pyengine.text import clean_text, quoted
 
-from . import dom, render
+from . import characters, dom, render
 from .app import NEXT_TURN_GUARD, App
-from .persist import COLLECTIONS, INDEX, ROLLS, ROSTER, SAVED_ROLLS, TEMPLATES, Notice, export_all, export_encounter, rebase
+from .persist import (
+    CHARACTERS, COLLECTIONS, INDEX, ROLLS, ROSTER, SAVED_ROLLS, TEMPLATES, Notice, export_all, export_encounter, rebase,
+)
 from .quick import add_die, advantage
 from .views import view_for
 
@@ -382,7 +386,12 @@ def _share_link(page: Page) -> None:
 
 @on("copy-share")
 def _copy_share(page: Page) -> None:
-    field, out = dom.el("share-field"), dom.el("share-out")
+    _copy_field("share-field", "share-out")
+
+
+def _copy_field(field_id: str, out_id: str) -> None:
+    """A link in a read-only field: selected, and to the clipboard when the browser lets us."""
+    field, out = dom.el(field_id), dom.el(out_id)
     if field is None or not str(field.value):
         return
     field.select()
@@ -400,6 +409,221 @@ def _copy_share(page: Page) -> None:
     # Clipboard access may be refused: the link stays in the field, selected, either way.
     clipboard.writeText(str(field.value)).then(told("Copied: paste it to the other phone.")).catch(
         told("Copy the link from the field (long-press it)."))
+
+
+# -- my characters -------------------------------------------------------------------------------
+
+def _checked(node_id: str) -> bool:
+    node = dom.el(node_id)
+    return bool(node is not None and node.checked)
+
+
+@on("my-characters")
+def _my_characters(page: Page) -> None:
+    page.app.open_sheet("characters")
+
+
+@on("new-character")
+def _new_character(page: Page) -> None:
+    page.app.open_sheet("character-edit", "new:" + (dom.value("new-character-system") or "generic"))
+
+
+@on("edit-character")
+def _edit_character(page: Page) -> None:
+    page.app.open_sheet("character-edit", page.data("id"))
+
+
+@on("open-character")
+def _open_character(page: Page) -> None:
+    page.app.open_character(page.data("id"))
+
+
+@on("character-attack")
+def _character_attack(page: Page) -> None:
+    page.app.open_character(page.data("id"), _int(page.data("index")))
+
+
+def _edited() -> tuple[str, Character | None]:
+    """The system and the character of the open edit form (None: a new one)."""
+    sheet = _app().ui.sheet
+    ident = str(sheet[1] if sheet is not None else "")
+    if ident.startswith("new:"):
+        return ident[4:], None
+    c = _app().character(ident)
+    if c is None:
+        raise EngineError("That character is gone (deleted in another tab?).")
+    return c.system, c
+
+
+@on("save-character", "save-attack")
+def _save_character(page: Page) -> None:
+    """The form as one character; Save attack also adds (or, by name, replaces) the attack typed below."""
+    a = page.app
+    with_attack = str(page.node.getAttribute("data-action")) == "save-attack"
+    name = ""
+    try:
+        system, old = _edited()
+        view = view_for(system)
+        fields = get_system(system).stat_fields
+        own = tuple(f for f in fields if f.key not in view.weapon_fields)
+        weapon = tuple(f for f in fields if f.key in view.weapon_fields)
+        attacks = [{"name": x.name, "stats": x.stats, "config": x.config} for x in (old.attacks if old else ())]
+        if with_attack:
+            name = clean_text(dom.value("a-name"))
+            if not name:
+                raise EngineError("Name the attack first (e.g. Longsword).")
+            before = next((x for x in attacks if x["name"] == name), None)
+            new = {"name": name, "stats": characters.read_stats(weapon, "a", dom.value, _checked),
+                   "config": before["config"] if before else {}}
+            attacks = [new if x is before else x for x in attacks] if before else attacks + [new]
+        doc = {"v": 1, "id": old.id if old else a.new_character_id(), "name": dom.value("k-name"), "system": system,
+               "max_hp": _int(dom.value("k-max_hp")), "init_mod": _int(dom.value("k-init_mod"), 0),
+               "stats": {**{k: v for k, v in (old.stats if old else {}).items() if k in view.weapon_fields},
+                         **characters.read_stats(own, "k", dom.value, _checked)},
+               "attacks": attacks}
+        c = character_from_dict(doc)
+    except EngineError as error:
+        a.error(str(error))
+        return
+    a.store_character(c)
+    if with_attack:
+        a.open_sheet("character-edit", c.id)
+        a.toast(f"Saved the attack {quoted(name)}.")
+    else:
+        a.open_character(c.id)
+
+
+@on("pick-attack")
+def _pick_attack(page: Page) -> None:
+    """An attack of the list into the attack form below, to change it (the same name replaces it)."""
+    try:
+        system, c = _edited()
+    except EngineError:
+        return
+    chosen = c.attack(_int(page.data("index"), -1) or 0) if c else None
+    if c is None or chosen is None:
+        return
+    dom.el("a-name").value = chosen.name
+    view = view_for(system)
+    for f in get_system(system).stat_fields:
+        node = dom.el(f"a-stat-{f.key}")
+        if node is None or f.key not in view.weapon_fields:
+            continue
+        value = chosen.stats.get(f.key, c.stats.get(f.key, f.default))
+        if f.kind == "flag":
+            node.checked = bool(value)
+        else:
+            node.value = "" if value is None else str(value)
+    dom.el("a-name").focus()
+
+
+@on("remove-attack")
+def _remove_attack(page: Page) -> None:
+    a = page.app
+    try:
+        _, c = _edited()
+    except EngineError as error:
+        a.error(str(error))
+        return
+    index = _int(page.data("index"), -1)
+    if c is None or index is None or c.attack(index) is None:
+        return
+    a.store_character(replace(c, attacks=c.attacks[:index] + c.attacks[index + 1:]))
+    a.render_sheet()
+
+
+@on("delete-character")
+def _delete_character(page: Page) -> None:
+    a = page.app
+    c = a.character(page.data("id"))
+    if c is None:
+        return
+    a.deleted_characters.append(character_to_dict(c))
+    a.characters = a.store_list(CHARACTERS, [x for x in a.characters if x.get("id") != c.id])
+    a.open_sheet("characters")
+    a.notify(Notice("info", f"Deleted {quoted(c.name)}.", "undelete-character", "Undo"))
+
+
+@on("notice-undelete-character")
+def _undelete_character(page: Page) -> None:
+    a = page.app
+    if not a.deleted_characters:
+        return
+    back = a.deleted_characters.pop()
+    a.characters = a.store_list(CHARACTERS, a.characters + [back])
+    a.notices = [n for n in a.notices if n.action != "undelete-character"]
+    a.render_notices()
+    a.render_sheet()
+
+
+@on("save-attack-options")
+def _save_attack_options(page: Page) -> None:
+    """The attack panel's options as they are now, kept in the chosen named attack."""
+    a = page.app
+    c = a.character(a.ui.sheet[1] if a.ui.sheet else None)
+    index = a.ui.practice.get("attack")
+    chosen = c.attack(index) if c is not None and isinstance(index, int) else None
+    if c is None or chosen is None:
+        return
+    try:
+        config = validated_config({k: v for k, v in a.ui.attack.items() if k not in ("pending", "attacker", "target")})
+    except EngineError as error:
+        a.error(str(error))
+        return
+    attacks = list(c.attacks)
+    attacks[index] = replace(chosen, config=config)  # type: ignore[index]
+    a.store_character(replace(c, attacks=tuple(attacks)))
+    a.toast(f"{chosen.name} keeps these options.")
+
+
+@on("copy-character")
+def _copy_character(page: Page) -> None:
+    _copy_field("character-link", "character-out")
+
+
+@on("import-character")
+def _import_character(page: Page) -> None:
+    a = page.app
+    try:
+        c = read_character(dom.value("character-code"))
+    except EngineError as error:
+        a.error(f"Nothing was added: {error}")
+        return
+    if a.character(c.id) is not None:
+        c = replace(c, id=a.new_character_id())
+    a.store_character(c)
+    a.render_sheet()
+    a.toast(f"{c.name} is in My characters.")
+
+
+@on("notice-add-character")
+def _add_character(page: Page) -> None:
+    page.app.take_character(into_fight=True)
+
+
+@on("notice-keep-character")
+def _keep_character(page: Page) -> None:
+    page.app.take_character(into_fight=False)
+
+
+def _practice_target(a: App, target) -> None:
+    """What the game master says about the target, read whole from the character's screen."""
+    c = a.character(a.ui.sheet[1] if a.ui.sheet else None)
+    if c is None:
+        return
+    fields = tuple(f for f in get_system(c.system).stat_fields if f.key in view_for(c.system).target_fields)
+    try:
+        stats = validated_stats(fields, characters.read_stats(fields, "t", dom.value, _checked), get_system(c.system).label)
+        hp = _int(dom.value("t-hp"))
+        name = clean_text(dom.value("t-name"))[:60] or "Target"
+    except EngineError as error:
+        a.error(str(error))
+        return
+    a.update("target-described", target=stats, hp=hp if hp is None or hp > 0 else None, name=name)
+    if str(target.type) in ("text", "number"):
+        a.schedule_sheet()
+    else:
+        a.render_sheet()
 
 
 @on("toggle-theme")
@@ -627,8 +851,18 @@ def _attack_target(a: App, target) -> None:
 CHANGES: dict[str, Callable[[App, object], None]] = {  # data-action-change -> handler
     "attack-target": _attack_target,
     "side-picked": _side_picked,
-    "set-skip": _set_skip, "set-option": _set_option, "attack-config": _attack_config,
+    "set-skip": _set_skip, "set-option": _set_option, "attack-config": _attack_config, "practice-target": _practice_target,
 }
+
+
+def _open_fragment() -> None:
+    """A link with a shared fight or a player's character: offered, never opened unasked (also when
+    the link is opened on a page already running: only the part after # changed)."""
+    fragment = str(window.location.hash or "")
+    if fragment.startswith("#fight="):
+        _app().offer_shared(fragment[len("#fight="):])
+    elif fragment.startswith("#character="):
+        _app().offer_character(fragment[len("#character="):])
 
 
 def on_change(event) -> None:
@@ -777,9 +1011,8 @@ def start() -> None:
     for node in (dom.el("undo"), dom.el("redo"), dom.el("next-turn")):
         node.setAttribute("data-action", node.id)
     app.render()
-    fragment = str(window.location.hash or "")
-    if fragment.startswith("#fight="):
-        app.offer_shared(fragment[len("#fight="):])
+    _open_fragment()
+    dom.on(window, "hashchange", lambda e: (_open_fragment(), _app().render_notices()))
     app.update_wake_lock()
     app.first_run_hint()
     app.home_screen_hint()

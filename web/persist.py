@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
+from pyengine.characters import MAX_CHARACTERS, character_from_dict, character_to_dict
 from pyengine.errors import EngineError, SchemaError
 from pyengine.storage import (
     APP, SCHEMA_VERSION, dumps, encounter_from_dict, encounter_to_dict, loads, migrate,
@@ -38,6 +39,8 @@ __all__ = [
     "Persistence",
     "Collection",
     "COLLECTIONS",
+    "CHARACTERS",
+    "import_characters",
     "merge",
     "entry_details",
 ]
@@ -47,6 +50,7 @@ ROSTER = "roster"
 TEMPLATES = "templates"
 ROLLS = "rolls"
 SAVED_ROLLS = "saved_rolls"
+CHARACTERS = "characters"
 SNAPSHOT = "snapshot"
 MAX_ROLL_HISTORY = 100
 # What goes wrong with stored data that is not ours to trust: none of it may stop the app starting.
@@ -171,6 +175,9 @@ def _roll_entry(item: Any) -> dict:
     at = item.get("at", 0)
     entry = {"expr": _text(item.get("expr"), 1000), "total": item["total"], "text": _text(item.get("text"), 50_000),
              "at": at if isinstance(at, int) and not isinstance(at, bool) else 0}
+    label = item.get("label")
+    if isinstance(label, str) and label:  # a character's attack: who, with what, at what
+        entry["label"] = clean_text(label)[:200]
     for key in ("crits", "fumbles"):  # how many kept dice counted as critical / fumbles (cs, cf, or a d20's 20 / 1)
         count = item.get(key, 0)
         if isinstance(count, int) and not isinstance(count, bool) and 0 < count <= 10_000:
@@ -182,6 +189,11 @@ def _saved_roll(item: Any) -> dict:
     if not isinstance(item, dict):
         raise SchemaError("unreadable saved roll")
     return {"name": clean_text(_text(item.get("name"), 60)) or "Roll", "expr": _text(item.get("expr"), 1000)}
+
+
+def _character(item: Any) -> dict:
+    """A stored character, checked (and brought up to the current format): see pyengine.characters."""
+    return character_to_dict(character_from_dict(item))
 
 
 def _person(item: Any) -> dict:
@@ -208,6 +220,7 @@ COLLECTIONS = {
     SAVED_ROLLS: Collection(SAVED_ROLLS, "saved rolls", _saved_roll, lambda r: r["name"], 200),
     ROSTER: Collection(ROSTER, "party roster", _person, lambda p: p.get("name"), 500),
     TEMPLATES: Collection(TEMPLATES, "saved opponents", _person, lambda p: p.get("name"), 500),
+    CHARACTERS: Collection(CHARACTERS, "characters", _character, lambda c: c["id"], MAX_CHARACTERS),
 }
 
 
@@ -522,6 +535,12 @@ def export_all(ws: Workspace, persistence: Persistence) -> str:
             encounters.append(timeline_to_dict(timeline))
     doc = {"app": APP, "schema": SCHEMA_VERSION, "kind": "workspace", "encounters": encounters,
            "roster": ws.roster, "templates": ws.templates}
+    try:
+        characters, _ = persistence._parse_collection(COLLECTIONS[CHARACTERS], persistence.store.get(CHARACTERS))
+    except SchemaError:
+        characters = []  # a damaged list was set aside when read: the set-aside copy goes below
+    if characters:
+        doc["characters"] = characters
     set_aside = persistence.backups()
     if set_aside:
         doc["set_aside"] = set_aside  # kept as it was stored, for whoever can repair it; not imported
@@ -543,6 +562,16 @@ def parse_import(text: str) -> tuple[list[Timeline], list[dict], list[dict]]:
         templates = _people(doc.get("templates", []), "saved opponents")
         return timelines, roster, templates
     raise SchemaError("This Roundkeeper file holds nothing to import.")
+
+
+def import_characters(text: str) -> list[dict]:
+    """The characters in an exported file (none in a single fight's file), fully checked; raises
+    SchemaError or RuleError and changes nothing."""
+    doc = migrate(loads(text, "file"))
+    items = doc.get("characters", []) if doc.get("kind") == "workspace" else []
+    if not isinstance(items, list) or len(items) > MAX_CHARACTERS:
+        raise SchemaError("The file's characters are unreadable.")
+    return [_character(item) for item in items]
 
 
 def _people(items: Any, what: str) -> list[dict]:

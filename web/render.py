@@ -459,7 +459,9 @@ def history_html(rolls: list[dict]) -> str:
     if not rolls:
         return '<li class="muted">No rolls yet.</li>'
     return "".join(
-        f'<li data-testid="history-item"><b>{esc(r.get("total"))}</b>{_crit_chips(r)} <code>{_struck(esc(r.get("text", "")))}</code></li>'
+        f'<li data-testid="history-item"><b>{esc(r.get("total"))}</b>{_crit_chips(r)}'
+        + (f' <span class="label" data-testid="history-label">{esc(r["label"])}</span>' if r.get("label") else "")
+        + f' <code>{_struck(esc(r.get("text", "")))}</code></li>'
         for r in rolls
     )
 

@@ -15,6 +15,7 @@ from typing import Any, Callable
 __all__ = ["Ui", "update", "MESSAGES", "FRESH_ATTACK"]
 
 FRESH_ATTACK: dict[str, Any] = {"attacker": None, "pending": None}
+FRESH_PRACTICE: dict[str, Any] = {"attack": None, "target": {}, "hp": None, "name": "Target"}
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,8 @@ class Ui:
     selected: tuple[str, ...] | None = None        # rows chosen to act on together (None: not selecting)
     last_added: tuple[str, bool] = ("opponents", False)  # side and PC of the last combatant added: the next starts so
     section: str | None = None                     # the open part of a long sheet (None: its first, the attack)
+    practice: dict[str, Any] = field(default_factory=lambda: dict(FRESH_PRACTICE))  # a character's attack: which, at what target
+    pending_character: Any = None                  # the Character of a #character= link, until the user answers
 
 
 def _sheet_opened(ui: Ui, kind: str, ident: str | None = None) -> Ui:
@@ -82,6 +85,25 @@ def _roll_restored(ui: Ui) -> Ui:
     return replace(ui, deleted_rolls=ui.deleted_rolls[:-1])
 
 
+def _character_opened(ui: Ui, ident: str, attack: int | None, config: dict) -> Ui:
+    """A character's attack screen: the chosen attack's options in the panel; the target described
+    before stays (the game master's monster does not change with the attack)."""
+    return replace(ui, sheet=("character", ident), attack={**FRESH_ATTACK, **config}, section=None,
+                   practice={**ui.practice, "attack": attack})
+
+
+def _target_described(ui: Ui, target: dict, hp: int | None, name: str) -> Ui:
+    return replace(ui, practice={**ui.practice, "target": target, "hp": hp, "name": name}, attack={**ui.attack, "pending": None})
+
+
+def _character_offered(ui: Ui, character: Any) -> Ui:
+    return replace(ui, pending_character=character)
+
+
+def _character_taken(ui: Ui) -> Ui:
+    return replace(ui, pending_character=None)
+
+
 def _share_offered(ui: Ui, timeline: Any) -> Ui:
     return replace(ui, pending_share=timeline)
 
@@ -126,6 +148,10 @@ MESSAGES: dict[str, Callable[..., Ui]] = {
     "roll-restored": _roll_restored,
     "share-offered": _share_offered,
     "share-taken": _share_taken,
+    "character-opened": _character_opened,
+    "target-described": _target_described,
+    "character-offered": _character_offered,
+    "character-taken": _character_taken,
 }
 
 

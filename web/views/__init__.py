@@ -55,6 +55,8 @@ class View:
     flag_chips = True                # show per-turn flags as chips on a row
     down_label = "down"              # the chip of a combatant the system counts as down
     events: dict[str, Handler] = {}  # data-action -> handler, for this system's own buttons
+    weapon_fields: tuple[str, ...] = ()  # stats a player's named attack sets (its weapon), on "My characters"
+    target_fields: tuple[str, ...] = ()  # stats the game master tells about a target, for a player's attack
 
     def row_chips(self, enc: Encounter, c: Combatant) -> str:
         """Chips after a combatant's name, beyond its conditions and flags."""
@@ -74,6 +76,11 @@ class View:
 
     def sheet_html(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> str:
         """The system's part of a combatant's sheet, when it is one section."""
+        return ""
+
+    def attack_html(self, enc: Encounter, target: Combatant, attack: dict) -> str:
+        """The attack panel alone (odds first, then a rolled result): a target's sheet shows it, and
+        so does a player's attack from "My characters", on a practice encounter."""
         return ""
 
     def sheet_sections(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> list[tuple[str, str, str]]:

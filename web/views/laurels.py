@@ -91,6 +91,12 @@ class LaurelsView(View):
     attack_kind = "ll_attack"
     down_label = "out of the fight"  # Injuries at their limit (seed 003)
     events = {"parry": _parry}
+    weapon_fields = ("die", "magic", "finesse", "ranged", "specialised")
+    target_fields = ("level", "dex", "awa", "armour", "shield")
+
+    def attack_html(self, enc: Encounter, target: Combatant, attack: dict) -> str:
+        return attack_panel_html(enc, target, attack.get("attacker"), attack.get("power", False), attack.get("sneak", False),
+                                 attack.get("pending"), attack.get("close", False))
 
     def row_chips(self, enc: Encounter, c: Combatant) -> str:
         injuries, limit = c.stat("injuries", 0) or 0, c.stat("injury_max", 0) or 0
@@ -107,8 +113,7 @@ class LaurelsView(View):
 
     def sheet_html(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> str:
         cid = esc(c.id)
-        return (attack_panel_html(enc, c, attack.get("attacker"), attack.get("power", False), attack.get("sneak", False),
-                                  attack.get("pending"), attack.get("close", False))
+        return (self.attack_html(enc, c, attack)
                 + '<div class="grid2">'
                 f'<button type="button" data-action="parry" data-with="weapon" data-id="{cid}" data-testid="parry-weapon">Parry (weapon)</button>'
                 f'<button type="button" data-action="parry" data-with="shield" data-id="{cid}" data-testid="parry-shield">Parry (shield)</button></div>')

@@ -116,6 +116,13 @@ def attack_panel_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
             + f'<button type="button" class="primary" data-action="attack-roll" data-id="{esc(target.id)}" data-testid="attack-roll">Roll {esc(built.text.split(":")[0])}</button>')
 
 
+def attack_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
+    """The attack panel and, once rolled, the result die by die."""
+    cfg = {**DEFAULT_ATTACK, **{k: v for k, v in cfg.items() if v is not None}}
+    pending = cfg.get("pending")
+    return attack_panel_html(enc, target, cfg) + (pending_html(pending) if pending else "")
+
+
 def _die(face: int, hit: bool | None = None, extra: str = "") -> str:
     cls = "die" + (" crit" if face == 20 else " fumble" if face == 1 else "") + ("" if hit is None else " success" if hit else " failure")
     return f'<span class="{cls}{extra}">{face}</span>'
@@ -266,9 +273,7 @@ def reactions_html(enc: Encounter, c: Combatant) -> str:
 def sheet_sections(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) -> list[tuple[str, str, str]]:
     """The sheet's parts, one shown at a time, the attack first."""
     cfg = {**DEFAULT_ATTACK, **{k: v for k, v in cfg.items() if v is not None}}
-    pending = cfg.get("pending")
-    attack = (stances_html(enc, c) + reactions_html(enc, c) + attack_panel_html(enc, c, cfg)
-              + (pending_html(pending) if pending else ""))
+    attack = stances_html(enc, c) + reactions_html(enc, c) + attack_html(enc, c, cfg)
     return [("attack", "Attack", attack), ("save", "Save", save_html(c, cfg, events)),
             ("competition", "Competition", competition_html(enc, c, cfg, events)), ("chase", "Chase", chase_html(c, events))]
 
@@ -323,6 +328,11 @@ class RealmsView(View):
     fields_note = f"Damage types: {', '.join(DAMAGE_TYPES)}. Each attack skill listed adds a d20 (at most 5)."
     events = {"er-stance": _stance, "er-save": _save, "er-competition": _competition, "er-impale": _impale,
               "er-blind-shot": _blind_shot, "er-chase": _chase, "er-defense": _defense}
+    weapon_fields = ("skills", "damage_type", "die_mod", "weight", "ranged", "light", "ranged_crits", "polearm", "forte", "glaive")
+    target_fields = ("ac", "ac_types", "resistant", "vulnerable", "immune", "absorbing")
+
+    def attack_html(self, enc: Encounter, target: Combatant, attack: dict) -> str:
+        return attack_html(enc, target, attack)
 
     def row_chips(self, enc: Encounter, c: Combatant) -> str:
         return row_chips(enc, c)

@@ -219,6 +219,12 @@ class StrifeView(View):
     typed_initiative = False
     fields_note = "Resources with a maximum start full; leave a class's resources at 0 if it has none."
     events = {"ros-part": _part, "ros-move": _move, "ros-bottom": _bottom, "ros-resource": _resource}
+    weapon_fields = ("weapon", "offhand", "power", "hit", "crit", "spirit_hit", "spirit_crit", "size", "ward_off", "dual_skill", "untrained")
+    target_fields = ("ac", "resist", "dodge", "parry", "block", "ward_off", "untrained", "shield_untrained")
+
+    def attack_html(self, enc: Encounter, target: Combatant, attack: dict) -> str:
+        pending = attack.get("pending")
+        return attack_panel_html(enc, target, attack) + (pending_html(pending) if pending is not None else "")
 
     def row_chips(self, enc: Encounter, c: Combatant) -> str:
         return row_chips(enc, c)
@@ -233,8 +239,7 @@ class StrifeView(View):
         return {"soon": bool(page.checked("#battle-soon"))}
 
     def sheet_sections(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> list[tuple[str, str, str]]:
-        pending = attack.get("pending")
-        sections = [("attack", "Attack", attack_panel_html(enc, c, attack) + (pending_html(pending) if pending is not None else ""))]
+        sections = [("attack", "Attack", self.attack_html(enc, c, attack))]
         resources = resources_html(c)
         return sections + ([("resources", "Resources", resources)] if resources else [])
 

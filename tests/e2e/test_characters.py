@@ -1,0 +1,123 @@
+"""My characters (a player's phone): a character in each system, an attack with its exact odds and a
+roll whose dice match ?seed, the character handed to the game master's fight by its link."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from pyengine.characters import ME_ID, TARGET_ID, character_from_dict, practice_encounter
+from pyengine.tracker import resolve
+from tests.e2e.conftest import SITE_PREFIX, names, open_app, wait_ready
+
+# system -> (the character's own stats, its attack's weapon, what the GM says about the target)
+SHEETS = {
+    "realms": ({"str": "2"}, {"skills": "melee fighting, slashing", "damage_type": "edged"}, {"ac": "13"}),
+    "laurels": ({"level": "3", "str": "2", "dex": "1"}, {"die": "8", "magic": "1"}, {"armour": "2", "dex": "1"}),
+    "strife": ({"ac": "40"}, {"hit": "15", "weapon": "1d8+2"}, {"ac": "45", "dodge": "5"}),
+}
+KIND = {"realms": "er_attack", "laurels": "ll_attack", "strife": "ros_attack"}
+
+
+def make_character(page, system: str, name: str) -> None:
+    own, weapon, _ = SHEETS[system]
+    page.get_by_test_id("my-characters").click()
+    page.get_by_test_id("new-character-system").select_option(system)
+    page.get_by_test_id("new-character").click()
+    page.get_by_test_id("k-name").fill(name)
+    page.get_by_test_id("k-max_hp").fill("24")
+    for key, value in own.items():
+        page.get_by_test_id(f"k-stat-{key}").fill(value)
+    page.get_by_test_id("a-name").fill("Longsword")
+    for key, value in weapon.items():
+        page.get_by_test_id(f"a-stat-{key}").fill(value)
+    page.get_by_test_id("save-attack").click()
+    page.get_by_test_id("character-attack-item").first.wait_for()
+    page.get_by_test_id("save-character").click()
+    page.get_by_test_id("practice").wait_for()
+
+
+def odds_before_the_roll(system: str, enc) -> float:
+    """What the attack panel must show first for the practice encounter: P(hit), or for Laurels and
+    Loot P(injury)."""
+    if system == "realms":
+        from pyengine.systems.realms import attack_odds, build_attack
+
+        return attack_odds(build_attack(enc, {"attacker": ME_ID, "target": TARGET_ID, "skills": ["melee fighting", "slashing"],
+                                              "damage_type": "edged"}).pool).p_hit
+    if system == "laurels":
+        from pyengine.systems.laurels import attack_odds, attack_setup
+
+        return attack_odds(*attack_setup(enc, ME_ID, TARGET_ID)).p_injury
+    from pyengine.systems.strife import attack_odds, build_spec
+    from web.views.strife import DEFAULT_ATTACK
+
+    config = {k: v for k, v in DEFAULT_ATTACK.items() if k != "use"}
+    return attack_odds(build_spec(enc, {**config, "attacker": ME_ID, "target": TARGET_ID})[0]).p_hit
+
+
+def stored_character(page, name: str) -> dict:
+    items = json.loads(page.evaluate(f"localStorage.getItem('{SITE_PREFIX}characters')"))
+    return next(c for c in items if c["name"] == name)
+
+
+@pytest.mark.parametrize("system", list(SHEETS))
+def test_a_character_in_each_system_attacks_with_exact_odds_and_seeded_dice(context, site, system):
+    seed = 31
+    page = open_app(context, site["url"] + f"/?seed={seed}").page
+    make_character(page, system, f"Hero <img src=x onerror=alert(1)> of {system}")
+    page.get_by_test_id("character-attack").first.click()
+    _, _, target = SHEETS[system]
+    for key, value in target.items():
+        page.get_by_test_id(f"t-stat-{key}").fill(value)
+        page.get_by_test_id(f"t-stat-{key}").dispatch_event("change")
+    page.get_by_test_id("t-hp").fill("30")
+    page.get_by_test_id("t-hp").dispatch_event("change")
+    c = character_from_dict(stored_character(page, f"Hero <img src=x onerror=alert(1)> of {system}"))
+    enc = practice_encounter(c, c.attacks[0], {k: int(v) for k, v in target.items()}, 30)
+    shown = f"{odds_before_the_roll(system, enc) * 100:.1f}%"  # the engine's own odds for this attack on this target
+    page.wait_for_function(f"(document.querySelector('[data-testid=attack-odds]') || {{}}).textContent?.includes({shown!r})")
+    page.get_by_test_id("attack-roll").click()
+    page.get_by_test_id("attack-result").wait_for()
+    rolled = resolve(enc, KIND[system], {"attacker": ME_ID, "target": TARGET_ID}, random.Random(seed))
+    assert page.get_by_test_id("attack-result").inner_text() == rolled.args["text"]
+    assert not page.get_by_test_id("attack-apply").is_visible()  # nothing to apply: no fight changes
+    page.get_by_test_id("sheet-close").click()
+    first = page.get_by_test_id("history-item").first.inner_text()
+    assert f"of {system}: Longsword vs Target" in first and "<img" in first  # the name shows as text
+    # Kept on the phone: after a reload the character and its attack are still there.
+    page.reload()
+    wait_ready(page)
+    page.get_by_test_id("my-characters").click()
+    assert page.get_by_test_id("character-item").count() == 1
+    assert page.get_by_test_id("character-attack").first.inner_text() == "Longsword"
+
+
+def test_a_character_joins_the_game_masters_fight_by_its_link(browser, site):
+    player = browser.new_context(viewport={"width": 390, "height": 844})
+    gm = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = open_app(player, site["url"] + "/?seed=3").page
+        make_character(page, "realms", "Aldric")
+        link = page.get_by_test_id("character-link").input_value()
+        assert "#character=" in link
+        tracker = open_app(gm, site["url"] + "/").page
+        tracker.get_by_test_id("menu-button").click()
+        tracker.get_by_test_id("new-system").select_option("realms")
+        tracker.get_by_test_id("new-encounter").click()
+        tracker.goto(link)
+        wait_ready(tracker)
+        tracker.get_by_test_id("notice-action").filter(has_text="Add to the fight").click()
+        tracker.wait_for_function("document.querySelectorAll('[data-testid=combatant-row]').length === 1")
+        assert names(tracker) == ["Aldric"]
+        assert "#character=" not in tracker.url
+        stored = tracker.evaluate(
+            f"Object.keys(localStorage).filter(k => k.startsWith('{SITE_PREFIX}enc:')).map(k => localStorage.getItem(k)).join('')")
+        assert "melee fighting, slashing" in stored  # the attack's weapon came with it
+        tracker.get_by_test_id("undo").click()  # one undoable step
+        tracker.wait_for_function("document.querySelectorAll('[data-testid=combatant-row]').length === 0")
+    finally:
+        player.close()
+        gm.close()
