@@ -855,6 +855,11 @@ CHANGES: dict[str, Callable[[App, object], None]] = {  # data-action-change -> h
 }
 
 
+def _on_hash_change(event) -> None:
+    _open_fragment()
+    _app().render_notices()
+
+
 def _open_fragment() -> None:
     """A link with a shared fight or a player's character: offered, never opened unasked (also when
     the link is opened on a page already running: only the part after # changed)."""
@@ -1012,7 +1017,7 @@ def start() -> None:
         node.setAttribute("data-action", node.id)
     app.render()
     _open_fragment()
-    dom.on(window, "hashchange", lambda e: (_open_fragment(), _app().render_notices()))
+    dom.on(window, "hashchange", _on_hash_change)
     app.update_wake_lock()
     app.first_run_hint()
     app.home_screen_hint()
