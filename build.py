@@ -61,6 +61,15 @@ PYODIDE_FILES = (
 # the TOML, zip and MicroPython chunks are not shipped.
 PYSCRIPT_CHUNKS = ("core", "error")
 PYSCRIPT_PLUGINS_OFF = ("codemirror", "deprecations-manager", "donkey", "py-editor", "py-game", "py-terminal")
+# Wheels from PyPI the site installs in the browser the first time they are needed (never at start):
+# micropip (Pyodide's installer, loaded from the site's own pyodide/ folder) and segno (a pure-Python
+# QR encoder, installed by micropip from the site's wheels/ folder). Pinned by version and sha256.
+SITE_WHEELS = {
+    "micropip": ("0.11.1", "768de165adb8e66906039d8fec4127a57f522dfdf8e6fbff877a4616941ecfd3"),
+    "segno": ("1.6.6", "28c7d081ed0cf935e0411293a465efd4d500704072cdb039778a2ab8736190c7"),
+}
+WHEEL_CACHE = ROOT / ".cache" / "wheels"
+STDLIB_EXTRA = "stdlib-extra.zip"
 TEST_REQUIREMENTS = ("pytest==9.2.0", "playwright==1.65.2", "hypothesis==6.170.15", "ruff==0.14.6", "mypy==1.19.0",
                      "pytest-rerunfailures==16.7")
 CHROMIUM_FLAGS = (
@@ -103,6 +112,37 @@ def ensure_runtimes() -> Path:
     return modules
 
 
+def wheel_name(name: str) -> str:
+    return f"{name}-{SITE_WHEELS[name][0]}-py3-none-any.whl"
+
+
+def ensure_wheels() -> dict[str, Path]:
+    """The pinned site wheels, downloaded from PyPI by pip once (then cached), their sha256 checked."""
+    WHEEL_CACHE.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for name, (version, sha256) in SITE_WHEELS.items():
+        path = WHEEL_CACHE / wheel_name(name)
+        if not path.exists() or hashlib.sha256(path.read_bytes()).hexdigest() != sha256:
+            log(f"downloading {name} {version} from PyPI")
+            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                            "--python-version", "3.14", "-d", str(WHEEL_CACHE), f"{name}=={version}"], check=True)
+        if hashlib.sha256(path.read_bytes()).hexdigest() != sha256:
+            sys.exit(f"{path.name}: sha256 does not match the pinned one in build.py")
+        out[name] = path
+    return out
+
+
+def wheel_imports(paths: list[Path]) -> set[str]:
+    """Every module the site wheels' Python files import: their standard library stays in the zip."""
+    names: set[str] = set()
+    for path in paths:
+        with zipfile.ZipFile(path) as zf:
+            for member in zf.namelist():
+                if member.endswith(".py"):
+                    names |= _imports_in(zf.read(member).decode("utf-8", "replace"), "")
+    return names
+
+
 def _installed_version(modules: Path, name: str) -> str | None:
     manifest = modules / name / "package.json"
     if not manifest.exists():
@@ -113,6 +153,12 @@ def _installed_version(modules: Path, name: str) -> str | None:
 def copy_pyodide(modules: Path, out: Path, full_stdlib: bool = False) -> None:
     dest = out / "pyodide"
     dest.mkdir(parents=True)
+    wheels = ensure_wheels()
+    shutil.copy2(wheels["micropip"], dest / wheels["micropip"].name)  # Pyodide's loadPackage finds it beside the lock
+    (out / "wheels").mkdir()
+    for name, path in wheels.items():
+        if name != "micropip":
+            shutil.copy2(path, out / "wheels" / path.name)
     for name in PYODIDE_FILES:
         if name == "pyodide-lock.json":
             _write_trimmed_lock(modules / "pyodide" / name, dest / name)
@@ -121,6 +167,10 @@ def copy_pyodide(modules: Path, out: Path, full_stdlib: bool = False) -> None:
                      if line.strip() and not line.startswith("#")}
             kept, total = trim_stdlib(modules / "pyodide" / name, dest / name, our_imports(), roots)
             log(f"python_stdlib.zip: kept {kept} of {total} files")
+            # What the site wheels need beyond that, in a zip of its own, fetched with them (start-up does not grow).
+            extra = stdlib_extra(modules / "pyodide" / name, out / "wheels" / STDLIB_EXTRA, our_imports(),
+                                 wheel_imports(list(wheels.values())), roots)
+            log(f"{STDLIB_EXTRA}: {extra} files the site wheels need")
         else:
             shutil.copy2(modules / "pyodide" / name, dest / name)
 
@@ -167,35 +217,7 @@ def trim_stdlib(source: Path, dest: Path, roots: set[str], exact: set[str] = fro
     time still finds its module. `exact` (what the runtimes import while starting, as measured)
     is kept as is."""
     with zipfile.ZipFile(source) as zin:
-        files = {name for name in zin.namelist() if not name.endswith("/")}
-
-        def module_files(name: str) -> list[str]:
-            path = name.replace(".", "/")
-            hits = [f for f in (f"{path}.py", f"{path}/__init__.py") if f in files]
-            parts = name.split(".")
-            for i in range(1, len(parts)):  # a submodule needs its packages
-                init = "/".join(parts[:i]) + "/__init__.py"
-                if init in files:
-                    hits.append(init)
-            return hits
-
-        keep: set[str] = {f"encodings/{name}.py" for name in KEEP_ENCODINGS if f"encodings/{name}.py" in files}
-        keep |= {f for f in files if "/" not in f and not f.endswith(".py")}  # top-level data files
-        for name in exact:
-            keep.update(module_files(name))
-        queue = list(roots - set(exact))
-        seen: set[str] = set(exact)  # measured: their own imports are in `exact` already
-        while queue:
-            name = queue.pop()
-            if name in seen or not name:
-                continue
-            seen.add(name)
-            for f in module_files(name):
-                if f in keep and name != f[:-3].replace("/", "."):
-                    continue
-                keep.add(f)
-                package = f[: -len("/__init__.py")].replace("/", ".") if f.endswith("__init__.py") else f[:-3].replace("/", ".").rpartition(".")[0]
-                queue.extend(_imports_in(zin.read(f).decode("utf-8", "replace"), package))
+        keep, files = _stdlib_closure(zin, roots, exact)
         import tempfile
 
         stage = Path(tempfile.mkdtemp(prefix="rk-stdlib-"))
@@ -219,6 +241,58 @@ def trim_stdlib(source: Path, dest: Path, roots: set[str], exact: set[str] = fro
     return len(keep), len(files)
 
 
+def stdlib_extra(source: Path, dest: Path, ours: set[str], theirs: set[str], exact: set[str]) -> int:
+    """A zip of the standard library modules that `theirs` (the site wheels) reach beyond what the
+    page's own zip keeps for `ours`: sources, put on sys.path when the wheels are first needed."""
+    with zipfile.ZipFile(source) as zin:
+        # Pyodide's own package loader (kept in the page's zip as measured at start, its imports
+        # not followed there) needs more to unpack a wheel: tarfile, importlib.metadata ...
+        theirs = theirs | _imports_in(zin.read("pyodide/_package_loader.py").decode("utf-8", "replace"), "pyodide")
+        # ... and sysconfig (micropip asks it for the platform) imports its data module by a computed name.
+        theirs |= {name[:-3] for name in zin.namelist() if name.startswith("_sysconfigdata_") and name.endswith(".py")}
+        base, _ = _stdlib_closure(zin, ours, exact)
+        full, _ = _stdlib_closure(zin, ours | theirs, exact)
+        extra = sorted(name for name in full - base if name.endswith(".py"))
+        with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zout:
+            for name in extra:
+                zout.writestr(zin.getinfo(name), zin.read(name))
+    return len(extra)
+
+
+def _stdlib_closure(zin: zipfile.ZipFile, roots: set[str], exact: set[str]) -> tuple[set[str], set[str]]:
+    """(the files of python_stdlib.zip to keep for `roots` and `exact`, all its files)."""
+    files = {name for name in zin.namelist() if not name.endswith("/")}
+
+    def module_files(name: str) -> list[str]:
+        path = name.replace(".", "/")
+        hits = [f for f in (f"{path}.py", f"{path}/__init__.py") if f in files]
+        parts = name.split(".")
+        for i in range(1, len(parts)):  # a submodule needs its packages
+            init = "/".join(parts[:i]) + "/__init__.py"
+            if init in files:
+                hits.append(init)
+        return hits
+
+    keep: set[str] = {f"encodings/{name}.py" for name in KEEP_ENCODINGS if f"encodings/{name}.py" in files}
+    keep |= {f for f in files if "/" not in f and not f.endswith(".py")}  # top-level data files
+    for name in exact:
+        keep.update(module_files(name))
+    queue = list(roots - set(exact))
+    seen: set[str] = set(exact)  # measured: their own imports are in `exact` already
+    while queue:
+        name = queue.pop()
+        if name in seen or not name:
+            continue
+        seen.add(name)
+        for f in module_files(name):
+            if f in keep and name != f[:-3].replace("/", "."):
+                continue
+            keep.add(f)
+            package = f[: -len("/__init__.py")].replace("/", ".") if f.endswith("__init__.py") else f[:-3].replace("/", ".").rpartition(".")[0]
+            queue.extend(_imports_in(zin.read(f).decode("utf-8", "replace"), package))
+    return keep, files
+
+
 def precompile(folder: Path, legacy: bool = False) -> bool:
     """Compile every .py below `folder` to Pyodide's bytecode (tools/compile_pyc.mjs, run by Node).
 
@@ -236,9 +310,13 @@ def precompile(folder: Path, legacy: bool = False) -> bool:
 
 
 def _write_trimmed_lock(source: Path, dest: Path) -> None:
-    """Keep Pyodide's lock file valid but drop the package table: we load no Pyodide packages."""
+    """Keep Pyodide's lock file valid with one package, micropip: the PyPI wheel we ship, under its
+    own sha256 (the lock's is of Pyodide's build of it, which the browser would refuse)."""
     lock = json.loads(source.read_text())
-    lock["packages"] = {}
+    micropip = lock["packages"]["micropip"]
+    path = WHEEL_CACHE / wheel_name("micropip")
+    micropip.update(file_name=path.name, sha256=hashlib.sha256(path.read_bytes()).hexdigest(), depends=[])
+    lock["packages"] = {"micropip": micropip}
     dest.write_text(json.dumps(lock, separators=(",", ":")))
 
 
@@ -578,11 +656,28 @@ def find_chromium() -> str:
     )
 
 
+def ensure_zbar() -> None:
+    """Debian's zbar-tools (zbarimg), the real QR decoder the end-to-end tests read the share screen's
+    code with: installed when we are root, else said."""
+    if shutil.which("zbarimg"):
+        return
+    if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
+        log("installing Debian's zbar-tools")
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "install", "-y", "-qq", "zbar-tools"], check=False, env=env)
+        if not shutil.which("zbarimg"):
+            subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+            subprocess.run(["apt-get", "install", "-y", "-qq", "zbar-tools"], check=True, env=env)
+        return
+    log("zbarimg not found: the QR test will fail (sudo apt-get install zbar-tools)")
+
+
 def run_tests(pytest_args: list[str]) -> int:
     """Lint (ruff) and types (mypy, settings in pyproject.toml), then the unit and end-to-end tests;
     fails if any of them fails."""
     python = ensure_venv()
     chromium = find_chromium()
+    ensure_zbar()
     checks = {"ruff": [str(python), "-m", "ruff", "check", "."], "mypy": [str(python), "-m", "mypy"]}
     failed = [name for name, command in checks.items() if subprocess.run(command, cwd=ROOT).returncode != 0]
     build(DIST)

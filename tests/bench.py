@@ -357,6 +357,49 @@ def save_sizes() -> None:
           f"({len(gzip.compress(text.encode())) / 1024:.1f} KB gzip), undo history included ==")
 
 
+TABLE_NAMES = ("Aldric", "Mira the Bold", "Brother Tuck", "Sable", "Goblin", "Hobgoblin captain", "Ogre", "Wolf", "Cultist",
+               "Skeleton archer", "Bandit", "Mage")
+
+
+def table_fight(n: int, seed: int = 2):
+    """A fight as a table has it: a quarter of it the party (PCs, HP shown), the rest foes, some
+    hurt and with conditions, started."""
+    from pyengine.tracker import Timeline, new_encounter, resolve
+
+    rng = random.Random(seed)
+    t = Timeline.start(new_encounter(f"table{n}", f"Crypt of the {n}"))
+    for i in range(n):
+        party = i < max(1, n // 4)
+        name = f"{TABLE_NAMES[i % len(TABLE_NAMES)]}{'' if i < len(TABLE_NAMES) else f' {i}'}"
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": {
+            "name": name, "max_hp": 20 + 7 * (i % 6), "side": "party" if party else "opponents", "pc": party, "init_mod": i % 5}}, rng))
+    t = t.do(resolve(t.present, "start_combat", {}, rng))
+    for c in t.present.combatants[::3]:
+        t = t.do(resolve(t.present, "damage", {"id": c.id, "amount": 9}))
+        t = t.do(resolve(t.present, "add_condition", {"id": c.id, "name": "Prone"}))
+    return t
+
+
+def qr_sizes() -> None:
+    """The QR code of the players' view and of the co-GM's whole fight, for fights of 6, 12 and 24."""
+    from pyengine.handoff import view_payload
+    from web.persist import share_payload
+
+    sys.path.insert(0, str(build.ensure_wheels()["segno"]))  # a pure-Python wheel imports as it is
+    import segno
+
+    base = "https://example.github.io/roundkeeper/"
+    print("\n== QR codes of the share screen (error level L; a URL on GitHub Pages) ==")
+    print(f"  {'fight':>6} {'players view: chars':>20} {'version':>8} {'modules':>8} {'co-GM fight: chars':>19} {'version':>8} {'modules':>8}")
+    for n in (6, 12, 24):
+        enc = table_fight(n).present
+        row = []
+        for url in (f"{base}#view={view_payload(enc)}", f"{base}#fight={share_payload(enc)}"):
+            code = segno.make(url, error="l", micro=False)
+            row += [len(url), code.version, code.symbol_size(scale=1, border=0)[0]]
+        print(f"  {n:>6} {row[0]:>20} {row[1]:>8} {row[2]:>8} {row[3]:>19} {row[4]:>8} {row[5]:>8}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
@@ -379,6 +422,7 @@ def main() -> int:
         engine(p, url)
         taps(p, url)
     save_sizes()
+    qr_sizes()
     print(f"\n(bench took {time.time() - started:.0f} s)")
     server.shutdown()
     return 0

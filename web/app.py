@@ -16,6 +16,7 @@ from pyengine.characters import (
     ME_ID, TARGET_ID, Character, character_from_dict, character_to_dict, combatant_fields, practice_encounter, read_character,
 )
 from pyengine.errors import EngineError, SchemaError
+from pyengine.handoff import read_view, view_payload
 from pyengine.model import Encounter
 from pyengine.reading import readings
 from pyengine.rules import system_of
@@ -23,7 +24,7 @@ from pyengine.storage import dumps
 from pyengine.text import quoted
 from pyengine.tracker import Timeline, new_encounter, resolve
 
-from . import characters, dom, render
+from . import characters, dom, qr, render
 from .html import esc, odds_html
 from .odds_job import OddsJob
 from .state import Ui, update
@@ -316,6 +317,11 @@ class App:
                 self.close_sheet()
                 return
             html = render.add_sheet_html(enc, self.ws.roster, self.ws.templates, edit=enc.get(ident))
+        elif kind == "view":
+            if self.ui.table_view is None:
+                self.close_sheet()
+                return
+            html = render.table_view_html(self.ui.table_view)
         elif kind in ("characters", "character", "character-edit"):
             mine = self.character_sheet(kind, ident)
             if mine is None:
@@ -846,6 +852,48 @@ class App:
                                            "fights, add Roundkeeper to your Home Screen (Share → Add to Home Screen); "
                                            "Export all in the menu saves a copy to a file.", "export-all", "Export all"))
 
-    def share_link(self) -> str:
-        payload = share_payload(self.timeline.present)
-        return f"{window.location.origin}{window.location.pathname}#fight={payload}"
+    def share_link(self, kind: str = "fight") -> str:
+        """The fight for a co-GM (its whole present state), or the players' read-only view."""
+        here = f"{window.location.origin}{window.location.pathname}"
+        if kind == "view":
+            return f"{here}#view={view_payload(self.timeline.present)}"
+        return f"{here}#fight={share_payload(self.timeline.present)}"
+
+    async def show_qr(self, link: str) -> None:
+        """The link as a QR code under it; segno is installed the first time (a moment, said)."""
+        box, note = dom.el("share-qr"), dom.el("share-qr-note")
+        if box is None:
+            return
+        if qr.loaded() is None:
+            note.textContent = "Preparing the QR code…"
+        try:
+            segno = await qr.load_segno()
+            svg, version, modules = qr.qr_svg(segno, link)
+        except Exception as error:  # noqa: BLE001 (the encoder's install or a browser refusal: say so, keep the link)
+            if dom.el("share-qr-note") is not None:
+                dom.el("share-qr-note").textContent = f"The QR code could not be drawn ({error}); the link above works the same."
+            return
+        box, note = dom.el("share-qr"), dom.el("share-qr-note")  # the menu may have been redrawn meanwhile
+        field = dom.el("share-field")
+        if box is None or field is None or str(field.value) != link:
+            return  # closed, or another link asked for since
+        box.innerHTML = svg
+        box.setAttribute("data-version", str(version))
+        box.setAttribute("data-modules", str(modules))
+        box.hidden = False
+        note.textContent = f"Point another phone's camera at it (QR version {version}, {modules}×{modules})."
+
+    def open_view(self, payload: str) -> None:
+        """A fight's read-only view from a #view= link: shown at once, nothing saved."""
+        window.history.replaceState(None, "", window.location.pathname + window.location.search)
+        try:
+            view = read_view(payload)
+        except EngineError as error:
+            self.notify(Notice("error", f"The fight's view could not be opened: {error}"))
+            return
+        self.update("view-opened", view=view)
+        dom.forget("sheet-body")
+        self.render_sheet()
+        dialog = dom.el("sheet")
+        if not dialog.open:
+            dialog.showModal()

@@ -380,8 +380,10 @@ def _share_link(page: Page) -> None:
     field = dom.el("share-field")
     if field is None:
         return
-    field.value = page.app.share_link()
+    link = page.app.share_link(dom.value("share-for", "view") or "view")
+    field.value = link
     _copy_share(page)
+    asyncio.ensure_future(page.app.show_qr(link))
 
 
 @on("copy-share")
@@ -852,6 +854,7 @@ CHANGES: dict[str, Callable[[App, object], None]] = {  # data-action-change -> h
     "attack-target": _attack_target,
     "side-picked": _side_picked,
     "set-skip": _set_skip, "set-option": _set_option, "attack-config": _attack_config, "practice-target": _practice_target,
+    "share-for": lambda a, target: _share_link(Page(a, None)),
 }
 
 
@@ -868,6 +871,8 @@ def _open_fragment() -> None:
         _app().offer_shared(fragment[len("#fight="):])
     elif fragment.startswith("#character="):
         _app().offer_character(fragment[len("#character="):])
+    elif fragment.startswith("#view="):
+        _app().open_view(fragment[len("#view="):])
 
 
 def on_change(event) -> None:

@@ -400,15 +400,47 @@ def menu_sheet_html(encounters: list[dict], current_id: str, locked: set[str], t
         '<button type="button" data-action="export-current" data-testid="export-current">Export fight</button>'
         '<label class="button-like" data-testid="import-label">Import file<input type="file" id="import-file" accept=".json,application/json" data-testid="import-file" class="sr"></label>'
         '<button type="button" data-action="share-link" data-testid="share-link">Share link</button>'
-        '</div><div class="row share-row"><input id="share-field" readonly data-testid="share-field" aria-label="Share link" '
-        'placeholder="Tap Share link for a link to this fight">'
+        '</div><label class="field">Share with<select id="share-for" data-action-change="share-for" data-testid="share-for">'
+        '<option value="view">Players at the table (a read-only view)</option>'
+        '<option value="fight">A co-GM (takes the fight over)</option></select></label>'
+        '<div class="row share-row"><input id="share-field" readonly data-testid="share-field" aria-label="Share link" '
+        'placeholder="Tap Share link for a link and a QR code">'
         '<button type="button" data-action="copy-share" data-testid="copy-share">Copy</button></div>'
         '<p id="share-out" class="muted" data-testid="share-out" aria-live="polite"></p>'
+        '<div id="share-qr" class="qr" data-testid="share-qr" hidden></div>'
+        '<p id="share-qr-note" class="muted" data-testid="share-qr-note" aria-live="polite"></p>'
         f'<p class="muted" data-testid="storage-status" data-state="{esc(storage)}">{esc(STORAGE_STATES.get(storage, ""))}</p>'
         '<h3>Look and help</h3><div class="grid2">'
         f'<button type="button" data-action="toggle-theme" data-testid="toggle-theme">{"Light theme" if theme == "dark" else "Dark theme"}</button>'
         '<a class="button-like" href="./rules.html" target="_blank" rel="noopener" data-testid="rules-link">Rules reference</a></div>'
         '<p class="err" id="menu-error" data-testid="menu-error" role="alert"></p>'
+        '<div class="row"><button type="button" data-action="close-sheet">Close</button></div>'
+    )
+
+
+def table_view_html(view: dict) -> str:
+    """A fight as the players see it from the game master's QR code: read-only, HP of the party,
+    the opponents' state in words. Every text escaped (it came from another phone)."""
+    rows = "".join(
+        f'<li class="{"active" if mark == "now" else ""}" data-testid="view-row" data-mark="{esc(mark)}">'
+        f'<span class="grow"><b>{esc(name)}</b>{" · now" if mark == "now" else " · next" if mark == "next" else ""}'
+        + "".join(f' <span class="chip">{esc(k)}</span>' for k in conditions)
+        + '</span>'
+        + (f'<span data-testid="view-hp">{esc(hp)}{"/" + esc(top) if top is not None else ""}</span>' if side == "p" and hp is not None
+           else f'<span class="muted" data-testid="view-state">{esc(word)}</span>')
+        + "</li>"
+        for name, side, hp, top, word, conditions, mark in view["rows"]
+    )
+    round_text = f"Round {view['round']}" if view["round"] else "Not started"
+    return (
+        f'<h3 data-testid="view-title">{esc(view["name"])}</h3>'
+        f'<p data-testid="view-round"><b>{esc(round_text)}</b>'
+        + (f' · now <b data-testid="view-now">{esc(view["now"])}</b>' if view["now"] else "")
+        + (f' · next <b data-testid="view-next">{esc(view["next"])}</b>' if view["next"] else "")
+        + '</p>'
+        f'<ol class="order view" data-testid="view-order">{rows}</ol>'
+        '<p class="muted">A read-only view of the game master\'s screen at the moment the code was shown: scan it again to '
+        'see the fight move on. Nothing here is saved on this phone.</p>'
         '<div class="row"><button type="button" data-action="close-sheet">Close</button></div>'
     )
 

@@ -32,6 +32,7 @@ class Ui:
     section: str | None = None                     # the open part of a long sheet (None: its first, the attack)
     practice: dict[str, Any] = field(default_factory=lambda: dict(FRESH_PRACTICE))  # a character's attack: which, at what target
     pending_character: Any = None                  # the Character of a #character= link, until the user answers
+    table_view: Any = None                         # a fight's read-only view from a #view= link (pyengine.handoff)
 
 
 def _sheet_opened(ui: Ui, kind: str, ident: str | None = None) -> Ui:
@@ -96,6 +97,10 @@ def _target_described(ui: Ui, target: dict, hp: int | None, name: str) -> Ui:
     return replace(ui, practice={**ui.practice, "target": target, "hp": hp, "name": name}, attack={**ui.attack, "pending": None})
 
 
+def _view_opened(ui: Ui, view: Any) -> Ui:
+    return replace(ui, sheet=("view", None), table_view=view, attack=dict(FRESH_ATTACK), section=None)
+
+
 def _character_offered(ui: Ui, character: Any) -> Ui:
     return replace(ui, pending_character=character)
 
@@ -151,6 +156,7 @@ MESSAGES: dict[str, Callable[..., Ui]] = {
     "character-opened": _character_opened,
     "target-described": _target_described,
     "character-offered": _character_offered,
+    "view-opened": _view_opened,
     "character-taken": _character_taken,
 }
 

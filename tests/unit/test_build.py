@@ -43,6 +43,32 @@ def test_trimmed_stdlib_keeps_what_we_import_as_bytecode_and_drops_the_rest():
 
 
 @needs_dist
+def test_the_qr_encoder_ships_pinned_beside_the_site_and_not_in_its_start():
+    """segno and micropip: pinned wheels in the site's own folders, installed in the page on first use;
+    the standard library they need beyond the page's own is a zip of its own, so start-up does not grow."""
+    import hashlib
+
+    from web.qr import SEGNO_WHEEL, STDLIB_EXTRA
+
+    assert SEGNO_WHEEL == build.wheel_name("segno")
+    segno = DIST / "wheels" / SEGNO_WHEEL
+    assert hashlib.sha256(segno.read_bytes()).hexdigest() == build.SITE_WHEELS["segno"][1]
+    lock = json.loads((DIST / "pyodide" / "pyodide-lock.json").read_text())
+    micropip = DIST / "pyodide" / lock["packages"]["micropip"]["file_name"]
+    assert list(lock["packages"]) == ["micropip"]
+    assert lock["packages"]["micropip"]["sha256"] == hashlib.sha256(micropip.read_bytes()).hexdigest() == build.SITE_WHEELS["micropip"][1]
+    with zipfile.ZipFile(DIST / "wheels" / STDLIB_EXTRA) as z:
+        extra = set(z.namelist())
+    with zipfile.ZipFile(DIST / "pyodide" / "python_stdlib.zip") as z:
+        base = {n.rsplit(".", 1)[0] for n in z.namelist()}
+    assert {"tarfile.py", "importlib/metadata/__init__.py", "email/parser.py"} <= extra
+    assert not {n.rsplit(".", 1)[0] for n in extra} & base  # nothing twice
+    sw = (DIST / "sw.js").read_text()
+    assert f"./wheels/{SEGNO_WHEEL}" in sw and f"./wheels/{STDLIB_EXTRA}" in sw  # precached: works offline
+    assert "segno" not in (DIST / "pyscript.json").read_text()
+
+
+@needs_dist
 def test_our_code_ships_with_its_bytecode():
     with zipfile.ZipFile(DIST / "web.zip") as z:
         names = set(z.namelist())
@@ -53,7 +79,8 @@ def test_our_code_ships_with_its_bytecode():
 def test_dist_has_only_what_the_page_needs():
     files = {p.relative_to(DIST).as_posix() for p in DIST.rglob("*") if p.is_file()}
     assert not any(f.endswith(".map") or f.endswith(".d.ts") for f in files)
-    assert {f for f in files if f.startswith("pyodide/")} == {f"pyodide/{n}" for n in build.PYODIDE_FILES}
+    assert {f for f in files if f.startswith("pyodide/")} == {f"pyodide/{n}" for n in build.PYODIDE_FILES} | {
+        f"pyodide/{build.wheel_name('micropip')}"}
     chunks = {f for f in files if f.startswith("pyscript/")}
     assert "pyscript/core.js" in chunks and len(chunks) == 1 + len(build.PYSCRIPT_CHUNKS)
     assert not any(word in f for f in chunks for word in ("codemirror", "xterm", "editor", "terminal", "toml"))

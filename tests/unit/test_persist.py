@@ -152,6 +152,26 @@ def test_import_of_export_round_trips_and_bad_files_change_nothing():
             parse_import(bad)
 
 
+def test_characters_are_a_collection_two_tabs_merge_and_export_all_carries():
+    from pyengine.characters import Character, character_to_dict
+    from web.persist import CHARACTERS, import_characters
+
+    store = MemoryStore()
+    p1, ws, _ = workspace(store)
+    p2, _, _ = workspace(store)
+    first = character_to_dict(Character("k1", "Aldric", "realms", 20, 0, {"str": 2}))
+    second = character_to_dict(Character("k2", "Mira", "strife", 30, 1, {"hit": 10}))
+    assert p1.read_collection(CHARACTERS, []) == [] == p2.read_collection(CHARACTERS, [])
+    p1.write_collection(CHARACTERS, [first])
+    merged = p2.write_collection(CHARACTERS, [second])  # the other tab added one meanwhile: both stay
+    assert {c["name"] for c in merged} == {"Aldric", "Mira"}
+    store.set(CHARACTERS, json.dumps([first, {"v": 1, "id": "k3", "name": "", "system": "realms"}]))  # one damaged
+    notices: list = []
+    assert [c["name"] for c in p1.read_collection(CHARACTERS, notices)] == ["Aldric"] and notices  # set aside, said
+    assert [c["name"] for c in import_characters(export_all(ws, p1))] == ["Aldric"]
+    assert import_characters(export_encounter(ws.current)) == []
+
+
 def test_share_link_payload_round_trips_and_rejects_damage():
     t = timeline_from_dict(json.loads(FIXTURE))
     assert t.present.get("c3").hp == 0  # a downed goblin must stay down

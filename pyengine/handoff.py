@@ -1,0 +1,128 @@
+"""What one phone hands another at the table: the players' read-only view of a fight.
+
+The game master's phone shows a QR code; a player's phone opens it with the camera and sees the
+round, whose turn it is and who is next, the party's HP, the opponents' state in words ("hurt",
+"bloodied", "down") rather than numbers, and everyone's conditions. Nothing of it is saved on the
+player's phone and nothing there can change the fight. The payload is the present only, in short
+keys, compressed: small enough for a QR code a phone camera reads off another phone's screen.
+(A co-GM who takes the fight over gets the whole present state: `storage`'s share link.)
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import zlib
+from typing import Any
+
+from .errors import SchemaError
+from .model import MAX_COMBATANTS, Combatant, Encounter
+from .rules import System, system_of
+from .text import clean_text
+from .turns import active_unit, turn_units, unit_name, unit_skipped
+
+__all__ = ["VIEW_VERSION", "health_word", "table_view", "view_payload", "read_view", "WORDS"]
+
+VIEW_VERSION = 1
+WORDS = ("unhurt", "hurt", "bloodied", "down", "")  # an opponent's state as the players see it
+MAX_PAYLOAD = 20_000
+
+
+def health_word(c: Combatant, system: System) -> str:
+    """An opponent's state for the players: down (as its system counts it), else bloodied at half its
+    HP or less, hurt below full, unhurt; nothing when it has no HP to tell."""
+    if system.is_down(c):
+        return "down"
+    if c.hp is None or not c.max_hp:
+        return ""
+    if c.hp >= c.max_hp:
+        return "unhurt"
+    return "bloodied" if 2 * c.hp <= c.max_hp else "hurt"
+
+
+def _next_unit(enc: Encounter, system: System) -> tuple[Combatant, ...]:
+    """Who acts after the active unit in an initiative order (skipping who the turn would skip);
+    none when the table chooses (side initiative) or the fight has not started."""
+    if not enc.started or not system.flow.ordered_by_initiative:
+        return ()
+    units = turn_units(enc)
+    at = next((i for i, u in enumerate(units) if any(c.id == enc.active_id for c in u)), None)
+    if at is None:
+        return ()
+    for step in range(1, len(units) + 1):
+        unit = units[(at + step) % len(units)]
+        if not unit_skipped(enc, system, unit):
+            return unit
+    return ()
+
+
+def table_view(enc: Encounter) -> dict:
+    """The fight as the players may see it. Rows: [name, side ("p" party / "o" opponents), HP, max HP
+    (the party's; None for opponents), state word (opponents), conditions, "now" / "next" / ""]."""
+    system = system_of(enc)
+    now = {c.id for c in active_unit(enc)} if enc.started else set()
+    after = _next_unit(enc, system)
+    nxt = {c.id for c in after}
+    rows = []
+    for c in enc.combatants:
+        party = c.side == "party"
+        rows.append([
+            c.name, "p" if party else "o",
+            c.hp if party else None, c.max_hp if party else None,
+            "" if party else health_word(c, system),
+            [k.name for k in c.conditions],
+            "now" if c.id in now else "next" if c.id in nxt else "",
+        ])
+    return {"v": VIEW_VERSION, "name": enc.name, "system": enc.system, "round": enc.round if enc.started else 0,
+            "now": unit_name(active_unit(enc)) if enc.started and enc.active_id else "",
+            "next": unit_name(after) if after else "", "rows": rows}
+
+
+def view_payload(enc: Encounter) -> str:
+    raw = json.dumps(table_view(enc), separators=(",", ":"), ensure_ascii=False)
+    return base64.urlsafe_b64encode(zlib.compress(raw.encode(), 9)).decode().rstrip("=")
+
+
+def _text(value: Any, limit: int) -> str:
+    if not isinstance(value, str):
+        raise SchemaError("The view is unreadable.")
+    return clean_text(value)[:limit]
+
+
+def _int_or_none(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or abs(value) > 10_000_000:
+        raise SchemaError("The view is unreadable.")
+    return value
+
+
+def read_view(payload: str) -> dict:
+    """A players' view from a link's fragment, fully checked; raises SchemaError."""
+    if not isinstance(payload, str) or not payload or len(payload) > MAX_PAYLOAD:
+        raise SchemaError("The link is not a fight's view (it is empty or far too long).")
+    try:
+        data = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
+        decoder = zlib.decompressobj()
+        raw = decoder.decompress(data, 500_000)
+        if decoder.unconsumed_tail:
+            raise SchemaError("The fight's view is too large.")
+        doc = json.loads(raw.decode("utf-8"))
+    except (binascii.Error, zlib.error, ValueError, UnicodeDecodeError):
+        raise SchemaError("The link is damaged (it may have been cut short).") from None
+    if not isinstance(doc, dict) or doc.get("v") != VIEW_VERSION:
+        raise SchemaError("This view was made by another version of Roundkeeper: reload both phones.")
+    rows = doc.get("rows")
+    if not isinstance(rows, list) or len(rows) > MAX_COMBATANTS:
+        raise SchemaError("The view is unreadable.")
+    out_rows = []
+    for row in rows:
+        if not isinstance(row, list) or len(row) != 7 or row[1] not in ("p", "o") or row[4] not in WORDS \
+                or row[6] not in ("now", "next", "") or not isinstance(row[5], list) or len(row[5]) > 50:
+            raise SchemaError("The view is unreadable.")
+        out_rows.append([_text(row[0], 200), row[1], _int_or_none(row[2]), _int_or_none(row[3]), row[4],
+                         [_text(k, 100) for k in row[5]], row[6]])
+    return {"v": VIEW_VERSION, "name": _text(doc.get("name", ""), 200), "system": _text(doc.get("system", ""), 40),
+            "round": _int_or_none(doc.get("round")) or 0, "now": _text(doc.get("now", ""), 500),
+            "next": _text(doc.get("next", ""), 500), "rows": out_rows}

@@ -1,0 +1,87 @@
+"""QR codes on the share screen, drawn by segno (a pure-Python encoder from PyPI).
+
+segno is not part of the start: the first time a code is drawn, micropip (from the site's own
+pyodide/ folder) installs segno's wheel from the site's own wheels/ folder, and the few standard
+library modules they need beyond the page's own come from wheels/stdlib-extra.zip. Everything is
+same-origin and precached by the service worker, so it works with no network.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+__all__ = ["SEGNO_WHEEL", "STDLIB_EXTRA", "load_segno", "loaded", "qr_svg"]
+
+SEGNO_WHEEL = "segno-1.6.6-py3-none-any.whl"   # pinned in build.py's SITE_WHEELS (a unit test checks they agree)
+STDLIB_EXTRA = "stdlib-extra.zip"
+_segno: Any = None
+
+
+def _site(path: str) -> str:
+    from pyscript import document, window  # the browser's (this module's constants are read by build tests too)
+
+    return str(window.URL.new(path, document.baseURI).href)
+
+
+async def load_segno() -> Any:
+    """segno, installed on first use (then imported from the page's Python)."""
+    global _segno
+    if _segno is not None:
+        return _segno
+    from pyodide.http import pyfetch
+
+    import pyodide_js
+
+    extra = "/tmp/rk-stdlib-extra.zip"
+    if extra not in sys.path:
+        response = await pyfetch(_site(f"./wheels/{STDLIB_EXTRA}"))
+        if not response.ok:
+            raise OSError(f"the QR encoder's files are missing ({response.status})")
+        with open(extra, "wb") as out:
+            out.write(await response.bytes())
+        _add_to_path(extra)
+    await pyodide_js.loadPackage("micropip")
+    import micropip
+
+    await micropip.install(_site(f"./wheels/{SEGNO_WHEEL}"))
+    import segno
+
+    _segno = segno
+    return segno
+
+
+def _add_to_path(extra: str) -> None:
+    """The extra modules importable: top-level ones by sys.path, and those inside packages the page
+    already has (importlib.metadata beside importlib) by extending those packages' __path__."""
+    import importlib
+
+    sys.path.append(extra)
+    import zipfile  # from the extra zip when the page's own does not have it
+
+    with zipfile.ZipFile(extra) as z:
+        names = set(z.namelist())
+    folders = {"/".join(name.split("/")[:i]) for name in names for i in range(1, name.count("/") + 1)}
+    for folder in sorted(folders):
+        if f"{folder}/__init__.py" in names:
+            continue  # a package of its own in the extra zip: found through its parent
+        try:
+            package = importlib.import_module(folder.replace("/", "."))
+        except ImportError:
+            continue
+        if hasattr(package, "__path__"):
+            package.__path__.append(f"{extra}/{folder}")
+
+
+def loaded() -> Any:
+    """segno if it is installed already, else None."""
+    return _segno
+
+
+def qr_svg(segno: Any, text: str) -> tuple[str, int, int]:
+    """(inline SVG, QR version, modules per side) for `text`, at the lowest error level that keeps it
+    smallest (a screen-to-camera scan at the table needs no damage tolerance)."""
+    code = segno.make(text, error="l", micro=False)
+    svg = code.svg_inline(scale=1, border=4, dark="#000", light="#fff", omitsize=True)
+    width, _ = code.symbol_size(scale=1, border=0)
+    return svg, int(code.version), int(width)
