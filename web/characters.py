@@ -161,13 +161,15 @@ def character_sheet_html(c: Character, practice: dict, attack: dict, link: str) 
                 prefix="t")
         + field("HP (if known)", "hp", practice.get("hp") or "", "number", ' inputmode="numeric" min="1" data-action-change="practice-target"',
                 prefix="t")
+        + field("Chance of at least … damage", "at_least", "" if practice.get("at_least") is None else practice["at_least"], "number",
+                ' inputmode="numeric" min="0" data-action-change="practice-target"', prefix="t")
         + '</div>'
         + stat_fields_html(_fields(c.system, view.target_fields), Stats(target_stats), prefix="t",
                            extra=' data-action-change="practice-target"')
     )
     try:
         enc = practice_encounter(c, chosen, target_stats, practice.get("hp"), practice.get("name") or "Target")
-        panel = view.attack_html(enc, enc.get(TARGET_ID), {**attack, "attacker": ME_ID})
+        panel = view.attack_html(enc, enc.get(TARGET_ID), {**attack, "attacker": ME_ID, "at_least": practice.get("at_least")})
     except EngineError as error:
         panel = f'<p class="err" data-testid="attack-error">{esc(error)}</p>'
     if not panel:

@@ -7,7 +7,7 @@ from html import escape
 from typing import Any, Iterable, Protocol
 
 __all__ = [
-    "esc", "clock", "pct", "field", "stat_fields_html", "attack_select", "attack_check", "attack_input", "odds_html", "MAX_BARS",
+    "esc", "clock", "pct", "field", "at_least", "stat_fields_html", "attack_select", "attack_check", "attack_input", "odds_html", "MAX_BARS",
 ]
 
 
@@ -117,6 +117,12 @@ class Sampled(Protocol):  # an Estimate
 
 
 MAX_BARS = 120
+
+
+def at_least(cfg: dict) -> int | None:
+    """The damage a player asked the chance of ("at least N"), from an attack panel's choices."""
+    value = cfg.get("at_least")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def odds_html(dist: Chart, target: int | None, estimate: Sampled | None = None) -> str:

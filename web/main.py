@@ -617,11 +617,13 @@ def _practice_target(a: App, target) -> None:
     try:
         stats = validated_stats(fields, characters.read_stats(fields, "t", dom.value, _checked), get_system(c.system).label)
         hp = _int(dom.value("t-hp"))
+        wanted = _int(dom.value("t-at_least"))
         name = clean_text(dom.value("t-name"))[:60] or "Target"
     except EngineError as error:
         a.error(str(error))
         return
-    a.update("target-described", target=stats, hp=hp if hp is None or hp > 0 else None, name=name)
+    a.update("target-described", target=stats, hp=hp if hp is None or hp > 0 else None, name=name,
+             at_least=wanted if wanted is None or 0 <= wanted <= 1_000_000 else None)
     if str(target.type) in ("text", "number"):
         a.schedule_sheet()
     else:

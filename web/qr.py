@@ -29,17 +29,17 @@ async def load_segno() -> Any:
     global _segno
     if _segno is not None:
         return _segno
-    from pyodide.http import pyfetch
-
     import pyodide_js
+    from pyscript import window
 
     extra = "/tmp/rk-stdlib-extra.zip"
     if extra not in sys.path:
-        response = await pyfetch(_site(f"./wheels/{STDLIB_EXTRA}"))
+        response = await window.fetch(_site(f"./wheels/{STDLIB_EXTRA}"))  # the browser's fetch: no pyodide.http at start
         if not response.ok:
             raise OSError(f"the QR encoder's files are missing ({response.status})")
+        data = await response.arrayBuffer()
         with open(extra, "wb") as out:
-            out.write(await response.bytes())
+            out.write(data.to_bytes())
         _add_to_path(extra)
     await pyodide_js.loadPackage("micropip")
     import micropip
@@ -57,8 +57,9 @@ def _add_to_path(extra: str) -> None:
     import importlib
 
     sys.path.append(extra)
-    import zipfile  # from the extra zip when the page's own does not have it
-
+    # By name: build.py keeps in the start-up zip every module our code imports, and zipfile is
+    # only needed here, from the extra zip itself.
+    zipfile = importlib.import_module("zipfile")
     with zipfile.ZipFile(extra) as z:
         names = set(z.namelist())
     folders = {"/".join(name.split("/")[:i]) for name in names for i in range(1, name.count("/") + 1)}

@@ -15,7 +15,7 @@ from typing import Any, Callable
 __all__ = ["Ui", "update", "MESSAGES", "FRESH_ATTACK"]
 
 FRESH_ATTACK: dict[str, Any] = {"attacker": None, "pending": None}
-FRESH_PRACTICE: dict[str, Any] = {"attack": None, "target": {}, "hp": None, "name": "Target"}
+FRESH_PRACTICE: dict[str, Any] = {"attack": None, "target": {}, "hp": None, "name": "Target", "at_least": None}
 
 
 @dataclass(frozen=True)
@@ -93,8 +93,9 @@ def _character_opened(ui: Ui, ident: str, attack: int | None, config: dict) -> U
                    practice={**ui.practice, "attack": attack})
 
 
-def _target_described(ui: Ui, target: dict, hp: int | None, name: str) -> Ui:
-    return replace(ui, practice={**ui.practice, "target": target, "hp": hp, "name": name}, attack={**ui.attack, "pending": None})
+def _target_described(ui: Ui, target: dict, hp: int | None, name: str, at_least: int | None = None) -> Ui:
+    return replace(ui, practice={**ui.practice, "target": target, "hp": hp, "name": name, "at_least": at_least},
+                   attack={**ui.attack, "pending": None})
 
 
 def _view_opened(ui: Ui, view: Any) -> Ui:

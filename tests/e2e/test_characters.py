@@ -39,23 +39,26 @@ def make_character(page, system: str, name: str) -> None:
     page.get_by_test_id("practice").wait_for()
 
 
-def odds_before_the_roll(system: str, enc) -> float:
-    """What the attack panel must show first for the practice encounter: P(hit), or for Laurels and
-    Loot P(injury)."""
+def odds_before_the_roll(system: str, enc):
+    """What the attack panel must show first for the practice encounter: (P(hit), or for Laurels and
+    Loot P(injury); the distribution of the damage that reaches the target)."""
     if system == "realms":
         from pyengine.systems.realms import attack_odds, build_attack
 
-        return attack_odds(build_attack(enc, {"attacker": ME_ID, "target": TARGET_ID, "skills": ["melee fighting", "slashing"],
-                                              "damage_type": "edged"}).pool).p_hit
+        odds = attack_odds(build_attack(enc, {"attacker": ME_ID, "target": TARGET_ID, "skills": ["melee fighting", "slashing"],
+                                              "damage_type": "edged"}).pool)
+        return odds.p_hit, odds.damage
     if system == "laurels":
         from pyengine.systems.laurels import attack_odds, attack_setup
 
-        return attack_odds(*attack_setup(enc, ME_ID, TARGET_ID)).p_injury
+        odds = attack_odds(*attack_setup(enc, ME_ID, TARGET_ID))
+        return odds.p_injury, odds.through
     from pyengine.systems.strife import attack_odds, build_spec
     from web.views.strife import DEFAULT_ATTACK
 
     config = {k: v for k, v in DEFAULT_ATTACK.items() if k != "use"}
-    return attack_odds(build_spec(enc, {**config, "attacker": ME_ID, "target": TARGET_ID})[0]).p_hit
+    odds = attack_odds(build_spec(enc, {**config, "attacker": ME_ID, "target": TARGET_ID})[0])
+    return odds.p_hit, odds.damage
 
 
 def stored_character(page, name: str) -> dict:
@@ -77,8 +80,13 @@ def test_a_character_in_each_system_attacks_with_exact_odds_and_seeded_dice(cont
     page.get_by_test_id("t-hp").dispatch_event("change")
     c = character_from_dict(stored_character(page, f"Hero <img src=x onerror=alert(1)> of {system}"))
     enc = practice_encounter(c, c.attacks[0], {k: int(v) for k, v in target.items()}, 30)
-    shown = f"{odds_before_the_roll(system, enc) * 100:.1f}%"  # the engine's own odds for this attack on this target
+    p_first, damage = odds_before_the_roll(system, enc)  # the engine's own odds for this attack on this target
+    shown = f"{p_first * 100:.1f}%"
     page.wait_for_function(f"(document.querySelector('[data-testid=attack-odds]') || {{}}).textContent?.includes({shown!r})")
+    page.get_by_test_id("t-at_least").fill("5")
+    page.get_by_test_id("t-at_least").dispatch_event("change")
+    at_least = f"P(total ≥ 5) = {damage.at_least(5) * 100:.2f}%"
+    page.wait_for_function(f"(document.querySelector('#sheet [data-testid=odds-at-least]') || {{}}).textContent === {at_least!r}")
     page.get_by_test_id("attack-roll").click()
     page.get_by_test_id("attack-result").wait_for()
     rolled = resolve(enc, KIND[system], {"attacker": ME_ID, "target": TARGET_ID}, random.Random(seed))

@@ -193,6 +193,7 @@ def test_share_link_opens_the_same_fight_on_another_phone(browser, site):
         page = open_app(gm, site["url"] + "/?seed=2").page
         start_fight(page)
         page.get_by_test_id("encounter-name").click()
+        page.get_by_test_id("share-for").select_option("fight")  # the co-GM's link: the whole fight
         page.get_by_test_id("share-link").click()
         link = page.get_by_test_id("share-field").input_value()
         assert "#fight=" in link

@@ -15,7 +15,7 @@ from pyengine.storage import MAX_JSON_DEPTH, check_json_depth, depth, loads, tim
 from pyengine.text import clean_text
 from pyengine.tracker import MAX_COMBATANTS, Timeline, new_encounter, resolve, too_many_combatants
 from web.persist import (
-    COLLECTIONS, INDEX, ROLLS, ROSTER, SAVED_ROLLS, TEMPLATES, MemoryStore, Persistence, export_all, merge,
+    CHARACTERS, COLLECTIONS, INDEX, ROLLS, ROSTER, SAVED_ROLLS, TEMPLATES, MemoryStore, Persistence, export_all, merge,
     parse_import, read_share, share_payload,
 )
 
@@ -103,7 +103,7 @@ BAD_VALUES = [nested(6000), nested(20, '"x"'), "{", "7", '"text"', "[1, 2, 3]", 
               json.dumps({"app": "roundkeeper", "schema": 1, "kind": "encounter", "base": {"turn": {"x": json.loads(nested(30))}}})]
 
 
-@pytest.mark.parametrize("key", [INDEX, ROLLS, SAVED_ROLLS, ROSTER, TEMPLATES, "enc:e1"])
+@pytest.mark.parametrize("key", [INDEX, ROLLS, SAVED_ROLLS, ROSTER, TEMPLATES, CHARACTERS, "enc:e1"])
 @pytest.mark.parametrize("value", BAD_VALUES)
 def test_any_value_under_any_key_loads_or_is_set_aside(key, value):
     store = MemoryStore({key: value})
@@ -111,7 +111,7 @@ def test_any_value_under_any_key_loads_or_is_set_aside(key, value):
         store.set(INDEX, json.dumps({"encounters": [{"id": "e1", "name": "Kept"}], "current": "e1"}))
     p = Persistence(store, clock)
     ws, notices = p.load_workspace()
-    for collection in (ROLLS, SAVED_ROLLS):
+    for collection in (ROLLS, SAVED_ROLLS, CHARACTERS):  # what the app reads at start
         p.read_collection(collection, notices)
     assert ws.current is not None and ws.current.present.combatants == ()
     backups = [k for k in store.keys() if k.startswith("backup:")]
@@ -199,7 +199,7 @@ def test_merge_keeps_both_sides():
     ours = [{"k": 1, "v": 9}, {"k": 3, "v": 0}]                   # changed 1, removed 2, added 3
     theirs = [{"k": 1, "v": 0}, {"k": 2, "v": 0}, {"k": 4, "v": 0}]  # added 4
     assert merge(base, ours, theirs, key) == [{"k": 1, "v": 9}, {"k": 4, "v": 0}, {"k": 3, "v": 0}]
-    assert set(COLLECTIONS) == {ROLLS, SAVED_ROLLS, ROSTER, TEMPLATES}
+    assert set(COLLECTIONS) == {ROLLS, SAVED_ROLLS, ROSTER, TEMPLATES, CHARACTERS}
 
 
 # -- one limit for combatants ---------------------------------------------------------------

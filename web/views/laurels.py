@@ -9,7 +9,7 @@ from pyengine.rules import system_of
 from pyengine.systems.laurels import attack_odds, attack_setup, dice_count, out_of_turn
 from pyengine.turns import eligible
 
-from ..html import attack_check, esc, odds_html, pct
+from ..html import at_least, attack_check, esc, odds_html, pct
 from . import Page, View
 
 __all__ = ["VIEW", "LaurelsView", "attack_panel_html"]
@@ -18,7 +18,7 @@ AMBUSH = (("none", "No ambush"), ("opponents", "Opponents ambush"), ("party", "P
 
 
 def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None, power: bool, sneak: bool, pending: dict | None,
-                      close: bool = False) -> str:
+                      close: bool = False, wanted: int | None = None) -> str:
     """Laurels and Loot: who hits this target, the exact odds first, then the roll and Apply. The
     attacker defaults to whoever acts now, else the first of the acting side who may still act."""
     others = [x for x in enc.combatants if x.id != target.id]
@@ -47,11 +47,11 @@ def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None
     kind = "ranged: to Injuries" if attack.ranged else ("sneak: to Injuries" if attack.sneak else "melee: to Stamina, then Injuries")
     parry = f" · target parries with a {attack.parry}" if attack.parry else ""
     if attack.parry == "weapon":  # nothing gets through: the blow's own size and the weapon's risk are what matter
-        chart = odds_html(odds.damage, None)
+        chart = odds_html(odds.damage, wanted)
         risk = (f'<p data-testid="attack-parried">Parried with a weapon: nothing reaches {esc(target.name)}. '
                 f'P(the parrying weapon shatters) <b data-testid="attack-shatter">{pct(odds.p_shatter)}</b></p>')
     else:
-        chart, risk = odds_html(odds.through, None), ""
+        chart, risk = odds_html(odds.through, wanted), ""
     odds_block = (
         f'<p class="muted">{dice_count(a.level, power)}d{a.weapon.die} exploding, {esc(kind)}{esc(parry)}</p>'
         + chart + risk
@@ -96,7 +96,7 @@ class LaurelsView(View):
 
     def attack_html(self, enc: Encounter, target: Combatant, attack: dict) -> str:
         return attack_panel_html(enc, target, attack.get("attacker"), attack.get("power", False), attack.get("sneak", False),
-                                 attack.get("pending"), attack.get("close", False))
+                                 attack.get("pending"), attack.get("close", False), at_least(attack))
 
     def row_chips(self, enc: Encounter, c: Combatant) -> str:
         injuries, limit = c.stat("injuries", 0) or 0, c.stat("injury_max", 0) or 0

@@ -11,7 +11,7 @@ from pyengine.systems.realms import (
     competition_of, cover_save_bonus, listed, movement, own_save_modifier, save_odds, save_situation,
 )
 
-from ..html import attack_check as _chk, attack_input as _txt, attack_select as _sel, esc, odds_html, pct as _pct
+from ..html import at_least, attack_check as _chk, attack_input as _txt, attack_select as _sel, esc, odds_html, pct as _pct
 from . import Page, View
 
 __all__ = ["VIEW", "RealmsView", "row_chips", "options_html", "sheet_sections", "DEFAULT_ATTACK"]
@@ -112,7 +112,7 @@ def attack_panel_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
         + (f' · P({esc(target.name)} drops) <b data-testid="attack-drop">{_pct(odds.p_drop(target.hp))}</b>' if target.hp is not None else "")
         + "</p>"
     )
-    return (form + why + f'<ul class="muted" data-testid="attack-explain">{notes}</ul>' + odds_html(odds.damage, None) + table
+    return (form + why + f'<ul class="muted" data-testid="attack-explain">{notes}</ul>' + odds_html(odds.damage, at_least(cfg)) + table
             + f'<button type="button" class="primary" data-action="attack-roll" data-id="{esc(target.id)}" data-testid="attack-roll">Roll {esc(built.text.split(":")[0])}</button>')
 
 

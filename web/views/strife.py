@@ -11,7 +11,7 @@ from pyengine.model import Combatant, Encounter, Event
 from pyengine.rules import System, system_of
 from pyengine.systems.strife import ATTACK_KINDS, RESOURCES, acting, attack_odds, build_spec
 
-from ..html import attack_check as _check, attack_input, attack_select as _select, esc, odds_html, pct as _pct
+from ..html import at_least, attack_check as _check, attack_input, attack_select as _select, esc, odds_html, pct as _pct
 from . import Page, View
 
 __all__ = ["VIEW", "StrifeView", "row_chips", "turn_panel_html", "start_options_html", "attack_panel_html", "resources_html",
@@ -152,7 +152,7 @@ def attack_panel_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
         + (f' · P({esc(target.name)} drops) <b data-testid="attack-drop">{_pct(odds.p_drop(target.hp))}</b>' if target.hp is not None else "")
         + "</p>"
     )
-    return form + explain + odds_html(odds.damage, None) + table + (
+    return form + explain + odds_html(odds.damage, at_least(cfg)) + table + (
         f'<button type="button" data-action="attack-roll" data-id="{esc(target.id)}" data-testid="attack-roll">Roll attack</button>'
     )
 
