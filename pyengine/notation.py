@@ -51,6 +51,8 @@ __all__ = [
     "FUNCTIONS",
     "Node",
     "left_spine",
+    "doubled_dice",
+    "count_dice",
     "parse",
 ]
 
@@ -600,6 +602,45 @@ def _divides(node: Node) -> bool:
         elif isinstance(n, Group):
             stack += list(n.items)
     return False
+
+
+def doubled_dice(node: Node) -> Node:
+    """The same expression with every die rolled twice as many times (a critical hit's damage in
+    d20 games: `1d8+3` becomes `2d8+3`); refused past MAX_DICE like any roll."""
+    if isinstance(node, Dice):
+        return replace(node, count=2 * node.count, text=f"{2 * node.count}d{node.label_sides}" + node.text.split("d", 1)[1][len(node.label_sides):]
+                       if "d" in node.text else node.text)
+    if isinstance(node, Label):
+        return replace(node, node=doubled_dice(node.node))
+    if isinstance(node, Unary):
+        return replace(node, operand=doubled_dice(node.operand))
+    if isinstance(node, (Binary, Compare)):
+        return replace(node, left=doubled_dice(node.left), right=doubled_dice(node.right))
+    if isinstance(node, Group):
+        return replace(node, items=tuple(doubled_dice(i) for i in node.items))
+    if isinstance(node, Call):
+        return replace(node, args=tuple(doubled_dice(a) for a in node.args))
+    return node
+
+
+def count_dice(node: Node) -> int:
+    """How many dice an expression asks for (before rerolls and explosions)."""
+    stack, total = [node], 0
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Dice):
+            total += n.count
+        elif isinstance(n, Label):
+            stack.append(n.node)
+        elif isinstance(n, Unary):
+            stack.append(n.operand)
+        elif isinstance(n, (Binary, Compare)):
+            stack += [n.left, n.right]
+        elif isinstance(n, Group):
+            stack += list(n.items)
+        elif isinstance(n, Call):
+            stack += list(n.args)
+    return total
 
 
 def left_spine(node: Binary) -> tuple[Node, list[Binary]]:

@@ -19,7 +19,7 @@ from .model import (
     ID_PATTERN, LIMITS, MAX_COMBATANTS, NUMBER_FIELDS, SIDES, SKIP_DOWN, Action, Combatant, Condition, Duration, Encounter, Event, Outcome,
     too_many_combatants, valid_stat, validated_fields,
 )
-from .rules import get_system, system_of
+from .rules import get_system, system_of, take_damage
 from .text import clean_text
 from .turns import active_unit, advance, turn_starts, turn_units, unit_name, unit_skipped
 
@@ -269,25 +269,8 @@ def _hp_target(enc: Encounter, args: dict) -> tuple[Combatant, int, int]:
 
 
 def _damage(enc: Encounter, args: dict) -> Outcome:
-    c, before, amount = _hp_target(enc, args)
-    absorbed = min(c.temp_hp, amount)
-    hp = before - (amount - absorbed)
-    floor = system_of(enc).hp_floor
-    if floor is not None:
-        hp = max(floor, hp)
-    updated = replace(c, hp=hp, temp_hp=c.temp_hp - absorbed)
-    source = args.get("source")
-    by = f" from {enc.get(source).name}" if source and any(x.id == source for x in enc.combatants) else ""
-    notes = [f"{absorbed} to temporary HP"] if absorbed else []
-    if args.get("half"):
-        notes.insert(0, "saved: half damage")
-    text = f"{c.name} took {amount} damage{by}" + (f" ({'; '.join(notes)})" if notes else "")
-    events = [enc.event("damage", text, args.get("roll"), c.id)]
-    system = system_of(enc)
-    if system.is_down(updated) and not system.is_down(c):
-        events.append(enc.event("down", f"{c.name} is down", who=c.id))
-    new, more = system.on_damage(_with(enc, updated), c, amount)
-    return new, tuple(events) + tuple(more)
+    c, _, amount = _hp_target(enc, args)
+    return take_damage(enc, c, amount, args.get("source"), args.get("roll"), bool(args.get("half")))
 
 
 def _heal(enc: Encounter, args: dict) -> Outcome:

@@ -89,6 +89,10 @@ GENERIC: list[Request] = [
                            {"kind": "add_condition", "args": {"id": "@Goblin 2", "name": "Prone", "until": "never"}}]}),
     ("undo", {}),
     ("redo", {}),
+    # added with the d20 attack (fixture fight-generic-3)
+    _add("Ogre", side="opponents", max_hp=30, stats={"ac": 11}),
+    ("d20_attack", {"attacker": "@Hero", "target": "@Ogre", "adv": "adv", "cover": "half"}),
+    ("d20_attack", {"attacker": "@Foe", "target": "@Ogre", "modifier": "2"}),
 ]
 
 LAURELS: list[Request] = [

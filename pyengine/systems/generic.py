@@ -1,19 +1,141 @@
-"""The generic system: d20 + modifier initiative, plain hit points, free-text conditions, and the
-two reminders d20 tables expect (the SRD's death saves and concentration checks; docs/rules.md)."""
+"""The generic system: d20 + modifier initiative, plain hit points, free-text conditions, the d20
+attack (d20 + bonus against AC, advantage, cover, a natural 20 doubles the damage dice), and the two
+reminders d20 tables expect (the SRD's death saves and concentration checks; docs/rules.md)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
-from ..dice import Rng
-from ..errors import RuleError
+from ..dice import Distribution, Rng, distribution_ast, parse, roll_ast
+from ..errors import EngineError, RuleError
 from ..model import Combatant, Encounter, Event, Outcome, StatField
-from ..rules import ActionRule, System, settle_ties
+from ..notation import MAX_DICE, count_dice, doubled_dice
+from ..rules import ActionRule, System, settle_ties, take_damage
 
-__all__ = ["GenericSystem", "concentration_dc", "death_save_outcome", "DEATH_SAVES"]
+__all__ = ["GenericSystem", "concentration_dc", "death_save_outcome", "DEATH_SAVES", "AttackSpec", "attack_spec", "attack_odds",
+           "AttackOdds", "COVER"]
 
 DEATH_SAVES = 3  # three successes: stable; three failures: dead
-STATS = (StatField("ac", "AC", default=None, low=0, high=60),)
+STATS = (
+    StatField("ac", "AC", default=None, low=0, high=60),
+    StatField("to_hit", "Attack bonus", default=0, low=-20, high=40),
+    StatField("damage", "Damage", "text", "1d6", placeholder="1d8+3"),
+    StatField("crit_on", "Critical hit on a natural", default=20, low=2, high=20),
+)
+COVER = {"none": 0, "half": 2, "three-quarters": 5}  # SRD: cover adds to the target's AC
+
+
+@dataclass(frozen=True)
+class AttackSpec:
+    """One d20 attack, every number known: d20 (advantage: the higher of two, disadvantage: the
+    lower) + bonus against AC; a natural 1 misses, a natural crit_on or more hits and crits."""
+
+    bonus: int
+    ac: int
+    roll: str           # "1d20", "2d20kh1" or "2d20kl1"
+    damage: str
+    crit_on: int = 20
+    notes: tuple[str, ...] = ()
+
+
+def attack_spec(enc: Encounter, args: dict) -> AttackSpec:
+    """The attack the tracker would make from the attacker's stats and the panel's choices."""
+    attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
+    if attacker.id == target.id:
+        raise RuleError("A combatant cannot attack itself.")
+    ac = target.stat("ac")
+    if ac is None:
+        raise RuleError(f"{target.name} has no AC: edit it (or type what the game master says) to see the odds.")
+    cover = args.get("cover") or "none"
+    if cover == "complete":
+        raise RuleError(f"{target.name} has complete cover: it cannot be targeted directly.")
+    if cover not in COVER:
+        raise RuleError("Cover is none, half or three-quarters.")
+    try:
+        modifier = int(args.get("modifier") or 0)
+    except (TypeError, ValueError):
+        raise RuleError("The extra modifier must be a whole number.") from None
+    if not -50 <= modifier <= 50:
+        raise RuleError("The extra modifier must be from -50 to 50.")
+    adv, dis = args.get("adv") in (True, "adv", "advantage"), args.get("adv") in ("dis", "disadvantage")
+    notes = []
+    if COVER[cover]:
+        notes.append(f"{cover} cover: +{COVER[cover]} AC")
+    damage = str(attacker.stat_or("damage", "1d6") or "1d6")
+    try:
+        ast = parse(damage)
+    except EngineError as error:
+        raise RuleError(f"{attacker.name}'s damage {damage!r}: {error}") from None
+    if 2 * count_dice(ast) > MAX_DICE:
+        raise RuleError(f"{attacker.name}'s damage has too many dice to double on a crit.")
+    to_hit = STATS[1].number(attacker) + modifier
+    return AttackSpec(to_hit, int(ac) + COVER[cover], "2d20kh1" if adv else "2d20kl1" if dis else "1d20", damage,
+                      STATS[3].number(attacker), tuple(notes))
+
+
+@dataclass(frozen=True)
+class AttackOdds:
+    p_hit: float          # crits included
+    p_crit: float
+    damage: Distribution  # 0 on a miss
+
+    def p_drop(self, hp: int | None) -> float:
+        return self.damage.at_least(hp) if hp is not None and hp > 0 else 0.0
+
+
+def _hits(spec: AttackSpec, natural: int) -> tuple[bool, bool]:
+    crit = natural >= spec.crit_on
+    return crit or (natural != 1 and natural + spec.bonus >= spec.ac), crit
+
+
+def attack_odds(spec: AttackSpec) -> AttackOdds:
+    """Exact: the d20's distribution split into miss, hit and crit, mixed with the damage (and the
+    damage with its dice doubled)."""
+    naturals = distribution_ast(parse(spec.roll))
+    p_hit = p_crit = 0.0
+    for natural, p in naturals.pmf.items():
+        hit, crit = _hits(spec, natural)
+        p_hit += p if hit else 0.0
+        p_crit += p if crit else 0.0
+    ast = parse(spec.damage)
+    normal = distribution_ast(ast).map(lambda v: max(0, v))
+    cases = [(1.0 - p_hit, Distribution.constant(0)), (p_hit - p_crit, normal)]
+    if p_crit:
+        cases.append((p_crit, distribution_ast(doubled_dice(ast)).map(lambda v: max(0, v))))
+    return AttackOdds(p_hit, p_crit, Distribution.mix(cases))
+
+
+def _resolve_attack(enc: Encounter, args: dict, rng: Rng) -> dict:
+    spec = attack_spec(enc, args)
+    d20 = roll_ast(parse(spec.roll), rng, spec.roll)
+    natural = d20.total
+    hit, crit = _hits(spec, natural)
+    text = (f"{d20.text.rsplit(' = ', 1)[0]} {spec.bonus:+d} = {natural + spec.bonus} vs AC {spec.ac}: "
+            + ("crit" if crit else "hit" if hit else "miss"))
+    damage = 0
+    if hit:
+        ast = parse(spec.damage)
+        rolled = roll_ast(doubled_dice(ast) if crit else ast, rng, spec.damage)
+        damage = max(0, rolled.total)
+        text += f"; {rolled.text}" + (" (dice doubled)" if crit else "")
+    return {"attacker": args["attacker"], "target": args["target"], "faces": [d.face for d in d20.dice], "natural": natural,
+            "hit": hit, "crit": crit, "damage": damage, "text": text}
+
+
+def _apply_attack(enc: Encounter, args: dict) -> Outcome:
+    """The rolled attack on the fight: the damage through the tracker's own damage (temporary HP,
+    concentration and death-save reminders), one step."""
+    attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
+    damage = args.get("damage", 0)
+    if not isinstance(damage, int) or isinstance(damage, bool) or not 0 <= damage <= 1_000_000:
+        raise RuleError("An attack result is out of range.")
+    outcome = "crit" if args.get("crit") else "hit" if args.get("hit") else "miss"
+    events: tuple[Event, ...] = (enc.event("attack", f"{attacker.name} attacks {target.name}: {outcome}"
+                                           + (f", {damage} damage" if damage else ""), args.get("text"), target.id),)
+    if damage and target.hp is not None:
+        enc, more = take_damage(enc, target, damage, attacker.id)
+        events += more
+    return enc, events
 
 
 def concentration_dc(damage: int) -> int:
@@ -89,7 +211,7 @@ class GenericSystem(System):
         "Invisible", "Paralyzed", "Petrified", "Poisoned", "Prone", "Restrained", "Stunned", "Unconscious",
     )
     stat_fields = STATS
-    actions = {"death_save": ActionRule(_apply_death_save, _resolve_death_save)}
+    actions = {"death_save": ActionRule(_apply_death_save, _resolve_death_save), "d20_attack": ActionRule(_apply_attack, _resolve_attack)}
 
     def break_ties(self, encounter: Encounter, results: dict[str, list], rng: Rng) -> None:
         """Ties on the total go to the higher modifier, then to a d20 roll-off (repeated while tied)."""

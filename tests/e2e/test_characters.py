@@ -14,11 +14,12 @@ from tests.e2e.conftest import SITE_PREFIX, names, open_app, wait_ready
 
 # system -> (the character's own stats, its attack's weapon, what the GM says about the target)
 SHEETS = {
+    "generic": ({}, {"to_hit": "5", "damage": "1d8+3"}, {"ac": "13"}),
     "realms": ({"str": "2"}, {"skills": "melee fighting, slashing", "damage_type": "edged"}, {"ac": "13"}),
     "laurels": ({"level": "3", "str": "2", "dex": "1"}, {"die": "8", "magic": "1"}, {"armour": "2", "dex": "1"}),
     "strife": ({"ac": "40"}, {"hit": "15", "weapon": "1d8+2"}, {"ac": "45", "dodge": "5"}),
 }
-KIND = {"realms": "er_attack", "laurels": "ll_attack", "strife": "ros_attack"}
+KIND = {"generic": "d20_attack", "realms": "er_attack", "laurels": "ll_attack", "strife": "ros_attack"}
 
 
 def make_character(page, system: str, name: str) -> None:
@@ -42,6 +43,11 @@ def make_character(page, system: str, name: str) -> None:
 def odds_before_the_roll(system: str, enc):
     """What the attack panel must show first for the practice encounter: (P(hit), or for Laurels and
     Loot P(injury); the distribution of the damage that reaches the target)."""
+    if system == "generic":
+        from pyengine.systems.generic import attack_odds as d20_odds, attack_spec
+
+        odds = d20_odds(attack_spec(enc, {"attacker": ME_ID, "target": TARGET_ID}))
+        return odds.p_hit, odds.damage
     if system == "realms":
         from pyengine.systems.realms import attack_odds, build_attack
 
@@ -129,3 +135,32 @@ def test_a_character_joins_the_game_masters_fight_by_its_link(browser, site):
     finally:
         player.close()
         gm.close()
+
+
+def test_the_generic_d20_attack_on_a_targets_sheet_rolls_and_applies(context, site):
+    """The default system's attack in the tracker: d20 + bonus against AC with the odds first, the roll,
+    Apply (one undoable step)."""
+    from pyengine.tracker import Timeline, new_encounter
+
+    from tests.e2e.conftest import seed, stored_fight
+
+    t = Timeline.start(new_encounter("e1", "Duel", "generic"))
+    for fields in ({"name": "Ana", "side": "party", "pc": True, "max_hp": 20, "initiative": 15, "stats": {"to_hit": 6, "damage": "2d6+2"}},
+                   {"name": "Orc", "max_hp": 30, "initiative": 10, "stats": {"ac": 14}}):
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": fields}))
+    t = t.do(resolve(t.present, "start_combat", {}, random.Random(1)))
+    page = open_app(context, site["url"] + "/?seed=12").page
+    seed(page, stored_fight(t))
+    page.get_by_test_id("attack-open").click()  # "Attack…" next to whose turn it is
+    page.get_by_test_id("attack-p-hit").wait_for()
+    from pyengine.systems.generic import attack_odds, attack_spec
+
+    odds = attack_odds(attack_spec(t.present, {"attacker": "c1", "target": "c2"}))
+    assert page.get_by_test_id("attack-p-hit").inner_text() == f"{odds.p_hit * 100:.1f}%"
+    page.get_by_test_id("attack-roll").click()
+    rolled = resolve(t.present, "d20_attack", {"attacker": "c1", "target": "c2"}, random.Random(12))
+    page.get_by_test_id("attack-result").wait_for()
+    assert page.get_by_test_id("attack-result").inner_text() == rolled.args["text"]
+    page.get_by_test_id("attack-apply").click()
+    hp = 30 - rolled.args["damage"]
+    page.wait_for_function(f"document.querySelector('#tracker').textContent.includes('{hp}/30')")

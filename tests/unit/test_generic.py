@@ -96,3 +96,77 @@ def test_a_batch_is_refused_whole(actions, message):
     with pytest.raises(RuleError, match=message):
         step(t, "batch", actions=actions)
     assert t.present.get("c2").hp == 7
+
+
+# -- the d20 attack ----------------------------------------------------------------------------
+
+def _duel(attacker_stats: dict, ac: int = 13, hp: int = 12):
+    from pyengine.tracker import Timeline, new_encounter, resolve
+
+    t = Timeline.start(new_encounter("e1", "Duel", "generic"))
+    t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": "Ana", "side": "party", "pc": True, "max_hp": 20,
+                                                                  "stats": attacker_stats}}))
+    return t.do(resolve(t.present, "add_combatant", {"combatant": {"name": "Orc", "max_hp": hp, "stats": {"ac": ac}}}))
+
+
+@pytest.mark.parametrize("adv, cover, bonus, crit_on", [("", "none", 5, 20), ("adv", "half", 3, 19), ("dis", "three-quarters", 8, 20),
+                                                       ("", "none", -2, 18)])
+def test_d20_attack_odds_match_enumeration(adv, cover, bonus, crit_on):
+    from fractions import Fraction
+    from itertools import product
+
+    from pyengine.systems.generic import attack_odds, attack_spec
+
+    t = _duel({"to_hit": bonus, "damage": "1d4+1", "crit_on": crit_on})
+    odds = attack_odds(attack_spec(t.present, {"attacker": "c1", "target": "c2", "adv": adv, "cover": cover}))
+    ac = 13 + {"none": 0, "half": 2, "three-quarters": 5}[cover]
+    expected: dict[int, Fraction] = {}
+    p_hit = p_crit = Fraction(0)
+    rolls = list(product(range(1, 21), repeat=2)) if adv else [(n,) for n in range(1, 21)]
+    for faces in rolls:
+        natural = max(faces) if adv == "adv" else min(faces) if adv == "dis" else faces[0]
+        p = Fraction(1, 20 ** len(faces))
+        crit = natural >= crit_on
+        hit = crit or (natural != 1 and natural + bonus >= ac)
+        p_hit += p if hit else 0
+        p_crit += p if crit else 0
+        if not hit:
+            expected[0] = expected.get(0, Fraction(0)) + p
+            continue
+        for dice in product(range(1, 5), repeat=2 if crit else 1):
+            q = p / 4 ** len(dice)
+            expected[sum(dice) + 1] = expected.get(sum(dice) + 1, Fraction(0)) + q
+    assert odds.p_hit == pytest.approx(float(p_hit), abs=1e-12) and odds.p_crit == pytest.approx(float(p_crit), abs=1e-12)
+    assert set(odds.damage.pmf) == set(expected)
+    for v, p in expected.items():
+        assert odds.damage.pmf[v] == pytest.approx(float(p), abs=1e-12)
+
+
+def test_d20_attack_rolls_scripted_dice_and_applies_through_the_damage_rules():
+    from pyengine.tracker import resolve
+    from tests.unit.scripted import Scripted
+
+    t = _duel({"to_hit": 4, "damage": "1d8+2"})
+    hit = resolve(t.present, "d20_attack", {"attacker": "c1", "target": "c2"}, Scripted([12, 5]))
+    assert hit.args["text"] == "1d20 (12) +4 = 16 vs AC 13: hit; 1d8 (5) + 2 = 7" and hit.args["damage"] == 7
+    crit = resolve(t.present, "d20_attack", {"attacker": "c1", "target": "c2", "adv": "adv"}, Scripted([3, 20, 8, 6]))
+    assert crit.args["crit"] and crit.args["damage"] == 16 and "2d8 (8, 6) + 2 = 16 (dice doubled)" in crit.args["text"]
+    fumble = resolve(t.present, "d20_attack", {"attacker": "c1", "target": "c2", "modifier": "30"}, Scripted([1]))
+    assert not fumble.args["hit"] and fumble.args["damage"] == 0  # a natural 1 misses, whatever the bonus
+    after = t.do(crit)
+    assert after.present.get("c2").hp == 0 and any("is down" in e.text for e in after.log())  # the floor at 0
+    assert after.undo().present.get("c2").hp == 12  # one undoable step
+
+
+@pytest.mark.parametrize("args, message", [({"cover": "complete"}, "complete cover"), ({"modifier": "lots"}, "whole number"),
+                                           ({"target": "c1"}, "itself")])
+def test_d20_attack_refusals(args, message):
+    from pyengine.errors import RuleError
+    from pyengine.tracker import resolve
+
+    t = _duel({"to_hit": 4})
+    with pytest.raises(RuleError, match=message):
+        resolve(t.present, "d20_attack", {"attacker": "c1", "target": "c2", **args})
+    t2 = _duel({"damage": "1d6+"})
+    with pytest.raises(RuleError, match="damage"):
+        resolve(t2.present, "d20_attack", {"attacker": "c1", "target": "c2"})

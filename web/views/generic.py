@@ -3,11 +3,63 @@
 
 from __future__ import annotations
 
+from pyengine.errors import EngineError
 from pyengine.model import Combatant, Encounter, Event
-from pyengine.systems.generic import DEATH_SAVES, dying
+from pyengine.systems.generic import COVER, DEATH_SAVES, attack_odds, attack_spec, dying
 
-from ..html import esc
+from ..html import at_least, attack_input, attack_select, esc, odds_html, pct
 from . import Page, View
+
+ADVANTAGE = {"": "Normal", "adv": "Advantage", "dis": "Disadvantage"}
+COVERS = {"none": "No cover", "half": "Half cover (+2 AC)", "three-quarters": "Three-quarters cover (+5 AC)"}
+
+
+def attack_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
+    """d20 + bonus against the target's AC: who attacks, advantage, cover, the exact odds (hit,
+    crit, the damage chart), then the roll die by die and Apply."""
+    others = [x for x in enc.combatants if x.id != target.id]
+    if not others:
+        return ""
+    ids = {x.id for x in others}
+    chosen = cfg.get("attacker")
+    attacker_id: str = chosen if chosen in ids else (enc.active_id if enc.active_id in ids and enc.active_id else others[0].id)
+    options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == attacker_id else ""}>{esc(x.name)}</option>' for x in others)
+    adv = cfg.get("adv") if cfg.get("adv") in ADVANTAGE else ""
+    cover = cfg.get("cover") if cfg.get("cover") in COVER else "none"
+    form = (
+        '<h3>Attack</h3><div class="grid2">'
+        f'<label class="field">Attacker<select id="atk-attacker" data-attack-key="attacker" data-action-change="attack-config" '
+        f'data-testid="attack-attacker">{options}</select></label>'
+        f'<label class="field">Roll{attack_select("adv", adv, ADVANTAGE)}</label>'
+        f'<label class="field">Cover{attack_select("cover", cover, COVERS)}</label>'
+        + attack_input("modifier", "Extra modifier to hit", cfg.get("modifier") or "0", "number")
+        + '</div>'
+    )
+    try:
+        spec = attack_spec(enc, {**cfg, "attacker": attacker_id, "target": target.id, "adv": adv, "cover": cover})
+        odds = attack_odds(spec)
+    except EngineError as error:
+        return form + f'<p class="err" data-testid="attack-error">{esc(error)}</p>'
+    attacker = enc.get(attacker_id)
+    explain = (f'<p class="muted" data-testid="attack-explain">{esc(spec.roll)} {spec.bonus:+d} vs AC {spec.ac} · damage {esc(spec.damage)}'
+               f' · crit on {spec.crit_on}{"" if spec.crit_on == 20 else "–20"} (dice doubled) · a natural 1 misses'
+               + "".join(f" · {esc(n)}" for n in spec.notes) + "</p>")
+    table = (f'<p data-testid="attack-odds">P(hit) <b data-testid="attack-p-hit">{pct(odds.p_hit)}</b> · '
+             f'P(crit) <b data-testid="attack-p-crit">{pct(odds.p_crit)}</b>'
+             + (f' · P({esc(target.name)} drops) <b data-testid="attack-drop">{pct(odds.p_drop(target.hp))}</b>' if target.hp is not None else "")
+             + "</p>")
+    pending = cfg.get("pending")
+    result = ""
+    if pending is not None:
+        dice = "".join(f'<span class="die{" crit" if f >= spec.crit_on else " fumble" if f == 1 else ""}">{f}</span>' for f in pending["faces"])
+        outcome = "crit" if pending["crit"] else "hit" if pending["hit"] else "miss"
+        result = (f'<div class="dice" data-testid="attack-dice">{dice}</div>'
+                  f'<p>Outcome <b data-testid="attack-outcome">{outcome}</b> · damage <b data-testid="attack-damage">{pending["damage"]}</b></p>'
+                  f'<code class="roll" data-testid="attack-result">{esc(pending["text"])}</code>'
+                  '<div class="row"><button type="button" class="primary" data-action="attack-apply" data-testid="attack-apply">Apply</button></div>')
+    return (form + explain + odds_html(odds.damage, at_least(cfg)) + table
+            + f'<button type="button" data-action="attack-roll" data-id="{esc(target.id)}" data-testid="attack-roll">'
+              f'Roll {esc(attacker.name)}\'s attack</button>' + result)
 
 __all__ = ["VIEW", "GenericView"]
 
@@ -27,6 +79,13 @@ def _death_save(page: Page) -> None:
 
 class GenericView(View):
     events = {"death-save": _death_save}
+    attack_kind = "d20_attack"
+    attack_button = True
+    weapon_fields = ("to_hit", "damage", "crit_on")
+    target_fields = ("ac",)
+
+    def attack_html(self, enc: Encounter, target: Combatant, attack: dict) -> str:
+        return attack_html(enc, target, attack)
 
     def row_chips(self, enc: Encounter, c: Combatant) -> str:
         chips = ""
@@ -39,7 +98,7 @@ class GenericView(View):
     def sheet_html(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> str:
         ac = f'<p data-testid="sheet-ac">AC <b>{esc(c.stat("ac"))}</b></p>' if c.stat("ac") is not None else ""
         if not (c.pc and c.hp is not None and c.hp <= 0):
-            return ac
+            return ac + (self.attack_html(enc, c, attack) if c.stat("ac") is not None else "")
         successes, failures = int(c.stat_or("death_successes", 0)), int(c.stat_or("death_failures", 0))
         cid = esc(c.id)
         state = (f'<p data-testid="death-saves">Death saves: <b>{successes}</b>/{DEATH_SAVES} ✓ · <b>{failures}</b>/{DEATH_SAVES} ✗'
