@@ -31,7 +31,7 @@ from .state import Ui, update
 from .views import view_for
 from .persist import (
     CHARACTERS, COLLECTIONS, INDEX, MAX_ROLL_HISTORY, ROLLS, ROSTER, SAVED_ROLLS, SNAPSHOT, TEMPLATES, Notice, Persistence, StorageFull,
-    StorageUnavailable, parse_import, read_share, rebase, share_payload,
+    StorageUnavailable, import_characters, parse_import, read_share, rebase, share_payload,
 )
 
 HINT_HOME = "hint:home-screen"  # the one-time "add to Home Screen" hint was shown
@@ -624,12 +624,16 @@ class App:
         chosen = c.attack(p["attack"]) if isinstance(p.get("attack"), int) else None
         return c, practice_encounter(c, chosen, p.get("target", {}), p.get("hp"), p.get("name") or "Target")
 
-    def offer_character(self, payload: str) -> None:
+    def offer_character(self, payload: str, from_link: bool = True) -> None:
+        """A character from a link (or a pasted code): into the open fight, or into My characters."""
         try:
             c = read_character(payload)
         except EngineError as error:
-            window.history.replaceState(None, "", window.location.pathname + window.location.search)
-            self.notify(Notice("error", f"The character's link could not be opened: {error} It was removed from the address bar."))
+            if from_link:
+                window.history.replaceState(None, "", window.location.pathname + window.location.search)
+                self.notify(Notice("error", f"The character's link could not be opened: {error} It was removed from the address bar."))
+            else:
+                self.error(f"Nothing was added: {error}")
             return
         self.update("character-offered", character=c)
         fight = quoted(self.timeline.present.name)
@@ -766,6 +770,7 @@ class App:
         text = str(await file.text())
         try:
             timelines, roster, templates = parse_import(text)
+            mine = import_characters(text)
         except EngineError as error:
             self.error(f"Nothing was imported: {error}")
             return
@@ -778,6 +783,15 @@ class App:
         self.ws.roster = self.store_list(ROSTER, self.ws.roster + [p for p in roster if json.dumps(p, sort_keys=True) not in known])
         known = {json.dumps(p, sort_keys=True) for p in self.ws.templates}
         self.ws.templates = self.store_list(TEMPLATES, self.ws.templates + [p for p in templates if json.dumps(p, sort_keys=True) not in known])
+        known = {json.dumps(c, sort_keys=True) for c in self.characters}
+        for item in mine:  # a character already here is kept once; one with a taken id gets a new id
+            if json.dumps(item, sort_keys=True) in known:
+                continue
+            if any(c.get("id") == item["id"] for c in self.characters):
+                item = {**item, "id": self.new_character_id()}
+            self.characters.append(item)
+        if mine:
+            self.characters = self.store_list(CHARACTERS, self.characters)
         self.close_sheet()
         self.render()
         self.notify(Notice("info", f"Imported {len(timelines)} encounter{'s' * (len(timelines) != 1)}."))

@@ -98,6 +98,7 @@ def characters_html(characters: list[Character], note: str = "") -> str:
         '<div class="grid2"><label class="field">Paste a character\'s code or link<input id="character-code" '
         'data-testid="character-code" autocomplete="off" autocapitalize="off" spellcheck="false"></label>'
         '<button type="button" data-action="import-character" data-testid="import-character">Add from code</button></div>'
+        '<p class="err" id="character-error" data-testid="character-error" role="alert"></p>'
         f'<details class="help"><summary>How this works</summary><p data-testid="characters-help">{esc(HELP)}</p></details>'
     )
 

@@ -14,7 +14,7 @@ from typing import Callable
 from pyengine.dice import roll
 from pyengine.errors import EngineError
 from pyengine.model import validated_fields
-from pyengine.characters import Character, character_from_dict, character_to_dict, read_character, validated_config, validated_stats
+from pyengine.characters import Character, character_from_dict, character_to_dict, validated_config, validated_stats
 from pyengine.rules import get_system, system_of
 from pyengine.text import clean_text, quoted
 
@@ -585,17 +585,11 @@ def _copy_character(page: Page) -> None:
 
 @on("import-character")
 def _import_character(page: Page) -> None:
+    """A pasted code or link: offered like a link (add to the open fight, or keep in My characters)."""
     a = page.app
-    try:
-        c = read_character(dom.value("character-code"))
-    except EngineError as error:
-        a.error(f"Nothing was added: {error}")
-        return
-    if a.character(c.id) is not None:
-        c = replace(c, id=a.new_character_id())
-    a.store_character(c)
-    a.render_sheet()
-    a.toast(f"{c.name} is in My characters.")
+    a.offer_character(dom.value("character-code"), from_link=False)
+    if a.ui.pending_character is not None:
+        a.close_sheet()
 
 
 @on("notice-add-character")

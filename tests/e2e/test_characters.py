@@ -132,6 +132,16 @@ def test_a_character_joins_the_game_masters_fight_by_its_link(browser, site):
         assert "melee fighting, slashing" in stored  # the attack's weapon came with it
         tracker.get_by_test_id("undo").click()  # one undoable step
         tracker.wait_for_function("document.querySelectorAll('[data-testid=combatant-row]').length === 0")
+        # The same by the code pasted on the tracker's phone (a link sent in a chat, say).
+        tracker.get_by_test_id("my-characters").click()
+        tracker.get_by_test_id("character-code").fill(link.split("#character=", 1)[1])
+        tracker.get_by_test_id("import-character").click()
+        tracker.get_by_test_id("notice-action").filter(has_text="Add to the fight").click()
+        tracker.wait_for_function("document.querySelectorAll('[data-testid=combatant-row]').length === 1")
+        tracker.get_by_test_id("my-characters").click()
+        tracker.get_by_test_id("character-code").fill("not a code")
+        tracker.get_by_test_id("import-character").click()
+        tracker.wait_for_function("document.querySelector('[data-testid=character-error]').textContent.includes('Nothing was added')")
     finally:
         player.close()
         gm.close()
