@@ -318,6 +318,9 @@ def taps(p, base_url: str) -> None:
         t.tap("roll-button")
         rows.append(("an attack, generic d20 (the roller)", t.count, "the roll typed, or 1 tap on a saved roll"))
         fights = [
+            ("generic d20", "generic", [("Aria", {"side": "party", "pc": True, "max_hp": 20, "initiative": 15, "stat-to_hit": 5,
+                                                  "stat-damage": "1d8+3"}), ("Orc", {"max_hp": 15, "initiative": 5, "stat-ac": 13})],
+             "attack-open", "as Enchanted Realms"),
             ("Enchanted Realms", "realms", [("Aldric", {"side": "party", "pc": True, "max_hp": 20, "initiative": 9,
                                                         "stat-skills": "melee fighting"}), ("Ghoul", {"max_hp": 12, "initiative": 3})],
              "attack-open", "Attack… opens the first foe, odds shown; Roll, Apply, Close"),
@@ -335,6 +338,24 @@ def taps(p, base_url: str) -> None:
             for step in ("attack-roll", "attack-apply", "sheet-close"):
                 t.tap(step)
             rows.append((f"an attack, {label}", t.count, note))
+        # A player's attack from My characters: the character, its attack, the target's AC typed, Roll.
+        page.get_by_test_id("my-characters").click()
+        page.get_by_test_id("new-character-system").select_option("generic")
+        page.get_by_test_id("new-character").click()
+        page.get_by_test_id("k-name").fill("Aria")
+        page.get_by_test_id("a-name").fill("Longsword")
+        page.get_by_test_id("a-stat-to_hit").fill("5")
+        page.get_by_test_id("save-attack").click()
+        page.get_by_test_id("save-character").click()
+        page.get_by_test_id("sheet-close").click()
+        t = Taps(page)
+        t.tap("my-characters")
+        t.tap("character-attack")
+        t.type("t-stat-ac", "13")
+        page.get_by_test_id("t-stat-ac").dispatch_event("change")
+        page.wait_for_function("document.querySelector('[data-testid=attack-odds]') !== null")
+        t.tap("attack-roll")
+        rows.append(("a player's attack from My characters", t.count, "My characters, the attack, the AC typed, Roll"))
         print(f"  {'action':42} {'taps':>5}  notes")
         for what, count, note in rows:
             print(f"  {what:42} {count:5d}  {note}")
