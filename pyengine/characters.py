@@ -195,7 +195,7 @@ def combatant_fields(c: Character, attack: NamedAttack | None = None) -> dict:
     """The character as the tracker's add_combatant takes it: a player character of the party, at
     full HP, with the attack's weapon (when one is given) in place of its own."""
     out: dict[str, Any] = {"name": c.name, "side": "party", "pc": True, "init_mod": c.init_mod,
-                           "stats": {**c.stats, **(attack.stats if attack else {})}}
+                           "stats": get_system(c.system).fresh_stats({**c.stats, **(attack.stats if attack else {})})}
     if c.max_hp is not None:
         out["max_hp"] = out["hp"] = c.max_hp
     return out

@@ -276,6 +276,8 @@ class _Parser:
             return None
         if re.search(r"[-+*/%]\s*(\d|d\d)", rest):  # "1d20 Stealth + 5": more of the roll, not a comment
             return None
+        if re.match(r"[xX×]\s*\d", rest):  # "2d6 x 3": a multiplication written with an x, refused (write *)
+            return None
         if len(rest) > 100:
             raise DiceLimitError("A comment is too long (at most 100 characters).")
         return rest

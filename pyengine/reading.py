@@ -23,6 +23,7 @@ _CHECK_WORK = 50_000  # the odds work spent to see whether a comparison is const
 def readings(ast: Node) -> list[str]:
     """Sentences such as "read as: count the dice showing ≥ 7 (always 0) …", at most one per cause."""
     notes: list[str] = []
+    budget = Budget(_CHECK_WORK)  # one budget for every comparison of the expression: a long one stays quick
     stack: list[tuple[Node, bool]] = [(ast, True)]
     while stack:
         node, whole = stack.pop()
@@ -35,7 +36,7 @@ def readings(ast: Node) -> list[str]:
         elif isinstance(node, (Binary, Compare)):
             stack += [(node.right, False), (node.left, False)]
             if isinstance(node, Compare):
-                notes += _constant_comparison(node)
+                notes += _constant_comparison(node, budget)
         elif isinstance(node, Group):
             stack += [(item, False) for item in reversed(node.items)]
             notes += _keep_notes(node.set_ops, len(node.items), "items")
@@ -135,10 +136,13 @@ def _keep_notes(ops: tuple[SetOp, ...], count: int, things: str) -> list[str]:
     return notes
 
 
-def _constant_comparison(node: Compare) -> list[str]:
+def _constant_comparison(node: Compare, budget: Budget) -> list[str]:
+    if budget.left <= 0:
+        return []
     try:
-        dist = distribution_ast(node, Budget(_CHECK_WORK))
+        dist = distribution_ast(node, budget)
     except EngineError:
+        budget.left = 0  # spent (or refused): the other comparisons are not checked
         return []
     if len(dist.pmf) == 1 and not dist.residual:
         value = next(iter(dist.pmf))

@@ -104,6 +104,11 @@ class System:
         what the rules add (a reminder, a failed death save ...)."""
         return encounter, []
 
+    def fresh_stats(self, stats: dict) -> dict:
+        """A new combatant's stats as it joins a fight (from the add form or a player's character):
+        what the rules set at the start (Realm of Strife's resources start full)."""
+        return stats
+
     def elapsed_seconds(self, encounter: Encounter) -> int:
         return max(0, encounter.round - 1) * self.round_seconds
 

@@ -613,13 +613,16 @@ class App:
         if not dialog.open:
             dialog.showModal()
 
-    def practice(self) -> tuple[Character, Encounter] | None:
-        """The open character and its practice encounter (None when no character's screen is open)."""
-        if self.ui.sheet is None or self.ui.sheet[0] != "character":
-            return None
-        c = self.character(self.ui.sheet[1])
+    def practicing(self) -> bool:
+        """A character's attack screen is open: attacks there are practice, never the fight's."""
+        return self.ui.sheet is not None and self.ui.sheet[0] == "character"
+
+    def practice(self) -> tuple[Character, Encounter]:
+        """The open character and its practice encounter; raises EngineError when it cannot be built
+        (the character deleted in another tab, a target stat out of bounds)."""
+        c = self.character(self.ui.sheet[1] if self.ui.sheet is not None else None)
         if c is None:
-            return None
+            raise EngineError("That character is gone (deleted in another tab?).")
         p = self.ui.practice
         chosen = c.attack(p["attack"]) if isinstance(p.get("attack"), int) else None
         return c, practice_encounter(c, chosen, p.get("target", {}), p.get("hp"), p.get("name") or "Target")
@@ -683,10 +686,9 @@ class App:
     def roll_attack(self, target_id: str) -> None:
         """Roll the attack now; the result waits on screen for Apply (then it is one undoable step).
         On a character's screen, the attack is rolled on its practice encounter and kept in the history."""
-        practice = self.practice()
-        if practice is not None:
-            c, enc = practice
+        if self.practicing():
             try:
+                c, enc = self.practice()
                 config = {k: v for k, v in self.ui.attack.items() if k != "pending" and v is not None}
                 action = resolve(enc, view_for(enc.system).attack_kind or "", {**config, "attacker": ME_ID, "target": TARGET_ID}, self.rng)
             except EngineError as error:
@@ -733,7 +735,7 @@ class App:
 
     def apply_attack(self) -> None:
         pending = self.ui.attack.get("pending")
-        if pending is None or self.practice() is not None:  # a character's practice attack changes no fight
+        if pending is None or self.practicing():  # a character's practice attack changes no fight
             return
         self.update("attack-applied")
         try:

@@ -793,6 +793,10 @@ class StrifeSystem(System):
     """Realm of Strife in the tracker (seed 001): turn order by the Initiative stat, the turn's
     components as a checklist, d100 attacks, class resources between battles."""
 
+    def fresh_stats(self, stats: dict) -> dict:
+        """Resources with a maximum start full."""
+        return {**stats, **{key: stats[f"{key}_max"] for key, (_, has_max) in RESOURCES.items() if has_max and f"{key}_max" in stats}}
+
     name = "strife"
     label = "Realm of Strife"
     aliases = ("ros", "realm of strife", "d100")

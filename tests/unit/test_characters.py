@@ -161,3 +161,8 @@ def test_a_view_payload_stays_small_and_damaged_views_are_refused():
             read_view(packed(bad))
     with pytest.raises(SchemaError):
         read_view("not a view")
+
+
+def test_a_strife_character_joins_with_its_resources_full():
+    c = character_from_dict({"v": 1, "id": "k2", "name": "Mira", "system": "strife", "stats": {"vigor_max": 12, "hit": 10}})
+    assert combatant_fields(c)["stats"]["vigor"] == 12

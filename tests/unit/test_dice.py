@@ -480,7 +480,7 @@ def test_labels_after_a_space_and_a_trailing_comment_read_as_avrae_does(text, pl
         assert result.text == shown
 
 
-@pytest.mark.parametrize("text", ["1d20 Stealth + 5", "2d6 d6", "1d20 +", "1d20+5Stealth"])
+@pytest.mark.parametrize("text", ["1d20 Stealth + 5", "2d6 d6", "1d20 +", "1d20+5Stealth", "2d6 x 3", "2d6 X3"])
 def test_text_that_is_more_of_the_roll_is_not_swallowed_as_a_comment(text):
     with pytest.raises(DiceSyntaxError):
         parse(text)

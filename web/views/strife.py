@@ -245,9 +245,7 @@ class StrifeView(View):
 
     def stats_from_form(self, system: System, page: Page, editing: bool) -> dict | None:
         stats: dict[str, Any] = super().stats_from_form(system, page, editing) or {}
-        if not editing:  # resources with a maximum start full
-            stats.update({key: stats[f"{key}_max"] for key, (_, has_max) in RESOURCES.items() if has_max})
-        return stats
+        return stats if editing else system.fresh_stats(stats)  # resources with a maximum start full
 
 
 VIEW = StrifeView()
