@@ -13,17 +13,15 @@ Stored one item per character with its own format number (`v`) and migrations, l
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import random
-import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .errors import RuleError, SchemaError
 from .model import Encounter, StatField
 from .rules import get_system
+from .storage import pack, unpack
 from .text import clean_text
 from .tracker import apply_action, new_encounter, resolve
 
@@ -228,9 +226,8 @@ def practice_encounter(c: Character, attack: NamedAttack | None, target_stats: d
 # -- handing a character over ----------------------------------------------------------------
 
 def character_payload(c: Character) -> str:
-    """The character for a link or a code: compact JSON, compressed, URL-safe base64."""
-    raw = json.dumps(character_to_dict(c), separators=(",", ":"), ensure_ascii=False)
-    return base64.urlsafe_b64encode(zlib.compress(raw.encode(), 9)).decode().rstrip("=")
+    """The character for a link or a code (storage.pack)."""
+    return pack(character_to_dict(c))
 
 
 def read_character(payload: str) -> Character:
@@ -240,15 +237,4 @@ def read_character(payload: str) -> Character:
     text = payload.strip()
     if "#character=" in text:
         text = text.split("#character=", 1)[1]
-    if not text or len(text) > MAX_PAYLOAD:
-        raise SchemaError("That is not a character's code (it is empty or far too long).")
-    try:
-        data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-        decoder = zlib.decompressobj()
-        raw = decoder.decompress(data, 200_000)
-        if decoder.unconsumed_tail:
-            raise SchemaError("The shared character is too large.")
-        doc = json.loads(raw.decode("utf-8"))
-    except (binascii.Error, zlib.error, ValueError, UnicodeDecodeError):
-        raise SchemaError("The character's code is damaged (it may have been cut short).") from None
-    return character_from_dict(doc)
+    return character_from_dict(unpack(text, "a character's code", MAX_PAYLOAD, 200_000))

@@ -10,15 +10,12 @@ keys, compressed: small enough for a QR code a phone camera reads off another ph
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
-import zlib
 from typing import Any
 
 from .errors import SchemaError
 from .model import MAX_COMBATANTS, Combatant, Encounter
 from .rules import System, system_of
+from .storage import pack, unpack
 from .text import clean_text
 from .turns import active_unit, turn_units, unit_name, unit_skipped
 
@@ -80,8 +77,7 @@ def table_view(enc: Encounter) -> dict:
 
 
 def view_payload(enc: Encounter) -> str:
-    raw = json.dumps(table_view(enc), separators=(",", ":"), ensure_ascii=False)
-    return base64.urlsafe_b64encode(zlib.compress(raw.encode(), 9)).decode().rstrip("=")
+    return pack(table_view(enc))
 
 
 def _text(value: Any, limit: int) -> str:
@@ -100,17 +96,7 @@ def _int_or_none(value: Any) -> int | None:
 
 def read_view(payload: str) -> dict:
     """A players' view from a link's fragment, fully checked; raises SchemaError."""
-    if not isinstance(payload, str) or not payload or len(payload) > MAX_PAYLOAD:
-        raise SchemaError("The link is not a fight's view (it is empty or far too long).")
-    try:
-        data = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
-        decoder = zlib.decompressobj()
-        raw = decoder.decompress(data, 500_000)
-        if decoder.unconsumed_tail:
-            raise SchemaError("The fight's view is too large.")
-        doc = json.loads(raw.decode("utf-8"))
-    except (binascii.Error, zlib.error, ValueError, UnicodeDecodeError):
-        raise SchemaError("The link is damaged (it may have been cut short).") from None
+    doc = unpack(payload, "the link's view of a fight", MAX_PAYLOAD, 500_000)
     if not isinstance(doc, dict) or doc.get("v") != VIEW_VERSION:
         raise SchemaError("This view was made by another version of Roundkeeper: reload both phones.")
     rows = doc.get("rows")

@@ -51,6 +51,7 @@ __all__ = [
     "FUNCTIONS",
     "Node",
     "left_spine",
+    "clamped",
     "doubled_dice",
     "count_dice",
     "parse",
@@ -494,7 +495,7 @@ class _Parser:
         if explode is not None:
             # The faces a die can still show once rerolled: an explosion on all of them never ends.
             shown = [f for f in faces if reroll is None or reroll.kind != "until" or not reroll.cmp.test(f)]
-            if all(explode.cmp.test(_clamped(f, clamp)) for f in shown):
+            if all(explode.cmp.test(clamped(f, clamp)) for f in shown):
                 raise DiceValueError(
                     "The explosion matches every face the die can show: it would explode forever."
                 )
@@ -657,7 +658,8 @@ def left_spine(node: Binary) -> tuple[Node, list[Binary]]:
     return left, chain
 
 
-def _clamped(face: int, clamp: Clamp) -> int:
+def clamped(face: int, clamp: Clamp) -> int:
+    """A face after mi / ma."""
     if clamp.low is not None and face < clamp.low:
         face = clamp.low
     if clamp.high is not None and face > clamp.high:

@@ -11,7 +11,7 @@ and the odds of a comparison only within a small budget.
 from __future__ import annotations
 
 from .errors import EngineError
-from .notation import Binary, Call, Clamp, Cmp, Compare, Dice, Group, Label, Node, SetOp, Unary
+from .notation import Binary, Call, Cmp, Compare, Dice, Group, Label, Node, SetOp, Unary, clamped
 from .odds import Budget, distribution_ast
 
 __all__ = ["readings"]
@@ -47,15 +47,7 @@ def readings(ast: Node) -> list[str]:
 
 def _faces(dice: Dice) -> list[int]:
     clamp = dice.clamp
-    return sorted({_clamp(f, clamp) for f in dice.faces})
-
-
-def _clamp(face: int, clamp: Clamp) -> int:
-    if clamp.low is not None and face < clamp.low:
-        face = clamp.low
-    if clamp.high is not None and face > clamp.high:
-        face = clamp.high
-    return face
+    return sorted({clamped(f, clamp) for f in dice.faces})
 
 
 def _cmp_words(cmp: Cmp) -> str:

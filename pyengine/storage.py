@@ -26,6 +26,8 @@ __all__ = [
     "MAX_DOCUMENT_CHARS",
     "MAX_JSON_DEPTH",
     "MIGRATIONS",
+    "pack",
+    "unpack",
     "check_json_depth",
     "depth",
     "migrate",
@@ -320,3 +322,33 @@ def loads(text: str, what: str = "file") -> Any:
         return json.loads(text)
     except (ValueError, RecursionError):
         raise SchemaError(f"The {what} is not valid JSON (it may be truncated).") from None
+
+
+# -- links and codes ------------------------------------------------------------------------
+
+def pack(doc: Any) -> str:
+    """A document for a link's fragment or a code: compact JSON, compressed, URL-safe base64."""
+    import base64
+    import zlib
+
+    return base64.urlsafe_b64encode(zlib.compress(dumps(doc).encode(), 9)).decode().rstrip("=")
+
+
+def unpack(payload: Any, what: str, max_chars: int, max_bytes: int) -> Any:
+    """The document of a link or code (`pack`'s), bounded before and while it is unpacked (a small
+    code that inflates to gigabytes stops at max_bytes); raises SchemaError with a plain message."""
+    import base64
+    import binascii
+    import zlib
+
+    if not isinstance(payload, str) or not payload or len(payload) > max_chars:
+        raise SchemaError(f"That is not {what} (it is empty or far too long).")
+    try:
+        data = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
+        decoder = zlib.decompressobj()
+        raw = decoder.decompress(data, max_bytes)
+        if decoder.unconsumed_tail:
+            raise SchemaError(f"{what[0].upper() + what[1:]} is too large.")
+    except (binascii.Error, zlib.error, ValueError):
+        raise SchemaError(f"{what[0].upper() + what[1:]} is damaged (it may have been cut short).") from None
+    return loads(raw.decode("utf-8", "replace"), "link")

@@ -24,7 +24,7 @@ from pyengine.characters import MAX_CHARACTERS, character_from_dict, character_t
 from pyengine.errors import EngineError, SchemaError
 from pyengine.storage import (
     APP, SCHEMA_VERSION, dumps, encounter_from_dict, encounter_to_dict, loads, migrate,
-    timeline_from_dict, timeline_to_dict,
+    pack, timeline_from_dict, timeline_to_dict, unpack,
 )
 from pyengine.text import clean_text, quoted
 from pyengine.tracker import Action, Encounter, Timeline, new_encounter, validated_fields
@@ -597,30 +597,13 @@ def rebase(timeline: Timeline, new_id: str, name: str | None = None) -> Timeline
 
 def share_payload(encounter: Encounter) -> str:
     """The fight's present state, compressed for a URL fragment."""
-    import base64
-    import zlib
-
-    raw = dumps({"app": APP, "schema": SCHEMA_VERSION, "kind": "encounter", "base": encounter_to_dict(encounter), "actions": [], "cursor": 0})
-    return base64.urlsafe_b64encode(zlib.compress(raw.encode(), 9)).decode().rstrip("=")
+    return pack({"app": APP, "schema": SCHEMA_VERSION, "kind": "encounter", "base": encounter_to_dict(encounter), "actions": [], "cursor": 0})
 
 
 def read_share(payload: str) -> Timeline:
-    import base64
-    import binascii
-    import zlib
-
-    if len(payload) > 200_000:
-        raise SchemaError("The link is too long to be a shared fight.")
+    doc = unpack(payload, "the link's shared fight", 200_000, 2_000_000)
     try:
-        data = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
-        decoder = zlib.decompressobj()
-        raw = decoder.decompress(data, 2_000_000)
-        if decoder.unconsumed_tail:
-            raise SchemaError("The shared fight is too large.")
-    except (binascii.Error, zlib.error, ValueError):
-        raise SchemaError("The link is damaged (it may have been cut short).") from None
-    try:
-        return timeline_from_dict(loads(raw.decode("utf-8", "replace"), "link"))
+        return timeline_from_dict(doc)
     except SchemaError:
         raise
     except UNREADABLE:

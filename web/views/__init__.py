@@ -17,7 +17,7 @@ from pyengine.rules import System
 
 from ..html import esc, stat_fields_html
 
-__all__ = ["Page", "View", "VIEWS", "view_for", "register_view"]
+__all__ = ["Page", "View", "VIEWS", "view_for", "register_view", "attacker_choice"]
 
 
 class Page(Protocol):
@@ -41,6 +41,20 @@ class Page(Protocol):
 
 
 Handler = Callable[[Page], None]
+
+
+def attacker_choice(enc: Encounter, target: Combatant, chosen: Any, default: str | None = None) -> tuple[str, str] | None:
+    """An attack panel's attacker: the one chosen if it may attack this target, else `default` (or
+    whoever's turn it is), else the first other combatant; with the select's HTML. None: nobody else."""
+    others = [x for x in enc.combatants if x.id != target.id]
+    if not others:
+        return None
+    ids = {x.id for x in others}
+    fallback = default if default in ids else enc.active_id if enc.active_id in ids else None
+    attacker_id: str = chosen if chosen in ids else fallback or others[0].id
+    options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == attacker_id else ""}>{esc(x.name)}</option>' for x in others)
+    return attacker_id, (f'<label class="field">Attacker<select id="atk-attacker" data-attack-key="attacker" data-action-change="attack-config" '
+                         f'data-testid="attack-attacker">{options}</select></label>')
 
 
 class View:

@@ -8,7 +8,7 @@ from pyengine.model import Combatant, Encounter, Event
 from pyengine.systems.generic import COVER, DEATH_SAVES, attack_odds, attack_spec, dying
 
 from ..html import at_least, attack_input, attack_select, esc, odds_html, pct
-from . import Page, View
+from . import Page, View, attacker_choice
 
 ADVANTAGE = {"": "Normal", "adv": "Advantage", "dis": "Disadvantage"}
 COVERS = {"none": "No cover", "half": "Half cover (+2 AC)", "three-quarters": "Three-quarters cover (+5 AC)"}
@@ -17,19 +17,14 @@ COVERS = {"none": "No cover", "half": "Half cover (+2 AC)", "three-quarters": "T
 def attack_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
     """d20 + bonus against the target's AC: who attacks, advantage, cover, the exact odds (hit,
     crit, the damage chart), then the roll die by die and Apply."""
-    others = [x for x in enc.combatants if x.id != target.id]
-    if not others:
+    choice = attacker_choice(enc, target, cfg.get("attacker"))
+    if choice is None:
         return ""
-    ids = {x.id for x in others}
-    chosen = cfg.get("attacker")
-    attacker_id: str = chosen if chosen in ids else (enc.active_id if enc.active_id in ids and enc.active_id else others[0].id)
-    options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == attacker_id else ""}>{esc(x.name)}</option>' for x in others)
+    attacker_id, select = choice
     adv = cfg.get("adv") if cfg.get("adv") in ADVANTAGE else ""
     cover = cfg.get("cover") if cfg.get("cover") in COVER else "none"
     form = (
-        '<h3>Attack</h3><div class="grid2">'
-        f'<label class="field">Attacker<select id="atk-attacker" data-attack-key="attacker" data-action-change="attack-config" '
-        f'data-testid="attack-attacker">{options}</select></label>'
+        f'<h3>Attack</h3><div class="grid2">{select}'
         f'<label class="field">Roll{attack_select("adv", adv, ADVANTAGE)}</label>'
         f'<label class="field">Cover{attack_select("cover", cover, COVERS)}</label>'
         + attack_input("modifier", "Extra modifier to hit", cfg.get("modifier") or "0", "number")

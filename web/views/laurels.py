@@ -10,7 +10,7 @@ from pyengine.systems.laurels import attack_odds, attack_setup, dice_count, out_
 from pyengine.turns import eligible
 
 from ..html import at_least, attack_check, esc, odds_html, pct
-from . import Page, View
+from . import Page, View, attacker_choice
 
 __all__ = ["VIEW", "LaurelsView", "attack_panel_html"]
 
@@ -21,18 +21,15 @@ def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None
                       close: bool = False, wanted: int | None = None) -> str:
     """Laurels and Loot: who hits this target, the exact odds first, then the roll and Apply. The
     attacker defaults to whoever acts now, else the first of the acting side who may still act."""
-    others = [x for x in enc.combatants if x.id != target.id]
-    if not others:
-        return ""
-    ids = {x.id for x in others}
     system = system_of(enc)
-    acting = next((x.id for x in others if enc.started and eligible(enc, system, x)), None)
-    attacker_id = attacker_id if attacker_id in ids else (enc.active_id if enc.active_id in ids else acting or others[0].id)
+    acting = next((x.id for x in enc.combatants if x.id != target.id and enc.started and eligible(enc, system, x)), None)
+    choice = attacker_choice(enc, target, attacker_id, default=enc.active_id if enc.active_id not in (None, target.id) else acting)
+    if choice is None:
+        return ""
+    attacker_id, select = choice
     warning = out_of_turn(enc, attacker_id)
-    options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == attacker_id else ""}>{esc(x.name)}</option>' for x in others)
     head = (
-        '<h3>Attack</h3><div class="grid2">'
-        f'<label class="field">Attacker<select id="atk-attacker" data-attack-key="attacker" data-action-change="attack-config" data-testid="attack-attacker">{options}</select></label>'
+        f'<h3>Attack</h3><div class="grid2">{select}'
         '<div class="checks">'
         + attack_check("power", "Power attack", power) + attack_check("sneak", "Sneak attack", sneak)
         + attack_check("close", "Target within 10 ft", close)

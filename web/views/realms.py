@@ -12,7 +12,7 @@ from pyengine.systems.realms import (
 )
 
 from ..html import at_least, attack_check as _chk, attack_input as _txt, attack_select as _sel, esc, odds_html, pct as _pct
-from . import Page, View
+from . import Page, View, attacker_choice
 
 __all__ = ["VIEW", "RealmsView", "row_chips", "options_html", "sheet_sections", "DEFAULT_ATTACK"]
 
@@ -54,17 +54,14 @@ def options_html(enc: Encounter) -> str:
 
 
 def attack_panel_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
-    others = [x for x in enc.combatants if x.id != target.id]
-    if not others:
+    choice = attacker_choice(enc, target, cfg.get("attacker"))
+    if choice is None:
         return ""
-    ids = {x.id for x in others}
-    chosen_id = cfg.get("attacker")
-    attacker_id: str = chosen_id if chosen_id in ids else (enc.active_id if enc.active_id in ids and enc.active_id else others[0].id)
+    attacker_id, select = choice
     attacker = enc.get(attacker_id)
     known = listed(attacker.stat("skills", "melee fighting"))
     chosen = cfg.get("skills")
     chosen = known if chosen is None or cfg.get("skills_of") != attacker_id else [s for s in listed(chosen) if s in known]
-    options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == attacker_id else ""}>{esc(x.name)}</option>' for x in others)
     damage_type = cfg.get("damage_type") if cfg.get("damage_type") in DAMAGE_TYPES and cfg.get("skills_of") == attacker_id \
         else str(attacker.stat("damage_type", "edged") or "edged")
     skills = "".join(
@@ -73,8 +70,7 @@ def attack_panel_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
         for s in known
     ) or '<span class="muted">No attack skills (edit the combatant to add some).</span>'
     form = (
-        '<h3>Attack</h3><div class="grid2">'
-        f'<label class="field">Attacker<select id="atk-attacker" data-attack-key="attacker" data-action-change="attack-config" data-testid="attack-attacker">{options}</select></label>'
+        f'<h3>Attack</h3><div class="grid2">{select}'
         f'<label class="field">Damage type{_sel("damage_type", damage_type, {t: t for t in DAMAGE_TYPES})}</label>'
         f'<label class="field">Cover{_sel("cover", cfg["cover"], COVERS)}</label>'
         + _txt("modifier", "Extra modifier on each die", cfg["modifier"], "number")

@@ -12,7 +12,7 @@ from pyengine.rules import System, system_of
 from pyengine.systems.strife import ATTACK_KINDS, RESOURCES, acting, attack_odds, build_spec
 
 from ..html import at_least, attack_check as _check, attack_input, attack_select as _select, esc, odds_html, pct as _pct
-from . import Page, View
+from . import Page, View, attacker_choice
 
 __all__ = ["VIEW", "StrifeView", "row_chips", "turn_panel_html", "start_options_html", "attack_panel_html", "resources_html",
            "DEFAULT_ATTACK"]
@@ -101,17 +101,13 @@ def turn_panel_html(enc: Encounter) -> str:
 
 
 def attack_panel_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
-    others = [x for x in enc.combatants if x.id != target.id]
-    if not others:
+    choice = attacker_choice(enc, target, cfg.get("attacker"), default=acting(enc))
+    if choice is None:
         return ""
-    ids = {x.id for x in others}
-    now = acting(enc)
-    attacker_id = cfg.get("attacker") if cfg.get("attacker") in ids else (now if now in ids else others[0].id)
+    attacker_id, select = choice
     cfg = {**DEFAULT_ATTACK, **{k: v for k, v in cfg.items() if v is not None}, "attacker": attacker_id}
-    options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == attacker_id else ""}>{esc(x.name)}</option>' for x in others)
     form = (
-        '<h3>Attack</h3><div class="grid2">'
-        f'<label class="field">Attacker<select id="atk-attacker" data-attack-key="attacker" data-action-change="attack-config" data-testid="attack-attacker">{options}</select></label>'
+        f'<h3>Attack</h3><div class="grid2">{select}'
         f'<label class="field">Kind{_select("kind", cfg["kind"], {k: KIND_LABELS[k] for k in ATTACK_KINDS})}</label>'
         f'<label class="field">Made as{_select("use", cfg["use"], USE_LABELS)}</label>'
         f'<label class="field">Weapon{_select("weapon", cfg["weapon"], {"main": "Main hand", "off": "Off hand"})}</label>'
