@@ -3,6 +3,7 @@
 (function () {
   "use strict";
   var root = document.documentElement;
+  performance.mark("rk:boot");
   var base = new URL(".", location.href).pathname;
   var RK = window.RK = {base: base, prefix: "roundkeeper:" + base + ":", t0: performance.now(), storage: true,
                         violations: [],

@@ -51,7 +51,22 @@ def launch(p, profile: Path):
     )
 
 
-def visit(context, url: str, throttle: float, ready_js: str, requests: list | None = None) -> tuple[float, float]:
+PHASES_JS = """() => {
+    const out = {};
+    for (const r of performance.getEntriesByType('resource')) {
+        const name = r.name.split('/').pop();
+        if (name === 'python_stdlib.zip') out['stdlib fetched'] = r.responseEnd;
+        if (name === 'pyodide.asm.wasm') out['wasm fetched'] = r.responseEnd;
+        if (name === 'web.zip' || name.endsWith('.whl')) out['our code fetched'] = Math.max(out['our code fetched'] || 0, r.responseEnd);
+    }
+    for (const m of performance.getEntriesByType('mark')) if (m.name.startsWith('rk:')) out[m.name.slice(3)] = m.startTime;
+    return out;
+}"""
+PHASES = ("stdlib fetched", "wasm fetched", "our code fetched", "interpreter-ready", "python-start", "imports-done", "first-render", "ready")
+
+
+def visit(context, url: str, throttle: float, ready_js: str, requests: list | None = None,
+          phases: list | None = None) -> tuple[float, float]:
     page = context.new_page()
     if throttle != 1:
         cdp = context.new_cdp_session(page)
@@ -62,6 +77,8 @@ def visit(context, url: str, throttle: float, ready_js: str, requests: list | No
     page.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=180_000)
     paint = page.evaluate(PAINT)
     ready = page.evaluate(ready_js)
+    if phases is not None:
+        phases.append(page.evaluate(PHASES_JS))
     page.close()
     return paint, ready
 
@@ -75,6 +92,7 @@ def wait_sw(context, url: str) -> None:
 
 def startup(p, site: Path, base_url: str, runs: int) -> None:
     rows: dict[str, list[float]] = {}
+    phases: dict[str, list[dict]] = {}  # the app's start-up phases per scenario (performance marks, resource timing)
     first_requests: list[str] = []  # the app's first visit, for the bytes table
     for throttle in (1, 4):
         for run in range(runs):
@@ -84,7 +102,8 @@ def startup(p, site: Path, base_url: str, runs: int) -> None:
                 try:
                     ctx = launch(p, profile)
                     reqs: list[str] | None = [] if (kind == "app" and throttle == 1 and run == 0) else None
-                    paint, ready = visit(ctx, base_url + path, throttle, ready_js, reqs)
+                    marks = phases.setdefault(f"first visit x{throttle}", []) if kind == "app" else None
+                    paint, ready = visit(ctx, base_url + path, throttle, ready_js, reqs, marks)
                     if reqs is not None:
                         first_requests = reqs
                     rows.setdefault(f"{kind} first visit x{throttle}", []).append(ready)
@@ -92,11 +111,13 @@ def startup(p, site: Path, base_url: str, runs: int) -> None:
                     wait_sw(ctx, base_url + "/")
                     ctx.close()
                     ctx = launch(p, profile)  # a new browser session, warm caches
-                    paint, ready = visit(ctx, base_url + path, throttle, ready_js)
+                    marks = phases.setdefault(f"warm revisit x{throttle}", []) if kind == "app" else None
+                    paint, ready = visit(ctx, base_url + path, throttle, ready_js, phases=marks)
                     rows.setdefault(f"{kind} warm revisit x{throttle}", []).append(ready)
                     rows.setdefault(f"{kind} warm revisit x{throttle} paint", []).append(paint)
                     ctx.set_offline(True)
-                    paint, ready = visit(ctx, base_url + path, throttle, ready_js)
+                    marks = phases.setdefault(f"offline revisit x{throttle}", []) if kind == "app" else None
+                    paint, ready = visit(ctx, base_url + path, throttle, ready_js, phases=marks)
                     rows.setdefault(f"{kind} offline revisit x{throttle}", []).append(ready)
                     rows.setdefault(f"{kind} offline revisit x{throttle} paint", []).append(paint)
                     ctx.close()
@@ -149,6 +170,19 @@ def startup(p, site: Path, base_url: str, runs: int) -> None:
             bare_ready = median(rows[f"bare {key}"])
             stock = median(rows[f"stock {key}"])
             print(f"  {key:32} {app_paint:8.0f} {app_ready:8.0f} {bare_ready:11.0f} {app_ready / bare_ready:9.2f} {app_paint / bare_ready:11.1%} {stock:11.0f}")
+
+    print(f"\n== Start-up phases of the app, medians of {runs} runs (ms from navigation start; no memory snapshot yet) ==")
+    print("  (fetched: the resource's last byte; interpreter-ready: PyScript's onReady hook; python-start: the page's")
+    print("   Python runs; imports-done: pyengine and web imported; first-render: the live screen drawn; ready: taps answered)")
+    print(f"  {'scenario':24}" + "".join(f" {name:>12}" for name in PHASES))
+    for throttle in (1, 4):
+        for scenario in ("first visit", "warm revisit", "offline revisit"):
+            key = f"{scenario} x{throttle}"
+            cells = []
+            for name in PHASES:
+                values = [p[name] for p in phases.get(key, []) if name in p]
+                cells.append(f"{median(values):12.0f}" if values else f"{'—':>12}")
+            print(f"  {key:24}" + " ".join(cells))
 
 
 def engine(p, base_url: str) -> None:

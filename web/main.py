@@ -1002,6 +1002,7 @@ def start() -> None:
     tracker.removeAttribute("inert")
     app.render()
     app.render_roller()
+    window.performance.mark("rk:first-render")
     dom.on(document, "click", on_click)
     dom.on(document, "submit", on_submit)
     dom.on(document, "input", on_input)
@@ -1032,3 +1033,4 @@ def start() -> None:
     document.getElementById("boot-error").classList.remove("show")
     document.documentElement.dataset.engine = "ready"
     rk.readyAt = window.performance.now()
+    window.performance.mark("rk:ready")
