@@ -444,11 +444,7 @@ def build(out: Path = DIST, full_stdlib: bool = False) -> Path:
     # PyScript loads every plugin once for each interpreter type that has no config of its own;
     # an inline MicroPython config (no MicroPython script runs) switches them off there too.
     index = out / "index.html"
-    index.write_text(index.read_text().replace('"__PLUGINS_OFF__"', json.dumps(config["plugins"])).replace(
-        "<!--__PRELOAD__-->",
-        # Our code is fetched by PyScript only once the interpreter is up: asked for at once, it is
-        # in the cache by then (the bench's start-up phases show the gap this closes).
-        "".join(f'<link rel="preload" href="./{name}" as="fetch" crossorigin="anonymous">' for name in (wheel, web_zip))))
+    index.write_text(index.read_text().replace('"__PLUGINS_OFF__"', json.dumps(config["plugins"])))
     (out / "rules.html").write_text(rules_page((ROOT / "docs" / "rules.md").read_text()))
     write_service_worker(out)
     log(f"built {out} ({sum(p.stat().st_size for p in out.rglob('*') if p.is_file()) / 1e6:.1f} MB)")

@@ -69,14 +69,10 @@ def test_the_qr_encoder_ships_pinned_beside_the_site_and_not_in_its_start():
 
 
 @needs_dist
-def test_our_code_is_preloaded_with_the_runtime_and_the_start_is_marked():
-    """PyScript fetches the `files` only once the interpreter is up: the page asks for them at once."""
-    import re
-
+def test_the_start_is_marked_phase_by_phase():
+    """The bench's start-up phases: marks.js adds PyScript's onReady mark before PyScript starts."""
     html = (DIST / "index.html").read_text()
-    config = json.loads((DIST / "pyscript.json").read_text())
-    preloaded = re.findall(r'<link rel="preload" href="\./([^"]+)" as="fetch" crossorigin="anonymous">', html)
-    assert sorted(preloaded) == sorted(name[2:] for name in config["files"])
+    assert "rk:python-start" in html and "rk:imports-done" in html
     assert '<script type="module" src="./marks.js"></script>' in html and (DIST / "marks.js").exists()
     assert html.index("./marks.js") < html.index("./pyscript/core.js")  # its hooks are added before PyScript starts
 
