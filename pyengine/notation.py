@@ -51,6 +51,7 @@ __all__ = [
     "FUNCTIONS",
     "Node",
     "left_spine",
+    "children",
     "clamped",
     "doubled_dice",
     "count_dice",
@@ -589,21 +590,30 @@ def _one_count_op(set_ops: list[SetOp]) -> tuple[SetOp, ...]:
     return tuple(set_ops)
 
 
+def children(node: Node) -> tuple[Node, ...]:
+    """A node's sub-expressions, in the order they are written (none for dice and numbers)."""
+    if isinstance(node, (Binary, Compare)):
+        return node.left, node.right
+    if isinstance(node, Unary):
+        return (node.operand,)
+    if isinstance(node, Label):
+        return (node.node,)
+    if isinstance(node, Group):
+        return node.items
+    if isinstance(node, Call):
+        return node.args
+    return ()
+
+
 def _divides(node: Node) -> bool:
     """Whether a division appears in node, outside any function call (those are whole values)."""
     stack = [node]
     while stack:
         n = stack.pop()
-        if isinstance(n, Binary):
-            if n.op == "/":
-                return True
-            stack += [n.left, n.right]
-        elif isinstance(n, (Unary, Label)):
-            stack.append(n.operand if isinstance(n, Unary) else n.node)
-        elif isinstance(n, Compare):
-            stack += [n.left, n.right]
-        elif isinstance(n, Group):
-            stack += list(n.items)
+        if isinstance(n, Binary) and n.op == "/":
+            return True
+        if not isinstance(n, Call):
+            stack += children(n)
     return False
 
 
@@ -633,16 +643,7 @@ def count_dice(node: Node) -> int:
         n = stack.pop()
         if isinstance(n, Dice):
             total += n.count
-        elif isinstance(n, Label):
-            stack.append(n.node)
-        elif isinstance(n, Unary):
-            stack.append(n.operand)
-        elif isinstance(n, (Binary, Compare)):
-            stack += [n.left, n.right]
-        elif isinstance(n, Group):
-            stack += list(n.items)
-        elif isinstance(n, Call):
-            stack += list(n.args)
+        stack += children(n)
     return total
 
 

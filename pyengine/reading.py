@@ -11,7 +11,7 @@ and the odds of a comparison only within a small budget.
 from __future__ import annotations
 
 from .errors import EngineError
-from .notation import Binary, Call, Cmp, Compare, Dice, Group, Label, Node, SetOp, Unary, clamped
+from .notation import Cmp, Compare, Dice, Group, Label, Node, SetOp, children, clamped
 from .odds import Budget, distribution_ast
 
 __all__ = ["readings"]
@@ -29,19 +29,12 @@ def readings(ast: Node) -> list[str]:
         node, whole = stack.pop()
         if isinstance(node, Dice):
             notes += _dice_notes(node, whole)
-        elif isinstance(node, Label):
-            stack.append((node.node, whole))
-        elif isinstance(node, Unary):
-            stack.append((node.operand, False))
-        elif isinstance(node, (Binary, Compare)):
-            stack += [(node.right, False), (node.left, False)]
-            if isinstance(node, Compare):
-                notes += _constant_comparison(node, budget)
+        elif isinstance(node, Compare):
+            notes += _constant_comparison(node, budget)
         elif isinstance(node, Group):
-            stack += [(item, False) for item in reversed(node.items)]
             notes += _keep_notes(node.set_ops, len(node.items), "items")
-        elif isinstance(node, Call):
-            stack += [(arg, False) for arg in reversed(node.args)]
+        # In source order; a label stands for the whole expression when what it labels does.
+        stack += [(part, whole and isinstance(node, Label)) for part in reversed(children(node))]
     return list(dict.fromkeys(notes))  # one of each, in order
 
 
