@@ -431,7 +431,8 @@ def build(out: Path = DIST, full_stdlib: bool = False) -> Path:
     wheel = build_wheel(out)
     web_zip = build_web_zip(out)
     config = {
-        "interpreter": "./pyodide/pyodide.mjs",
+        # Our module in front of Pyodide's loadPyodide: it starts from a memory snapshot when it can.
+        "interpreter": "./interpreter.mjs",
         "files": {f"./{wheel}": "./*", f"./{web_zip}": "./*"},
         "plugins": [f"!{name}" for name in PYSCRIPT_PLUGINS_OFF],
     }

@@ -68,6 +68,8 @@
 
   RK.fail = function (message) {
     if (root.dataset.engine === "ready") return;
+    // A start from a memory snapshot that fails is retried once without it (interpreter.mjs).
+    if (RK.snapshotRecover && RK.snapshotRecover()) return;
     root.dataset.engine = "failed";
     document.getElementById("engine-status").textContent = "Engine failed";
     document.getElementById("boot-error-text").textContent = message;

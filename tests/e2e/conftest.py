@@ -61,6 +61,9 @@ def context(browser, request):
     """A fresh browser profile at phone size; any console error on any of its pages fails the test."""
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1)
     ctx.add_init_script("window.__rkNextTurnGuardMs = 0")  # scripted taps come faster than a thumb
+    # The start-up memory snapshot is made in a worker a few seconds after each first start: that
+    # would load a second Pyodide during most tests. test_snapshot.py switches it on.
+    ctx.add_init_script("window.__rkSnapshot = window.__rkSnapshot || 'off'")
     errors: list[str] = []
     ctx.on("console", lambda m: m.type == "error" and errors.append(m.text))
     ctx.on("weberror", lambda e: errors.append(str(e.error)))

@@ -1,0 +1,201 @@
+/* PyScript's `interpreter` (pyscript.json), also loaded by the page as a module of its own so that
+   Pyodide starts at once, beside PyScript's own download, instead of when PyScript asks for it.
+
+   It starts from a memory snapshot of an interpreter that has already imported the engine and the
+   standard library the app uses, when this phone has one for this version of the site. The snapshot
+   is made once, after a normal start, by snapshot-worker.js in a worker (nothing on screen waits for
+   it), and kept gzip-compressed in Cache Storage.
+
+   Whatever goes wrong with a snapshot (none, damaged, from another version, storage refused, a
+   restore that throws, a start after it that fails) ends in the normal start, with the bad snapshot
+   dropped: a snapshot can only ever make a start faster, never stop one. `RK.snapshot` says what
+   happened (read by the tests and the bench):
+   {state: "off" | "none" | "used" | "fallback" | "making" | "stored" | "failed", reason}. */
+import * as pyodide from "./pyodide/pyodide.mjs";
+
+export const version = pyodide.version;
+
+const RK = globalThis.RK || (globalThis.RK = {});
+const INDEX_URL = new URL("./pyodide/", import.meta.url).href;
+const SITE_VERSION = (document.querySelector('meta[name="rk-version"]') || {}).content || "dev";
+// Not under the service worker's cache prefix: its clean-up on an update must not race with a
+// snapshot being stored, so the old versions' snapshots are dropped here instead.
+const CACHE = "roundkeeper-snapshot:" + (RK.base || "/");
+const KEY = new URL("./rk-snapshot/" + SITE_VERSION, location.href).href;
+const NO_SNAPSHOT = "roundkeeper:no-snapshot";  // sessionStorage: this tab's next start is a normal one
+// Tests and the bench switch the snapshot off (`window.__rkSnapshot = "off"`) or have it made at
+// once after the start ("now"); users get it made in idle time.
+const SWITCH = globalThis.__rkSnapshot;
+// Modules the snapshot never imports: ours that need the page (web), and the bridges to JavaScript
+// (a snapshot cannot carry JavaScript objects).
+const NOT_IN_SNAPSHOT = /^(web|pyscript|_pyscript|polyscript|js|pyodide_js|pyodide|_pyodide|__main__|micropip|segno)(\.|$)/;
+// localStorage: a snapshot of this version failed on this browser; none is made again until an update.
+const FAILED = "roundkeeper-snapshot-failed:" + (RK.base || "/");
+const status = RK.snapshot = {state: "none", reason: "", version: SITE_VERSION};
+
+function mark(name) {
+  try { performance.mark("rk:" + name); } catch (e) { /* marks are only for the bench */ }
+}
+
+function why(error) {
+  return String(error && error.message || error).slice(0, 300);
+}
+
+/* Drop the snapshot. A damaged one is made again after the next normal start; one that would not
+   restore (or the start after it failed) is not, for this version of the site on this browser. */
+async function drop(reason, again) {
+  status.reason = status.reason || reason;
+  if (!again) {
+    try { localStorage.setItem(FAILED, SITE_VERSION); } catch (e) { /* then it may be made again once */ }
+  }
+  try { await caches.delete(CACHE); } catch (e) { /* storage refused: nothing to drop */ }
+}
+
+/* The stored snapshot for this version: null when there is none, else a promise of its bytes, read
+   while Pyodide loads its own files (loadPyodide takes a promise). Checked: gzip's own CRC catches
+   damage, the size we wrote down a truncated entry; either rejects, and the start falls back. */
+async function findSnapshot() {
+  if (!globalThis.caches || !globalThis.DecompressionStream) return null;
+  let response;
+  try {
+    response = await (await caches.open(CACHE)).match(KEY);
+  } catch (error) {
+    status.reason = "storage refused: " + why(error);
+    return null;
+  }
+  if (!response) return null;
+  return (async () => {
+    try {
+      const size = Number(response.headers.get("x-rk-size"));
+      const stream = response.body.pipeThrough(new DecompressionStream("gzip"));
+      const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+      if (!(size > 0) || bytes.length !== size) throw new Error(`${bytes.length} bytes, ${size} were stored`);
+      mark("snapshot-read");
+      return bytes;
+    } catch (error) {
+      throw Object.assign(new Error("damaged: " + why(error)), {damaged: true});
+    }
+  })();
+}
+
+// PyScript hands over its output handlers when it asks for the interpreter, which is after the
+// start has begun: until then, output goes to the console.
+const sink = {stdout: (text) => console.log(text), stderr: (text) => console.error(text)};
+const OUTPUT = {stdout: (text) => sink.stdout(text), stderr: (text) => sink.stderr(text)};
+
+function fresh(extra) {
+  return pyodide.loadPyodide({...OUTPUT, ...extra, indexURL: INDEX_URL});
+}
+
+function skipped() {
+  if (SWITCH === "off") return "switched off";
+  try {
+    if (sessionStorage.getItem(NO_SNAPSHOT)) {
+      sessionStorage.removeItem(NO_SNAPSHOT);
+      return "the last start from it failed";
+    }
+  } catch (e) { /* no session storage: nothing was asked */ }
+  return "";
+}
+
+async function start() {
+  mark("loader-start");
+  const skip = skipped();
+  if (skip) {
+    Object.assign(status, {state: "off", reason: skip});
+    return fresh({});
+  }
+  try {
+    const bytes = await findSnapshot();
+    if (bytes) {
+      const interpreter = await fresh({_loadSnapshot: bytes});
+      // The snapshot holds the random generator's state of the moment it was made: without a new
+      // seed, every start from it would roll the same dice.
+      interpreter.runPython("import random; random.seed()");
+      mark("restored");
+      status.state = "used";
+      return interpreter;
+    }
+  } catch (error) {
+    status.state = "fallback";
+    await drop(error && error.damaged ? why(error) : "restore failed: " + why(error), error && error.damaged);
+  }
+  const interpreter = await fresh({});
+  if (status.state !== "fallback") status.state = "none";
+  whenReady(() => makeSnapshot(interpreter));
+  return interpreter;
+}
+
+const starting = start();
+starting.catch(() => { /* PyScript awaits it too, and reports the failure */ });
+
+export async function loadPyodide(options = {}) {
+  if (options.stdout) sink.stdout = options.stdout;
+  if (options.stderr) sink.stderr = options.stderr;
+  return starting;
+}
+
+/* If the page fails to start after a restore, the snapshot is the first suspect: drop it and start
+   again normally, once (boot.js asks before it shows the error). */
+RK.snapshotRecover = function () {
+  if (status.state !== "used") return false;
+  status.state = "failed";
+  try { sessionStorage.setItem(NO_SNAPSHOT, "1"); } catch (e) { return false; }
+  drop("the start after a restore failed").finally(() => location.reload());
+  return true;
+};
+
+function whenReady(callback) {
+  const root = document.documentElement;
+  const observer = new MutationObserver(check);
+  function check() {
+    if (root.dataset.engine !== "ready") return;
+    observer.disconnect();
+    // Idle time after the first screen: the worker's start competes for the CPU with the user's taps.
+    const idle = globalThis.requestIdleCallback || ((f) => setTimeout(f, 0));
+    setTimeout(() => idle(callback, {timeout: 10000}), SWITCH === "now" ? 0 : 3000);
+  }
+  observer.observe(root, {attributes: true, attributeFilter: ["data-engine"]});
+  check();
+}
+
+async function makeSnapshot(interpreter) {
+  if (!globalThis.Worker || !globalThis.caches || !globalThis.CompressionStream) return;
+  try {
+    if (localStorage.getItem(FAILED) === SITE_VERSION) return;  // it failed here: no loop of make and fail
+  } catch (e) { /* no storage: the cache below says */ }
+  try {
+    const cache = await caches.open(CACHE);
+    for (const request of await cache.keys()) if (request.url !== KEY) await cache.delete(request);
+    if (await cache.match(KEY)) { status.state = "stored"; return; }
+  } catch (error) {
+    Object.assign(status, {state: "failed", reason: "storage refused: " + why(error)});
+    return;
+  }
+  let modules, files;
+  try {
+    // What the app had imported by the time it was ready is what the next start imports again.
+    const names = interpreter.runPython("import sys; sorted(sys.modules)");
+    modules = names.toJs().filter((name) => !NOT_IN_SNAPSHOT.test(name));
+    names.destroy();
+    const config = await (await fetch(new URL("./pyscript.json", location.href))).json();
+    files = Object.keys(config.files || {}).map((name) => new URL(name, location.href).href);
+  } catch (error) {
+    Object.assign(status, {state: "failed", reason: why(error)});
+    return;
+  }
+  status.state = "making";
+  const started = performance.now();
+  const worker = new Worker(new URL("./snapshot-worker.js", import.meta.url), {type: "module", name: "snapshot"});
+  const done = (result) => {
+    worker.terminate();
+    Object.assign(status, result, {ms: Math.round(performance.now() - started)});
+  };
+  worker.onmessage = (event) => {
+    const reply = event.data || {};
+    done(reply.ok ? {state: "stored", raw: reply.raw, packed: reply.packed, skipped: reply.skipped}
+                  : {state: "failed", reason: String(reply.error).slice(0, 300)});
+  };
+  worker.onerror = (event) => done({state: "failed", reason: String(event.message || "the worker failed").slice(0, 300)});
+  worker.postMessage({indexURL: INDEX_URL, cache: CACHE, key: KEY, version: SITE_VERSION, files, modules});
+}

@@ -1,0 +1,51 @@
+/* Makes the memory snapshot interpreter.mjs starts from: a Pyodide of its own (in this worker, so the
+   page and its fight are not disturbed), our code unpacked where PyScript puts it, and the modules
+   the app had imported when it was ready, imported again here, except those that need the page (a
+   snapshot cannot carry JavaScript objects). gzip-compressed into Cache Storage under the site's
+   version. */
+import { loadPyodide } from "./pyodide/pyodide.mjs";
+
+// An engine module that does not import is a broken build: no snapshot. A standard library module
+// that does not is skipped (the app imported it from somewhere the worker does not have).
+const PRELOAD = `
+import importlib
+_skipped = []
+for _name in _rk_modules:
+    try:
+        importlib.import_module(_name)
+    except Exception:
+        if _name.startswith("pyengine"):
+            raise
+        _skipped.append(_name)
+del _name, _rk_modules
+`;
+
+async function gzip(bytes) {
+  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+self.onmessage = async (event) => {
+  const job = event.data;
+  try {
+    const interpreter = await loadPyodide({indexURL: job.indexURL, _makeSnapshot: true});
+    for (const url of job.files) {
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`${url}: ${response.status}`);
+      interpreter.unpackArchive(await response.arrayBuffer(), "zip", {extractDir: "/home/pyodide"});
+    }
+    interpreter.globals.set("_rk_modules", interpreter.toPy(job.modules));
+    interpreter.runPython(PRELOAD);
+    const skipped = interpreter.globals.get("_skipped").toJs();
+    interpreter.runPython("del _skipped");
+    const raw = interpreter.makeMemorySnapshot();
+    const packed = await gzip(raw);
+    const cache = await caches.open(job.cache);
+    await cache.put(job.key, new Response(packed, {headers: {
+      "content-type": "application/octet-stream", "x-rk-size": String(raw.length), "x-rk-version": job.version,
+    }}));
+    self.postMessage({ok: true, raw: raw.length, packed: packed.length, skipped});
+  } catch (error) {
+    self.postMessage({ok: false, error: String(error && error.stack || error)});
+  }
+};

@@ -1,0 +1,271 @@
+"""The start from a memory snapshot (static/interpreter.mjs, static/snapshot-worker.js): made after a
+normal start, used on the next one, dropped for an update, and never able to stop a start (missing,
+damaged, not restorable, storage refused, a start after it that fails all end in a normal start with
+the fight intact). Rolls are reseeded after a restore."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import time
+
+import pytest
+
+import build
+from pyengine.dice import roll
+from tests.e2e.conftest import READY_TIMEOUT_MS, add_combatant, names, wait_ready
+
+SNAPSHOT_CACHE = "roundkeeper-snapshot:/"
+
+
+@pytest.fixture
+def server(dist, tmp_path):
+    """The site on a server of its own (its own origin, so its own Cache Storage), from a copy that a
+    test may change as a release would."""
+    root = tmp_path / "site"
+    shutil.copytree(dist, root)
+    httpd, url = build.serve_in_thread({"/": root})
+    yield {"url": url, "root": root}
+    httpd.shutdown()
+
+
+@pytest.fixture
+def snap_context(browser):
+    """A phone-sized profile where the snapshot is made at once after a normal start. The service
+    worker is blocked: each load asks the server, so a release shows on the next load."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, service_workers="block")
+    ctx.add_init_script("window.__rkNextTurnGuardMs = 0; window.__rkSnapshot = 'now'")
+    yield ctx
+    ctx.close()
+
+
+def state(page) -> dict:
+    return page.evaluate("({...RK.snapshot})")
+
+
+def start(page, url: str) -> dict:
+    page.goto(url)
+    wait_ready(page)
+    return state(page)
+
+
+def wait_stored(page) -> dict:
+    page.wait_for_function("['stored', 'failed'].includes(RK.snapshot.state)", timeout=READY_TIMEOUT_MS)
+    snap = state(page)
+    assert snap["state"] == "stored", snap
+    return snap
+
+
+def stored_keys(page) -> list[str]:
+    return page.evaluate(f"caches.open({SNAPSHOT_CACHE!r}).then(c => c.keys()).then(ks => ks.map(k => new URL(k.url).pathname))")
+
+
+def version(page) -> str:
+    return page.evaluate("document.querySelector('meta[name=rk-version]').content")
+
+
+def fight(page) -> None:
+    add_combatant(page, "Ogre", hp=30, initiative=12)
+    add_combatant(page, "Aria", hp=20, initiative=15, side="party", pc=True)
+    page.get_by_test_id("next-turn").click()
+    page.wait_for_function("document.querySelector('[data-testid=round-counter]').textContent.startsWith('Round 1')")
+
+
+def roll_once(page, expr: str) -> str:
+    """The roll's text: every die, then the total."""
+    page.get_by_test_id("dice-input").fill(expr)
+    page.get_by_test_id("roll-button").click()
+    text = page.get_by_test_id("roll-result").get_by_test_id("roll-text")
+    text.wait_for()
+    return text.inner_text()
+
+
+def test_a_revisit_starts_from_the_snapshot_and_the_whole_loop_works(snap_context, server):
+    page = snap_context.new_page()
+    first = start(page, server["url"] + "/")
+    assert first["state"] == "none"
+    fight(page)
+    made = wait_stored(page)
+    assert made["raw"] > 10_000_000 and made["packed"] < made["raw"] / 3  # a whole heap, gzip-compressed
+    assert stored_keys(page) == [f"/rk-snapshot/{version(page)}"]
+
+    again = start(page, server["url"] + "/")
+    assert again["state"] == "used", again
+    assert page.evaluate("performance.getEntriesByName('rk:restored').length") == 1
+    assert names(page) == ["Aria", "Ogre"]
+    assert page.get_by_test_id("round-counter").inner_text().startswith("Round 1")
+    # The restored engine does the everyday loop: a turn, a roll, its odds, undo.
+    page.get_by_test_id("next-turn").click()
+    page.wait_for_function("document.querySelector('[aria-current=true] .name').textContent.startsWith('Ogre')")
+    assert roll_once(page, "2d6+3")
+    page.get_by_test_id("dice-input").fill("4d6kh3")
+    page.get_by_test_id("odds").wait_for()
+    page.get_by_test_id("undo").click()
+    page.wait_for_function("document.querySelector('[aria-current=true] .name').textContent.startsWith('Aria')")
+    # Nothing is made again while this version's snapshot is there.
+    assert state(page)["state"] == "used"
+
+
+def test_two_starts_from_one_snapshot_roll_differently_unless_seeded(snap_context, server):
+    page = snap_context.new_page()
+    start(page, server["url"] + "/")
+    wait_stored(page)
+    unseeded = []
+    for _ in range(2):
+        assert start(page, server["url"] + "/")["state"] == "used"
+        unseeded.append(roll_once(page, "10d100"))
+    assert unseeded[0] != unseeded[1]
+    seeded = []
+    for _ in range(2):
+        assert start(page, server["url"] + "/?seed=42")["state"] == "used"
+        seeded.append(roll_once(page, "10d100"))
+    assert seeded == [roll("10d100", random.Random(42)).text] * 2
+
+
+def test_an_update_drops_the_old_snapshot_and_makes_its_own(snap_context, server):
+    page = snap_context.new_page()
+    start(page, server["url"] + "/")
+    fight(page)
+    wait_stored(page)
+    old = version(page)
+    # A release: a file changes, build.py writes the new version into the page and the worker.
+    root = server["root"]
+    manifest = root / "manifest.webmanifest"
+    data = json.loads(manifest.read_text())
+    data["description"] += " (updated)"
+    manifest.write_text(json.dumps(data))
+    new = build.write_service_worker(root)
+    later = time.time() + 10
+    for changed in ("manifest.webmanifest", "index.html", "sw.js"):
+        os.utime(root / changed, (later, later))
+    assert new != old
+    updated = start(page, server["url"] + "/?released")  # past the HTTP cache's copy of the page
+    assert version(page) == new
+    assert updated["state"] == "none", updated  # the old version's snapshot is not used
+    assert names(page) == ["Aria", "Ogre"]
+    wait_stored(page)
+    assert stored_keys(page) == [f"/rk-snapshot/{new}"]
+    assert start(page, server["url"] + "/?released")["state"] == "used"
+
+
+DAMAGE = {
+    # Half the stored bytes: gzip cannot finish.
+    "truncated": "bytes => bytes.slice(0, bytes.length >> 1)",
+    # One byte changed inside the compressed heap: gzip's CRC catches it.
+    "a flipped byte": "bytes => { const b = bytes.slice(); b[b.length >> 1] ^= 0x55; return b; }",
+}
+
+
+async_rewrite = """async ([key, damage]) => {
+    const cache = await caches.open(%r);
+    const old = await cache.match(key);
+    const bytes = new Uint8Array(await old.arrayBuffer());
+    const damaged = (%s)(bytes);
+    await cache.put(key, new Response(damaged, {headers: old.headers}));
+}"""
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_a_damaged_snapshot_falls_back_to_a_normal_start_and_is_made_again(snap_context, server, damage):
+    page = snap_context.new_page()
+    start(page, server["url"] + "/")
+    fight(page)
+    wait_stored(page)
+    key = page.evaluate(f"caches.open({SNAPSHOT_CACHE!r}).then(c => c.keys()).then(ks => ks[0].url)")
+    page.evaluate(async_rewrite % (SNAPSHOT_CACHE, DAMAGE[damage]), [key, damage])
+    after = start(page, server["url"] + "/")
+    assert after["state"] == "fallback", after
+    assert after["reason"].startswith("damaged"), after
+    assert names(page) == ["Aria", "Ogre"]
+    assert not page.get_by_test_id("boot-error").is_visible()  # nothing alarming on screen
+    # Dropped, and a good one is made again after this normal start.
+    wait_stored(page)
+    assert start(page, server["url"] + "/")["state"] == "used"
+
+
+REWRITE_HEADER = """async ([cache, key]) => {
+    const c = await caches.open(cache);
+    const old = await c.match(key);
+    const raw = new Uint8Array(await new Response(old.body.pipeThrough(new DecompressionStream('gzip'))).arrayBuffer());
+    raw[20] ^= 0xff;  // inside Pyodide's build id: a snapshot of another Pyodide
+    const packed = await new Response(new Blob([raw]).stream().pipeThrough(new CompressionStream('gzip'))).arrayBuffer();
+    await c.put(key, new Response(packed, {headers: old.headers}));
+}"""
+
+
+def test_a_snapshot_that_will_not_restore_falls_back_and_is_not_made_again(snap_context, server):
+    page = snap_context.new_page()
+    start(page, server["url"] + "/")
+    fight(page)
+    wait_stored(page)
+    key = page.evaluate(f"caches.open({SNAPSHOT_CACHE!r}).then(c => c.keys()).then(ks => ks[0].url)")
+    page.evaluate(REWRITE_HEADER, [SNAPSHOT_CACHE, key])
+    after = start(page, server["url"] + "/")
+    assert after["state"] == "fallback", after
+    assert "restore failed" in after["reason"] and "build id" in after["reason"], after
+    assert names(page) == ["Aria", "Ogre"]
+    assert stored_keys(page) == []
+    # This browser restored it wrongly once: no make-and-fail loop at every start of this version.
+    page.wait_for_timeout(1500)
+    assert state(page)["state"] == "fallback"
+    assert start(page, server["url"] + "/")["state"] == "none"
+    page.wait_for_timeout(1500)
+    assert stored_keys(page) == []
+
+
+def test_a_missing_snapshot_is_a_normal_start(snap_context, server):
+    page = snap_context.new_page()
+    start(page, server["url"] + "/")
+    fight(page)
+    wait_stored(page)
+    page.evaluate(f"caches.delete({SNAPSHOT_CACHE!r})")
+    after = start(page, server["url"] + "/")
+    assert after["state"] == "none" and after["reason"] == "", after
+    assert names(page) == ["Aria", "Ogre"]
+    wait_stored(page)
+
+
+@pytest.mark.allow_console_errors
+def test_a_start_that_fails_after_a_restore_starts_again_without_it(snap_context, server):
+    page = snap_context.new_page()
+    start(page, server["url"] + "/")
+    fight(page)
+    wait_stored(page)
+    # The next start's download of our code is damaged once: the restored engine cannot import it.
+    broken = []
+
+    def once(route):
+        if not broken:
+            broken.append(route.request.url)
+            route.fulfill(status=200, body=b"PK\x03\x04 not a zip", content_type="application/zip")
+        else:
+            route.continue_()
+
+    page.route("**/web.zip", once)
+    page.goto(server["url"] + "/")
+    # boot.js hands the failure to interpreter.mjs, which drops the snapshot and reloads once.
+    page.wait_for_function("RK.snapshot && RK.snapshot.state === 'off' && document.documentElement.dataset.engine === 'ready'",
+                           timeout=READY_TIMEOUT_MS)
+    assert broken
+    assert state(page)["reason"] == "the last start from it failed"
+    assert names(page) == ["Aria", "Ogre"]
+    assert stored_keys(page) == []
+    assert not page.get_by_test_id("boot-error").is_visible()
+
+
+def test_storage_that_refuses_is_a_normal_start(browser, server):
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, service_workers="block")
+    ctx.add_init_script("window.__rkSnapshot = 'now';"
+                        "caches.open = () => Promise.reject(new DOMException('The operation is insecure.', 'SecurityError'));")
+    try:
+        page = ctx.new_page()
+        first = start(page, server["url"] + "/")
+        assert first["state"] == "none" and first["reason"].startswith("storage refused"), first
+        fight(page)
+        page.wait_for_function("RK.snapshot.state === 'failed'", timeout=READY_TIMEOUT_MS)
+        assert start(page, server["url"] + "/")["state"] == "none"
+        assert names(page) == ["Aria", "Ogre"]
+    finally:
+        ctx.close()
