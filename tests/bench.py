@@ -62,12 +62,25 @@ PHASES_JS = """() => {
     for (const m of performance.getEntriesByType('mark')) if (m.name.startsWith('rk:')) out[m.name.slice(3)] = m.startTime;
     return out;
 }"""
-PHASES = ("stdlib fetched", "wasm fetched", "our code fetched", "interpreter-ready", "python-start", "imports-done", "first-render", "ready")
+PHASES = ("stdlib fetched", "wasm fetched", "our code fetched", "loader-start", "snapshot-read", "restored",
+          "interpreter-ready", "python-start", "imports-done", "first-render", "ready")
+# What is measured: the app as users get it (it makes its start-up snapshot after the first start and
+# starts from it later; the bench has it made at once instead of in idle time), the app with the
+# snapshot switched off, and a bare loadPyodide() on the site's files and on the npm package's.
+KINDS = (
+    ("app", "/", "RK.readyAt", "now"),
+    ("app, no snapshot", "/", "RK.readyAt", "off"),
+    ("bare", "/bare.html", "window.__bareReady", None),
+    ("stock", "/bare-stock.html", "window.__bareReady", None),
+)
+SCENARIOS = ("first visit", "warm revisit", "offline revisit")
 
 
 def visit(context, url: str, throttle: float, ready_js: str, requests: list | None = None,
-          phases: list | None = None) -> tuple[float, float]:
+          phases: list | None = None, snapshot: str | None = None) -> tuple[float, float]:
     page = context.new_page()
+    if snapshot:
+        page.add_init_script(f"window.__rkSnapshot = {snapshot!r}")
     if throttle != 1:
         cdp = context.new_cdp_session(page)
         cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
@@ -78,7 +91,12 @@ def visit(context, url: str, throttle: float, ready_js: str, requests: list | No
     paint = page.evaluate(PAINT)
     ready = page.evaluate(ready_js)
     if phases is not None:
-        phases.append(page.evaluate(PHASES_JS))
+        phases.append({**page.evaluate(PHASES_JS), "snapshot": page.evaluate("RK.snapshot.state")})
+    if snapshot == "now":  # the next start is from it: wait until it is stored
+        page.wait_for_function("['stored', 'failed'].includes(RK.snapshot.state)", timeout=180_000)
+        made = page.evaluate("({...RK.snapshot})")
+        if made["state"] != "stored":
+            print(f"  SNAPSHOT NOT MADE: {made}")
     page.close()
     return paint, ready
 
@@ -92,34 +110,29 @@ def wait_sw(context, url: str) -> None:
 
 def startup(p, site: Path, base_url: str, runs: int) -> None:
     rows: dict[str, list[float]] = {}
-    phases: dict[str, list[dict]] = {}  # the app's start-up phases per scenario (performance marks, resource timing)
+    phases: dict[str, list[dict]] = {}  # the app's start-up phases per kind and scenario (marks, resource timing)
     first_requests: list[str] = []  # the app's first visit, for the bytes table
     for throttle in (1, 4):
         for run in range(runs):
-            for kind, path, ready_js in (("app", "/", "RK.readyAt"), ("bare", "/bare.html", "window.__bareReady"),
-                                         ("stock", "/bare-stock.html", "window.__bareReady")):
+            for kind, path, ready_js, snapshot in KINDS:
                 profile = Path(tempfile.mkdtemp(prefix="rk-bench-"))
                 try:
-                    ctx = launch(p, profile)
-                    reqs: list[str] | None = [] if (kind == "app" and throttle == 1 and run == 0) else None
-                    marks = phases.setdefault(f"first visit x{throttle}", []) if kind == "app" else None
-                    paint, ready = visit(ctx, base_url + path, throttle, ready_js, reqs, marks)
-                    if reqs is not None:
-                        first_requests = reqs
-                    rows.setdefault(f"{kind} first visit x{throttle}", []).append(ready)
-                    rows.setdefault(f"{kind} first visit x{throttle} paint", []).append(paint)
-                    wait_sw(ctx, base_url + "/")
-                    ctx.close()
-                    ctx = launch(p, profile)  # a new browser session, warm caches
-                    marks = phases.setdefault(f"warm revisit x{throttle}", []) if kind == "app" else None
-                    paint, ready = visit(ctx, base_url + path, throttle, ready_js, phases=marks)
-                    rows.setdefault(f"{kind} warm revisit x{throttle}", []).append(ready)
-                    rows.setdefault(f"{kind} warm revisit x{throttle} paint", []).append(paint)
-                    ctx.set_offline(True)
-                    marks = phases.setdefault(f"offline revisit x{throttle}", []) if kind == "app" else None
-                    paint, ready = visit(ctx, base_url + path, throttle, ready_js, phases=marks)
-                    rows.setdefault(f"{kind} offline revisit x{throttle}", []).append(ready)
-                    rows.setdefault(f"{kind} offline revisit x{throttle} paint", []).append(paint)
+                    for scenario in SCENARIOS:
+                        if scenario != "offline revisit":
+                            ctx = launch(p, profile)  # the revisit is a new browser session, warm caches
+                        else:
+                            ctx.set_offline(True)
+                        key = f"{scenario} x{throttle}"
+                        reqs: list[str] | None = [] if (kind == "app" and throttle == 1 and run == 0 and scenario == "first visit") else None
+                        marks = phases.setdefault(f"{kind}: {key}", []) if kind.startswith("app") else None
+                        paint, ready = visit(ctx, base_url + path, throttle, ready_js, reqs, marks, snapshot)
+                        if reqs is not None:
+                            first_requests = reqs
+                        rows.setdefault(f"{kind} {key}", []).append(ready)
+                        rows.setdefault(f"{kind} {key} paint", []).append(paint)
+                        if scenario == "first visit":
+                            wait_sw(ctx, base_url + "/")
+                            ctx.close()
                     ctx.close()
                 finally:
                     shutil.rmtree(profile, ignore_errors=True)
@@ -159,30 +172,107 @@ def startup(p, site: Path, base_url: str, runs: int) -> None:
     print(f"  first visit in all: {(raw + extra_raw) / 1e6:.2f} MB raw, {(gz + extra_gz) / 1e6:.2f} MB gzip-9 estimate")
 
     print(f"\n== Start-up, medians of {runs} runs (ms from navigation start) ==")
-    print("  (bare: loadPyodide() on the site's own Pyodide files; stock: on the npm package's files as")
+    print("  (app: as users get it, from its memory snapshot on revisits; no snap: the snapshot switched off;")
+    print("   bare: loadPyodide() on the site's own Pyodide files; stock: on the npm package's files as")
     print("   published, full standard library compiled in the browser, which is what we started from)")
-    print(f"  {'scenario':32} {'paint':>8} {'ready':>8} {'bare ready':>11} {'app/bare':>9} {'paint/bare':>11} {'stock bare':>11}")
+    print(f"  {'scenario':20} {'paint':>6} {'ready':>7} {'no snap':>8} {'bare':>7} {'app/bare':>9} {'no snap/bare':>13} {'stock bare':>11}")
     for throttle in (1, 4):
-        for scenario in ("first visit", "warm revisit", "offline revisit"):
+        for scenario in SCENARIOS:
             key = f"{scenario} x{throttle}"
-            app_ready = median(rows[f"app {key}"])
-            app_paint = median(rows[f"app {key} paint"])
-            bare_ready = median(rows[f"bare {key}"])
-            stock = median(rows[f"stock {key}"])
-            print(f"  {key:32} {app_paint:8.0f} {app_ready:8.0f} {bare_ready:11.0f} {app_ready / bare_ready:9.2f} {app_paint / bare_ready:11.1%} {stock:11.0f}")
+            app_ready, app_paint = median(rows[f"app {key}"]), median(rows[f"app {key} paint"])
+            plain = median(rows[f"app, no snapshot {key}"])
+            bare_ready, stock = median(rows[f"bare {key}"]), median(rows[f"stock {key}"])
+            print(f"  {key:20} {app_paint:6.0f} {app_ready:7.0f} {plain:8.0f} {bare_ready:7.0f} {app_ready / bare_ready:9.2f}"
+                  f" {plain / bare_ready:13.2f} {stock:11.0f}")
 
-    print(f"\n== Start-up phases of the app, medians of {runs} runs (ms from navigation start; no memory snapshot yet) ==")
-    print("  (fetched: the resource's last byte; interpreter-ready: PyScript's onReady hook; python-start: the page's")
-    print("   Python runs; imports-done: pyengine and web imported; first-render: the live screen drawn; ready: taps answered)")
-    print(f"  {'scenario':24}" + "".join(f" {name:>12}" for name in PHASES))
-    for throttle in (1, 4):
-        for scenario in ("first visit", "warm revisit", "offline revisit"):
-            key = f"{scenario} x{throttle}"
-            cells = []
-            for name in PHASES:
-                values = [p[name] for p in phases.get(key, []) if name in p]
-                cells.append(f"{median(values):12.0f}" if values else f"{'—':>12}")
-            print(f"  {key:24}" + " ".join(cells))
+    print(f"\n== Start-up phases of the app, medians of {runs} runs (ms from navigation start) ==")
+    print("  (fetched: the resource's last byte; loader-start: interpreter.mjs starts Pyodide; snapshot-read: the")
+    print("   snapshot read and unzipped; restored: Pyodide running from it; interpreter-ready: PyScript's onReady")
+    print("   hook (our files unpacked); python-start: the page's Python runs (PyScript's bootstrap done);")
+    print("   imports-done: pyengine and web imported; first-render: the live screen drawn; ready: taps answered)")
+    short = {"stdlib fetched": "stdlib", "wasm fetched": "wasm", "our code fetched": "our code", "interpreter-ready": "interp",
+             "python-start": "py-start", "imports-done": "imports", "first-render": "render", "snapshot-read": "snap-read"}
+    print(f"  {'kind: scenario':36}" + "".join(f" {short.get(name, name):>12}" for name in PHASES) + "  snapshot")
+    for kind in ("app", "app, no snapshot"):
+        for throttle in (1, 4):
+            for scenario in SCENARIOS:
+                key = f"{kind}: {scenario} x{throttle}"
+                cells = []
+                for name in PHASES:
+                    values = [ph[name] for ph in phases.get(key, []) if name in ph]
+                    cells.append(f"{median(values):12.0f}" if values else f"{'—':>12}")
+                used = sorted({ph["snapshot"] for ph in phases.get(key, [])})
+                print(f"  {key:36}" + " ".join(cells) + "  " + "/".join(used))
+
+
+LIGHTHOUSE = ROOT / "tools" / "lighthouse"
+
+
+def lighthouse(p, base_url: str) -> None:
+    """Lighthouse (mobile, simulated throttling) on a first visit and on a revisit of the same profile
+    (service worker, caches and the start-up snapshot in place). Installed for the bench only, from
+    tools/lighthouse's lock file."""
+    import json
+    import socket
+    import subprocess
+
+    print("\n== Lighthouse (mobile, simulated throttling; Performance score, LCP, TBT, CLS) ==")
+    cli = LIGHTHOUSE / "node_modules" / ".bin" / "lighthouse"
+    if not cli.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            print("  skipped: npm is not installed")
+            return
+        subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=LIGHTHOUSE, check=True,
+                       stdout=subprocess.DEVNULL)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    profile = Path(tempfile.mkdtemp(prefix="rk-lh-"))
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    browser = subprocess.Popen([chromium, "--headless=new", f"--remote-debugging-port={port}", f"--user-data-dir={profile}",
+                                *build.CHROMIUM_FLAGS, "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+
+        def run(label: str, keep_storage: bool) -> None:
+            out = profile / f"{label}.json"
+            args = [str(cli), base_url + "/", f"--port={port}", "--only-categories=performance", "--output=json",
+                    f"--output-path={out}", "--quiet", "--max-wait-for-load=90000"]
+            if keep_storage:
+                args.append("--disable-storage-reset")
+            done = subprocess.run(args, capture_output=True, text=True, timeout=300)
+            if done.returncode != 0 or not out.exists():
+                print(f"  {label}: lighthouse failed: {(done.stderr or done.stdout)[-500:]}")
+                return
+            report = json.loads(out.read_text())
+            audits = report["audits"]
+            score = report["categories"]["performance"]["score"]
+            print(f"  {label:34} Performance {score * 100:5.0f}   LCP {audits['largest-contentful-paint']['numericValue'] / 1000:5.2f} s"
+                  f"   TBT {audits['total-blocking-time']['numericValue']:6.0f} ms   CLS {audits['cumulative-layout-shift']['numericValue']:.3f}"
+                  f"   FCP {audits['first-contentful-paint']['numericValue'] / 1000:5.2f} s")
+
+        run("first visit", keep_storage=False)
+        # Before the revisit: the service worker activated and the snapshot made, as after a real visit.
+        cdp_browser = p.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
+        page = cdp_browser.contexts[0].new_page()
+        page.goto(base_url + "/")
+        page.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=120_000)
+        page.wait_for_function("navigator.serviceWorker.controller && navigator.serviceWorker.controller.state === 'activated'", timeout=120_000)
+        page.wait_for_function("['stored', 'failed'].includes(RK.snapshot.state)", timeout=120_000)
+        print(f"  (snapshot before the revisit: {page.evaluate('RK.snapshot.state')})")
+        page.close()
+        cdp_browser.close()
+        run("revisit (from the snapshot)", keep_storage=True)
+    finally:
+        browser.terminate()
+        browser.wait(timeout=30)
+        shutil.rmtree(profile, ignore_errors=True)
 
 
 def engine(p, base_url: str) -> None:
@@ -474,6 +564,7 @@ def main() -> int:
     with sync_playwright() as p:
         if not args.skip_startup:
             startup(p, site, url, args.runs)
+            lighthouse(p, url)
         engine(p, url)
         taps(p, url)
     save_sizes()

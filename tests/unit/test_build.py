@@ -94,12 +94,16 @@ def test_dist_has_only_what_the_page_needs():
     assert "pyscript/core.js" in chunks and len(chunks) == 1 + len(build.PYSCRIPT_CHUNKS)
     assert not any(word in f for f in chunks for word in ("codemirror", "xterm", "editor", "terminal", "toml"))
     config = json.loads((DIST / "pyscript.json").read_text())
-    assert config["interpreter"] == "./pyodide/pyodide.mjs"
+    # Our loader in front of the self-hosted Pyodide (without it PyScript would take Pyodide from a CDN).
+    assert config["interpreter"] == "./interpreter.mjs"
+    loader, worker = (DIST / "interpreter.mjs").read_text(), (DIST / "snapshot-worker.js").read_text()
+    assert 'from "./pyodide/pyodide.mjs"' in loader and 'from "./pyodide/pyodide.mjs"' in worker
     assert "packages" not in config
     assert all(target == "./*" for target in config["files"].values())
     html = (DIST / "index.html").read_text()
     assert "!py-editor" in html and "__PLUGINS_OFF__" not in html
-    for text in (html, (DIST / "sw.js").read_text(), json.dumps(config)):
+    assert '<script type="module" src="./interpreter.mjs" async></script>' in html  # Pyodide starts at once
+    for text in (html, (DIST / "sw.js").read_text(), json.dumps(config), loader, worker):
         assert "http://" not in text.replace("http://127.0.0.1", "") and "https://" not in text
 
 
