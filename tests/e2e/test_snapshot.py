@@ -51,6 +51,9 @@ def start(page, url: str) -> dict:
     return state(page)
 
 
+NORMAL = ("none", "making", "stored")  # a normal start (the snapshot may already be on its way)
+
+
 def wait_stored(page) -> dict:
     page.wait_for_function("['stored', 'failed'].includes(RK.snapshot.state)", timeout=READY_TIMEOUT_MS)
     snap = state(page)
@@ -85,7 +88,7 @@ def roll_once(page, expr: str) -> str:
 def test_a_revisit_starts_from_the_snapshot_and_the_whole_loop_works(snap_context, server):
     page = snap_context.new_page()
     first = start(page, server["url"] + "/")
-    assert first["state"] == "none"
+    assert first["state"] in NORMAL
     fight(page)
     made = wait_stored(page)
     assert made["raw"] > 10_000_000 and made["packed"] < made["raw"] / 3  # a whole heap, gzip-compressed
@@ -143,7 +146,7 @@ def test_an_update_drops_the_old_snapshot_and_makes_its_own(snap_context, server
     assert new != old
     updated = start(page, server["url"] + "/?released")  # past the HTTP cache's copy of the page
     assert version(page) == new
-    assert updated["state"] == "none", updated  # the old version's snapshot is not used
+    assert updated["state"] in NORMAL, updated  # the old version's snapshot is not used
     assert names(page) == ["Aria", "Ogre"]
     wait_stored(page)
     assert stored_keys(page) == [f"/rk-snapshot/{new}"]
@@ -210,7 +213,7 @@ def test_a_snapshot_that_will_not_restore_falls_back_and_is_not_made_again(snap_
     # This browser restored it wrongly once: no make-and-fail loop at every start of this version.
     page.wait_for_timeout(1500)
     assert state(page)["state"] == "fallback"
-    assert start(page, server["url"] + "/")["state"] == "none"
+    assert start(page, server["url"] + "/")["state"] == "none"  # and it stays so: nothing is made
     page.wait_for_timeout(1500)
     assert stored_keys(page) == []
 
@@ -222,7 +225,7 @@ def test_a_missing_snapshot_is_a_normal_start(snap_context, server):
     wait_stored(page)
     page.evaluate(f"caches.delete({SNAPSHOT_CACHE!r})")
     after = start(page, server["url"] + "/")
-    assert after["state"] == "none" and after["reason"] == "", after
+    assert after["state"] in NORMAL and after["reason"] == "", after
     assert names(page) == ["Aria", "Ogre"]
     wait_stored(page)
 
@@ -261,11 +264,14 @@ def test_storage_that_refuses_is_a_normal_start(browser, server):
                         "caches.open = () => Promise.reject(new DOMException('The operation is insecure.', 'SecurityError'));")
     try:
         page = ctx.new_page()
-        first = start(page, server["url"] + "/")
-        assert first["state"] == "none" and first["reason"].startswith("storage refused"), first
-        fight(page)
-        page.wait_for_function("RK.snapshot.state === 'failed'", timeout=READY_TIMEOUT_MS)
-        assert start(page, server["url"] + "/")["state"] == "none"
+        for visit in range(2):
+            first = start(page, server["url"] + "/")
+            # Nothing to read, and the snapshot made after the start is refused too; the start is normal.
+            assert first["state"] in ("none", "failed") and first["reason"].startswith("storage refused"), first
+            page.wait_for_function("RK.snapshot.state === 'failed'", timeout=READY_TIMEOUT_MS)
+            assert state(page)["reason"].startswith("storage refused")
+            if visit == 0:
+                fight(page)
         assert names(page) == ["Aria", "Ogre"]
     finally:
         ctx.close()

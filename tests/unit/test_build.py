@@ -78,10 +78,17 @@ def test_the_start_is_marked_phase_by_phase():
 
 
 @needs_dist
-def test_our_code_ships_with_its_bytecode():
-    with zipfile.ZipFile(DIST / "web.zip") as z:
-        names = set(z.namelist())
-    assert {"web/main.py", "web/__pycache__/main.cpython-314.pyc"} <= names
+def test_our_code_ships_as_bytecode_only():
+    """x.pyc where x.py was (Pyodide's Python 3.14 magic number), as the trimmed standard library."""
+    for archive, package in ((DIST / "web.zip", "web"), (next(DIST.glob("roundkeeper_engine-*.whl")), "pyengine")):
+        with zipfile.ZipFile(archive) as z:
+            names = set(z.namelist())
+            header = z.read(f"{package}/__init__.pyc")[:16]
+        sources = {p.relative_to(build.ROOT).with_suffix(".pyc").as_posix() for p in (build.ROOT / package).rglob("*.py")}
+        assert sources <= names
+        assert not any(n.endswith(".py") for n in names), archive
+        with zipfile.ZipFile(DIST / "pyodide" / "python_stdlib.zip") as z:
+            assert header[:4] == z.read("json/decoder.pyc")[:4]
 
 
 @needs_dist
