@@ -31,6 +31,10 @@ const SWITCH = globalThis.__rkSnapshot;
 const NOT_IN_SNAPSHOT = /^(web|pyscript|_pyscript|polyscript|js|pyodide_js|pyodide|_pyodide|__main__|micropip|segno)(\.|$)/;
 // localStorage: a snapshot of this version failed on this browser; none is made again until an update.
 const FAILED = "roundkeeper-snapshot-failed:" + (RK.base || "/");
+// localStorage: a start from the snapshot is under way (cleared when the app is ready). Found at the
+// next start, it means that start never finished (the tab crashed or was killed): that is no start
+// to repeat, so the snapshot is dropped and this start is a normal one.
+const TRYING = "roundkeeper-snapshot-trying:" + (RK.base || "/");
 const status = RK.snapshot = {state: "none", reason: "", version: SITE_VERSION};
 
 function mark(name) {
@@ -98,16 +102,30 @@ function skipped() {
   return "";
 }
 
+function unfinished() {
+  try {
+    const left = localStorage.getItem(TRYING) === SITE_VERSION;
+    localStorage.removeItem(TRYING);
+    return left;
+  } catch (e) {
+    return false;
+  }
+}
+
 async function start() {
   mark("loader-start");
-  const skip = skipped();
-  if (skip) {
-    Object.assign(status, {state: "off", reason: skip});
+  const skip = skipped(), left = unfinished();
+  if (skip || left) {
+    status.state = "off";
+    if (skip) status.reason = skip;
+    else await drop("the last start from it did not finish");
     return fresh({});
   }
   try {
     const bytes = await findSnapshot();
     if (bytes) {
+      try { localStorage.setItem(TRYING, SITE_VERSION); } catch (e) { /* no guard without storage */ }
+      whenReady(() => { try { localStorage.removeItem(TRYING); } catch (e) { /* see above */ } });
       const interpreter = await fresh({_loadSnapshot: bytes});
       // The snapshot holds the random generator's state of the moment it was made: without a new
       // seed, every start from it would roll the same dice.
@@ -122,7 +140,8 @@ async function start() {
   }
   const interpreter = await fresh({});
   if (status.state !== "fallback") status.state = "none";
-  whenReady(() => makeSnapshot(interpreter));
+  // Idle time after the first screen: the worker's start competes for the CPU with the user's taps.
+  whenReady(() => makeSnapshot(interpreter), 3000);
   return interpreter;
 }
 
@@ -145,15 +164,16 @@ RK.snapshotRecover = function () {
   return true;
 };
 
-function whenReady(callback) {
+/* `callback` once the app is ready; with `later`, in idle time some seconds after that. */
+function whenReady(callback, later) {
   const root = document.documentElement;
   const observer = new MutationObserver(check);
   function check() {
     if (root.dataset.engine !== "ready") return;
     observer.disconnect();
-    // Idle time after the first screen: the worker's start competes for the CPU with the user's taps.
+    if (!later) return callback();
     const idle = globalThis.requestIdleCallback || ((f) => setTimeout(f, 0));
-    setTimeout(() => idle(callback, {timeout: 10000}), SWITCH === "now" ? 0 : 3000);
+    setTimeout(() => idle(callback, {timeout: 10000}), SWITCH === "now" ? 0 : later);
   }
   observer.observe(root, {attributes: true, attributeFilter: ["data-engine"]});
   check();

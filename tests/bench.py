@@ -92,7 +92,7 @@ def visit(context, url: str, throttle: float, ready_js: str, requests: list | No
     ready = page.evaluate(ready_js)
     if phases is not None:
         phases.append({**page.evaluate(PHASES_JS), "snapshot": page.evaluate("RK.snapshot.state")})
-    if snapshot == "now":  # the next start is from it: wait until it is stored
+    if snapshot == "now" and page.evaluate("RK.snapshot.state") != "used":  # the next start is from it
         page.wait_for_function("['stored', 'failed'].includes(RK.snapshot.state)", timeout=180_000)
         made = page.evaluate("({...RK.snapshot})")
         if made["state"] != "stored":
@@ -112,6 +112,7 @@ def startup(p, site: Path, base_url: str, runs: int) -> None:
     rows: dict[str, list[float]] = {}
     phases: dict[str, list[dict]] = {}  # the app's start-up phases per kind and scenario (marks, resource timing)
     first_requests: list[str] = []  # the app's first visit, for the bytes table
+    crashes: list[str] = []  # renderer crashes ("Target crashed"), visited again
     for throttle in (1, 4):
         for run in range(runs):
             for kind, path, ready_js, snapshot in KINDS:
@@ -125,7 +126,14 @@ def startup(p, site: Path, base_url: str, runs: int) -> None:
                         key = f"{scenario} x{throttle}"
                         reqs: list[str] | None = [] if (kind == "app" and throttle == 1 and run == 0 and scenario == "first visit") else None
                         marks = phases.setdefault(f"{kind}: {key}", []) if kind.startswith("app") else None
-                        paint, ready = visit(ctx, base_url + path, throttle, ready_js, reqs, marks, snapshot)
+                        try:
+                            paint, ready = visit(ctx, base_url + path, throttle, ready_js, reqs, marks, snapshot)
+                        except Exception as error:  # noqa: BLE001 - said and counted, the run goes on
+                            if "crash" not in str(error).lower():
+                                raise
+                            crashes.append(f"{kind}, {key}, run {run + 1}")
+                            print(f"  RENDERER CRASHED: {crashes[-1]}; visiting again", flush=True)
+                            paint, ready = visit(ctx, base_url + path, throttle, ready_js, reqs, marks, snapshot)
                         if reqs is not None:
                             first_requests = reqs
                         rows.setdefault(f"{kind} {key}", []).append(ready)
@@ -137,6 +145,8 @@ def startup(p, site: Path, base_url: str, runs: int) -> None:
                 finally:
                     shutil.rmtree(profile, ignore_errors=True)
             print(f"  run {run + 1}/{runs} at CPU x{throttle} done", flush=True)
+
+    print(f"  renderer crashes: {len(crashes)}" + (f" ({'; '.join(crashes)})" if crashes else ""))
 
     print("\n== First visit: what the page downloads ==")
     origin = urlparse(base_url).netloc
@@ -264,8 +274,8 @@ def lighthouse(p, base_url: str) -> None:
         page.goto(base_url + "/")
         page.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=120_000)
         page.wait_for_function("navigator.serviceWorker.controller && navigator.serviceWorker.controller.state === 'activated'", timeout=120_000)
-        page.wait_for_function("['stored', 'failed'].includes(RK.snapshot.state)", timeout=120_000)
-        print(f"  (snapshot before the revisit: {page.evaluate('RK.snapshot.state')})")
+        page.wait_for_function("['used', 'stored', 'failed'].includes(RK.snapshot.state)", timeout=120_000)
+        print(f"  (the snapshot before the revisit: {page.evaluate('RK.snapshot.state')})")
         page.close()
         cdp_browser.close()
         run("revisit (from the snapshot)", keep_storage=True)

@@ -275,3 +275,23 @@ def test_storage_that_refuses_is_a_normal_start(browser, server):
         assert names(page) == ["Aria", "Ogre"]
     finally:
         ctx.close()
+
+
+def test_a_start_from_the_snapshot_that_never_finished_is_not_repeated(snap_context, server):
+    page = snap_context.new_page()
+    start(page, server["url"] + "/")
+    fight(page)
+    wait_stored(page)
+    crashing = snap_context.new_page()
+    crashing.goto(server["url"] + "/", wait_until="commit")
+    # The tab goes in the middle of a start from the snapshot (a crash, or the phone killing it).
+    crashing.wait_for_function("localStorage.getItem('roundkeeper-snapshot-trying:/')", polling="raf")
+    assert crashing.evaluate("document.documentElement.dataset.engine") is None
+    crashing.close()
+    after = start(page, server["url"] + "/")
+    assert after["state"] == "off" and after["reason"] == "the last start from it did not finish", after
+    assert names(page) == ["Aria", "Ogre"]
+    assert stored_keys(page) == []
+    page.wait_for_timeout(1500)
+    assert stored_keys(page) == []  # not made again for this version: that start is not repeated
+    assert start(page, server["url"] + "/")["state"] == "none"
