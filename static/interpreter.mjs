@@ -31,9 +31,10 @@ const SWITCH = globalThis.__rkSnapshot;
 const NOT_IN_SNAPSHOT = /^(web|pyscript|_pyscript|polyscript|js|pyodide_js|pyodide|_pyodide|__main__|micropip|segno)(\.|$)/;
 // localStorage: a snapshot of this version failed on this browser; none is made again until an update.
 const FAILED = "roundkeeper-snapshot-failed:" + (RK.base || "/");
-// localStorage: a start from the snapshot is under way (cleared when the app is ready). Found at the
-// next start, it means that start never finished (the tab crashed or was killed): that is no start
-// to repeat, so the snapshot is dropped and this start is a normal one.
+// localStorage: a start from the snapshot is under way (cleared when the app is ready, or when the
+// page is left before that). Found at the next start, it means that start never finished (the tab
+// crashed or was killed): that is no start to repeat, so the snapshot is dropped and this start is a
+// normal one.
 const TRYING = "roundkeeper-snapshot-trying:" + (RK.base || "/");
 const status = RK.snapshot = {state: "none", reason: "", version: SITE_VERSION};
 
@@ -124,8 +125,13 @@ async function start() {
   try {
     const bytes = await findSnapshot();
     if (bytes) {
+      const finished = () => {
+        try { localStorage.removeItem(TRYING); } catch (e) { /* see below */ }
+        removeEventListener("pagehide", finished);
+      };
       try { localStorage.setItem(TRYING, SITE_VERSION); } catch (e) { /* no guard without storage */ }
-      whenReady(() => { try { localStorage.removeItem(TRYING); } catch (e) { /* see above */ } });
+      addEventListener("pagehide", finished);  // closed or left: no crash
+      whenReady(finished);
       const interpreter = await fresh({_loadSnapshot: bytes});
       // The snapshot holds the random generator's state of the moment it was made: without a new
       // seed, every start from it would roll the same dice.

@@ -9,6 +9,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import time
 
 import pytest
@@ -277,17 +278,25 @@ def test_storage_that_refuses_is_a_normal_start(browser, server):
         ctx.close()
 
 
-def test_a_start_from_the_snapshot_that_never_finished_is_not_repeated(snap_context, server):
+def test_a_start_from_the_snapshot_that_never_finished_is_not_repeated(browser, snap_context, server):
     page = snap_context.new_page()
     start(page, server["url"] + "/")
     fight(page)
     wait_stored(page)
+    page.close()  # closing a page mid-start is no crash (see below): only the crashing page is open
     crashing = snap_context.new_page()
     crashing.goto(server["url"] + "/", wait_until="commit")
-    # The tab goes in the middle of a start from the snapshot (a crash, or the phone killing it).
     crashing.wait_for_function("localStorage.getItem('roundkeeper-snapshot-trying:/')", polling="raf")
     assert crashing.evaluate("document.documentElement.dataset.engine") is None
+    # The renderer dies in the middle of the start from the snapshot (a crash, or the phone killing it).
+    session = browser.new_browser_cdp_session()
+    with crashing.expect_event("crash"):
+        for process in session.send("SystemInfo.getProcessInfo")["processInfo"]:
+            if process["type"] == "renderer":
+                os.kill(process["id"], signal.SIGKILL)
+    session.detach()
     crashing.close()
+    page = snap_context.new_page()
     after = start(page, server["url"] + "/")
     assert after["state"] == "off" and after["reason"] == "the last start from it did not finish", after
     assert names(page) == ["Aria", "Ogre"]
@@ -295,3 +304,14 @@ def test_a_start_from_the_snapshot_that_never_finished_is_not_repeated(snap_cont
     page.wait_for_timeout(1500)
     assert stored_keys(page) == []  # not made again for this version: that start is not repeated
     assert start(page, server["url"] + "/")["state"] == "none"
+
+
+def test_leaving_a_start_from_the_snapshot_is_no_crash(snap_context, server):
+    page = snap_context.new_page()
+    start(page, server["url"] + "/")
+    wait_stored(page)
+    leaving = snap_context.new_page()
+    leaving.goto(server["url"] + "/", wait_until="commit")
+    leaving.wait_for_function("localStorage.getItem('roundkeeper-snapshot-trying:/')", polling="raf")
+    leaving.close()  # the user closes the tab at once: the snapshot stays
+    assert start(page, server["url"] + "/")["state"] == "used"
