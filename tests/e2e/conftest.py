@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -104,6 +105,21 @@ def wait_controlled(page) -> None:
     page.wait_for_function("navigator.serviceWorker && navigator.serviceWorker.controller !== null", timeout=60_000)
     # And the precache finished (the worker is activated only after install completed).
     page.wait_for_function("navigator.serviceWorker.controller.state === 'activated'", timeout=60_000)
+
+
+def release(root: Path) -> str:
+    """A new release of the site copied at `root`, as a deploy makes it: a file changes and build.py
+    writes the new version into the page and the service worker. Returns the new version."""
+    manifest = root / "manifest.webmanifest"
+    data = json.loads(manifest.read_text())
+    data["description"] += " (updated)"
+    manifest.write_text(json.dumps(data))
+    version = build.write_service_worker(root)
+    # Revalidation goes by Last-Modified, which has a one-second grain: date the release ahead.
+    later = time.time() + 10
+    for changed in ("manifest.webmanifest", "index.html", "sw.js"):
+        os.utime(root / changed, (later, later))
+    return version
 
 
 def add_combatant(page, name: str, hp: int | None = None, count: int | None = None, side: str | None = None,

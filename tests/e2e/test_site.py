@@ -3,15 +3,11 @@ updates, sibling sites, storage refused, installability."""
 
 from __future__ import annotations
 
-import json
-import os
-import time
 from urllib.parse import urlparse
 
 import pytest
 
-import build
-from tests.e2e.conftest import Watched, add_combatant, names, open_app, wait_controlled, wait_ready
+from tests.e2e.conftest import Watched, add_combatant, names, open_app, release, wait_controlled, wait_ready
 
 
 @pytest.mark.parametrize("base", ["/", "/sub/"])
@@ -111,16 +107,7 @@ def test_update_shows_banner_and_keeps_sibling_caches(context, site):
     wait_controlled(app.page)
     add_combatant(app.page, "Mid-fight Mage")
     before = app.page.evaluate("caches.keys()")
-    # A new release: change a file and rebuild the service worker the way build.py does.
-    manifest = scratch / "manifest.webmanifest"
-    data = json.loads(manifest.read_text())
-    data["description"] += " (updated)"
-    manifest.write_text(json.dumps(data))
-    new_version = build.write_service_worker(scratch)
-    # Revalidation goes by Last-Modified, which has a one-second grain: date the release ahead.
-    later = time.time() + 10
-    for changed in ("manifest.webmanifest", "index.html", "sw.js"):
-        os.utime(scratch / changed, (later, later))
+    new_version = release(scratch)
     app.page.evaluate("RK.swRegistration.update()")
     banner = app.page.get_by_test_id("update-banner")
     banner.wait_for(state="visible", timeout=60_000)

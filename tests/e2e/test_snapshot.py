@@ -5,18 +5,16 @@ the fight intact). Rolls are reseeded after a restore."""
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import shutil
 import signal
-import time
 
 import pytest
 
 import build
 from pyengine.dice import roll
-from tests.e2e.conftest import READY_TIMEOUT_MS, add_combatant, names, wait_ready
+from tests.e2e.conftest import READY_TIMEOUT_MS, add_combatant, names, release, wait_ready
 
 SNAPSHOT_CACHE = "roundkeeper-snapshot:/"
 
@@ -134,16 +132,7 @@ def test_an_update_drops_the_old_snapshot_and_makes_its_own(snap_context, server
     fight(page)
     wait_stored(page)
     old = version(page)
-    # A release: a file changes, build.py writes the new version into the page and the worker.
-    root = server["root"]
-    manifest = root / "manifest.webmanifest"
-    data = json.loads(manifest.read_text())
-    data["description"] += " (updated)"
-    manifest.write_text(json.dumps(data))
-    new = build.write_service_worker(root)
-    later = time.time() + 10
-    for changed in ("manifest.webmanifest", "index.html", "sw.js"):
-        os.utime(root / changed, (later, later))
+    new = release(server["root"])
     assert new != old
     updated = start(page, server["url"] + "/?released")  # past the HTTP cache's copy of the page
     assert version(page) == new
