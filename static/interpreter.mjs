@@ -56,7 +56,7 @@ async function drop(reason, again) {
   try { await caches.delete(CACHE); } catch (e) { /* storage refused: nothing to drop */ }
 }
 
-/* The stored snapshot for this version: null when there is none, else a promise of its bytes, read
+/* The stored snapshot for this version: null when there is none, else {bytes: a promise of them}, read
    while Pyodide loads its own files (loadPyodide takes a promise). Checked: gzip's own CRC catches
    damage, the size we wrote down a truncated entry; either rejects, and the start falls back. */
 async function findSnapshot() {
@@ -69,7 +69,8 @@ async function findSnapshot() {
     return null;
   }
   if (!response) return null;
-  return (async () => {
+  // In an object: an async function's returned promise would be awaited by the caller's await.
+  const read = (async () => {
     try {
       const size = Number(response.headers.get("x-rk-size"));
       const stream = response.body.pipeThrough(new DecompressionStream("gzip"));
@@ -81,6 +82,8 @@ async function findSnapshot() {
       throw Object.assign(new Error("damaged: " + why(error)), {damaged: true});
     }
   })();
+  read.catch(() => { /* loadPyodide awaits it and throws; never an unhandled rejection (boot.js) */ });
+  return {bytes: read};
 }
 
 // PyScript hands over its output handlers when it asks for the interpreter, which is after the
@@ -123,8 +126,8 @@ async function start() {
     return fresh({});
   }
   try {
-    const bytes = await findSnapshot();
-    if (bytes) {
+    const found = await findSnapshot();
+    if (found) {
       const finished = () => {
         try { localStorage.removeItem(TRYING); } catch (e) { /* see below */ }
         removeEventListener("pagehide", finished);
@@ -132,7 +135,7 @@ async function start() {
       try { localStorage.setItem(TRYING, SITE_VERSION); } catch (e) { /* no guard without storage */ }
       addEventListener("pagehide", finished);  // closed or left: no crash
       whenReady(finished);
-      const interpreter = await fresh({_loadSnapshot: bytes});
+      const interpreter = await fresh({_loadSnapshot: found.bytes});
       // The snapshot holds the random generator's state of the moment it was made: without a new
       // seed, every start from it would roll the same dice.
       interpreter.runPython("import random; random.seed()");

@@ -36,7 +36,9 @@ self.onmessage = async (event) => {
     }
     interpreter.globals.set("_rk_modules", interpreter.toPy(job.modules));
     interpreter.runPython(PRELOAD);
-    const skipped = interpreter.globals.get("_skipped").toJs();
+    const found = interpreter.globals.get("_skipped");
+    const skipped = found.toJs();
+    found.destroy();  // nothing of this job stays alive in the snapshot
     interpreter.runPython("del _skipped");
     const raw = interpreter.makeMemorySnapshot();
     const packed = await gzip(raw);

