@@ -18,9 +18,10 @@ export const version = pyodide.version;
 const RK = globalThis.RK || (globalThis.RK = {});
 const INDEX_URL = new URL("./pyodide/", import.meta.url).href;
 const SITE_VERSION = (document.querySelector('meta[name="rk-version"]') || {}).content || "dev";
+const BASE = RK.base || "/";  // the site's path (boot.js): copies at two paths keep their own snapshots
 // Not under the service worker's cache prefix: its clean-up on an update must not race with a
 // snapshot being stored, so the old versions' snapshots are dropped here instead.
-const CACHE = "roundkeeper-snapshot:" + (RK.base || "/");
+const CACHE = "roundkeeper-snapshot:" + BASE;
 const KEY = new URL("./rk-snapshot/" + SITE_VERSION, location.href).href;
 const NO_SNAPSHOT = "roundkeeper:no-snapshot";  // sessionStorage: this tab's next start is a normal one
 // Tests and the bench switch the snapshot off (`window.__rkSnapshot = "off"`) or have it made at
@@ -30,12 +31,12 @@ const SWITCH = globalThis.__rkSnapshot;
 // (a snapshot cannot carry JavaScript objects).
 const NOT_IN_SNAPSHOT = /^(web|pyscript|_pyscript|polyscript|js|pyodide_js|pyodide|_pyodide|__main__|micropip|segno)(\.|$)/;
 // localStorage: a snapshot of this version failed on this browser; none is made again until an update.
-const FAILED = "roundkeeper-snapshot-failed:" + (RK.base || "/");
+const FAILED = "roundkeeper-snapshot-failed:" + BASE;
 // localStorage: a start from the snapshot is under way (cleared when the app is ready, or when the
 // page is left before that). Found at the next start, it means that start never finished (the tab
 // crashed or was killed): that is no start to repeat, so the snapshot is dropped and this start is a
 // normal one.
-const TRYING = "roundkeeper-snapshot-trying:" + (RK.base || "/");
+const TRYING = "roundkeeper-snapshot-trying:" + BASE;
 const status = RK.snapshot = {state: "none", reason: "", version: SITE_VERSION};
 
 function mark(name) {
