@@ -13,11 +13,11 @@ from typing import Any, Callable
 
 from .dice import Rng, roll
 from .errors import RuleError
-from .model import Combatant, Encounter, Event, Outcome, StatField
+from .model import Combatant, Encounter, Event, StatField
 from .turns import INITIATIVE, TurnFlow
 
 __all__ = [
-    "ActionRule", "System", "register", "unregister", "get_system", "system_of", "systems", "roll_off", "settle_ties", "take_damage",
+    "ActionRule", "System", "register", "unregister", "get_system", "system_of", "systems", "roll_off", "settle_ties",
 ]
 
 Apply = Callable[[Encounter, dict], tuple[Encounter, tuple[Event, ...]]]
@@ -188,29 +188,3 @@ def settle_ties(results: dict[str, list], rng: Rng, sides: int, key: Callable[[s
             results[cid][1] = len(ranking) - place
             note = f"tie roll-off d{sides}: {', '.join(map(str, faces[cid]))}"
             results[cid][2] = f"{results[cid][2]}; {note}" if results[cid][2] else note
-
-
-def take_damage(enc: Encounter, c: Combatant, amount: int, source: str | None = None, roll: str | None = None,
-                half: bool = False) -> Outcome:
-    """Damage to a combatant with hit points: temporary HP first, the system's floor, the "down"
-    event and the system's own reaction (on_damage). The damage action and any system's attack that
-    deals plain damage go through here."""
-    from dataclasses import replace
-
-    system = system_of(enc)
-    before = c.hp if c.hp is not None else 0
-    absorbed = min(c.temp_hp, amount)
-    hp = before - (amount - absorbed)
-    if system.hp_floor is not None:
-        hp = max(system.hp_floor, hp)
-    updated = replace(c, hp=hp, temp_hp=c.temp_hp - absorbed)
-    by = f" from {enc.get(source).name}" if source and any(x.id == source for x in enc.combatants) else ""
-    notes = [f"{absorbed} to temporary HP"] if absorbed else []
-    if half:
-        notes.insert(0, "saved: half damage")
-    text = f"{c.name} took {amount} damage{by}" + (f" ({'; '.join(notes)})" if notes else "")
-    events = [enc.event("damage", text, roll, c.id)]
-    if system.is_down(updated) and not system.is_down(c):
-        events.append(enc.event("down", f"{c.name} is down", who=c.id))
-    new, more = system.on_damage(enc.with_combatant(updated), c, amount)
-    return new, tuple(events) + tuple(more)

@@ -19,7 +19,8 @@ from .model import (
     ID_PATTERN, LIMITS, MAX_COMBATANTS, NUMBER_FIELDS, SIDES, SKIP_DOWN, Action, Combatant, Condition, Duration, Encounter, Event, Outcome,
     too_many_combatants, valid_stat, validated_fields,
 )
-from .rules import get_system, system_of, take_damage
+from .damage import give_temporary, heal, take_damage
+from .rules import get_system, system_of
 from .text import clean_text
 from .turns import active_unit, advance, turn_starts, turn_units, unit_name, unit_skipped
 
@@ -274,24 +275,15 @@ def _damage(enc: Encounter, args: dict) -> Outcome:
 
 
 def _heal(enc: Encounter, args: dict) -> Outcome:
-    c, before, amount = _hp_target(enc, args)
-    base = max(before, 0) if system_of(enc).hp_floor is not None else before
-    hp = base + amount
-    if c.max_hp is not None:
-        hp = min(hp, c.max_hp)
-    updated = replace(c, hp=hp)
-    events = [enc.event("heal", f"{c.name} healed {hp - before}", args.get("roll"), c.id)]
-    if system_of(enc).is_down(c) and not system_of(enc).is_down(updated):
-        events.append(enc.event("up", f"{c.name} is back up", who=c.id))
-    return _with(enc, updated), tuple(events)
+    c, _, amount = _hp_target(enc, args)
+    return heal(enc, c, amount, args.get("roll"))
 
 
 def _temp(enc: Encounter, args: dict) -> Outcome:
     c = enc.get(args["id"])
     amount = _number(args)
-    # Temporary hit points do not stack: the larger stays.
-    updated = replace(c, temp_hp=max(c.temp_hp, amount))
-    return _with(enc, updated), (enc.event("temp_hp", f"{c.name} has {updated.temp_hp} temporary HP", who=c.id),)
+    enc = give_temporary(enc, c, amount)
+    return enc, (enc.event("temp_hp", f"{c.name} has {enc.get(c.id).temp_hp} temporary HP", who=c.id),)
 
 
 def _add_condition(enc: Encounter, args: dict) -> Outcome:

@@ -4,13 +4,14 @@ reminders d20 tables expect (the SRD's death saves and concentration checks; doc
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..dice import Distribution, Rng, distribution_ast, parse, roll_ast
 from ..errors import EngineError, RuleError
 from ..model import Combatant, Encounter, Event, Outcome, StatField
 from ..notation import MAX_DICE, count_dice, doubled_dice
-from ..rules import ActionRule, System, settle_ties, take_damage
+from ..damage import mend, take_damage
+from ..rules import ActionRule, System, settle_ties
 
 __all__ = ["GenericSystem", "concentration_dc", "death_save_outcome", "DEATH_SAVES", "AttackSpec", "attack_spec", "attack_odds",
            "AttackOdds", "COVER"]
@@ -182,8 +183,9 @@ def _apply_death_save(enc: Encounter, args: dict) -> Outcome:
         gained, lost, revived = (1, 0, False) if args.get("result") == "success" else (0, 1, False)
         roll = None
     if revived:
-        back = replace(c, hp=1).with_stats(death_successes=None, death_failures=None)
-        return enc.with_combatant(back), (enc.event("death_save", f"{c.name} rolls a 20 on a death save and is back with 1 HP", roll, c.id),)
+        cleared = c.with_stats(death_successes=None, death_failures=None)
+        enc, _, _ = mend(enc.with_combatant(cleared), cleared, 1)  # from 0 (the floor) to 1 HP
+        return enc, (enc.event("death_save", f"{c.name} rolls a 20 on a death save and is back with 1 HP", roll, c.id),)
     return _count(enc, c, gained, lost, roll)
 
 

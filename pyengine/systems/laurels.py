@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..damage import harm
 from ..dice import Rng
 from ..errors import RuleError
 from ..odds import Distribution, distribution, explosion_count
@@ -410,21 +411,20 @@ def _apply_attack(enc: Encounter, args: dict) -> Outcome:
             flags.discard("parry_weapon")
     if r.get("shield_broken"):
         flags.discard("parry_shield")
-    hp = None if target.hp is None else max(0, target.hp - to_stamina)
-    new_target = replace(target, hp=hp, stats=tuple(sorted(stats.items())), flags=tuple(sorted(flags)))
-    combatants = [new_target if c.id == target.id else c for c in enc.combatants]
+    enc = enc.with_combatant(replace(target, stats=tuple(sorted(stats.items())), flags=tuple(sorted(flags))))
+    enc, hurt, hurt_events = harm(enc, enc.get(target.id), to_stamina)
     a_stats = dict(attacker.stats)
     if args.get("power"):
         a_stats["weapon_broken"] = True
     a_stats["attacked_round"] = enc.round  # no parry after it this turn
     a_stats[f"attacked_{target.id}"] = enc.round  # no sneak attack on this target next round
-    new_attacker = replace(attacker, hp=None if attacker.hp is None else max(0, attacker.hp - cost), stats=tuple(sorted(a_stats.items())))
-    combatants = [new_attacker if c.id == attacker.id else c for c in combatants]
+    enc = enc.with_combatant(replace(enc.get(attacker.id), stats=tuple(sorted(a_stats.items()))))
+    enc, _, spent_events = harm(enc, enc.get(attacker.id), cost, temporary=False)  # Stamina spent, not damage taken
     kind = "ranged " if args.get("ranged") else ""
     how = ("power " if args.get("power") else "") + ("sneak " if args.get("sneak") else "") + kind + "attack"
     where = []
     if to_stamina:
-        where.append(f"{to_stamina} Stamina")
+        where.append(f"{to_stamina} Stamina" + (f" ({hurt.note})" if hurt.absorbed else ""))
     if to_injuries:
         where.append(f"{to_injuries} Injury")
     text = f"{attacker.name}'s {how} on {target.name}: " + (", ".join(where) if where else "no damage")
@@ -437,7 +437,7 @@ def _apply_attack(enc: Encounter, args: dict) -> Outcome:
         events.append(Event("shield", enc.round, f"{target.name}'s shield breaks", who=target.id))
     if args.get("power"):
         events.append(Event("broken", enc.round, f"{attacker.name}'s weapon breaks after the power attack", who=attacker.id))
-    return replace(enc, combatants=tuple(combatants)), tuple(events)
+    return enc, (*events, *hurt_events, *spent_events)
 
 
 def _apply_parry(enc: Encounter, args: dict) -> Outcome:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
 from ..dice import Rng
+from ..damage import harm, mend
 from ..errors import RuleError
 from ..odds import Distribution
 from ..model import Combatant, Condition, Encounter, Event, Outcome, StatField
@@ -913,20 +914,13 @@ def _apply_attack(enc: Encounter, args: dict) -> Outcome:
     enc = enc.with_combatant(replace(attacker, flags=tuple(sorted(flags))))
     attacker = enc.get(attacker.id)
     damage = _bounded(args.get("damage", 0))
-    events = []
-    hp = target.hp
-    if hp is not None:
-        if damage >= 0:
-            hp = max(0, hp - damage)
-        else:
-            hp = hp - damage if target.max_hp is None else min(target.max_hp, hp - damage)
+    events: list[Event] = []
     outcome = "miss" if args.get("miss") else (f"{damage} Body" if damage >= 0 else f"absorbs, heals {-damage}")
     crit = " (crit)" if args.get("crit") else ""
+    enc, note, more = _hurt(enc, enc.get(target.id), damage)
+    outcome += f" ({note})" if note else ""
     events.append(enc.event("attack", f"{attacker.name} attacks {target.name}{crit}: {outcome}", args.get("text"), target.id))
-    new_target = replace(target, hp=hp)
-    enc = enc.with_combatant(new_target)
-    if hp is not None and target.hp is not None and hp <= 0 < target.hp:
-        events.append(enc.event("down", f"{target.name} is down", who=target.id))
+    events.extend(more)
     attacker = enc.get(attacker.id)
     award = attacker.stat_or("award_round", None)
     if args.get("award_used") or (award is not None and award <= enc.round):
@@ -1030,9 +1024,9 @@ def _apply_chase(enc: Encounter, args: dict) -> Outcome:
 def _apply_defense(enc: Encounter, args: dict) -> Outcome:
     monster, pc = enc.get(args["monster"]), enc.get(args["pc"])
     body = _bounded(args["result"]["body"], 0, 100)
-    hp = None if pc.hp is None else max(0, pc.hp - body)
-    enc = enc.with_combatant(replace(pc, hp=hp))
-    return enc, (enc.event("attack", f"{pc.name} defends against {monster.name}: {body} Body", args.get("text"), pc.id),)
+    enc, note, more = _hurt(enc, pc, body)
+    text = f"{pc.name} defends against {monster.name}: {body} Body" + (f" ({note})" if note else "")
+    return enc, (enc.event("attack", text, args.get("text"), pc.id), *more)
 
 
 def _reaction_check(c: Combatant) -> None:
@@ -1045,14 +1039,14 @@ def _reaction_check(c: Combatant) -> None:
         raise RuleError(f"{c.name} already used the reaction this round.")
 
 
-def _hurt(enc: Encounter, target: Combatant, damage: int, events: list) -> Encounter:
-    hp = target.hp
-    if hp is not None:
-        hp = max(0, hp - damage) if damage >= 0 else (hp - damage if target.max_hp is None else min(target.max_hp, hp - damage))
-    enc = enc.with_combatant(replace(target, hp=hp))
-    if hp is not None and target.hp is not None and hp <= 0 < target.hp:
-        events.append(enc.event("down", f"{target.name} is down", who=target.id))
-    return enc
+def _hurt(enc: Encounter, target: Combatant, damage: int) -> tuple[Encounter, str, tuple[Event, ...]]:
+    """Body damage through the one damage path (a negative amount: an attack the target absorbs,
+    which heals it). Returns the encounter, a note when temporary HP took part, and the events."""
+    if damage < 0:
+        enc, _, events = mend(enc, target, -damage)
+        return enc, "", events
+    enc, hurt, events = harm(enc, target, damage)
+    return enc, hurt.note, events
 
 
 def _apply_impale(enc: Encounter, args: dict) -> Outcome:
@@ -1061,9 +1055,10 @@ def _apply_impale(enc: Encounter, args: dict) -> Outcome:
     holder, charger = enc.get(args["holder"]), enc.get(args["charger"])
     _reaction_check(holder)
     damage = _bounded(args.get("damage", 0))
+    enc, note, more = _hurt(enc, charger, damage)
     events = [enc.event("attack", f"{holder.name} impales the charging {charger.name}: "
-                     + ("miss" if args.get("miss") else f"{damage} Body"), args.get("text"), charger.id)]
-    enc = _hurt(enc, charger, damage, events)
+                     + ("miss" if args.get("miss") else f"{damage} Body") + (f" ({note})" if note else ""), args.get("text"), charger.id),
+              *more]
     h = enc.get(holder.id)
     enc = enc.with_combatant(replace(h, flags=tuple(sorted(set(h.flags) | {"reaction_used"}))))
     return enc, tuple(events)
@@ -1076,9 +1071,10 @@ def _apply_blind_shot(enc: Encounter, args: dict) -> Outcome:
         return enc, (enc.event("attack", f"{attacker.name}'s blind shot hits nobody else (slot {r['slot']})", args.get("text"), attacker.id),)
     target = enc.get(r["target"])
     damage = _bounded(args.get("damage", 0))
-    events = [enc.event("attack", f"{attacker.name}'s blind shot strikes {target.name}: " + (f"{damage} Body" if damage else "miss"),
-                     args.get("text"), target.id)]
-    return _hurt(enc, target, damage, events), tuple(events)
+    enc, note, more = _hurt(enc, target, damage)
+    events = [enc.event("attack", f"{attacker.name}'s blind shot strikes {target.name}: " + (f"{damage} Body" if damage else "miss")
+                     + (f" ({note})" if note else ""), args.get("text"), target.id), *more]
+    return enc, tuple(events)
 
 
 def _resolve_attack(encounter: Encounter, args: dict, rng: Rng) -> dict:

@@ -13,6 +13,7 @@ from functools import lru_cache
 import math
 from dataclasses import dataclass, replace
 
+from ..damage import harm, mend
 from ..dice import Rng, roll
 from ..errors import EngineError, RuleError
 from ..odds import Distribution, distribution
@@ -579,10 +580,8 @@ def _apply_part(enc: Encounter, args: dict) -> Outcome:
     if part in used and part in ("instant", "move", "action"):
         raise RuleError(f"{c.name} already used the {part.title()} this turn.")
     if part == "rest":
-        hp = c.hp if c.hp is None or c.max_hp is None else min(c.max_hp, c.hp + 1)
-        gained = 0 if c.hp is None or hp is None else hp - c.hp
-        enc = replace(enc, combatants=tuple(replace(x, hp=hp) if x.id == c.id else x for x in enc.combatants))
-        events = [enc.event("rest", f"{c.name} rests" + (f" and regains {gained} HP" if gained else " (already at full HP)"), who=c.id)]
+        enc, gained, up = mend(enc, c, 1 if c.max_hp is not None else 0)
+        events = [enc.event("rest", f"{c.name} rests" + (f" and regains {gained} HP" if gained else " (already at full HP)"), who=c.id), *up]
         return _end_turn(_set_turn(enc, {**st, "parts": used + ["rest"]}), events)
     if part == "sprint":
         events = [enc.event("sprint", f"{c.name} sprints (double ground speed); the turn ends", who=c.id)]
@@ -695,21 +694,18 @@ def _apply_attack(enc: Encounter, args: dict) -> Outcome:
     damage = args.get("damage", 0)
     if not isinstance(damage, int) or isinstance(damage, bool) or not 0 <= damage <= 1_000_000:
         raise RuleError("An attack result is out of range.")
-    floor = system_of(enc).hp_floor
-    hp = None if target.hp is None else (target.hp - damage if floor is None else max(floor, target.hp - damage))
+    enc, hurt, hurt_events = harm(enc, target, damage)
+    target = enc.get(target.id)
     conditions = target.conditions
     events = [enc.event("attack", f"{attacker.name} attacks {target.name}: {args.get('outcome', '?')}"
-                     + (f", {damage} damage" if damage else ""), args.get("text"), target.id)]
+                     + (f", {damage} damage" if damage else "") + (f" ({hurt.note})" if hurt.absorbed else ""), args.get("text"), target.id)]
     seq = enc.seq
     for name in args.get("riders", []):
         seq += 1
         conditions = conditions + (Condition(id=f"k{seq}", name=str(name)[:60], source_id=attacker.id),)
         events.append(enc.event("condition", f"{target.name}: {name} (rider)", who=target.id))
-    new_target = replace(target, hp=hp, conditions=conditions)
-    if system_of(enc).is_down(new_target) and not system_of(enc).is_down(target):
-        events.append(enc.event("down", f"{target.name} is down", who=target.id))
-    enc = replace(enc, seq=seq, combatants=tuple(new_target if x.id == target.id else x for x in enc.combatants))
-    return _set_turn(enc, st), tuple(events)
+    enc = replace(enc, seq=seq).with_combatant(replace(target, conditions=conditions))
+    return _set_turn(enc, st), (*events, *hurt_events)
 
 
 def _apply_resource(enc: Encounter, args: dict) -> Outcome:
