@@ -325,7 +325,7 @@ def copy_pyscript(modules: Path, out: Path) -> None:
     dest = out / "pyscript"
     dest.mkdir(parents=True)
     shutil.copy2(source / "core.js", dest / "core.js")
-    wanted = re.compile(r"^(%s)-[A-Za-z0-9_-]{8}\.js$" % "|".join(map(re.escape, PYSCRIPT_CHUNKS)))
+    wanted = re.compile(rf"^({'|'.join(map(re.escape, PYSCRIPT_CHUNKS))})-[A-Za-z0-9_-]{{8}}\.js$")
     copied = [p for p in source.iterdir() if wanted.match(p.name)]
     if len(copied) != len(PYSCRIPT_CHUNKS):
         sys.exit(f"expected one chunk each of {PYSCRIPT_CHUNKS} in {source}, found {copied}")

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .errors import RuleError, SchemaError
 from .model import Encounter, StatField
@@ -40,7 +41,7 @@ TEXT_LIMIT = 100          # one text stat or option
 MAX_PAYLOAD = 20_000      # characters of a shared character's link payload
 
 # CHARACTER_MIGRATIONS[n] turns a format-n character into format n + 1. Format 1 is the first.
-CHARACTER_MIGRATIONS: dict[int, Callable[[dict], dict]] = {}
+CHARACTER_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
 ME_ID, TARGET_ID = "c1", "c2"   # the practice encounter's two combatants
 
@@ -51,8 +52,8 @@ class NamedAttack:
     own, and the attack panel's options."""
 
     name: str
-    stats: dict = field(default_factory=dict)
-    config: dict = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict[str, Any])
+    config: dict[str, Any] = field(default_factory=dict[str, Any])
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class Character:
     system: str
     max_hp: int | None = None
     init_mod: int = 0
-    stats: dict = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict[str, Any])
     attacks: tuple[NamedAttack, ...] = ()
 
     def attack(self, index: int) -> NamedAttack | None:
@@ -90,7 +91,7 @@ def _number(value: Any, label: str, low: int, high: int) -> int:
     return number
 
 
-def validated_stats(fields: tuple[StatField, ...], stats: Any, label: str) -> dict:
+def validated_stats(fields: tuple[StatField, ...], stats: Any, label: str) -> dict[str, Any]:
     """Stats as the system's fields allow them: numbers in their bounds, text of one line, flags.
     An empty number is left out (the field's default applies); an unknown key is refused."""
     if not isinstance(stats, dict) or len(stats) > 200:
@@ -113,7 +114,7 @@ def validated_stats(fields: tuple[StatField, ...], stats: Any, label: str) -> di
     return out
 
 
-def validated_config(config: Any) -> dict:
+def validated_config(config: Any) -> dict[str, Any]:
     """An attack panel's options: a few short values (text, whole numbers, flags, lists of words)."""
     if not isinstance(config, dict) or len(config) > CONFIG_KEYS:
         raise RuleError("An attack's options are unreadable.")
@@ -136,7 +137,7 @@ def validated_config(config: Any) -> dict:
     return out
 
 
-def migrate_character(doc: Any) -> dict:
+def migrate_character(doc: Any) -> dict[str, Any]:
     """Bring a stored character up to CHARACTER_VERSION (pure); a newer one is refused, untouched."""
     if not isinstance(doc, dict):
         raise SchemaError("A character is unreadable.")
@@ -148,7 +149,7 @@ def migrate_character(doc: Any) -> dict:
     doc = json.loads(json.dumps(doc))
     while doc["v"] < CHARACTER_VERSION:
         doc = CHARACTER_MIGRATIONS[doc["v"]](doc)
-    return doc
+    return dict(doc)
 
 
 def character_from_dict(doc: Any) -> Character:
@@ -178,7 +179,7 @@ def character_from_dict(doc: Any) -> Character:
     return Character(cid, name, system.name, max_hp, init_mod, stats, tuple(attacks))
 
 
-def character_to_dict(c: Character) -> dict:
+def character_to_dict(c: Character) -> dict[str, Any]:
     out: dict[str, Any] = {"v": CHARACTER_VERSION, "id": c.id, "name": c.name, "system": c.system}
     if c.max_hp is not None:
         out["max_hp"] = c.max_hp
@@ -189,7 +190,7 @@ def character_to_dict(c: Character) -> dict:
     return out
 
 
-def combatant_fields(c: Character, attack: NamedAttack | None = None) -> dict:
+def combatant_fields(c: Character, attack: NamedAttack | None = None) -> dict[str, Any]:
     """The character as the tracker's add_combatant takes it: a player character of the party, at
     full HP, with the attack's weapon (when one is given) in place of its own."""
     out: dict[str, Any] = {"name": c.name, "side": "party", "pc": True, "init_mod": c.init_mod,
@@ -199,7 +200,7 @@ def combatant_fields(c: Character, attack: NamedAttack | None = None) -> dict:
     return out
 
 
-def practice_encounter(c: Character, attack: NamedAttack | None, target_stats: dict, target_hp: int | None = None,
+def practice_encounter(c: Character, attack: NamedAttack | None, target_stats: dict[str, Any], target_hp: int | None = None,
                        target_name: str = "Target") -> Encounter:
     """The character and the target the game master describes, alone in an encounter of the
     character's system: what the system's own attack panel and attack action work on."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .notation import MAX_DICE, MAX_SIDES, MAX_TEXT, Node, parse
 from .odds import DEFAULT_WORK, EXPLODE_CUTOFF, Budget, Distribution, Estimate, distribution, distribution_ast, sample
-from .rolling import MAX_CHAIN, MAX_REROLLS, MAX_ROLLED, DieRoll, RollResult, Rng, roll, roll_ast, roll_total
+from .rolling import MAX_CHAIN, MAX_REROLLS, MAX_ROLLED, DieRoll, Rng, RollResult, roll, roll_ast, roll_total
 
 __all__ = [
     "MAX_CHAIN", "MAX_DICE", "MAX_REROLLS", "MAX_ROLLED", "MAX_SIDES", "MAX_TEXT", "EXPLODE_CUTOFF", "DEFAULT_WORK",

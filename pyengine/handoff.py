@@ -54,7 +54,7 @@ def _next_unit(enc: Encounter, system: System) -> tuple[Combatant, ...]:
     return ()
 
 
-def table_view(enc: Encounter) -> dict:
+def table_view(enc: Encounter) -> dict[str, Any]:
     """The fight as the players may see it. Rows: [name, side ("p" party / "o" opponents), HP, max HP
     (the party's; None for opponents), state word (opponents), conditions, "now" / "next" / ""]."""
     system = system_of(enc)
@@ -91,10 +91,10 @@ def _int_or_none(value: Any) -> int | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or abs(value) > 10_000_000:
         raise SchemaError("The view is unreadable.")
-    return value
+    return int(value)
 
 
-def read_view(payload: str) -> dict:
+def read_view(payload: str) -> dict[str, Any]:
     """A players' view from a link's fragment, fully checked; raises SchemaError."""
     doc = unpack(payload, "the link's view of a fight", MAX_PAYLOAD, 500_000)
     if not isinstance(doc, dict) or doc.get("v") != VIEW_VERSION:

@@ -79,7 +79,7 @@ class Combatant:
         value = dict(self.stats).get(key)
         return default if value is None else value
 
-    def with_stats(self, **changes: Any) -> "Combatant":
+    def with_stats(self, **changes: Any) -> Combatant:
         """This combatant with some stats changed; a stat set to None is removed."""
         stats = {**dict(self.stats), **changes}
         return replace(self, stats=tuple(sorted((k, v) for k, v in stats.items() if v is not None)))
@@ -99,9 +99,9 @@ class Event:
 @dataclass(frozen=True)
 class Action:
     kind: str
-    args: dict = field(default_factory=dict, hash=False, compare=True)
+    args: dict[str, Any] = field(default_factory=dict[str, Any], hash=False, compare=True)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, **({"args": self.args} if self.args else {})}
 
 
@@ -137,7 +137,7 @@ class Encounter:
         """A log line of this round."""
         return Event(kind, self.round, text, roll, who)
 
-    def with_combatant(self, combatant: Combatant) -> "Encounter":
+    def with_combatant(self, combatant: Combatant) -> Encounter:
         """This encounter with `combatant` in place of the one with its id."""
         return replace(self, combatants=tuple(combatant if c.id == combatant.id else c for c in self.combatants))
 
@@ -192,7 +192,7 @@ def valid_stat(value: Any) -> bool:
             or (isinstance(value, str) and len(value) <= 100))
 
 
-def validated_fields(fields: dict) -> dict:
+def validated_fields(fields: dict[str, Any]) -> dict[str, Any]:
     """Check what a user typed for a combatant; raise RuleError with a plain message."""
     if not isinstance(fields, dict):
         raise RuleError("A combatant's fields are unreadable.")

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import operator
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Callable, Union
+from typing import Any
 
 from .errors import DiceLimitError, DiceSyntaxError, DiceValueError
 
@@ -156,28 +157,28 @@ class Const:
 @dataclass(frozen=True)
 class Unary:
     op: str
-    operand: "Node"
+    operand: Node
 
 
 @dataclass(frozen=True)
 class Binary:
     op: str
-    left: "Node"
-    right: "Node"
+    left: Node
+    right: Node
 
 
 @dataclass(frozen=True)
 class Compare:
     op: str
-    left: "Node"
-    right: "Node"
+    left: Node
+    right: Node
 
 
 @dataclass(frozen=True)
 class Group:
     """{a, b, ...} with keep/drop or success counting over the items' totals."""
 
-    items: tuple["Node", ...]
+    items: tuple[Node, ...]
     set_ops: tuple[SetOp, ...] = ()
     success: Cmp | None = None
     failure: Cmp | None = None
@@ -186,7 +187,7 @@ class Group:
 
 @dataclass(frozen=True)
 class Label:
-    node: "Node"
+    node: Node
     text: str
 
 
@@ -196,14 +197,14 @@ class Call:
     was a division, then `args` holds its two sides and the quotient is rounded exactly."""
 
     name: str
-    args: tuple["Node", ...]
+    args: tuple[Node, ...]
     divided: bool = False
 
 
 FUNCTIONS = ("floor", "ceil", "round", "abs", "max", "min")
 ROUNDING = ("floor", "ceil", "round")
 
-Node = Union[Dice, Const, Unary, Binary, Compare, Group, Label, Call]
+Node = Dice | Const | Unary | Binary | Compare | Group | Label | Call
 
 _CMP_OPS = ("<=", ">=", "!=", "<", ">", "=")   # after a modifier letter: r<=2, !>=5, e>5 ...
 _TARGET_OPS = (">=", "<=", ">", "<", "=")        # a success target right after a roll: 5d10>=8
@@ -414,42 +415,42 @@ class _Parser:
 
     def dice(self, count: int, start: int) -> Dice:
         self.pos += 1  # the 'd'
-        if self.take("%"):
-            faces, label_sides = tuple(range(1, 101)), "%"
-        elif self.take("F"):
-            faces, label_sides = (-1, 0, 1), "F"
-        else:
-            sides = self.number("the number of sides, '%' or 'F'")
-            if sides > MAX_SIDES:
-                raise DiceLimitError(f"A die can have at most {MAX_SIDES:,} sides.")
-            if sides < 1:
-                raise DiceValueError("A die needs at least one side.")
-            faces, label_sides = tuple(range(1, sides + 1)), str(sides)
+        faces, label_sides = self.die_faces()
         self.dice_count += count
         if self.dice_count > MAX_DICE:
             raise DiceLimitError(f"Too many dice: at most {MAX_DICE:,} in one roll.")
-        fields: dict = {"reroll": None, "explode": None, "success": None, "failure": None, "crit": None, "fumble": None,
-                        "sort": None}
-        low = high = None
+        fields: dict[str, Any] = {"reroll": None, "explode": None, "success": None, "failure": None, "crit": None, "fumble": None,
+                        "sort": None, "low": None, "high": None}
+        set_ops = self.dice_modifiers(faces, fields)
+        clamp = Clamp(fields["low"], fields["high"])
+        _check_dice(faces, label_sides, clamp, fields["reroll"], fields["explode"])
+        return Dice(
+            count=count, faces=faces, label_sides=label_sides, reroll=fields["reroll"], clamp=clamp,
+            explode=fields["explode"], set_ops=_one_count_op(set_ops), success=fields["success"],
+            failure=fields["failure"], text=self.text[start:self.pos], crit=fields["crit"], fumble=fields["fumble"],
+            sort=fields["sort"] or "",
+        )
+
+    def die_faces(self) -> tuple[tuple[int, ...], str]:
+        """The faces after the 'd' (a number of sides, '%' or 'F'), and how the label names them."""
+        if self.take("%"):
+            return tuple(range(1, 101)), "%"
+        if self.take("F"):
+            return (-1, 0, 1), "F"
+        sides = self.number("the number of sides, '%' or 'F'")
+        if sides > MAX_SIDES:
+            raise DiceLimitError(f"A die can have at most {MAX_SIDES:,} sides.")
+        if sides < 1:
+            raise DiceValueError("A die needs at least one side.")
+        return tuple(range(1, sides + 1)), str(sides)
+
+    def dice_modifiers(self, faces: tuple[int, ...], fields: dict[str, Any]) -> list[SetOp]:
+        """The modifiers after a dice term, into `fields` (each at most once); returns its keep/drop operations."""
         set_ops: list[SetOp] = []
         while True:
             here = self.pos
-            if self.peek("!"):
-                kind = "compound" if self.take("!!") else "explode"
-                if kind == "explode":
-                    self.pos += 1
-                penetrate = self.take("p")
-                cmp = self.optional_cmp() or Cmp("=", max(faces))
-                self.set_once(fields, "explode", Explode(kind, cmp, penetrate), here)
-            elif self.peek("e"):
-                self.pos += 1
-                cmp = self.cmp_required("a face to explode on, such as e6 or e>5")
-                self.set_once(fields, "explode", Explode("explode", cmp), here)
-            elif self.take("x"):  # Foundry's explode
-                if self.peek("o"):
-                    raise DiceValueError("Foundry's xo (explode once) is not supported; x or ! explodes every time.")
-                cmp = self.optional_cmp() or Cmp("=", max(faces))
-                self.set_once(fields, "explode", Explode("explode", cmp), here)
+            if self.peek("!") or self.peek("e") or self.peek("x"):
+                self.set_once(fields, "explode", self.explode_modifier(faces), here)
             elif self.peek("r"):
                 self.pos += 1
                 kind = "once" if self.take("o") else "add" if self.take("a") else "until"
@@ -458,18 +459,17 @@ class _Parser:
                 cmp = self.optional_cmp() or Cmp("=", min(faces))  # a bare r / ro rerolls the lowest face
                 self.set_once(fields, "reroll", Reroll(kind, cmp), here)
             elif self.take("min") or self.take("mi"):  # rpg-dice-roller writes min3 for Roll20's mi3
-                low = self.number("the minimum face after 'mi'")
+                fields["low"] = self.number("the minimum face after 'mi'")
             elif self.take("max") or self.take("ma"):
-                high = self.number("the maximum face after 'ma'")
+                fields["high"] = self.number("the maximum face after 'ma'")
             elif self.peek("cs") or self.peek("cf"):
                 key = "crit" if self.take("cs") else "fumble" if self.take("cf") else ""
                 self.set_once(fields, key, self.cmp_required(f"the faces that count after '{'cs' if key == 'crit' else 'cf'}', such as cs>19"), here)
             elif self.take("s"):
                 descending = self.peek("d") and not re.match(r"d[hl\d]", self.text[self.pos:self.pos + 2])  # s then d1: drop
-                order = "d" if descending else "a"
                 if descending or self.peek("a"):
                     self.pos += 1
-                self.set_once(fields, "sort", order, here)
+                self.set_once(fields, "sort", "d" if descending else "a", here)
             elif self.peek("k") or self.peek("d") or self.peek("p"):
                 set_ops.append(self.set_op())
             elif self.peek("f"):
@@ -478,36 +478,24 @@ class _Parser:
             elif (target := self.success_target()) is not None:
                 self.set_once(fields, "success", target, here)
             else:
-                break
-        clamp = Clamp(low, high)
-        top, bottom = max(faces), min(faces)
-        if low is not None and low > top:
-            raise DiceValueError(f"'mi{low}' is above the highest face of a d{label_sides} ({top}).")
-        if high is not None and high < bottom:
-            raise DiceValueError(f"'ma{high}' is below the lowest face of a d{label_sides} ({bottom}).")
-        if low is not None and high is not None and low > high:
-            raise DiceValueError(f"'mi{low}' is above 'ma{high}'.")
-        reroll = fields["reroll"]
-        if reroll is not None and reroll.kind == "until" and all(reroll.cmp.test(f) for f in faces):
-            raise DiceValueError(f"'r{reroll.cmp.text()}' matches every face: the die would be rerolled forever.")
-        explode = fields["explode"]
-        if explode is not None and reroll is not None and reroll.kind == "add":
-            raise DiceValueError("'ra' (reroll and add) cannot be combined with exploding dice.")
-        if explode is not None:
-            # The faces a die can still show once rerolled: an explosion on all of them never ends.
-            shown = [f for f in faces if reroll is None or reroll.kind != "until" or not reroll.cmp.test(f)]
-            if all(explode.cmp.test(clamped(f, clamp)) for f in shown):
-                raise DiceValueError(
-                    "The explosion matches every face the die can show: it would explode forever."
-                )
-        return Dice(
-            count=count, faces=faces, label_sides=label_sides, reroll=reroll, clamp=clamp,
-            explode=explode, set_ops=_one_count_op(set_ops), success=fields["success"],
-            failure=fields["failure"], text=self.text[start:self.pos], crit=fields["crit"], fumble=fields["fumble"],
-            sort=fields["sort"] or "",
-        )
+                return set_ops
 
-    def set_once(self, fields: dict, key: str, value: object, here: int) -> None:
+    def explode_modifier(self, faces: tuple[int, ...]) -> Explode:
+        """'!', '!!', '!p', '!!p' (optionally with a comparison), Avrae's 'eN' or Foundry's 'x'."""
+        if self.peek("!"):
+            kind = "compound" if self.take("!!") else "explode"
+            if kind == "explode":
+                self.pos += 1
+            penetrate = self.take("p")
+            return Explode(kind, self.optional_cmp() or Cmp("=", max(faces)), penetrate)
+        if self.take("e"):
+            return Explode("explode", self.cmp_required("a face to explode on, such as e6 or e>5"))
+        self.pos += 1  # Foundry's explode, x
+        if self.peek("o"):
+            raise DiceValueError("Foundry's xo (explode once) is not supported; x or ! explodes every time.")
+        return Explode("explode", self.optional_cmp() or Cmp("=", max(faces)))
+
+    def set_once(self, fields: dict[str, Any], key: str, value: object, here: int) -> None:
         if fields[key] is not None:
             self.pos = here
             raise self.error(f"only one {key} modifier on a roll")
@@ -576,6 +564,28 @@ def _keep_within(item: Node, set_ops: tuple[SetOp, ...]) -> Node:
         return replace(item, set_ops=set_ops, text=item.text + "".join(op.text() for op in set_ops))
     raise DiceValueError("Keep or drop on a group of one item picks among its dice: put it on the dice "
                          "({2d20}kh1 or 2d20kh1); across several kinds of dice it is not supported.")
+
+
+def _check_dice(faces: tuple[int, ...], label_sides: str, clamp: Clamp, reroll: Reroll | None, explode: Explode | None) -> None:
+    """Refuse a dice term that can never end or makes no sense: mi/ma outside the faces, a reroll
+    that matches every face, an explosion on every face the die can still show."""
+    top, bottom = max(faces), min(faces)
+    low, high = clamp.low, clamp.high
+    if low is not None and low > top:
+        raise DiceValueError(f"'mi{low}' is above the highest face of a d{label_sides} ({top}).")
+    if high is not None and high < bottom:
+        raise DiceValueError(f"'ma{high}' is below the lowest face of a d{label_sides} ({bottom}).")
+    if low is not None and high is not None and low > high:
+        raise DiceValueError(f"'mi{low}' is above 'ma{high}'.")
+    if reroll is not None and reroll.kind == "until" and all(reroll.cmp.test(f) for f in faces):
+        raise DiceValueError(f"'r{reroll.cmp.text()}' matches every face: the die would be rerolled forever.")
+    if explode is not None and reroll is not None and reroll.kind == "add":
+        raise DiceValueError("'ra' (reroll and add) cannot be combined with exploding dice.")
+    if explode is not None:
+        # The faces a die can still show once rerolled: an explosion on all of them never ends.
+        shown = [f for f in faces if reroll is None or reroll.kind != "until" or not reroll.cmp.test(f)]
+        if all(explode.cmp.test(clamped(f, clamp)) for f in shown):
+            raise DiceValueError("The explosion matches every face the die can show: it would explode forever.")
 
 
 def _one_count_op(set_ops: list[SetOp]) -> tuple[SetOp, ...]:

@@ -13,10 +13,11 @@ estimates by simulation), so no expression within the notation's caps can hang t
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from itertools import accumulate
-from typing import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 from .errors import DiceLimitError, DiceValueError, DiceWorkError
 from .notation import Binary, Call, Compare, Const, Dice, Group, Label, Node, SetOp, Unary, left_spine, parse
@@ -75,12 +76,12 @@ class Distribution:
     residual: float = 0.0
 
     @staticmethod
-    def from_pmf(pmf: dict[int, float], residual: float = 0.0) -> "Distribution":
+    def from_pmf(pmf: dict[int, float], residual: float = 0.0) -> Distribution:
         """Sorted by outcome, outcomes of probability 0 left out."""
         return Distribution(dict(sorted((v, p) for v, p in pmf.items() if p > 0.0)), residual)
 
     @staticmethod
-    def from_pairs(pairs: "Iterable[tuple[int, float]]", residual: float = 0.0) -> "Distribution":
+    def from_pairs(pairs: Iterable[tuple[int, float]], residual: float = 0.0) -> Distribution:
         """Outcomes that repeat add up: [(0, .5), (1, .25), (0, .25)] gives P(0) = .75."""
         pmf: dict[int, float] = {}
         for v, p in pairs:
@@ -88,15 +89,15 @@ class Distribution:
         return Distribution.from_pmf(pmf, residual)
 
     @staticmethod
-    def constant(value: int) -> "Distribution":
+    def constant(value: int) -> Distribution:
         return Distribution({value: 1.0})
 
     @staticmethod
-    def uniform(low: int, high: int) -> "Distribution":
+    def uniform(low: int, high: int) -> Distribution:
         return Distribution({v: 1.0 / (high - low + 1) for v in range(low, high + 1)})
 
     @staticmethod
-    def mix(cases: "Iterable[tuple[float, Distribution]]") -> "Distribution":
+    def mix(cases: Iterable[tuple[float, Distribution]]) -> Distribution:
         """A mixture: case i happens with probability w_i (the weights may sum to less than 1)."""
         pairs: list[tuple[int, float]] = []
         residual = 0.0
@@ -106,15 +107,15 @@ class Distribution:
                 residual += weight * dist.residual
         return Distribution.from_pairs(pairs, residual)
 
-    def map(self, fn: "Callable[[int], int]") -> "Distribution":
+    def map(self, fn: Callable[[int], int]) -> Distribution:
         """The distribution of fn(outcome); outcomes fn sends to one value add up."""
         return Distribution.from_pairs(((fn(v), p) for v, p in self.pmf.items()), self.residual)
 
-    def __add__(self, other: "Distribution") -> "Distribution":
+    def __add__(self, other: Distribution) -> Distribution:
         """The sum of two independent totals."""
         return Distribution.from_pmf(convolve(self.pmf, other.pmf), _either(self.residual, other.residual))
 
-    def times(self, n: int, budget: Budget | None = None) -> "Distribution":
+    def times(self, n: int, budget: Budget | None = None) -> Distribution:
         """The sum of n independent copies."""
         return Distribution.from_pmf(power(self.pmf, n, budget), 1.0 - (1.0 - self.residual) ** n)
 
@@ -185,7 +186,10 @@ def sample(ast: Node, estimate: Estimate, rng: Rng, rolls: int) -> Estimate:
 
 # -- small tools ---------------------------------------------------------------------------
 
-def _check(pmf: dict) -> dict:
+PmfT = TypeVar("PmfT", bound=dict[Any, float])
+
+
+def _check(pmf: PmfT) -> PmfT:
     if len(pmf) > MAX_SUPPORT:
         raise DiceLimitError(f"The odds of this expression have more than {MAX_SUPPORT:,} outcomes; roll it instead.")
     return pmf
@@ -605,7 +609,7 @@ def _exploded_keep(dice: Dice, budget: Budget) -> tuple[Pmf, float]:
     n, op = dice.count, ops[0]
     exploding = explosion_count(pe, n, budget)
     m_pmf, residual = exploding.pmf, exploding.residual
-    cache: dict[tuple, Pmf] = {}
+    cache: dict[tuple[Any, ...], Pmf] = {}
 
     def extreme_sum(pool: Pmf, count: int, take: int, highest: bool) -> Pmf:
         """The sum of the `take` highest (or lowest) of `count` draws from `pool`."""

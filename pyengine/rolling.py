@@ -15,13 +15,26 @@ Semantics shared with `odds` (so every rolled total lies in the computed distrib
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as _replace
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
 from .errors import DiceLimitError, DiceValueError
 from .notation import (
-    Binary, Call, Cmp, Compare, Const, Dice, Group, Label, Node, SetOp, Unary, left_spine, parse,
+    Binary,
+    Call,
+    Cmp,
+    Compare,
+    Const,
+    Dice,
+    Group,
+    Label,
+    Node,
+    SetOp,
+    Unary,
+    left_spine,
+    parse,
 )
 
 __all__ = [
@@ -83,7 +96,7 @@ class RolledNode:
 
     node: Node
     value: int
-    children: tuple["RolledNode", ...] = ()
+    children: tuple[RolledNode, ...] = ()
     dice: tuple[DieRoll, ...] = ()
     kept: bool = True
 
@@ -106,7 +119,7 @@ class RollResult:
     def fumbles(self) -> int:
         return sum(1 for d in self.dice if d.fumble and d.kept and not d.rerolled)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "expression": self.expression,
             "total": self.total,

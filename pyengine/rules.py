@@ -8,8 +8,9 @@ asks the system of an encounter (`system_of`); it never names one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .dice import Rng, roll
 from .errors import RuleError
@@ -17,11 +18,11 @@ from .model import Combatant, Encounter, Event, StatField
 from .turns import INITIATIVE, TurnFlow
 
 __all__ = [
-    "ActionRule", "System", "register", "unregister", "get_system", "system_of", "systems", "roll_off", "settle_ties",
+    "ActionRule", "CORE_KINDS", "System", "register", "unregister", "get_system", "system_of", "systems", "roll_off", "settle_ties",
 ]
 
-Apply = Callable[[Encounter, dict], tuple[Encounter, tuple[Event, ...]]]
-Resolve = Callable[[Encounter, dict, Rng], dict]
+Apply = Callable[[Encounter, dict[str, Any]], tuple[Encounter, tuple[Event, ...]]]
+Resolve = Callable[[Encounter, dict[str, Any], Rng], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,15 @@ class ActionRule:
 
     apply: Apply
     resolve: Resolve | None = None
+
+
+# The tracker's own actions (tracker.CORE): a system's action of one of these names would silently
+# replace the core one for its fights, so `register` refuses it.
+CORE_KINDS = frozenset({
+    "batch", "add_combatant", "update_combatant", "remove_combatant", "start_combat", "next_turn", "previous_turn", "end_combat",
+    "delay", "damage", "heal", "temp_hp", "add_condition", "remove_condition", "set_flag", "set_option", "rename",
+    "set_initiative", "act_now",
+})
 
 
 class System:
@@ -53,6 +63,10 @@ class System:
     def is_down(self, combatant: Combatant) -> bool:
         return combatant.hp is not None and combatant.hp <= 0
 
+    def can_be_surprised(self, combatant: Combatant) -> bool:
+        """Whether an ambush's surprise holds `combatant` back in the first round (side initiative)."""
+        return True
+
     def side_initiative(self, round_number: int, face: int, ambush: str) -> Any:
         raise RuleError(f"{self.label} has no side initiative.")
 
@@ -65,11 +79,11 @@ class System:
         result = roll(self.initiative_expression(combatant), rng)
         return result.total, 0, result.text
 
-    def order_key(self, combatant: Combatant) -> tuple:
+    def order_key(self, combatant: Combatant) -> tuple[Any, ...]:
         init = combatant.initiative if combatant.initiative is not None else -10**9
         return (-init, -combatant.init_mod, -combatant.tiebreak)
 
-    def break_ties(self, encounter: Encounter, results: dict[str, list], rng: Rng) -> None:
+    def break_ties(self, encounter: Encounter, results: dict[str, list[Any]], rng: Rng) -> None:
         """Give tied combatants distinct tiebreaks (results: id -> [initiative, tiebreak, text])."""
 
     def check_condition(self, name: str) -> None:
@@ -84,14 +98,14 @@ class System:
     def end_combat(self, encounter: Encounter) -> Encounter:
         return encounter
 
-    def begin_combat(self, encounter: Encounter, args: dict) -> tuple[Encounter, list]:
+    def begin_combat(self, encounter: Encounter, args: dict[str, Any]) -> tuple[Encounter, list[Any]]:
         """What the rules do to the combatants as a fight starts (returns the events it logs)."""
         return encounter, []
 
     def on_turn_start(self, encounter: Encounter) -> Encounter:
         return encounter
 
-    def on_new_round(self, encounter: Encounter, rolls: dict | None) -> tuple[Encounter, list[Event]]:
+    def on_new_round(self, encounter: Encounter, rolls: dict[str, Any] | None) -> tuple[Encounter, list[Event]]:
         """Called as a new round begins, before its first turn (may reorder the combatants);
         `rolls` are the initiatives rolled for it when `reroll_each_round` says so."""
         return encounter, []
@@ -104,7 +118,7 @@ class System:
         what the rules add (a reminder, a failed death save ...)."""
         return encounter, []
 
-    def fresh_stats(self, stats: dict) -> dict:
+    def fresh_stats(self, stats: dict[str, Any]) -> dict[str, Any]:
         """A new combatant's stats as it joins a fight (from the add form or a player's character):
         what the rules set at the start (Realm of Strife's resources start full)."""
         return stats
@@ -118,6 +132,9 @@ _ALIASES: dict[str, str] = {}
 
 
 def register(system: System) -> System:
+    shadowed = sorted(CORE_KINDS & set(system.actions))
+    if shadowed:
+        raise RuleError(f"{system.label}: the action {', '.join(shadowed)} is the tracker's own; give the system's another name.")
     _REGISTRY[system.name] = system
     for alias in (system.name, *system.aliases):
         _ALIASES[alias.lower()] = system.name
@@ -164,15 +181,15 @@ def roll_off(ids: list[str], rng: Rng, sides: int = 20) -> dict[str, list[int]]:
     return faces
 
 
-def _on_total(cid: str, entry: list) -> Any:
+def _on_total(cid: str, entry: list[Any]) -> Any:
     return entry[0]
 
 
-def settle_ties(results: dict[str, list], rng: Rng, sides: int, key: Callable[[str, list], Any] = _on_total) -> None:
+def settle_ties(results: dict[str, list[Any]], rng: Rng, sides: int, key: Callable[[str, list[Any]], Any] = _on_total) -> None:
     """Give combatants whose `key` ties distinct tiebreaks by a d`sides` roll-off (repeated among
     those still tied), noting the faces in their roll text. results: id -> [initiative, tiebreak,
     text]; group members share one entry and roll once."""
-    tied_by: dict = {}
+    tied_by: dict[str, Any] = {}
     seen: set[int] = set()
     for cid, entry in results.items():
         if id(entry) in seen:

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .errors import EngineError, SchemaError
-from .text import clean_text
 from .model import LIMITS, MAX_COMBATANTS, SIDES, Action, Combatant, Condition, Duration, Encounter, too_many_combatants, valid_stat
 from .rules import get_system
+from .text import clean_text
 from .tracker import Timeline
 
 __all__ = [
@@ -52,10 +53,10 @@ ARGS_DEPTH = 6    # one action's arguments: {"combatant": {"stats": {...}}}
 # MIGRATIONS[n] turns a schema-n document into schema n+1. Schema 1 is the first published format,
 # so there is nothing to migrate yet; each future change of format adds one step and a fixture file
 # of the old version under tests/unit/fixtures/.
-MIGRATIONS: dict[int, Callable[[dict], dict]] = {}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
 
-def migrate(doc: Any) -> dict:
+def migrate(doc: Any) -> dict[str, Any]:
     """Bring a saved document up to SCHEMA_VERSION (pure: the input is not changed)."""
     if not isinstance(doc, dict) or doc.get("app") != APP:
         raise SchemaError("This is not a Roundkeeper file.")
@@ -70,12 +71,12 @@ def migrate(doc: Any) -> dict:
     doc = json.loads(json.dumps(doc))
     while doc["schema"] < SCHEMA_VERSION:
         doc = MIGRATIONS[doc["schema"]](doc)
-    return doc
+    return dict(doc)
 
 
 # -- to dicts ------------------------------------------------------------------------------
 
-def _combatant_to_dict(c: Combatant) -> dict:
+def _combatant_to_dict(c: Combatant) -> dict[str, Any]:
     out: dict[str, Any] = {"id": c.id, "name": c.name, "side": c.side}
     if c.pc:
         out["pc"] = True
@@ -101,7 +102,7 @@ def _combatant_to_dict(c: Combatant) -> dict:
     return out
 
 
-def encounter_to_dict(e: Encounter) -> dict:
+def encounter_to_dict(e: Encounter) -> dict[str, Any]:
     return {
         "id": e.id, "name": e.name, "system": e.system, "options": dict(e.options),
         "combatants": [_combatant_to_dict(c) for c in e.combatants],
@@ -110,7 +111,7 @@ def encounter_to_dict(e: Encounter) -> dict:
     }
 
 
-def timeline_to_dict(t: Timeline) -> dict:
+def timeline_to_dict(t: Timeline) -> dict[str, Any]:
     return {
         "app": APP, "schema": SCHEMA_VERSION, "kind": "encounter",
         "base": encounter_to_dict(t.base),
@@ -229,7 +230,7 @@ def encounter_from_dict(d: Any) -> Encounter:
     )
 
 
-def _turn_state(turn: Any) -> tuple:
+def _turn_state(turn: Any) -> tuple[Any, ...]:
     if not isinstance(turn, dict) or len(turn) > 20 or depth(turn) > TURN_DEPTH or len(json.dumps(turn)) > 20_000:
         raise SchemaError("The encounter's turn state is unreadable.")
     return tuple(sorted(turn.items()))

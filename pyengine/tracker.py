@@ -9,18 +9,32 @@ is what undo, redo and saving rely on (see `Timeline`).
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any, Iterable
+from typing import Any
 
-from . import systems  # noqa: F401 - the built-in systems register themselves
+from .damage import give_temporary, heal, take_damage
 from .dice import Rng
 from .errors import RuleError
 from .model import (
-    ID_PATTERN, LIMITS, MAX_COMBATANTS, NUMBER_FIELDS, SIDES, SKIP_DOWN, Action, Combatant, Condition, Duration, Encounter, Event, Outcome,
-    too_many_combatants, valid_stat, validated_fields,
+    ID_PATTERN,
+    LIMITS,
+    MAX_COMBATANTS,
+    NUMBER_FIELDS,
+    SIDES,
+    SKIP_DOWN,
+    Action,
+    Combatant,
+    Condition,
+    Duration,
+    Encounter,
+    Event,
+    Outcome,
+    too_many_combatants,
+    valid_stat,
+    validated_fields,
 )
-from .damage import give_temporary, heal, take_damage
-from .rules import get_system, system_of
+from .rules import CORE_KINDS, ActionRule, get_system, system_of
 from .text import clean_text
 from .turns import active_unit, advance, turn_starts, turn_units, unit_name, unit_skipped
 
@@ -39,39 +53,50 @@ def new_encounter(eid: str, name: str = "Encounter", system: str = "generic", **
 
 # -- resolving requests into actions (the only place that rolls) ----------------------------
 
-def resolve(enc: Encounter, kind: str, args: dict | None = None, rng: Rng | None = None) -> Action:
+def resolve(enc: Encounter, kind: str, args: dict[str, Any] | None = None, rng: Rng | None = None) -> Action:
     """Turn a request into a fully determined action: rolls dice, picks ids."""
     args = dict(args or {})
     rng = _rng(rng)  # one generator for the whole request (a fresh one when none is given)
+    rule = _rule(enc, kind)
+    return Action(kind, rule.resolve(enc, args, rng) if rule is not None and rule.resolve is not None else args)
+
+
+def _rule(enc: Encounter, kind: str) -> ActionRule | None:
+    """The core action of that kind, else the encounter's system's (which may not shadow a core one)."""
+    return CORE.get(kind) or system_of(enc).actions.get(kind)
+
+
+def _resolve_add(enc: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
+    count = int(args.get("count", 1))
+    if not 1 <= count <= 50:
+        raise RuleError("Add between 1 and 50 combatants at once.")
+    if len(enc.combatants) + count > MAX_COMBATANTS:
+        raise RuleError(too_many_combatants(len(enc.combatants) + count))
+    base = validated_fields(args.get("combatant", {}))
+    ids = [f"c{enc.seq + i + 1}" for i in range(count)]
+    group = f"g{enc.seq + 1}" if count > 1 else None
+    rolls: dict[str, Any] = {}
+    if enc.started and base.get("initiative") is None:
+        proto = Combatant(id=ids[0], name=base.get("name", "?"), init_mod=base.get("init_mod", 0))
+        value, tiebreak, text = system_of(enc).roll_initiative(proto, rng)
+        rolls = {"value": value, "tiebreak": tiebreak, "roll": text}
+    return {"ids": ids, "group": group, "combatant": base, "count": count, **({"rolled": rolls} if rolls else {})}
+
+
+def _resolve_batch(enc: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
+    return {"actions": [{"kind": k, "args": a} for k, a in _batch_requests(args)]}
+
+
+def _resolve_start(enc: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
+    if not enc.combatants:
+        raise RuleError("Add combatants before starting the fight.")
     system = system_of(enc)
-    if kind == "add_combatant":
-        count = int(args.get("count", 1))
-        if not 1 <= count <= 50:
-            raise RuleError("Add between 1 and 50 combatants at once.")
-        if len(enc.combatants) + count > MAX_COMBATANTS:
-            raise RuleError(too_many_combatants(len(enc.combatants) + count))
-        base = validated_fields(args.get("combatant", {}))
-        ids = [f"c{enc.seq + i + 1}" for i in range(count)]
-        group = f"g{enc.seq + 1}" if count > 1 else None
-        init = base.get("initiative")
-        rolls: dict[str, Any] = {}
-        if enc.started and init is None:
-            proto = Combatant(id=ids[0], name=base.get("name", "?"), init_mod=base.get("init_mod", 0))
-            value, tiebreak, text = system.roll_initiative(proto, rng)
-            rolls = {"value": value, "tiebreak": tiebreak, "roll": text}
-        return Action(kind, {"ids": ids, "group": group, "combatant": base, "count": count, **({"rolled": rolls} if rolls else {})})
-    if kind == "batch":
-        return Action(kind, {"actions": [{"kind": k, "args": a} for k, a in _batch_requests(args)]})
-    if kind in system.actions:
-        rule = system.actions[kind]
-        return Action(kind, rule.resolve(enc, args, rng) if rule.resolve is not None else args)
-    if kind == "start_combat":
-        if not enc.combatants:
-            raise RuleError("Add combatants before starting the fight.")
-        return Action(kind, system.flow.resolve_start(system, enc, args, rng))
-    if kind == "next_turn":
-        return Action(kind, system.flow.resolve_next(system, enc, args, rng))
-    return Action(kind, args)
+    return system.flow.resolve_start(system, enc, args, rng)
+
+
+def _resolve_next(enc: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
+    system = system_of(enc)
+    return system.flow.resolve_next(system, enc, args, rng)
 
 
 def _rng(rng: Rng | None) -> Rng:
@@ -82,18 +107,17 @@ def _rng(rng: Rng | None) -> Rng:
 
 def apply_action(enc: Encounter, action: Action) -> tuple[Encounter, tuple[Event, ...]]:
     """Apply one resolved action; returns the new encounter and what happened."""
-    rule = system_of(enc).actions.get(action.kind)
-    handler = rule.apply if rule is not None else _HANDLERS.get(action.kind)
-    if handler is None:
+    rule = _rule(enc, action.kind)
+    if rule is None:
         raise RuleError(f"Unknown action {action.kind!r}.")
-    return handler(enc, action.args)
+    return rule.apply(enc, action.args)
 
 
 def _with(enc: Encounter, combatant: Combatant) -> Encounter:
     return enc.with_combatant(combatant)
 
 
-def _add(enc: Encounter, args: dict) -> Outcome:
+def _add(enc: Encounter, args: dict[str, Any]) -> Outcome:
     fields = validated_fields(args["combatant"])
     ids = args["ids"]
     count = len(ids)
@@ -133,7 +157,7 @@ def _add(enc: Encounter, args: dict) -> Outcome:
     return replace(enc, combatants=combatants, seq=seq), tuple(events)
 
 
-def _update(enc: Encounter, args: dict) -> Outcome:
+def _update(enc: Encounter, args: dict[str, Any]) -> Outcome:
     c = enc.get(args["id"])
     fields = validated_fields(args.get("fields", {}))
     stats = fields.pop("stats", None)
@@ -159,7 +183,7 @@ def _resort(enc: Encounter, moved: Combatant) -> Encounter:
     return replace(enc, combatants=tuple(rest[:position] + movers + rest[position:]))
 
 
-def _remove(enc: Encounter, args: dict) -> Outcome:
+def _remove(enc: Encounter, args: dict[str, Any]) -> Outcome:
     c = enc.get(args["id"])
     combatants = tuple(x for x in enc.combatants if x.id != c.id)
     active = enc.active_id
@@ -187,38 +211,38 @@ def _remove(enc: Encounter, args: dict) -> Outcome:
     return replace(enc, combatants=tuple(cleaned), active_id=active), tuple(events)
 
 
-def _start(enc: Encounter, args: dict) -> Outcome:
+def _start(enc: Encounter, args: dict[str, Any]) -> Outcome:
     system = system_of(enc)
     return system.flow.start(system, enc, args)
 
 
-def _next(enc: Encounter, args: dict) -> Outcome:
+def _next(enc: Encounter, args: dict[str, Any]) -> Outcome:
     if not enc.started:
         raise RuleError("Start the fight first.")
     system = system_of(enc)
     return system.flow.next(system, enc, args)
 
 
-def _previous(enc: Encounter, args: dict) -> Outcome:
+def _previous(enc: Encounter, args: dict[str, Any]) -> Outcome:
     if not enc.started:
         raise RuleError("Start the fight first.")
     system = system_of(enc)
     return system.flow.previous(system, enc)
 
 
-def _act_now(enc: Encounter, args: dict) -> Outcome:
+def _act_now(enc: Encounter, args: dict[str, Any]) -> Outcome:
     system = system_of(enc)
     return system.flow.act_now(system, enc, args["id"])
 
 
-def _end(enc: Encounter, args: dict) -> Outcome:
+def _end(enc: Encounter, args: dict[str, Any]) -> Outcome:
     if not enc.started:
         raise RuleError("No fight is running.")
     enc2 = system_of(enc).end_combat(enc)
     return replace(enc2, round=0, active_id=None, turn=()), (enc.event("end", f"The fight ended after {enc.round} round{'s' * (enc.round != 1)}"),)
 
 
-def _delay(enc: Encounter, args: dict) -> Outcome:
+def _delay(enc: Encounter, args: dict[str, Any]) -> Outcome:
     """Move a combatant (its whole group) to act right after another one in this round."""
     if not enc.started:
         raise RuleError("Start the fight first.")
@@ -250,7 +274,7 @@ def _delay(enc: Encounter, args: dict) -> Outcome:
     return replace(enc, combatants=combatants), tuple(events)
 
 
-def _number(args: dict, key: str = "amount") -> int:
+def _number(args: dict[str, Any], key: str = "amount") -> int:
     try:
         value = int(args[key])
     except (KeyError, TypeError, ValueError):
@@ -260,7 +284,7 @@ def _number(args: dict, key: str = "amount") -> int:
     return value
 
 
-def _hp_target(enc: Encounter, args: dict) -> tuple[Combatant, int, int]:
+def _hp_target(enc: Encounter, args: dict[str, Any]) -> tuple[Combatant, int, int]:
     """(the combatant, its hit points, the amount); refused for a combatant without hit points."""
     c = enc.get(args["id"])
     amount = _number(args)
@@ -269,24 +293,24 @@ def _hp_target(enc: Encounter, args: dict) -> tuple[Combatant, int, int]:
     return c, c.hp, amount
 
 
-def _damage(enc: Encounter, args: dict) -> Outcome:
+def _damage(enc: Encounter, args: dict[str, Any]) -> Outcome:
     c, _, amount = _hp_target(enc, args)
     return take_damage(enc, c, amount, args.get("source"), args.get("roll"), bool(args.get("half")))
 
 
-def _heal(enc: Encounter, args: dict) -> Outcome:
+def _heal(enc: Encounter, args: dict[str, Any]) -> Outcome:
     c, _, amount = _hp_target(enc, args)
     return heal(enc, c, amount, args.get("roll"))
 
 
-def _temp(enc: Encounter, args: dict) -> Outcome:
+def _temp(enc: Encounter, args: dict[str, Any]) -> Outcome:
     c = enc.get(args["id"])
     amount = _number(args)
     enc = give_temporary(enc, c, amount)
     return enc, (enc.event("temp_hp", f"{c.name} has {enc.get(c.id).temp_hp} temporary HP", who=c.id),)
 
 
-def _add_condition(enc: Encounter, args: dict) -> Outcome:
+def _add_condition(enc: Encounter, args: dict[str, Any]) -> Outcome:
     c = enc.get(args["id"])
     name = clean_text(str(args.get("name", "")))
     if not name:
@@ -320,7 +344,7 @@ def _add_condition(enc: Encounter, args: dict) -> Outcome:
     return replace(_with(enc, updated), seq=seq), (enc.event("condition", text, who=c.id),)
 
 
-def _remove_condition(enc: Encounter, args: dict) -> Outcome:
+def _remove_condition(enc: Encounter, args: dict[str, Any]) -> Outcome:
     c = enc.get(args["id"])
     cond = next((k for k in c.conditions if k.id == args["condition"]), None)
     if cond is None:
@@ -329,14 +353,14 @@ def _remove_condition(enc: Encounter, args: dict) -> Outcome:
     return _with(enc, updated), (enc.event("condition_removed", f"{cond.name} removed from {c.name}", who=c.id),)
 
 
-def _flag(enc: Encounter, args: dict) -> Outcome:
+def _flag(enc: Encounter, args: dict[str, Any]) -> Outcome:
     c = enc.get(args["id"])
     flag = str(args["flag"])
     flags = tuple(sorted(set(c.flags) | {flag})) if args.get("on", True) else tuple(f for f in c.flags if f != flag)
     return _with(enc, replace(c, flags=flags)), (enc.event("flag", f"{c.name}: {flag.replace('_', ' ')} {'on' if args.get('on', True) else 'off'}", who=c.id),)
 
 
-def _option(enc: Encounter, args: dict) -> Outcome:
+def _option(enc: Encounter, args: dict[str, Any]) -> Outcome:
     key, value = str(args["key"]), args["value"]
     if key == "skip_down" and value not in SKIP_DOWN:
         raise RuleError("skip_down is none, npcs or all.")
@@ -345,14 +369,14 @@ def _option(enc: Encounter, args: dict) -> Outcome:
     return replace(enc, options=options), (enc.event("option", f"Option {key} set to {value}"),)
 
 
-def _rename(enc: Encounter, args: dict) -> Outcome:
+def _rename(enc: Encounter, args: dict[str, Any]) -> Outcome:
     name = clean_text(str(args.get("name", "")))
     if not name or len(name) > 100:
         raise RuleError("An encounter name is 1 to 100 characters.")
     return replace(enc, name=name), (enc.event("rename", f"Encounter renamed to {name}"),)
 
 
-def _set_initiative(enc: Encounter, args: dict) -> Outcome:
+def _set_initiative(enc: Encounter, args: dict[str, Any]) -> Outcome:
     c = enc.get(args["id"])
     value = int(args["value"])
     if abs(value) > LIMITS["init"]:
@@ -377,7 +401,7 @@ BATCHABLE = ("damage", "heal", "temp_hp", "add_condition", "remove_condition")
 MAX_BATCH = 50
 
 
-def _batch_requests(args: dict) -> list[tuple[str, dict]]:
+def _batch_requests(args: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     items = args.get("actions")
     if not isinstance(items, list) or not 1 <= len(items) <= MAX_BATCH:
         raise RuleError(f"Apply to 1 to {MAX_BATCH} combatants at once.")
@@ -390,37 +414,40 @@ def _batch_requests(args: dict) -> list[tuple[str, dict]]:
     return out
 
 
-def _batch(enc: Encounter, args: dict) -> Outcome:
+def _batch(enc: Encounter, args: dict[str, Any]) -> Outcome:
     """Several combatants at once (a fireball on four goblins): one step to undo; refused whole
     if any part is refused."""
     events: list[Event] = []
     for kind, sub in _batch_requests(args):
-        enc, more = _HANDLERS[kind](enc, sub)
+        enc, more = CORE[kind].apply(enc, sub)
         events.extend(more)
     return enc, tuple(events)
 
 
-_HANDLERS = {
-    "batch": _batch,
-    "add_combatant": _add,
-    "update_combatant": _update,
-    "remove_combatant": _remove,
-    "start_combat": _start,
-    "next_turn": _next,
-    "previous_turn": _previous,
-    "end_combat": _end,
-    "delay": _delay,
-    "damage": _damage,
-    "heal": _heal,
-    "temp_hp": _temp,
-    "add_condition": _add_condition,
-    "remove_condition": _remove_condition,
-    "set_flag": _flag,
-    "set_option": _option,
-    "rename": _rename,
-    "set_initiative": _set_initiative,
-    "act_now": _act_now,
+# The tracker's own actions, built like a system's: kind -> ActionRule(apply, resolve). Their names
+# are rules.CORE_KINDS, which no system may reuse.
+CORE: dict[str, ActionRule] = {
+    "batch": ActionRule(_batch, _resolve_batch),
+    "add_combatant": ActionRule(_add, _resolve_add),
+    "update_combatant": ActionRule(_update),
+    "remove_combatant": ActionRule(_remove),
+    "start_combat": ActionRule(_start, _resolve_start),
+    "next_turn": ActionRule(_next, _resolve_next),
+    "previous_turn": ActionRule(_previous),
+    "end_combat": ActionRule(_end),
+    "delay": ActionRule(_delay),
+    "damage": ActionRule(_damage),
+    "heal": ActionRule(_heal),
+    "temp_hp": ActionRule(_temp),
+    "add_condition": ActionRule(_add_condition),
+    "remove_condition": ActionRule(_remove_condition),
+    "set_flag": ActionRule(_flag),
+    "set_option": ActionRule(_option),
+    "rename": ActionRule(_rename),
+    "set_initiative": ActionRule(_set_initiative),
+    "act_now": ActionRule(_act_now),
 }
+assert set(CORE) == CORE_KINDS, "rules.CORE_KINDS names the tracker's actions"
 
 
 # -- undo / redo ---------------------------------------------------------------------------
@@ -437,7 +464,7 @@ class Timeline:
     logs: tuple[tuple[Event, ...], ...] = ()
 
     @staticmethod
-    def start(base: Encounter, actions: Iterable[Action] = (), cursor: int | None = None) -> "Timeline":
+    def start(base: Encounter, actions: Iterable[Action] = (), cursor: int | None = None) -> Timeline:
         actions = tuple(actions)
         states = [base]
         logs: list[tuple[Event, ...]] = []
@@ -462,19 +489,19 @@ class Timeline:
     def can_redo(self) -> bool:
         return self.cursor < len(self.actions)
 
-    def do(self, action: Action) -> "Timeline":
+    def do(self, action: Action) -> Timeline:
         state, events = apply_action(self.present, action)
         n = self.cursor
         return Timeline(
             self.base, self.actions[:n] + (action,), n + 1, self.states[: n + 1] + (state,), self.logs[:n] + (events,)
         )
 
-    def undo(self) -> "Timeline":
+    def undo(self) -> Timeline:
         if not self.can_undo:
             raise RuleError("Nothing to undo.")
         return replace(self, cursor=self.cursor - 1)
 
-    def redo(self) -> "Timeline":
+    def redo(self) -> Timeline:
         if not self.can_redo:
             raise RuleError("Nothing to redo.")
         return replace(self, cursor=self.cursor + 1)
@@ -485,7 +512,7 @@ class Timeline:
     def last_action(self) -> Action | None:
         return self.actions[self.cursor - 1] if self.cursor else None
 
-    def trimmed(self, keep: int) -> "Timeline":
+    def trimmed(self, keep: int) -> Timeline:
         """Forget undo history older than the last `keep` actions (asked of the user first)."""
         start = max(0, self.cursor - keep)
         return Timeline(self.states[start], self.actions[start: self.cursor], self.cursor - start,

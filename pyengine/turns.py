@@ -12,8 +12,9 @@ the system, passed in as `hooks`; this module names no system.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any, Iterable, Protocol
+from typing import Any, Protocol
 
 from .errors import RuleError
 from .model import LIMITS, Combatant, Encounter, Event
@@ -41,19 +42,21 @@ class TurnHooks(Protocol):
 
     def is_down(self, combatant: Combatant) -> bool: ...
 
+    def can_be_surprised(self, combatant: Combatant) -> bool: ...
+
     def on_turn_start(self, encounter: Encounter) -> Encounter: ...
 
-    def on_new_round(self, encounter: Encounter, rolls: dict | None) -> tuple[Encounter, list[Event]]: ...
+    def on_new_round(self, encounter: Encounter, rolls: dict[str, Any] | None) -> tuple[Encounter, list[Event]]: ...
 
     def roll_initiative(self, combatant: Combatant, rng: Any) -> tuple[int, int, str]: ...
 
-    def break_ties(self, encounter: Encounter, results: dict[str, list], rng: Any) -> None: ...
+    def break_ties(self, encounter: Encounter, results: dict[str, list[Any]], rng: Any) -> None: ...
 
-    def order_key(self, combatant: Combatant) -> tuple: ...
+    def order_key(self, combatant: Combatant) -> tuple[Any, ...]: ...
 
     def reroll_each_round(self, encounter: Encounter) -> bool: ...
 
-    def begin_combat(self, encounter: Encounter, args: dict) -> tuple[Encounter, list]: ...
+    def begin_combat(self, encounter: Encounter, args: dict[str, Any]) -> tuple[Encounter, list[Any]]: ...
 
     def side_initiative(self, round_number: int, face: int, ambush: str) -> SideRoll: ...
 
@@ -146,7 +149,7 @@ def turn_starts(enc: Encounter, hooks: TurnHooks) -> tuple[Encounter, tuple[Even
 
 
 def advance(enc: Encounter, hooks: TurnHooks, forward: bool, process: bool = True,
-            rolls: dict | None = None) -> tuple[Encounter, tuple[Event, ...]]:
+            rolls: dict[str, Any] | None = None) -> tuple[Encounter, tuple[Event, ...]]:
     """Pass the turn to the next (or back to the previous) unit that is not skipped. With
     `process`, the turn that ends and the one that starts run their rules (conditions tick, a new
     round's rules, with `rolls` if everyone rolled again); without it, only the pointer moves."""
@@ -188,16 +191,16 @@ def advance(enc: Encounter, hooks: TurnHooks, forward: bool, process: bool = Tru
     return enc, tuple(events)
 
 
-def roll_initiatives(enc: Encounter, hooks: TurnHooks, rng: Any, typed: dict, reroll_all: bool) -> dict[str, list]:
+def roll_initiatives(enc: Encounter, hooks: TurnHooks, rng: Any, typed: dict[str, Any], reroll_all: bool) -> dict[str, list[Any]]:
     """Everyone's [initiative, tiebreak, roll text]: typed rolls kept, groups roll once, ties broken."""
-    results: dict[str, list] = {}
-    seen_groups: dict[str, list] = {}
+    results: dict[str, list[Any]] = {}
+    seen_groups: dict[str, list[Any]] = {}
     for c in enc.combatants:
         if c.group is not None and c.group in seen_groups:
             results[c.id] = seen_groups[c.group]
             continue
         if c.id in typed:
-            entry: list = [typed[c.id], 0, None]
+            entry: list[Any] = [typed[c.id], 0, None]
         elif c.initiative is not None and not reroll_all:
             entry = [c.initiative, c.tiebreak, None]
         else:
@@ -243,16 +246,16 @@ class TurnFlow:
     ordered_by_initiative = True   # the list is the turn order (so a changed initiative moves a row)
     table_picks_actor = False      # the table taps who acts next (Act buttons)
 
-    def resolve_start(self, hooks: TurnHooks, enc: Encounter, args: dict, rng: Any) -> dict:
+    def resolve_start(self, hooks: TurnHooks, enc: Encounter, args: dict[str, Any], rng: Any) -> dict[str, Any]:
         raise NotImplementedError
 
-    def resolve_next(self, hooks: TurnHooks, enc: Encounter, args: dict, rng: Any) -> dict:
+    def resolve_next(self, hooks: TurnHooks, enc: Encounter, args: dict[str, Any], rng: Any) -> dict[str, Any]:
         raise NotImplementedError
 
-    def start(self, hooks: TurnHooks, enc: Encounter, args: dict) -> tuple[Encounter, tuple[Event, ...]]:
+    def start(self, hooks: TurnHooks, enc: Encounter, args: dict[str, Any]) -> tuple[Encounter, tuple[Event, ...]]:
         raise NotImplementedError
 
-    def next(self, hooks: TurnHooks, enc: Encounter, args: dict) -> tuple[Encounter, tuple[Event, ...]]:
+    def next(self, hooks: TurnHooks, enc: Encounter, args: dict[str, Any]) -> tuple[Encounter, tuple[Event, ...]]:
         raise NotImplementedError
 
     def previous(self, hooks: TurnHooks, enc: Encounter) -> tuple[Encounter, tuple[Event, ...]]:
@@ -268,12 +271,12 @@ class TurnFlow:
 class InitiativeFlow(TurnFlow):
     name = "initiative"
 
-    def resolve_start(self, hooks: TurnHooks, enc: Encounter, args: dict, rng: Any) -> dict:
+    def resolve_start(self, hooks: TurnHooks, enc: Encounter, args: dict[str, Any], rng: Any) -> dict[str, Any]:
         typed = _typed_initiatives(enc, args.get("typed") or {})
         results = roll_initiatives(enc, hooks, rng, typed, bool(args.get("reroll_all")))
         return {"initiative": results, **({"soon": bool(args["soon"])} if "soon" in args else {})}
 
-    def resolve_next(self, hooks: TurnHooks, enc: Encounter, args: dict, rng: Any) -> dict:
+    def resolve_next(self, hooks: TurnHooks, enc: Encounter, args: dict[str, Any], rng: Any) -> dict[str, Any]:
         if enc.started and hooks.reroll_each_round(enc):
             after, _ = advance(enc, hooks, forward=True, process=False)
             if after.round > enc.round:  # this tap starts a new round: everyone rolls again
@@ -281,7 +284,7 @@ class InitiativeFlow(TurnFlow):
             return {}
         return dict(args)
 
-    def start(self, hooks: TurnHooks, enc: Encounter, args: dict) -> tuple[Encounter, tuple[Event, ...]]:
+    def start(self, hooks: TurnHooks, enc: Encounter, args: dict[str, Any]) -> tuple[Encounter, tuple[Event, ...]]:
         results = args["initiative"]
         updated = []
         events = []
@@ -305,7 +308,7 @@ class InitiativeFlow(TurnFlow):
         enc, start_events = turn_starts(enc, hooks)
         return enc, tuple(events) + start_events
 
-    def next(self, hooks: TurnHooks, enc: Encounter, args: dict) -> tuple[Encounter, tuple[Event, ...]]:
+    def next(self, hooks: TurnHooks, enc: Encounter, args: dict[str, Any]) -> tuple[Encounter, tuple[Event, ...]]:
         return advance(enc, hooks, forward=True, rolls=args.get("initiative"))
 
     def previous(self, hooks: TurnHooks, enc: Encounter) -> tuple[Encounter, tuple[Event, ...]]:
@@ -316,22 +319,22 @@ def other_side(side: str) -> str:
     return "opponents" if side == "party" else "party"
 
 
-def side_state(enc: Encounter) -> dict:
+def side_state(enc: Encounter) -> dict[str, Any]:
     """The side flow's state: the round's roll (face, first, surprised, text) and the side acting."""
     return dict(enc.turn)
 
 
-def eligible(enc: Encounter, hooks: TurnHooks, c: Combatant, st: dict | None = None) -> bool:
+def eligible(enc: Encounter, hooks: TurnHooks, c: Combatant, st: dict[str, Any] | None = None) -> bool:
     """Side initiative: may `c` still act this round, on the side whose turn it is?"""
     st = side_state(enc) if st is None else st
     if c.side != st.get("side") or DONE in c.flags:
         return False
-    if enc.round == 1 and st.get("surprised") == c.side and not c.stat("cannot_be_surprised", False):
+    if enc.round == 1 and st.get("surprised") == c.side and hooks.can_be_surprised(c):
         return False
     return not is_skipped(enc, hooks, c)
 
 
-def _with_side_state(enc: Encounter, st: dict) -> Encounter:
+def _with_side_state(enc: Encounter, st: dict[str, Any]) -> Encounter:
     return replace(enc, turn=tuple(sorted(st.items())))
 
 
@@ -345,7 +348,7 @@ class SideFlow(TurnFlow):
     ordered_by_initiative = False
     table_picks_actor = True
 
-    def _first_eligible(self, hooks: TurnHooks, enc: Encounter, st: dict) -> Combatant | None:
+    def _first_eligible(self, hooks: TurnHooks, enc: Encounter, st: dict[str, Any]) -> Combatant | None:
         return next((c for c in enc.combatants if eligible(enc, hooks, c, st)), None)
 
     def _round_over(self, hooks: TurnHooks, enc: Encounter) -> bool:
@@ -361,14 +364,14 @@ class SideFlow(TurnFlow):
         """Would the next Done start a new round (and so need a new side roll)?"""
         return self._round_over(hooks, _marked_done(enc, enc.active_id))
 
-    def resolve_start(self, hooks: TurnHooks, enc: Encounter, args: dict, rng: Any) -> dict:
+    def resolve_start(self, hooks: TurnHooks, enc: Encounter, args: dict[str, Any], rng: Any) -> dict[str, Any]:
         out = {"side_roll": rng.randint(1, 6), "ambush": args.get("ambush", enc.option("ambush", "none"))}
         first_round, _ = self._new_round(hooks, enc, 1, out["side_roll"], out["ambush"])
         if self._round_over(hooks, first_round):  # every side there is surprised: round 2 needs its roll now
             out["next_side_roll"] = rng.randint(1, 6)
         return out
 
-    def resolve_next(self, hooks: TurnHooks, enc: Encounter, args: dict, rng: Any) -> dict:
+    def resolve_next(self, hooks: TurnHooks, enc: Encounter, args: dict[str, Any], rng: Any) -> dict[str, Any]:
         return {"side_roll": rng.randint(1, 6)} if enc.started and self.needs_side_roll(hooks, enc) else {}
 
     def _new_round(self, hooks: TurnHooks, enc: Encounter, round_number: int, face: int, ambush: str) -> tuple[Encounter, list[Event]]:
@@ -403,7 +406,7 @@ class SideFlow(TurnFlow):
             face_for_new_round = None
         return replace(enc, active_id=None)
 
-    def start(self, hooks: TurnHooks, enc: Encounter, args: dict) -> tuple[Encounter, tuple[Event, ...]]:
+    def start(self, hooks: TurnHooks, enc: Encounter, args: dict[str, Any]) -> tuple[Encounter, tuple[Event, ...]]:
         face = args.get("side_roll")
         if not isinstance(face, int):
             raise RuleError("Starting needs the side initiative roll.")
@@ -411,7 +414,7 @@ class SideFlow(TurnFlow):
         enc = self._pick_next(hooks, enc, events, args.get("next_side_roll"))
         return enc, tuple(events)
 
-    def next(self, hooks: TurnHooks, enc: Encounter, args: dict) -> tuple[Encounter, tuple[Event, ...]]:
+    def next(self, hooks: TurnHooks, enc: Encounter, args: dict[str, Any]) -> tuple[Encounter, tuple[Event, ...]]:
         """The active member is done: the next one of its side acts, then the other side, then a new round."""
         events: list[Event] = []
         if enc.active_id is not None:

@@ -26,8 +26,9 @@ from urllib.parse import urlparse
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import build  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
+
+import build  # noqa: E402
 
 BARE = """<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>bare</title>
 <script type="module">
@@ -108,6 +109,42 @@ def wait_sw(context, url: str) -> None:
     page.close()
 
 
+def first_visit_bytes(site: Path, base_url: str, first_requests: list[str]) -> None:
+    """What the first visit downloads, file by file, and what the service worker adds."""
+    print("\n== First visit: what the page downloads ==")
+    origin = urlparse(base_url).netloc
+    raw = gz = 0
+    files = []
+    for url in dict.fromkeys(first_requests):
+        parsed = urlparse(url)
+        if parsed.netloc != origin:
+            print(f"  FOREIGN REQUEST: {url}")
+            continue
+        rel = parsed.path.lstrip("/") or "index.html"
+        if rel.endswith("/"):
+            rel += "index.html"
+        path = site / rel
+        if path.is_file():
+            size, zipped = path.stat().st_size, build.gzip_size(path)
+            raw += size
+            gz += zipped
+            files.append((rel, size, zipped))
+    for rel, size, zipped in sorted(files, key=lambda f: -f[1]):
+        print(f"  {rel:48} {size / 1024:10.1f} KB raw {zipped / 1024:10.1f} KB gzip-9")
+    print(f"  {len(files)} requests, {raw / 1e6:.2f} MB raw, {gz / 1e6:.2f} MB gzip-9 estimate")
+    import json
+
+    sw = (site / "sw.js").read_text()
+    precache = json.loads(sw.split("const PRECACHE = ", 1)[1].split(";\n", 1)[0])
+    fetched = {f[0] for f in files}
+    extra = [p[2:] for p in precache if p not in ("./",) and p[2:] not in fetched] + ["sw.js"]
+    extra_raw = sum((site / e).stat().st_size for e in extra)
+    extra_gz = sum(build.gzip_size(site / e) for e in extra)
+    print(f"  + the service worker itself and files only it downloads ({', '.join(extra)}): "
+          f"{extra_raw / 1e3:.1f} KB raw, {extra_gz / 1e3:.1f} KB gzip-9; the rest of the precache is revalidated (304)")
+    print(f"  first visit in all: {(raw + extra_raw) / 1e6:.2f} MB raw, {(gz + extra_gz) / 1e6:.2f} MB gzip-9 estimate")
+
+
 def startup(p, site: Path, base_url: str, runs: int) -> None:
     rows: dict[str, list[float]] = {}
     phases: dict[str, list[dict]] = {}  # the app's start-up phases per kind and scenario (marks, resource timing)
@@ -148,38 +185,7 @@ def startup(p, site: Path, base_url: str, runs: int) -> None:
 
     print(f"  renderer crashes: {len(crashes)}" + (f" ({'; '.join(crashes)})" if crashes else ""))
 
-    print("\n== First visit: what the page downloads ==")
-    origin = urlparse(base_url).netloc
-    raw = gz = 0
-    files = []
-    for url in dict.fromkeys(first_requests):
-        parsed = urlparse(url)
-        if parsed.netloc != origin:
-            print(f"  FOREIGN REQUEST: {url}")
-            continue
-        rel = parsed.path.lstrip("/") or "index.html"
-        if rel.endswith("/"):
-            rel += "index.html"
-        path = site / rel
-        if path.is_file():
-            size, zipped = path.stat().st_size, build.gzip_size(path)
-            raw += size
-            gz += zipped
-            files.append((rel, size, zipped))
-    for rel, size, zipped in sorted(files, key=lambda f: -f[1]):
-        print(f"  {rel:48} {size / 1024:10.1f} KB raw {zipped / 1024:10.1f} KB gzip-9")
-    print(f"  {len(files)} requests, {raw / 1e6:.2f} MB raw, {gz / 1e6:.2f} MB gzip-9 estimate")
-    import json
-
-    sw = (site / "sw.js").read_text()
-    precache = json.loads(sw.split("const PRECACHE = ", 1)[1].split(";\n", 1)[0])
-    fetched = {f[0] for f in files}
-    extra = [p[2:] for p in precache if p not in ("./",) and p[2:] not in fetched] + ["sw.js"]
-    extra_raw = sum((site / e).stat().st_size for e in extra)
-    extra_gz = sum(build.gzip_size(site / e) for e in extra)
-    print(f"  + the service worker itself and files only it downloads ({', '.join(extra)}): "
-          f"{extra_raw / 1e3:.1f} KB raw, {extra_gz / 1e3:.1f} KB gzip-9; the rest of the precache is revalidated (304)")
-    print(f"  first visit in all: {(raw + extra_raw) / 1e6:.2f} MB raw, {(gz + extra_gz) / 1e6:.2f} MB gzip-9 estimate")
+    first_visit_bytes(site, base_url, first_requests)
 
     print(f"\n== Start-up, medians of {runs} runs (ms from navigation start) ==")
     print("  (app: as users get it, from its memory snapshot on revisits; no snap: the snapshot switched off;")

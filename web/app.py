@@ -7,14 +7,22 @@ import json
 import random
 import time
 from dataclasses import replace
+from typing import Any
 
 from pyodide.ffi import JsException
 from pyscript import document, window
 
-from pyengine.dice import Estimate, parse, roll_ast
 from pyengine.characters import (
-    ME_ID, TARGET_ID, Character, character_from_dict, character_to_dict, combatant_fields, practice_encounter, read_character,
+    ME_ID,
+    TARGET_ID,
+    Character,
+    character_from_dict,
+    character_to_dict,
+    combatant_fields,
+    practice_encounter,
+    read_character,
 )
+from pyengine.dice import Distribution, Estimate, parse, roll_ast
 from pyengine.errors import EngineError, SchemaError
 from pyengine.handoff import read_view, view_payload
 from pyengine.model import Encounter
@@ -25,28 +33,50 @@ from pyengine.text import quoted
 from pyengine.tracker import Timeline, new_encounter, resolve
 
 from . import characters, dom, qr, render
+from . import effects as fx
+from .dom import JsObject
 from .html import esc, odds_html
+from .messages import Act, AttackApplied, Message
+from .model import NEXT_TURN_GUARD, Model, Trash
 from .odds_job import OddsJob
-from .state import Ui, update
-from .views import view_for
 from .persist import (
-    CHARACTERS, COLLECTIONS, INDEX, MAX_ROLL_HISTORY, ROLLS, ROSTER, SAVED_ROLLS, SNAPSHOT, TEMPLATES, Notice, Persistence, StorageFull,
-    StorageUnavailable, import_characters, parse_import, read_share, rebase, share_payload,
+    CHARACTERS,
+    COLLECTIONS,
+    INDEX,
+    MAX_ROLL_HISTORY,
+    ROLLS,
+    ROSTER,
+    SAVED_ROLLS,
+    SNAPSHOT,
+    TEMPLATES,
+    ChangedElsewhere,
+    Notice,
+    Persistence,
+    StorageFull,
+    StorageUnavailable,
+    Store,
+    import_characters,
+    parse_import,
+    read_share,
+    rebase,
+    share_payload,
 )
+from .state import Ui, update
+from .update import update as update_model
+from .views import view_for
 
+# The App's field that holds each collection the model keeps (the rest live in the workspace).
+COLLECTION_FIELDS = {ROLLS: "rolls", SAVED_ROLLS: "saved_rolls", CHARACTERS: "characters"}
 HINT_HOME = "hint:home-screen"  # the one-time "add to Home Screen" hint was shown
 HINT_FIRST = "hint:first-run"  # the one-time "tap a row, ☰ is the menu" hint was shown
 TOAST_SECONDS = 5
-NEXT_TURN_GUARD = 0.4  # seconds: two taps on Next turn closer than this are one tap (RK.nextTurnGuardMs)
-# Actions whose result is plain on screen (the order, the round, a new row): no toast for them.
-QUIET_ACTIONS = {"next_turn", "previous_turn", "start_combat", "add_combatant", "set_option", "rename", "act_now"}
 
 QUICK = (("d4", "4"), ("d6", "6"), ("d8", "8"), ("d10", "10"), ("d12", "12"), ("d20", "20"), ("d100", "100"),
          ("Adv", "adv"), ("Dis", "dis"))  # a die adds to the expression being built; Adv / Dis rewrite its d20
 
 
 class App:
-    def __init__(self, store, status: str, rng: random.Random, prefix: str) -> None:
+    def __init__(self, store: Store, status: str, rng: random.Random, prefix: str) -> None:
         """status: how the browser's storage answered at start: "ok", "full" or "blocked"."""
         self.store = store
         self.persistent = status != "blocked"
@@ -54,7 +84,7 @@ class App:
         self.rng = rng
         self.persistence = Persistence(store)
         self.notices: list[Notice] = []
-        self.trash: list[dict] = []
+        self.trash: list[dict[str, Any]] = []
         self.ui = Ui()  # what the screen shows beyond the fight (sheet, attack panel ...): changed by `update`
         self._tracker_html: tuple[tuple[Timeline | None, tuple[str, ...] | None], str] = ((None, None), "")  # (timeline, selection), its HTML
         self._odds_proxy = dom.proxy(self.update_odds)
@@ -70,7 +100,7 @@ class App:
         self.next_turn_guard = NEXT_TURN_GUARD
         self.storage_kept: bool | None = None  # navigator.storage.persisted(), once known
         self.asked_to_keep = False
-        self.deleted_characters: list[dict] = []  # for Undo
+        self.bin = Trash()  # the model's trash: deleted saved rolls and characters (web/model.py)
         try:
             self.ws, loaded_notices = self.persistence.load_workspace()
             self.notices.extend(loaded_notices)
@@ -97,6 +127,62 @@ class App:
         self.ws, _ = self.persistence.load_workspace()
         self.rolls, self.saved_rolls, self.characters = [], [], []
 
+    # -- the model, update and effects (web/update.py) --------------------------------------
+    def model(self) -> Model:
+        """The page's state as one value (the fields below are its working copy while the rest of
+        the controller moves into update)."""
+        return Model(self.ws.current, self.ui, tuple(self.rolls), tuple(self.saved_rolls), tuple(self.characters), tuple(self.notices),
+                     self.bin, self.next_turn_guard)
+
+    def adopt(self, model: Model) -> None:
+        self.ws.current = model.timeline
+        self.ui = model.ui
+        self.rolls, self.saved_rolls, self.characters = list(model.rolls), list(model.saved_rolls), list(model.characters)
+        self.notices = list(model.notices)
+        self.bin = model.trash
+
+    def dispatch(self, message: Message) -> Model:
+        """Run `update` on a message, take its model, and perform its effects in order."""
+        model, effects = update_model(self.model(), message)
+        self.adopt(model)
+        for effect in effects:
+            self.perform(effect)
+        return model
+
+    def perform(self, effect: fx.Effect) -> None:
+        """Carry out one effect in the browser."""
+        if isinstance(effect, fx.SaveFight):
+            for entry in self.ws.encounters:
+                if entry["id"] == self.timeline.present.id:
+                    self.describe_entry(entry, self.timeline)
+            self.save()
+        elif isinstance(effect, fx.Render):
+            self.render()
+        elif isinstance(effect, fx.RenderSheet):
+            self.render_sheet()
+        elif isinstance(effect, fx.RenderNotices):
+            self.render_notices()
+        elif isinstance(effect, fx.RenderRolls):
+            dom.set_html("saved-rolls", render.saved_rolls_html(self.saved_rolls))
+            dom.set_html("roll-history", render.history_html(self.rolls))
+        elif isinstance(effect, fx.Toast):
+            self.toast(effect.text, effect.level, effect.undo)
+        elif isinstance(effect, fx.HideToast):
+            self.hide_toast()
+        elif isinstance(effect, fx.Refuse):
+            self.error(effect.text)
+        elif isinstance(effect, fx.OpenSheet):
+            self.open_sheet(effect.kind, effect.ident)
+        elif isinstance(effect, fx.CloseSheet):
+            self.close_sheet()
+        elif isinstance(effect, fx.StoreCollection):
+            stored = self.store_list(effect.key, list(getattr(self, COLLECTION_FIELDS[effect.key])))
+            setattr(self, COLLECTION_FIELDS[effect.key], stored)
+        elif isinstance(effect, fx.KeepAwake):
+            self.update_wake_lock()
+        elif isinstance(effect, fx.AskToKeepStorage):
+            self.ask_to_keep_storage()
+
     # -- state changes ---------------------------------------------------------------------
     def update(self, message: str, **data: object) -> None:
         """Change the UI state (see state.py); the caller renders what changed."""
@@ -106,19 +192,10 @@ class App:
     def timeline(self) -> Timeline:
         return self.ws.current
 
-    def act(self, kind: str, args: dict | None = None) -> bool:
-        """Resolve and apply an action, save, render. Errors become a message; state is unchanged."""
-        try:
-            action = resolve(self.timeline.present, kind, args or {}, self.rng)
-            new = self.timeline.do(action)
-        except EngineError as error:
-            self.error(str(error))
-            return False
-        self.commit(new)
-        if kind not in QUIET_ACTIONS:
-            said = "; ".join(e.text for e in new.logs[new.cursor - 1][:3])
-            self.toast(said or "Done.", undo=True)
-        return True
+    def act(self, kind: str, args: dict[str, Any] | None = None, close_sheet: bool = False) -> bool:
+        """Resolve and apply an action (update.act): True when the fight changed."""
+        before = self.timeline
+        return self.dispatch(Act(kind, dict(args or {}), self.rng, close_sheet)).timeline is not before
 
     def toast(self, text: str, level: str = "info", undo: bool = False) -> None:
         """A short message where the thumb is: at the bottom of the open sheet, else above the turn
@@ -150,7 +227,7 @@ class App:
         self.ask_to_keep_storage()
 
     @staticmethod
-    def describe_entry(entry: dict, timeline: Timeline) -> dict:
+    def describe_entry(entry: dict[str, Any], timeline: Timeline) -> dict[str, Any]:
         """Bring a list entry up to date with its fight: name, system, round, last played. The time
         is kept to the minute, so most taps leave the stored list of encounters as it was."""
         enc = timeline.present
@@ -168,11 +245,11 @@ class App:
                                         "Trim old undo history to make room?", "trim-history", "Trim history",
                                (("export-all", "Export all"),)))
             return
+        except ChangedElsewhere:
+            self.pick_up_other_tab(conflict=True)
+            return
         except SchemaError as error:
-            if "another tab" in str(error):
-                self.pick_up_other_tab(conflict=True)
-            else:
-                self.notify(Notice("warn", str(error)))
+            self.notify(Notice("warn", str(error)))
             return
         except StorageUnavailable:
             self.notify(Notice("error", "The browser stopped letting Roundkeeper save. Export the fight to keep it."))
@@ -370,7 +447,7 @@ class App:
         self.rolls = self.store_list(ROLLS, ([entry] + self.rolls)[:MAX_ROLL_HISTORY])
         dom.set_html("roll-history", render.history_html(self.rolls))
 
-    def store_list(self, key: str, items: list) -> list:
+    def store_list(self, key: str, items: list[Any]) -> list[Any]:
         """Save a collection (merged with another tab's changes); returns what is now stored."""
         if not self.persistent:
             return items
@@ -430,7 +507,7 @@ class App:
             self.odds_job = job
             self.estimate_slice()
 
-    def show_odds(self, dist, estimate: Estimate | None = None) -> None:
+    def show_odds(self, dist: Distribution, estimate: Estimate | None = None) -> None:
         target = self.odds_target()
         if target is None:
             target = round(dist.mean)
@@ -522,7 +599,7 @@ class App:
             self.wake_lock = None  # refused (battery saver, no permission): the fight goes on
 
     # -- encounters ------------------------------------------------------------------------
-    def switch_to(self, timeline: Timeline, origin: dict | None = None) -> None:
+    def switch_to(self, timeline: Timeline, origin: dict[str, Any] | None = None) -> None:
         self.update("selection-done")  # a selection belongs to the fight it was made in
         outgoing = self.ws.current.present.id
         listed = any(e["id"] == outgoing for e in self.ws.encounters)
@@ -617,6 +694,11 @@ class App:
         """A character's attack screen is open: attacks there are practice, never the fight's."""
         return self.ui.sheet is not None and self.ui.sheet[0] == "character"
 
+    def panel_system(self) -> str:
+        """The system of the attack panel on screen: the character's on its attack screen, else the fight's."""
+        c = self.character(self.ui.sheet[1]) if self.practicing() and self.ui.sheet is not None else None
+        return c.system if c is not None else self.timeline.present.system
+
     def practice(self) -> tuple[Character, Encounter]:
         """The open character and its practice encounter; raises EngineError when it cannot be built
         (the character deleted in another tab, a target stat out of bounds)."""
@@ -667,16 +749,14 @@ class App:
         self.notify(Notice("info", f"{c.name} is in My characters."))
         self.render_notices()
 
-    def record_practice(self, c: Character, pending: dict) -> None:
+    def record_practice(self, c: Character, pending: dict[str, Any]) -> None:
         """A character's attack goes into the dice history: what, against what, and the result."""
         p = self.ui.practice
         chosen = c.attack(p["attack"]) if isinstance(p.get("attack"), int) else None
-        damage = pending.get("damage")
-        if not isinstance(damage, int):
-            damage = (pending.get("result") or {}).get("damage", 0)
+        damage = view_for(c.system).pending_damage(pending)
         label = f"{c.name}: {chosen.name if chosen else 'attack'} vs {p.get('name') or 'Target'}"
         entry = {"expr": label[:1000], "label": label[:200],
-                 "total": int(damage) if isinstance(damage, int) else 0, "text": str(pending.get("text", ""))[:50_000],
+                 "total": damage, "text": str(pending.get("text", ""))[:50_000],
                  "at": int(time.time() * 1000)}
         if pending.get("crit"):
             entry["crits"] = 1
@@ -734,14 +814,7 @@ class App:
         self.sheet_timer = window.setTimeout(self._sheet_proxy, 150)
 
     def apply_attack(self) -> None:
-        pending = self.ui.attack.get("pending")
-        if pending is None or self.practicing():  # a character's practice attack changes no fight
-            return
-        self.update("attack-applied")
-        try:
-            self.commit(self.timeline.do(pending["action"]))
-        except EngineError as error:
-            self.error(str(error))
+        self.dispatch(AttackApplied())
 
     def delete_encounter(self) -> None:
         enc = self.timeline.present
@@ -768,7 +841,7 @@ class App:
         self.notices = [n for n in self.notices if n.action != "undelete"]
         self.render_notices()
 
-    async def import_file(self, file) -> None:
+    async def import_file(self, file: JsObject) -> None:
         text = str(await file.text())
         try:
             timelines, roster, templates = parse_import(text)
@@ -817,7 +890,7 @@ class App:
             self.notify(Notice("info", f"{what} You opened it before as {quoted(before['name'])}.", "replace-share", "Replace it",
                                (("open-share", "Open a copy"),)))
 
-    def shared_before(self, source: str) -> dict | None:
+    def shared_before(self, source: str) -> dict[str, Any] | None:
         return next((e for e in self.ws.encounters if e.get("source") == source and e["id"] not in self.ws.locked), None)
 
     def open_shared(self, replace_earlier: bool = False) -> None:

@@ -5,9 +5,15 @@ from __future__ import annotations
 import json
 import random
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from pyengine.dice import distribution, parse, roll
+from pyengine.model import Combatant, Encounter
 from pyengine.tracker import Timeline, new_encounter, resolve
+
+if TYPE_CHECKING:  # the app is the page's; the bench only reads it
+    from .app import App
 
 DISTRIBUTIONS = ("4d6kh3", "10d20kh3", "8d6!", "6d10>=8")
 # The expressions that froze the page before the work budget (issue "never freeze").
@@ -17,19 +23,19 @@ FROZE = ("1d10000+1d10000", "10d10000", "1000d10000", "100d6!", "100d6!!", "1000
 REACH = ("2d10000", "10d10000kh1", "1000d6", "100d6!", "100d20kh50", "40d6!kh20")
 
 
-def reach_timings(repeat: int = 3) -> dict:
+def reach_timings(repeat: int = 3) -> dict[str, Any]:
     """Per expression: median ms of its exact distribution (default budget, no cache), outcomes, residual."""
     from pyengine.odds import Budget
 
     out = {}
     for expr in REACH:
         dist = distribution(expr, Budget())
-        out[expr] = {"ms": _median_ms(lambda e=expr: distribution(e, Budget()), repeat),
+        out[expr] = {"ms": _median_ms(_computed(expr), repeat),
                      "outcomes": len(dist.pmf), "residual": dist.residual}
     return out
 
 
-def first_answers(work: int) -> dict:
+def first_answers(work: int) -> dict[str, Any]:
     """Per expression: ms from the text to the first answer the roller shows (parse, the exact odds
     within `work`, else the first slice of the estimate), and which it was."""
     from pyengine.errors import EngineError
@@ -47,7 +53,7 @@ def first_answers(work: int) -> dict:
     return out
 
 
-def _median_ms(fn, repeat: int) -> float:
+def _median_ms(fn: Callable[[], Any], repeat: int) -> float:
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -57,16 +63,16 @@ def _median_ms(fn, repeat: int) -> float:
     return times[len(times) // 2]
 
 
-def dice_timings(repeat: int = 7) -> dict:
+def dice_timings(repeat: int = 7) -> dict[str, Any]:
     rng = random.Random(1)
     out = {"parse+roll 4d6kh3": _median_ms(lambda: roll("4d6kh3", rng), repeat * 10)}
-    from pyengine.odds import Budget
 
     for expr in DISTRIBUTIONS:  # computed each time (distribution() alone answers a repeat from its cache)
-        out[f"distribution {expr}"] = _median_ms(lambda e=expr: distribution(e, Budget()), repeat)
+        out[f"distribution {expr}"] = _median_ms(_computed(expr), repeat)
     out["parse 4d6kh3"] = _median_ms(lambda: parse("4d6kh3"), repeat * 10)
     from pyengine.systems.realms import Pool, attack_odds
-    from pyengine.systems.strife import Portion, Spec, attack_odds as strife_odds
+    from pyengine.systems.strife import Portion, Spec
+    from pyengine.systems.strife import attack_odds as strife_odds
 
     pool = Pool(skills=5, net="adv", crit_skill=True, ac=13, bonus=3, resistant=True)  # 6d20, immediate chains
     out["ER odds 6d20 adv+crit chain, resistant"] = _median_ms(lambda: attack_odds(pool), repeat)
@@ -80,7 +86,14 @@ def dice_timings(repeat: int = 7) -> dict:
     return out
 
 
-def _realms_fight():
+def _computed(expr: str) -> Callable[[], Any]:
+    """The exact odds of `expr` computed afresh at each call, each with a budget of its own."""
+    from pyengine.odds import Budget
+
+    return lambda: distribution(expr, Budget())
+
+
+def _realms_fight() -> tuple[Encounter, Combatant]:
     t = Timeline.start(new_encounter("bench-er", "Bench", system="realms"))
     skills = "melee fighting, slashing, cleaving, weapon forte, brawling"
     for name, stats in (("Aldric", {"skills": skills, "str": 2, "weight": 1}), ("Ghoul", {"ac": 13, "resistant": "edged"})):
@@ -103,7 +116,7 @@ def big_fight(n: int, seed: int = 1) -> Timeline:
     return t.do(resolve(t.present, "start_combat", {}, rng))
 
 
-def hook(app, name: str, arg: str = "") -> str:
+def hook(app: App, name: str, arg: str = "") -> str:
     """Entry point: returns JSON."""
     if name == "dice":
         return json.dumps(dice_timings())

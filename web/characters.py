@@ -6,10 +6,17 @@ forms; the attack panel itself is the system's view's (`View.attack_html`), on a
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from pyengine.characters import (
-    MAX_ATTACKS, ME_ID, TARGET_ID, Character, NamedAttack, character_payload, practice_encounter,
+    MAX_ATTACKS,
+    ME_ID,
+    TARGET_ID,
+    Character,
+    NamedAttack,
+    character_payload,
+    practice_encounter,
 )
 from pyengine.errors import EngineError
 from pyengine.model import StatField
@@ -33,7 +40,7 @@ HELP = (
 class Stats:
     """A dict of stats read like a combatant's (for the shared stat-field inputs)."""
 
-    def __init__(self, stats: dict) -> None:
+    def __init__(self, stats: dict[str, Any]) -> None:
         self.stats = stats
 
     def stat(self, key: str, default: Any = None) -> Any:
@@ -48,7 +55,7 @@ def _fields(system: str, keys: tuple[str, ...] | None = None, exclude: tuple[str
     return tuple(f for f in fields if f.key not in exclude)
 
 
-def read_stats(fields: tuple[StatField, ...], prefix: str, value: Callable[[str], str], checked: Callable[[str], bool]) -> dict:
+def read_stats(fields: tuple[StatField, ...], prefix: str, value: Callable[[str], str], checked: Callable[[str], bool]) -> dict[str, Any]:
     """What the <prefix>-stat-<key> inputs hold: flags as booleans, text as typed, numbers as typed
     (checked by pyengine.characters.validated_stats; an empty number is left out)."""
     out: dict[str, Any] = {}
@@ -72,7 +79,7 @@ def character_link(base: str, c: Character) -> str:
 def characters_html(characters: list[Character], note: str = "") -> str:
     """The list: each character with its attacks one tap away."""
     rows = []
-    for i, c in enumerate(characters):
+    for c in characters:
         attacks = "".join(
             f'<button type="button" data-action="character-attack" data-id="{esc(c.id)}" data-index="{j}" data-testid="character-attack">'
             f'{esc(a.name)}</button>' for j, a in enumerate(c.attacks)
@@ -143,7 +150,7 @@ def character_form_html(system: str, c: Character | None, editing_attack: NamedA
     )
 
 
-def character_sheet_html(c: Character, practice: dict, attack: dict, link: str) -> str:
+def character_sheet_html(c: Character, practice: dict[str, Any], attack: dict[str, Any], link: str) -> str:
     """A character's attack screen: its attacks, the target as the game master describes it, then
     the system's own attack panel (exact odds, Roll, every die) on the practice encounter."""
     view = view_for(c.system)

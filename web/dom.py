@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from pyodide.ffi import JsException, create_proxy, jsnull, to_js
 from pyscript import document, window
 
-from .persist import MemoryStore, StorageFull, StorageUnavailable
+from .persist import MemoryStore, StorageFull, StorageUnavailable, Store
 
-__all__ = ["BrowserStore", "open_store", "py", "el", "set_html", "value", "on", "download", "proxy"]
+__all__ = ["BrowserStore", "JsObject", "open_store", "py", "el", "set_html", "value", "on", "download", "proxy"]
+
+# A JavaScript object as Pyodide hands it over (an element, an event, a promise): untyped here.
+JsObject = Any
 
 
-def py(value):
+def py(value: JsObject) -> JsObject:
     """JS null arrives as pyodide's `jsnull`, not None: fold both into None."""
     return None if value is None or value is jsnull else value
 
-_proxies: list = []
+_proxies: list[Any] = []
 
 
-def proxy(fn):
+def proxy(fn: Callable[..., Any]) -> JsObject:
     """Keep a JS-callable proxy alive for the page's lifetime."""
     p = create_proxy(fn)
     _proxies.append(p)
@@ -64,7 +70,7 @@ class BrowserStore:
         return out
 
 
-def open_store(prefix: str) -> tuple[object, str]:
+def open_store(prefix: str) -> tuple[Store, str]:
     """(store, status): the browser's storage with "ok"; with "full" when it reads but refuses even
     a tiny write (the saved fights still load and show); else memory with "blocked"."""
     try:
@@ -89,7 +95,7 @@ def open_store(prefix: str) -> tuple[object, str]:
     return MemoryStore(), "blocked"
 
 
-def el(element_id: str):
+def el(element_id: str) -> JsObject:
     return py(document.getElementById(element_id))
 
 
@@ -120,7 +126,7 @@ def value(element_id: str, default: str = "") -> str:
     return default if v is None else str(v)
 
 
-def on(target, event: str, handler) -> None:
+def on(target: JsObject, event: str, handler: Callable[..., Any]) -> None:
     target.addEventListener(event, proxy(handler))
 
 

@@ -3,8 +3,9 @@ odds chart. Imports nothing of ours: values come in duck-typed (a stat field, a 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from html import escape
-from typing import Any, Iterable, Protocol
+from typing import Any, Protocol
 
 __all__ = [
     "esc", "clock", "pct", "field", "at_least", "stat_fields_html", "attack_select", "attack_check", "attack_input", "odds_html", "MAX_BARS",
@@ -84,7 +85,7 @@ def _attack_id(key: str, testid: str | None = None) -> str:
     return f'id="atk-{key}" data-attack-key="{key}" data-action-change="attack-config" data-testid="{testid}"'
 
 
-def attack_select(key: str, value: Any, options: dict, testid: str | None = None) -> str:
+def attack_select(key: str, value: Any, options: dict[str, Any], testid: str | None = None) -> str:
     """A choice of an attack panel: its value joins the panel's configuration as it changes."""
     opts = "".join(f'<option value="{esc(k)}"{" selected" if k == value else ""}>{esc(v)}</option>' for k, v in options.items())
     return f"<select {_attack_id(key, testid)}>{opts}</select>"
@@ -119,7 +120,7 @@ class Sampled(Protocol):  # an Estimate
 MAX_BARS = 120
 
 
-def at_least(cfg: dict) -> int | None:
+def at_least(cfg: dict[str, Any]) -> int | None:
     """The damage a player asked the chance of ("at least N"), from an attack panel's choices."""
     value = cfg.get("at_least")
     return value if isinstance(value, int) and not isinstance(value, bool) else None

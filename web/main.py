@@ -5,23 +5,53 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from pyscript import document, window
 
-from typing import Callable
-
+from pyengine.characters import Character, character_from_dict, validated_config, validated_stats
 from pyengine.dice import roll
 from pyengine.errors import EngineError
 from pyengine.model import validated_fields
-from pyengine.characters import Character, character_from_dict, character_to_dict, validated_config, validated_stats
 from pyengine.rules import get_system, system_of
 from pyengine.text import clean_text, quoted
 
 from . import characters, dom, render
-from .app import NEXT_TURN_GUARD, App
+from .app import App
+from .dom import JsObject
+from .messages import (
+    Act,
+    BatchApplied,
+    CharacterDeleted,
+    CharacterRestored,
+    HistoryCleared,
+    HitPointsTyped,
+    InitiativeEntered,
+    NextTurnTapped,
+    NoticeDismissed,
+    QuickAdded,
+    RedoTapped,
+    SavedRollDeleted,
+    SavedRollRestored,
+    SectionPicked,
+    SelectingToggled,
+    SelectionToggled,
+    StartTapped,
+    UndoTapped,
+)
+from .model import NEXT_TURN_GUARD
 from .persist import (
-    CHARACTERS, COLLECTIONS, INDEX, ROLLS, ROSTER, SAVED_ROLLS, TEMPLATES, Notice, export_all, export_encounter, rebase,
+    COLLECTIONS,
+    INDEX,
+    ROSTER,
+    SAVED_ROLLS,
+    TEMPLATES,
+    Notice,
+    export_all,
+    export_encounter,
+    rebase,
 )
 from .quick import add_die, advantage
 from .views import view_for
@@ -55,34 +85,38 @@ def _amount() -> int:
 class Page:
     """What a handler gets (views.Page): the tapped element's data, the page's inputs, the app."""
 
-    def __init__(self, a: App, node) -> None:
+    def __init__(self, a: App, node: JsObject) -> None:
         self.app = a
         self.node = node
 
     @property
-    def attack(self) -> dict:
+    def attack(self) -> dict[str, Any]:
         return self.app.ui.attack
 
-    def data(self, key: str):
+    def data(self, key: str) -> Any:
         return dom.py(self.node.getAttribute(f"data-{key}")) if self.node is not None else None
 
     def value(self, node_id: str, default: str = "") -> str:
         return dom.value(node_id, default)
 
-    def number(self, text, default: int | None = None) -> int | None:
+    def number(self, text: Any, default: int | None = None) -> int | None:
         return _int(text, default)
 
     def checked(self, selector: str) -> list[str]:
         return [str(n.value) for n in document.querySelectorAll(selector) if n.checked]
 
-    def act(self, kind: str, args: dict | None = None) -> bool:
+    def attribute(self, selector: str, name: str) -> str | None:
+        node = document.querySelector(selector)
+        return None if node is None else str(node.getAttribute(name))
+
+    def act(self, kind: str, args: dict[str, Any] | None = None) -> bool:
         return self.app.act(kind, args)
 
     def apply_attack(self) -> None:
         self.app.apply_attack()
 
 
-def _form_fields(page: Page, editing: bool) -> dict:
+def _form_fields(page: Page, editing: bool) -> dict[str, Any]:
     fields = {
         "name": dom.value("f-name"),
         "side": dom.value("f-side", "opponents"),
@@ -116,57 +150,40 @@ def on(*actions: str) -> Callable[[Handler], Handler]:
     return register
 
 
-def _start(page: Page) -> None:
-    """Start the fight: first, where the players roll initiative, they call out their numbers."""
+def _start_args(page: Page) -> dict[str, Any]:
     enc = page.app.timeline.present
-    if render.needs_initiative_entry(enc):
-        page.app.open_sheet("init")
-        return
-    page.act("start_combat", view_for(enc.system).start_args(page))  # rolls for whoever has no initiative yet; typed rolls stay
-
-
-def _initiative_entered(page: Page) -> None:
-    """The fight starts with the typed numbers, the rest rolled."""
-    a = page.app
-    inputs = list(document.querySelectorAll("[data-testid=init-input]"))
-    typed = {}
-    for node in inputs:
-        value = _int(node.value)
-        if value is not None:
-            typed[str(node.getAttribute("data-combatant-id"))] = value
-    enc = a.timeline.present
-    if a.act("start_combat", {"typed": typed, **view_for(enc.system).start_args(page)}):
-        a.close_sheet()
+    return {} if enc.started else view_for(enc.system).start_args(page)
 
 
 @on("next-turn")
 def _next_turn(page: Page) -> None:
-    a = page.app
-    now = time.monotonic()
-    if now - a.ui.last_next_turn < a.next_turn_guard:
-        return  # a double tap would skip a player's turn
-    a.update("next-turn-tapped", now=now)
-    if a.timeline.present.started:
-        a.act("next_turn")
-    else:
-        _start(page)
+    """Next turn; before the fight, Start fight (first the initiative step, where it has one)."""
+    page.app.dispatch(NextTurnTapped(time.monotonic(), page.app.rng, _start_args(page)))
 
 
-HANDLERS["start-combat"] = _start
+@on("start-combat")
+def _start(page: Page) -> None:
+    page.app.dispatch(StartTapped(page.app.rng, _start_args(page)))
+
+
+def _initiative_entered(page: Page) -> None:
+    """The fight starts with the typed numbers, the rest rolled."""
+    typed = {}
+    for node in document.querySelectorAll("[data-testid=init-input]"):
+        value = _int(node.value)
+        if value is not None:
+            typed[str(node.getAttribute("data-combatant-id"))] = value
+    page.app.dispatch(InitiativeEntered(typed, page.app.rng, _start_args(page)))
 
 
 @on("undo", "toast-undo")
 def _undo(page: Page) -> None:
-    if page.data("action") == "toast-undo":
-        page.app.hide_toast()
-    if page.app.timeline.can_undo:
-        page.app.commit(page.app.timeline.undo())
+    page.app.dispatch(UndoTapped(from_toast=page.data("action") == "toast-undo"))
 
 
 @on("redo")
 def _redo(page: Page) -> None:
-    if page.app.timeline.can_redo:
-        page.app.commit(page.app.timeline.redo())
+    page.app.dispatch(RedoTapped())
 
 
 @on("attack-last")
@@ -176,14 +193,12 @@ def _attack_last(page: Page) -> None:
 
 @on("select-mode")
 def _select_mode(page: Page) -> None:
-    page.app.update("selecting-toggled")
-    page.app.render()
+    page.app.dispatch(SelectingToggled())
 
 
 @on("toggle-select")
 def _toggle_select(page: Page) -> None:
-    page.app.update("selection-toggled", ident=str(page.data("id")))
-    page.app.render()
+    page.app.dispatch(SelectionToggled(str(page.data("id"))))
 
 
 @on("apply-selected")
@@ -193,34 +208,14 @@ def _apply_selected(page: Page) -> None:
 
 @on("apply-batch")
 def _apply_batch(page: Page) -> None:
-    """One amount (half for those who saved) or one condition, for every selected combatant: one step."""
-    a = page.app
-    kind = str(page.data("kind"))
-    chosen = [i for i in (a.ui.selected or ()) if i in a.timeline.present.names()]
-    halves = set(page.checked("#sheet-body input.half"))  # the ids whose box is ticked
-    if kind == "add_condition":
-        name = dom.value("batch-condition")
-        actions = [{"kind": kind, "args": {"id": cid, "name": name, "until": "never", "source": a.timeline.present.active_id}}
-                   for cid in chosen]
-    else:
-        amount = _int(dom.value("batch-amount"))
-        if amount is None:
-            raise EngineError("Type an amount first.")
-        if not 0 <= amount <= 1_000_000:
-            raise EngineError("Enter a number from 0 to 1,000,000.")
-        actions = [{"kind": kind, "args": {"id": cid, "amount": amount // 2 if kind == "damage" and cid in halves else amount,
-                                           **({"half": True} if kind == "damage" and cid in halves else {})}}
-                   for cid in chosen]
-    if a.act("batch", {"actions": actions}):
-        a.update("selection-done")
-        a.close_sheet()
-        a.render()
+    """One amount (half for those whose box is ticked) or one condition, for every selected combatant: one step."""
+    page.app.dispatch(BatchApplied(str(page.data("kind")), page.app.rng, amount=dom.value("batch-amount"),
+                                   halves=tuple(page.checked("#sheet-body input.half")), condition=dom.value("batch-condition")))
 
 
 @on("pick-section")
 def _pick_section(page: Page) -> None:
-    page.app.update("section-picked", key=str(page.data("section")))
-    page.app.render_sheet()
+    page.app.dispatch(SectionPicked(str(page.data("section"))))
 
 
 @on("act-now")
@@ -274,31 +269,19 @@ def _quick_add(page: Page) -> None:
     roster = page.data("source") == "roster"
     source = a.ws.roster if roster else a.ws.templates
     index = int(page.data("index"))
-    if not 0 <= index < len(source):
-        return
-    fields = dict(source[index])
-    names = {c.name for c in a.timeline.present.combatants}
-    if fields.get("name") in names:
-        if roster:  # a party member is in the fight once
-            raise EngineError(f"{fields['name']} is already in this fight.")
-        n = 2
-        while f"{fields['name']} {n}" in names:
-            n += 1
-        fields["name"] = f"{fields['name']} {n}"  # another of the same foe, numbered
-    if a.act("add_combatant", {"combatant": fields}):
-        a.close_sheet()
+    if 0 <= index < len(source):
+        a.dispatch(QuickAdded(roster, dict(source[index]), a.rng))
 
 
 @on("remove")
 def _remove(page: Page) -> None:
-    if page.act("remove_combatant", {"id": page.data("id")}):
-        page.app.close_sheet()
+    page.app.dispatch(Act("remove_combatant", {"id": page.data("id")}, page.app.rng, close_sheet=True))
 
 
 @on("damage", "heal", "temp")
 def _hit_points(page: Page) -> None:
     kind = {"damage": "damage", "heal": "heal", "temp": "temp_hp"}[str(page.data("action"))]
-    page.act(kind, {"id": page.data("id"), "amount": _amount()})  # manual damage blames nobody
+    page.app.dispatch(HitPointsTyped(kind, str(page.data("id")), dom.value("hp-amount"), page.app.rng))
 
 
 @on("add-condition")
@@ -317,8 +300,7 @@ def _remove_condition(page: Page) -> None:
 
 @on("delay")
 def _delay(page: Page) -> None:
-    if page.act("delay", {"id": page.data("id"), "after": dom.value("delay-after")}):
-        page.app.close_sheet()
+    page.app.dispatch(Act("delay", {"id": page.data("id"), "after": dom.value("delay-after")}, page.app.rng, close_sheet=True))
 
 
 @on("open-menu")
@@ -398,8 +380,8 @@ def _copy_field(field_id: str, out_id: str) -> None:
         return
     field.select()
 
-    def told(text: str):
-        def say(*_) -> None:
+    def told(text: str) -> JsObject:
+        def say(*_: Any) -> None:
             if out is not None:
                 out.textContent = text
         return dom.proxy(say)
@@ -536,26 +518,12 @@ def _remove_attack(page: Page) -> None:
 
 @on("delete-character")
 def _delete_character(page: Page) -> None:
-    a = page.app
-    c = a.character(page.data("id"))
-    if c is None:
-        return
-    a.deleted_characters.append(character_to_dict(c))
-    a.characters = a.store_list(CHARACTERS, [x for x in a.characters if x.get("id") != c.id])
-    a.open_sheet("characters")
-    a.notify(Notice("info", f"Deleted {quoted(c.name)}.", "undelete-character", "Undo"))
+    page.app.dispatch(CharacterDeleted(str(page.data("id"))))
 
 
 @on("notice-undelete-character")
 def _undelete_character(page: Page) -> None:
-    a = page.app
-    if not a.deleted_characters:
-        return
-    back = a.deleted_characters.pop()
-    a.characters = a.store_list(CHARACTERS, a.characters + [back])
-    a.notices = [n for n in a.notices if n.action != "undelete-character"]
-    a.render_notices()
-    a.render_sheet()
+    page.app.dispatch(CharacterRestored())
 
 
 @on("save-attack-options")
@@ -602,7 +570,7 @@ def _keep_character(page: Page) -> None:
     page.app.take_character(into_fight=False)
 
 
-def _practice_target(a: App, target) -> None:
+def _practice_target(a: App, target: JsObject) -> None:
     """What the game master says about the target, read whole from the character's screen."""
     c = a.character(a.ui.sheet[1] if a.ui.sheet else None)
     if c is None:
@@ -636,10 +604,7 @@ def _toggle_theme(page: Page) -> None:
 
 @on("dismiss")
 def _dismiss(page: Page) -> None:
-    index = int(page.data("index"))
-    if 0 <= index < len(page.app.notices):
-        page.app.notices.pop(index)
-        page.app.render_notices()
+    page.app.dispatch(NoticeDismissed(int(page.data("index"))))
 
 
 @on("notice-reload")
@@ -709,36 +674,20 @@ def _roll_saved(page: Page) -> None:
 
 @on("delete-saved")
 def _delete_saved(page: Page) -> None:
-    a = page.app
-    index = int(page.data("index"))
-    if 0 <= index < len(a.saved_rolls):
-        gone = a.saved_rolls[index]
-        a.update("roll-deleted", index=index, saved=gone)
-        a.saved_rolls = a.store_list(SAVED_ROLLS, a.saved_rolls[:index] + a.saved_rolls[index + 1:])
-        dom.set_html("saved-rolls", render.saved_rolls_html(a.saved_rolls))
-        a.notify(Notice("info", f"Deleted the saved roll {quoted(str(gone.get('name')))}.", "undelete-roll", "Undo"))
+    page.app.dispatch(SavedRollDeleted(int(page.data("index"))))
 
 
 @on("notice-undelete-roll")
 def _undelete_roll(page: Page) -> None:
-    a = page.app
-    if a.ui.deleted_rolls:
-        index, back = a.ui.deleted_rolls[-1]
-        a.update("roll-restored")
-        rest = [s for s in a.saved_rolls if s.get("name") != back.get("name")]
-        a.saved_rolls = a.store_list(SAVED_ROLLS, rest[:index] + [back] + rest[index:])
-        dom.set_html("saved-rolls", render.saved_rolls_html(a.saved_rolls))
-    a.notices = [n for n in a.notices if n.action != "undelete-roll"]
-    a.render_notices()
+    page.app.dispatch(SavedRollRestored())
 
 
 @on("clear-history")
 def _clear_history(page: Page) -> None:
-    page.app.rolls = page.app.store_list(ROLLS, [])
-    dom.set_html("roll-history", render.history_html(page.app.rolls))
+    page.app.dispatch(HistoryCleared())
 
 
-def handle(action: str, node) -> None:
+def handle(action: str, node: JsObject) -> None:
     """Find the tap's handler (the core's, else the encounter's view's) and run it."""
     a = _app()
     handler = HANDLERS.get(action) or view_for(a.timeline.present.system).events.get(action)
@@ -750,7 +699,7 @@ def _slug(name: str) -> str:
     return "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-")[:40] or "encounter"
 
 
-def submit(form_action: str, form) -> None:
+def submit(form_action: str, form: JsObject) -> None:
     a = _app()
     if form_action == "roll":
         a.do_roll(dom.value("dice-input"))
@@ -777,7 +726,7 @@ def submit(form_action: str, form) -> None:
             a.close_sheet()
 
 
-def on_click(event) -> None:
+def on_click(event: JsObject) -> None:
     node = dom.py(event.target.closest("[data-action]"))
     if node is None or node.hasAttribute("disabled"):
         return
@@ -787,7 +736,7 @@ def on_click(event) -> None:
         _app().error(str(error))
 
 
-def on_submit(event) -> None:
+def on_submit(event: JsObject) -> None:
     form = event.target
     action = dom.py(form.getAttribute("data-action-submit"))
     if not action:
@@ -799,7 +748,7 @@ def on_submit(event) -> None:
         _app().error(str(error))
 
 
-def on_input(event) -> None:
+def on_input(event: JsObject) -> None:
     target = event.target
     if target.id == "dice-input":
         _app().update("dice-typed")  # typed by hand: the quick dice add to it
@@ -807,26 +756,23 @@ def on_input(event) -> None:
         _app().schedule_odds()
 
 
-def _set_skip(a: App, target) -> None:
+def _set_skip(a: App, target: JsObject) -> None:
     a.act("set_option", {"key": "skip_down", "value": target.value})
 
 
-def _set_option(a: App, target) -> None:
+def _set_option(a: App, target: JsObject) -> None:
     value = str(target.value)
     a.act("set_option", {"key": str(target.getAttribute("data-key")), "value": int(value) if value.isdigit() else value})
 
 
-def _attack_config(a: App, target) -> None:
+def _attack_config(a: App, target: JsObject) -> None:
     """The attack panel's inputs, read whole into the UI state (a rolled attack not applied is dropped)."""
     sheet = dom.el("sheet-body")
     config = {}
     for node in sheet.querySelectorAll("[data-attack-key]"):
         key = str(node.getAttribute("data-attack-key"))
         config[key] = bool(node.checked) if str(node.type) == "checkbox" else (str(node.value) or None)
-    boxes = sheet.querySelectorAll(".atk-skill")
-    if boxes.length:
-        config["skills"] = ", ".join(str(b.value) for b in boxes if b.checked)
-        config["skills_of"] = str(boxes.item(0).getAttribute("data-owner"))
+    config = view_for(a.panel_system()).read_attack_config(Page(a, target), config)
     a.update("attack-configured", config=config)
     if str(target.type) in ("text", "number"):
         a.schedule_sheet()  # typing then tapping a button: let the tap land before the sheet is redrawn
@@ -834,14 +780,14 @@ def _attack_config(a: App, target) -> None:
         a.render_sheet()
 
 
-def _side_picked(a: App, target) -> None:
+def _side_picked(a: App, target: JsObject) -> None:
     """Choosing Party makes a new combatant a player character (Opponents: not); it can be changed after."""
     pc = dom.el("f-pc")
     if pc is not None and dom.el("f-count") is not None:  # adding, not editing
         pc.value = "1" if str(target.value) == "party" else "0"
 
 
-def _attack_target(a: App, target) -> None:
+def _attack_target(a: App, target: JsObject) -> None:
     a.update("target-picked", ident=str(target.value))
     a.render_sheet()
 
@@ -854,7 +800,7 @@ CHANGES: dict[str, Callable[[App, object], None]] = {  # data-action-change -> h
 }
 
 
-def _on_hash_change(event) -> None:
+def _on_hash_change(event: JsObject) -> None:
     _open_fragment()
     _app().render_notices()
 
@@ -871,7 +817,7 @@ def _open_fragment() -> None:
         _app().open_view(fragment[len("#view="):])
 
 
-def on_change(event) -> None:
+def on_change(event: JsObject) -> None:
     target = event.target
     if target.id == "import-file" and target.files.length:
         asyncio.ensure_future(_app().import_file(target.files.item(0)))
@@ -882,7 +828,7 @@ def on_change(event) -> None:
         handler(_app(), target)
 
 
-def _next_initiative(event) -> None:
+def _next_initiative(event: JsObject) -> None:
     """Enter in an initiative field moves on to the next empty one; after the last, the fight starts."""
     event.preventDefault()
     inputs = list(document.querySelectorAll("[data-testid=init-input]"))
@@ -894,7 +840,7 @@ def _next_initiative(event) -> None:
         dom.el("init-form").requestSubmit()
 
 
-def on_key(event) -> None:
+def on_key(event: JsObject) -> None:
     key = str(event.key)
     target = event.target
     if key == "Enter" and dom.py(target.getAttribute("data-testid")) == "init-input":
@@ -919,7 +865,7 @@ def on_key(event) -> None:
         handle("redo", event.target)
 
 
-def on_sheet_click(event) -> None:
+def on_sheet_click(event: JsObject) -> None:
     """A tap on the backdrop (outside the sheet's box, which the dialog itself receives) closes it."""
     sheet = dom.el("sheet")
     if event.target == sheet:
@@ -932,7 +878,7 @@ SWIPE_PX = 80  # a downward swipe this long, started while the sheet is scrolled
 _swipe: dict[str, float] = {}
 
 
-def on_sheet_touchstart(event) -> None:
+def on_sheet_touchstart(event: JsObject) -> None:
     sheet = dom.el("sheet")
     touch = event.changedTouches.item(0)
     if event.touches.length == 1 and sheet.scrollTop <= 0 and touch is not None:
@@ -941,7 +887,7 @@ def on_sheet_touchstart(event) -> None:
         _swipe.clear()
 
 
-def on_sheet_touchend(event) -> None:
+def on_sheet_touchend(event: JsObject) -> None:
     touch = event.changedTouches.item(0)
     if "y" not in _swipe or touch is None:
         return
@@ -951,7 +897,7 @@ def on_sheet_touchend(event) -> None:
         _app().close_sheet()
 
 
-def on_storage(event) -> None:
+def on_storage(event: JsObject) -> None:
     key = dom.py(event.key)
     if key is None:
         return
@@ -965,20 +911,20 @@ def on_storage(event) -> None:
         _app().pick_up_collection(name)
 
 
-def on_visibility(event) -> None:
+def on_visibility(event: JsObject) -> None:
     _app().wake_lock = None  # the browser releases it when hidden
     _app().update_wake_lock()
 
 
-def on_log_toggle(event) -> None:
+def on_log_toggle(event: JsObject) -> None:
     dom.forget("log")
     _app().render()
 
 
-def _bench(name, arg="") -> str:
+def _bench(name: JsObject, arg: JsObject = "") -> str:
     from . import bench  # only when the benchmark asks: keeps it off the start-up path
 
-    return bench.hook(app, str(name), str(arg))
+    return bench.hook(_app(), str(name), str(arg))
 
 
 def start() -> None:

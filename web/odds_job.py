@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from pyengine.dice import Budget, Distribution, Estimate, Node, distribution_ast, sample
 from pyengine.errors import DiceLimitError, EngineError

@@ -17,14 +17,24 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from pyengine.characters import MAX_CHARACTERS, character_from_dict, character_to_dict
 from pyengine.errors import EngineError, SchemaError
 from pyengine.storage import (
-    APP, SCHEMA_VERSION, dumps, encounter_from_dict, encounter_to_dict, loads, migrate,
-    pack, timeline_from_dict, timeline_to_dict, unpack,
+    APP,
+    SCHEMA_VERSION,
+    dumps,
+    encounter_from_dict,
+    encounter_to_dict,
+    loads,
+    migrate,
+    pack,
+    timeline_from_dict,
+    timeline_to_dict,
+    unpack,
 )
 from pyengine.text import clean_text, quoted
 from pyengine.tracker import Action, Encounter, Timeline, new_encounter, validated_fields
@@ -32,6 +42,7 @@ from pyengine.tracker import Action, Encounter, Timeline, new_encounter, validat
 __all__ = [
     "StorageFull",
     "StorageUnavailable",
+    "ChangedElsewhere",
     "Store",
     "MemoryStore",
     "Notice",
@@ -65,6 +76,10 @@ class StorageFull(Exception):
 
 class StorageUnavailable(Exception):
     """The store cannot be used at all (blocked, private mode)."""
+
+
+class ChangedElsewhere(SchemaError):
+    """Another tab saved this fight since this tab read it: this tab's change is not written."""
 
 
 class Store(Protocol):
@@ -115,10 +130,10 @@ class Notice:
 
 @dataclass
 class Workspace:
-    encounters: list[dict]            # [{"id", "name"}] in the user's order
+    encounters: list[dict[str, Any]]            # [{"id", "name"}] in the user's order
     current: Timeline
-    roster: list[dict] = field(default_factory=list)
-    templates: list[dict] = field(default_factory=list)
+    roster: list[dict[str, Any]] = field(default_factory=list)
+    templates: list[dict[str, Any]] = field(default_factory=list)
     locked: set[str] = field(default_factory=set)  # ids saved by a newer app: never written
 
 
@@ -129,7 +144,7 @@ def _enc_key(eid: str) -> str:
 ORIGINS = ("link", "file")
 
 
-def entry_details(e: dict) -> dict:
+def entry_details(e: dict[str, Any]) -> dict[str, Any]:
     """What the list of encounters shows beside a name, checked: system, round, when last played
     (ms), where it came from (a shared link or a file) and the shared fight's own id."""
     out: dict[str, Any] = {}
@@ -145,13 +160,13 @@ def entry_details(e: dict) -> dict:
     return out
 
 
-def _index_entries(raw: str) -> tuple[list[dict], str | None]:
+def _index_entries(raw: str) -> tuple[list[dict[str, Any]], str | None]:
     """A stored list of encounters: its entries (checked; odd ones dropped) and the current id.
     Raises SchemaError if it does not load as one."""
     index = loads(raw, "saved data")
     if not (isinstance(index, dict) and isinstance(index.get("encounters"), list)):
         raise SchemaError("it is not a list of encounters")
-    entries: list[dict] = []
+    entries: list[dict[str, Any]] = []
     ids: set[str] = set()
     for e in index["encounters"][:1000]:
         if isinstance(e, dict) and isinstance(e.get("id"), str) and 0 < len(e["id"]) <= 40 and e["id"] not in ids:
@@ -169,7 +184,7 @@ def _text(value: Any, limit: int) -> str:
     return value
 
 
-def _roll_entry(item: Any) -> dict:
+def _roll_entry(item: Any) -> dict[str, Any]:
     if not isinstance(item, dict) or isinstance(item.get("total"), bool) or not isinstance(item.get("total"), int):
         raise SchemaError("unreadable roll")
     at = item.get("at", 0)
@@ -185,18 +200,18 @@ def _roll_entry(item: Any) -> dict:
     return entry
 
 
-def _saved_roll(item: Any) -> dict:
+def _saved_roll(item: Any) -> dict[str, Any]:
     if not isinstance(item, dict):
         raise SchemaError("unreadable saved roll")
     return {"name": clean_text(_text(item.get("name"), 60)) or "Roll", "expr": _text(item.get("expr"), 1000)}
 
 
-def _character(item: Any) -> dict:
+def _character(item: Any) -> dict[str, Any]:
     """A stored character, checked (and brought up to the current format): see pyengine.characters."""
     return character_to_dict(character_from_dict(item))
 
 
-def _person(item: Any) -> dict:
+def _person(item: Any) -> dict[str, Any]:
     if not isinstance(item, dict):
         raise SchemaError("unreadable entry")
     return validated_fields({k: v for k, v in item.items() if k != "count"})
@@ -208,8 +223,8 @@ class Collection:
 
     key: str
     what: str
-    check: Callable[[Any], dict]
-    identity: Callable[[dict], Any]
+    check: Callable[[Any], dict[str, Any]]
+    identity: Callable[[dict[str, Any]], Any]
     limit: int
     newest_first: bool = False  # ordered by "at", newest first (the roll history)
 
@@ -224,7 +239,7 @@ COLLECTIONS = {
 }
 
 
-def merge(base: list, ours: list, theirs: list, identity: Callable[[Any], Any]) -> list:
+def merge(base: list[Any], ours: list[Any], theirs: list[Any], identity: Callable[[Any], Any]) -> list[Any]:
     """Three-way merge of a list: what another tab stored (`theirs`), with what this tab added,
     changed and removed since it last read `base`. Nothing either side did is lost."""
     base_items = {identity(x): x for x in base}
@@ -238,12 +253,12 @@ def merge(base: list, ours: list, theirs: list, identity: Callable[[Any], Any]) 
 
 
 class Persistence:
-    def __init__(self, store: Store, clock=time.time) -> None:
+    def __init__(self, store: Store, clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.clock = clock
         self.revs: dict[str, int] = {}
         self.seen: dict[str, str | None] = {}   # per collection key: the text last read or written
-        self.base: dict[str, list] = {}         # per collection key: the items last read or written
+        self.base: dict[str, list[Any]] = {}         # per collection key: the items last read or written
 
     # -- reading ---------------------------------------------------------------------------
     def backup(self, key: str, raw: str) -> str:
@@ -266,7 +281,7 @@ class Persistence:
                                        f"({kept}) and the app started without it. {EXPORT_HINT}", "export-all", "Export all"))
 
     # -- collections -------------------------------------------------------------------------
-    def _parse_collection(self, spec: Collection, raw: str | None) -> tuple[list, int]:
+    def _parse_collection(self, spec: Collection, raw: str | None) -> tuple[list[Any], int]:
         """(the items that load, how many did not); raises SchemaError if the whole value does not."""
         if raw is None:
             return [], 0
@@ -281,7 +296,7 @@ class Persistence:
                 continue
         return good[: spec.limit], len(value) - len(good[: spec.limit])
 
-    def read_collection(self, key: str, notices: list[Notice]) -> list:
+    def read_collection(self, key: str, notices: list[Notice]) -> list[Any]:
         spec = COLLECTIONS[key]
         raw = self.store.get(key)
         try:
@@ -299,7 +314,7 @@ class Persistence:
         self.base[key] = list(items)
         return items
 
-    def write_collection(self, key: str, items: list) -> list:
+    def write_collection(self, key: str, items: list[Any]) -> list[Any]:
         """Store a collection; if another tab changed it since we read it, merge both changes first.
         Returns what was stored (the caller keeps that). Raises StorageFull or StorageUnavailable."""
         spec = COLLECTIONS[key]
@@ -410,7 +425,7 @@ class Persistence:
         self.base[INDEX] = [dict(e) for e in entries]
         return ws, notices
 
-    def _read_index(self, notices: list[Notice]) -> tuple[list[dict], str | None]:
+    def _read_index(self, notices: list[Notice]) -> tuple[list[dict[str, Any]], str | None]:
         """The stored list of encounters and the current id; one that does not load is set aside
         (the list is then rebuilt from the saved encounters)."""
         raw = self.store.get(INDEX)
@@ -460,14 +475,15 @@ class Persistence:
         return doc.get("rev") if isinstance(doc, dict) and isinstance(doc.get("rev"), int) else None
 
     def save_timeline(self, timeline: Timeline, ws: Workspace) -> None:
-        """Write the encounter; raises StorageFull (nothing written) or SchemaError (conflict)."""
+        """Write the encounter; raises StorageFull (nothing written), ChangedElsewhere (another tab
+        saved it meanwhile) or SchemaError (saved by a newer version: never overwritten)."""
         eid = timeline.present.id
         if eid in ws.locked:
             raise SchemaError("This encounter was saved by a newer version and is not overwritten.")
         stored = self.stored_rev(eid)
         known = self.revs.get(eid)
         if stored is not None and known is not None and stored > known:
-            raise SchemaError("This fight was changed in another tab.")
+            raise ChangedElsewhere("This fight was changed in another tab.")
         rev = (known or stored or 0) + 1
         doc = timeline_to_dict(timeline)
         doc["rev"] = rev
@@ -509,7 +525,7 @@ class Persistence:
             ws.encounters.append({"id": ws.current.present.id, "name": ws.current.present.name})
         self.base[INDEX] = [dict(e) for e in ws.encounters]
 
-    def backups(self) -> list[dict]:
+    def backups(self) -> list[dict[str, Any]]:
         """Everything set aside, for Export all."""
         out = []
         for key in self.store.keys():
@@ -547,7 +563,7 @@ def export_all(ws: Workspace, persistence: Persistence) -> str:
     return json.dumps(doc, indent=1, ensure_ascii=False)
 
 
-def parse_import(text: str) -> tuple[list[Timeline], list[dict], list[dict]]:
+def parse_import(text: str) -> tuple[list[Timeline], list[dict[str, Any]], list[dict[str, Any]]]:
     """Everything in an exported file, fully checked; raises SchemaError and changes nothing."""
     doc = migrate(loads(text, "file"))
     kind = doc.get("kind")
@@ -564,7 +580,7 @@ def parse_import(text: str) -> tuple[list[Timeline], list[dict], list[dict]]:
     raise SchemaError("This Roundkeeper file holds nothing to import.")
 
 
-def import_characters(text: str) -> list[dict]:
+def import_characters(text: str) -> list[dict[str, Any]]:
     """The characters in an exported file (none in a single fight's file), fully checked; raises
     SchemaError or RuleError and changes nothing."""
     doc = migrate(loads(text, "file"))
@@ -574,7 +590,7 @@ def import_characters(text: str) -> list[dict]:
     return [_character(item) for item in items]
 
 
-def _people(items: Any, what: str) -> list[dict]:
+def _people(items: Any, what: str) -> list[dict[str, Any]]:
     if not isinstance(items, list) or len(items) > 500:
         raise SchemaError(f"The file's {what} is unreadable.")
     out = []

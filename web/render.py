@@ -6,6 +6,7 @@ and how its turns go from its turn flow. Nothing here names a system."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from pyengine.dice import RollResult
 from pyengine.errors import EngineError
@@ -212,7 +213,7 @@ def initiative_sheet_html(enc: Encounter) -> str:
     )
 
 
-def add_sheet_html(enc: Encounter, roster: list[dict], templates: list[dict], edit: Combatant | None = None,
+def add_sheet_html(enc: Encounter, roster: list[dict[str, Any]], templates: list[dict[str, Any]], edit: Combatant | None = None,
                    last: tuple[str, bool] = ("opponents", False)) -> str:
     """The add / edit form; a new combatant starts on the side (and PC or not) of the last one added."""
     c = edit
@@ -278,7 +279,7 @@ def sections_html(sections: list[tuple[str, str, str]], open_key: str | None) ->
             f'<div role="tabpanel" data-testid="section-body" data-section="{esc(shown[0])}">{shown[2]}</div>')
 
 
-def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict | None = None, events: list[Event] | None = None,
+def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict[str, Any] | None = None, events: list[Event] | None = None,
                          section: str | None = None) -> str:
     names = enc.names()
     conds = "".join(
@@ -336,7 +337,7 @@ STORAGE_STATES = {
 }
 
 
-def encounter_details(entry: dict, now: float) -> str:
+def encounter_details(entry: dict[str, Any], now: float) -> str:
     """'Enchanted Realms · round 3 · from a shared link · 2 h ago' for the list of encounters."""
     parts = []
     if entry.get("system"):
@@ -363,7 +364,7 @@ def _ago(seconds: float) -> str:
     return "just now"  # pragma: no cover
 
 
-def menu_sheet_html(encounters: list[dict], current_id: str, locked: set[str], theme: str, skip_down: str, trash: list[dict],
+def menu_sheet_html(encounters: list[dict[str, Any]], current_id: str, locked: set[str], theme: str, skip_down: str, trash: list[dict[str, Any]],
                     system: str = "generic", storage: str = "unknown", now: float = 0.0) -> str:
     system_options = "".join(
         f'<option value="{esc(x.name)}"{" selected" if x.name == system else ""}>{esc(x.label)}</option>' for x in systems()
@@ -423,7 +424,7 @@ def menu_sheet_html(encounters: list[dict], current_id: str, locked: set[str], t
     )
 
 
-def table_view_html(view: dict) -> str:
+def table_view_html(view: dict[str, Any]) -> str:
     """A fight as the players see it from the game master's QR code: read-only, HP of the party,
     the opponents' state in words. Every text escaped (it came from another phone)."""
     rows = "".join(
@@ -450,7 +451,7 @@ def table_view_html(view: dict) -> str:
     )
 
 
-def _die_class(d) -> str:
+def _die_class(d: Any) -> str:
     classes = ["die"]
     if d.rerolled or d.dropped:
         classes.append("dropped")
@@ -480,7 +481,7 @@ def roll_result_html(result: RollResult) -> str:
     )
 
 
-def notices_html(notices: list) -> str:
+def notices_html(notices: list[Any]) -> str:
     """Messages for the user, each with its buttons and a dismiss ×."""
     return "".join(
         f'<div class="notice {esc(n.level)}" data-testid="notice" data-level="{esc(n.level)}">'
@@ -492,7 +493,7 @@ def notices_html(notices: list) -> str:
     )
 
 
-def history_html(rolls: list[dict]) -> str:
+def history_html(rolls: list[dict[str, Any]]) -> str:
     if not rolls:
         return '<li class="muted">No rolls yet.</li>'
     return "".join(
@@ -503,7 +504,7 @@ def history_html(rolls: list[dict]) -> str:
     )
 
 
-def _crit_chips(entry: dict) -> str:
+def _crit_chips(entry: dict[str, Any]) -> str:
     """A roll with critical dice or fumbles (cs / cf, or a d20's 20 / 1) says so in the history."""
     out = ""
     for key, word, css in (("crits", "crit", "ok"), ("fumbles", "fumble", "bad")):
@@ -523,7 +524,7 @@ def _struck(text: str) -> str:
     return re.sub(r"~~(.+?)~~", r"<s>\1</s>", text)
 
 
-def saved_rolls_html(saved: list[dict]) -> str:
+def saved_rolls_html(saved: list[dict[str, Any]]) -> str:
     if not saved:
         return '<p class="muted">No saved rolls. Type a roll, then Save.</p>'
     return "".join(

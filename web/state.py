@@ -9,8 +9,9 @@ another attribute on the App.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any
 
 __all__ = ["Ui", "update", "MESSAGES", "FRESH_ATTACK"]
 
@@ -25,7 +26,6 @@ class Ui:
     last_target: str | None = None                 # whom the last applied attack hit (the next Attack… opens it)
     building: bool = False                         # the dice box holds an expression the quick dice add to
     last_next_turn: float = -1.0                   # when Next turn last acted (monotonic seconds)
-    deleted_rolls: tuple[tuple[int, dict], ...] = ()  # saved rolls deleted, newest last, for Undo
     pending_share: Any = None                      # the Timeline of a shared link, until the user opens it
     selected: tuple[str, ...] | None = None        # rows chosen to act on together (None: not selecting)
     last_added: tuple[str, bool] = ("opponents", False)  # side and PC of the last combatant added: the next starts so
@@ -53,11 +53,11 @@ def _sheet_closed(ui: Ui) -> Ui:
     return replace(ui, sheet=None)
 
 
-def _attack_configured(ui: Ui, config: dict) -> Ui:
+def _attack_configured(ui: Ui, config: dict[str, Any]) -> Ui:
     return replace(ui, attack={**config, "pending": None})
 
 
-def _attack_rolled(ui: Ui, pending: dict) -> Ui:
+def _attack_rolled(ui: Ui, pending: dict[str, Any]) -> Ui:
     return replace(ui, attack={**ui.attack, "pending": pending})
 
 
@@ -78,22 +78,14 @@ def _dice_rolled(ui: Ui) -> Ui:
     return replace(ui, building=False)
 
 
-def _roll_deleted(ui: Ui, index: int, saved: dict) -> Ui:
-    return replace(ui, deleted_rolls=ui.deleted_rolls + ((index, saved),))
-
-
-def _roll_restored(ui: Ui) -> Ui:
-    return replace(ui, deleted_rolls=ui.deleted_rolls[:-1])
-
-
-def _character_opened(ui: Ui, ident: str, attack: int | None, config: dict) -> Ui:
+def _character_opened(ui: Ui, ident: str, attack: int | None, config: dict[str, Any]) -> Ui:
     """A character's attack screen: the chosen attack's options in the panel; the target described
     before stays (the game master's monster does not change with the attack)."""
     return replace(ui, sheet=("character", ident), attack={**FRESH_ATTACK, **config}, section=None,
                    practice={**ui.practice, "attack": attack})
 
 
-def _target_described(ui: Ui, target: dict, hp: int | None, name: str, at_least: int | None = None) -> Ui:
+def _target_described(ui: Ui, target: dict[str, Any], hp: int | None, name: str, at_least: int | None = None) -> Ui:
     return replace(ui, practice={**ui.practice, "target": target, "hp": hp, "name": name, "at_least": at_least},
                    attack={**ui.attack, "pending": None})
 
@@ -150,8 +142,6 @@ MESSAGES: dict[str, Callable[..., Ui]] = {
     "next-turn-tapped": _next_turn_tapped,
     "dice-typed": _dice_typed,
     "dice-rolled": _dice_rolled,
-    "roll-deleted": _roll_deleted,
-    "roll-restored": _roll_restored,
     "share-offered": _share_offered,
     "share-taken": _share_taken,
     "character-opened": _character_opened,

@@ -5,12 +5,13 @@ reminders d20 tables expect (the SRD's death saves and concentration checks; doc
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from ..damage import mend, take_damage
 from ..dice import Distribution, Rng, distribution_ast, parse, roll_ast
 from ..errors import EngineError, RuleError
 from ..model import Combatant, Encounter, Event, Outcome, StatField
 from ..notation import MAX_DICE, count_dice, doubled_dice
-from ..damage import mend, take_damage
 from ..rules import ActionRule, System, settle_ties
 
 __all__ = ["GenericSystem", "concentration_dc", "death_save_outcome", "DEATH_SAVES", "AttackSpec", "attack_spec", "attack_odds",
@@ -39,7 +40,7 @@ class AttackSpec:
     notes: tuple[str, ...] = ()
 
 
-def attack_spec(enc: Encounter, args: dict) -> AttackSpec:
+def attack_spec(enc: Encounter, args: dict[str, Any]) -> AttackSpec:
     """The attack the tracker would make from the attacker's stats and the panel's choices."""
     attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
     if attacker.id == target.id:
@@ -106,7 +107,7 @@ def attack_odds(spec: AttackSpec) -> AttackOdds:
     return AttackOdds(p_hit, p_crit, Distribution.mix(cases))
 
 
-def _resolve_attack(enc: Encounter, args: dict, rng: Rng) -> dict:
+def _resolve_attack(enc: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
     spec = attack_spec(enc, args)
     d20 = roll_ast(parse(spec.roll), rng, spec.roll)
     natural = d20.total
@@ -123,7 +124,7 @@ def _resolve_attack(enc: Encounter, args: dict, rng: Rng) -> dict:
             "hit": hit, "crit": crit, "damage": damage, "text": text}
 
 
-def _apply_attack(enc: Encounter, args: dict) -> Outcome:
+def _apply_attack(enc: Encounter, args: dict[str, Any]) -> Outcome:
     """The rolled attack on the fight: the damage through the tracker's own damage (temporary HP,
     concentration and death-save reminders), one step."""
     attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
@@ -159,7 +160,7 @@ def dying(c: Combatant) -> bool:
     return c.pc and c.hp is not None and c.hp <= 0 and not c.stat("stable") and not c.stat("dead")
 
 
-def _resolve_death_save(enc: Encounter, args: dict, rng: Rng) -> dict:
+def _resolve_death_save(enc: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
     c = enc.get(args["id"])
     if not dying(c):
         raise RuleError(f"{c.name} is not dying: death saves are for a player character at 0 HP.")
@@ -169,7 +170,7 @@ def _resolve_death_save(enc: Encounter, args: dict, rng: Rng) -> dict:
     return {"id": c.id, "face": rng.randint(1, 20)}
 
 
-def _apply_death_save(enc: Encounter, args: dict) -> Outcome:
+def _apply_death_save(enc: Encounter, args: dict[str, Any]) -> Outcome:
     c = enc.get(args["id"])
     if not dying(c):
         raise RuleError(f"{c.name} is not dying: death saves are for a player character at 0 HP.")
@@ -215,7 +216,7 @@ class GenericSystem(System):
     stat_fields = STATS
     actions = {"death_save": ActionRule(_apply_death_save, _resolve_death_save), "d20_attack": ActionRule(_apply_attack, _resolve_attack)}
 
-    def break_ties(self, encounter: Encounter, results: dict[str, list], rng: Rng) -> None:
+    def break_ties(self, encounter: Encounter, results: dict[str, list[Any]], rng: Rng) -> None:
         """Ties on the total go to the higher modifier, then to a d20 roll-off (repeated while tied)."""
         mods = {c.id: c.init_mod for c in encounter.combatants}
         settle_ties(results, rng, 20, key=lambda cid, entry: (entry[0], mods[cid]))

@@ -4,17 +4,16 @@ Injuries. Rules from seed 003_48eb62b13b80b748.txt as fixed by shared/RULES.md s
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import math
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from ..damage import harm
 from ..dice import Rng
 from ..errors import RuleError
-from ..odds import Distribution, distribution, explosion_count
 from ..model import Combatant, Encounter, Event, Outcome, StatField
+from ..odds import Distribution, distribution, explosion_count
 from ..rules import ActionRule, System
 from ..turns import SIDES, side_state
 
@@ -373,6 +372,11 @@ def attack_setup(encounter: Encounter, attacker_id: str, target_id: str, power: 
     return a, fighter_of(target), attack
 
 
+def can_be_surprised(c: Combatant) -> bool:
+    """An ambush surprises a side, except those of it that cannot be surprised (the stat)."""
+    return not c.stat("cannot_be_surprised", False)
+
+
 def out_of_turn(encounter: Encounter, attacker_id: str) -> str | None:
     """Why an attack by this combatant is outside its side's turn, or None. Reactions are the GM's
     call (seed 003), so the tracker says so rather than refusing."""
@@ -383,7 +387,7 @@ def out_of_turn(encounter: Encounter, attacker_id: str) -> str | None:
     if c.side != st["side"]:
         whose = "the party's" if st["side"] == "party" else "the opponents'"
         return f"{c.name} is out of turn: it is {whose} turn (a reaction is the GM's call)."
-    if encounter.round == 1 and st.get("surprised") == c.side and not c.stat("cannot_be_surprised", False):
+    if encounter.round == 1 and st.get("surprised") == c.side and can_be_surprised(c):
         return f"{c.name} is surprised this round (a reaction is the GM's call)."
     return None
 
@@ -394,7 +398,7 @@ def _bounded(value: Any, limit: int = 1_000_000) -> int:
     return value
 
 
-def _apply_attack(enc: Encounter, args: dict) -> Outcome:
+def _apply_attack(enc: Encounter, args: dict[str, Any]) -> Outcome:
     r = args["result"]
     attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
     to_stamina, to_injuries = _bounded(r["to_stamina"]), _bounded(r["to_injuries"])
@@ -440,7 +444,7 @@ def _apply_attack(enc: Encounter, args: dict) -> Outcome:
     return enc, (*events, *hurt_events, *spent_events)
 
 
-def _apply_parry(enc: Encounter, args: dict) -> Outcome:
+def _apply_parry(enc: Encounter, args: dict[str, Any]) -> Outcome:
     c = enc.get(args["id"])
     with_ = args.get("with")
     if with_ not in ("weapon", "shield"):
@@ -458,11 +462,11 @@ def _apply_parry(enc: Encounter, args: dict) -> Outcome:
         (Event("parry", enc.round, text, who=c.id),)
 
 
-def _resolve_parry(encounter: Encounter, args: dict, rng: Rng) -> dict:
+def _resolve_parry(encounter: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
     return {"id": args["id"], "with": args.get("with")}
 
 
-def _resolve_attack(encounter: Encounter, args: dict, rng: Rng) -> dict:
+def _resolve_attack(encounter: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
     a, t, attack = attack_setup(encounter, args["attacker"], args["target"], bool(args.get("power")), bool(args.get("sneak")),
                                 bool(args.get("close")))
     result = resolve_attack(a, t, attack, rng)
@@ -490,6 +494,9 @@ class LaurelsSystem(System):
     options = {"ambush": AMBUSH}
     stat_fields = STATS
     actions = {"ll_attack": ActionRule(_apply_attack, _resolve_attack), "ll_parry": ActionRule(_apply_parry, _resolve_parry)}
+
+    def can_be_surprised(self, combatant: Combatant) -> bool:
+        return can_be_surprised(combatant)
 
     def is_down(self, combatant: Combatant) -> bool:
         """Out of the fight when its Injury points are used up (Stamina at 0 only tires it)."""

@@ -9,16 +9,17 @@ module adds where both are silent are marked **Reading**.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any, Iterable
+from functools import lru_cache, partial
+from operator import add
+from typing import Any
 
-from ..dice import Rng
 from ..damage import harm, mend
+from ..dice import Rng
 from ..errors import RuleError
-from ..odds import Distribution
 from ..model import Combatant, Condition, Encounter, Event, Outcome, StatField
+from ..odds import Distribution
 from ..rules import ActionRule, System, settle_ties
 from ..turns import check_initiative, keep_groups_together
 
@@ -426,7 +427,7 @@ def attack_odds(pool: Pool) -> AttackOdds:
             totals = extra
         else:
             shift = k + pool.bonus
-            totals = extra.map(lambda v: v + shift)  # used at once, so the loop's variable is safe
+            totals = extra.map(partial(add, shift))
             if pool.net == "adv":
                 totals = totals + D3
             elif pool.net == "dis":
@@ -580,9 +581,8 @@ def competition_modifiers(c: Competition) -> tuple[list[tuple[str, int]], list[t
         if c.slick:
             held.append(("rain, ice or slick", 3))
     else:
-        if c.kind in ("shove", "trip"):
-            if c.victim_size > c.aggressor_size + 1:
-                raise RuleError("A push targets a creature at most one size larger.")
+        if c.kind in ("shove", "trip") and c.victim_size > c.aggressor_size + 1:
+            raise RuleError("A push targets a creature at most one size larger.")
         if c.aggressor_size > c.victim_size:
             a.append(("larger competitor", 2))
         elif c.victim_size > c.aggressor_size:
@@ -596,7 +596,7 @@ def competition_modifiers(c: Competition) -> tuple[list[tuple[str, int]], list[t
     return [x for x in a if x[1]], [x for x in v if x[1]]
 
 
-def roll_competition(c: Competition, rng: Rng) -> dict:
+def roll_competition(c: Competition, rng: Rng) -> dict[str, Any]:
     """Both roll d12 (2d12 keep better / worse with advantage / disadvantage) + body + modifiers;
     highest wins. Reading: a tie keeps things as they were, so the aggressor fails."""
     am, vm = competition_modifiers(c)
@@ -620,7 +620,7 @@ def competition_odds(c: Competition) -> float:
 
 # -- variants and special cases ----------------------------------------------------------------
 
-def defense_roll(ac: int, monster_modifiers: int, dice: int, rng: Rng) -> dict:
+def defense_roll(ac: int, monster_modifiers: int, dice: int, rng: Rng) -> dict[str, Any]:
     """Seed 004 "Defense Rolls (Variant)": one d20 per attacking die + the PC's AC against DC 21 +
     the monster's modifiers; meeting it avoids the die, failing costs 1 Body; natural 20 avoids,
     natural 1 is a hit."""
@@ -632,7 +632,7 @@ def defense_roll(ac: int, monster_modifiers: int, dice: int, rng: Rng) -> dict:
     return {"dc": dc, "faces": faces, "avoided": avoided, "body": avoided.count(False)}
 
 
-def blind_shot(faces: Iterable[int], candidates: list[tuple[str, int]], rng: Rng, modifier: int = 0) -> dict:
+def blind_shot(faces: Iterable[int], candidates: list[tuple[str, int]], rng: Rng, modifier: int = 0) -> dict[str, Any]:
     """Seed 004 "Blind Shot": after every die missed an unseen target, number the other possible
     targets plus 3 empty slots and pick one at random (d(n+3)); against a creature, the same dice
     rolled forward by 2 (18 and 19 become natural 20) are checked against its AC."""
@@ -801,7 +801,24 @@ class Built:
     award_used: bool = False
 
 
-def build_attack(enc: Encounter, config: dict) -> Built:
+def _skills_and_damage_type(attacker: Combatant, config: dict[str, Any]) -> tuple[list[str], str]:
+    """The attack skills chosen on the panel (default: all the attacker's) and the damage type;
+    choices made for another attacker are dropped."""
+    known = listed(attacker.stat_or("skills", "melee fighting"))
+    if config.get("skills_of") not in (None, attacker.id):
+        config = {k: v for k, v in config.items() if k not in ("skills", "damage_type")}
+    chosen = config.get("skills")
+    chosen = known if chosen is None else list(listed(", ".join(chosen) if isinstance(chosen, list) else chosen))
+    unknown = [s for s in chosen if s not in known]
+    if unknown:
+        raise RuleError(f"{attacker.name} does not have {', '.join(unknown)}.")
+    damage_type = str(config.get("damage_type") or attacker.stat_or("damage_type", "edged")).strip().lower()
+    if damage_type not in DAMAGE_TYPES:
+        raise RuleError(f"“{damage_type[:20]}” is not a damage type ({', '.join(DAMAGE_TYPES)}).")
+    return chosen, damage_type
+
+
+def build_attack(enc: Encounter, config: dict[str, Any]) -> Built:
     """The pool this attack rolls and why, derived from attacker, target and the panel's choices.
 
     config: attacker, target, skills (names chosen; default all the attacker's), damage_type,
@@ -810,17 +827,7 @@ def build_attack(enc: Encounter, config: dict) -> Built:
     attacker, target = enc.get(config["attacker"]), enc.get(config["target"])
     if attacker.id == target.id:
         raise RuleError("A combatant cannot attack itself.")
-    known = listed(attacker.stat_or("skills", "melee fighting"))
-    if config.get("skills_of") not in (None, attacker.id):  # choices made for another attacker
-        config = {k: v for k, v in config.items() if k not in ("skills", "damage_type")}
-    chosen = config.get("skills")
-    chosen = known if chosen is None else [s for s in listed(", ".join(chosen) if isinstance(chosen, list) else chosen)]
-    unknown = [s for s in chosen if s not in known]
-    if unknown:
-        raise RuleError(f"{attacker.name} does not have {', '.join(unknown)}.")
-    damage_type = str(config.get("damage_type") or attacker.stat_or("damage_type", "edged")).strip().lower()
-    if damage_type not in DAMAGE_TYPES:
-        raise RuleError(f"“{damage_type[:20]}” is not a damage type ({', '.join(DAMAGE_TYPES)}).")
+    chosen, damage_type = _skills_and_damage_type(attacker, config)
     ranged = bool(config.get("ranged", attacker.stat_or("ranged", False)))
     charmer = any(k.name.lower() == "charmed" and k.source_id == target.id for k in attacker.conditions)
     extra_adv = [str(config["adv"]) if isinstance(config.get("adv"), str) and config["adv"].strip() else "other advantage"] if config.get("adv") else []
@@ -846,6 +853,7 @@ def build_attack(enc: Encounter, config: dict) -> Built:
     notes = list(sit.notes)
     penalty = sit.die_penalty
     if config.get("chase"):
+        known = listed(attacker.stat_or("skills", "melee fighting"))
         chase, why = chase_penalty(known, listed(target.stat_or("skills", "")), bool(target.stat_or("mounted", False)))
         penalty -= chase
         notes.append("chase mode " + ", ".join(why))
@@ -908,7 +916,7 @@ def _attack_economy(enc: Encounter, attacker: Combatant, as_reaction: bool) -> s
     return flags
 
 
-def _apply_attack(enc: Encounter, args: dict) -> Outcome:
+def _apply_attack(enc: Encounter, args: dict[str, Any]) -> Outcome:
     attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
     flags = _attack_economy(enc, attacker, bool(args.get("reaction")))
     enc = enc.with_combatant(replace(attacker, flags=tuple(sorted(flags))))
@@ -931,7 +939,7 @@ def _apply_attack(enc: Encounter, args: dict) -> Outcome:
     return enc.with_combatant(attacker), tuple(events)
 
 
-def _apply_stance(enc: Encounter, args: dict) -> Outcome:
+def _apply_stance(enc: Encounter, args: dict[str, Any]) -> Outcome:
     """Seed 004: Defend (from the action until the start of its next turn; no reactions for both
     rounds; not after a reaction this round), At the ready (a trigger held until the start of its
     next turn), and the one reaction per round."""
@@ -979,14 +987,14 @@ def _apply_stance(enc: Encounter, args: dict) -> Outcome:
     return enc.with_combatant(c), (enc.event("stance", text, who=c.id),)
 
 
-def _apply_save(enc: Encounter, args: dict) -> Outcome:
+def _apply_save(enc: Encounter, args: dict[str, Any]) -> Outcome:
     c = enc.get(args["id"])
     r = args["result"]
     text = f"{c.name}'s {args['kind']} save vs DC {args['dc']}: {'success' if r['success'] else 'failure'}"
     return enc, (enc.event("save", text, args.get("text"), c.id),)
 
 
-def _apply_competition(enc: Encounter, args: dict) -> Outcome:
+def _apply_competition(enc: Encounter, args: dict[str, Any]) -> Outcome:
     """Results on the tracker: a grapple holds (Grappled), an escape frees, a trip drops (Prone),
     a shove pushes 5 ft, forced passage lets the mover through."""
     a, v = enc.get(args["aggressor"]), enc.get(args["victim"])
@@ -1015,13 +1023,13 @@ def _apply_competition(enc: Encounter, args: dict) -> Outcome:
     return enc, tuple(events)
 
 
-def _apply_chase(enc: Encounter, args: dict) -> Outcome:
+def _apply_chase(enc: Encounter, args: dict[str, Any]) -> Outcome:
     c = enc.get(args["id"])
     total = _bounded(args["total"], 0, 100)
     return enc, (enc.event("chase", f"{c.name} gains {total} hex{'es' * (total != 1)} this chase round", args.get("text"), c.id),)
 
 
-def _apply_defense(enc: Encounter, args: dict) -> Outcome:
+def _apply_defense(enc: Encounter, args: dict[str, Any]) -> Outcome:
     monster, pc = enc.get(args["monster"]), enc.get(args["pc"])
     body = _bounded(args["result"]["body"], 0, 100)
     enc, note, more = _hurt(enc, pc, body)
@@ -1049,7 +1057,7 @@ def _hurt(enc: Encounter, target: Combatant, damage: int) -> tuple[Encounter, st
     return enc, hurt.note, events
 
 
-def _apply_impale(enc: Encounter, args: dict) -> Outcome:
+def _apply_impale(enc: Encounter, args: dict[str, Any]) -> Outcome:
     """Seed 004 "Impalement Maneuver": the polearm's reaction against a charger, resolved before
     the charger's attack; it uses the holder's reaction for the round."""
     holder, charger = enc.get(args["holder"]), enc.get(args["charger"])
@@ -1064,7 +1072,7 @@ def _apply_impale(enc: Encounter, args: dict) -> Outcome:
     return enc, tuple(events)
 
 
-def _apply_blind_shot(enc: Encounter, args: dict) -> Outcome:
+def _apply_blind_shot(enc: Encounter, args: dict[str, Any]) -> Outcome:
     attacker = enc.get(args["attacker"])
     r = args["result"]
     if r.get("target") is None:
@@ -1077,7 +1085,7 @@ def _apply_blind_shot(enc: Encounter, args: dict) -> Outcome:
     return enc, tuple(events)
 
 
-def _resolve_attack(encounter: Encounter, args: dict, rng: Rng) -> dict:
+def _resolve_attack(encounter: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
     built = build_attack(encounter, args)
     _attack_economy(encounter, encounter.get(args["attacker"]), bool(args.get("reaction")))  # refused before rolling
     result = roll_attack(built.pool, rng)
@@ -1094,7 +1102,7 @@ def _resolve_attack(encounter: Encounter, args: dict, rng: Rng) -> dict:
             or _has(_condition_names(encounter.get(args["target"])), "Invisible") or bool(args.get("unseen"))}
 
 
-def _resolve_save(encounter: Encounter, args: dict, rng: Rng) -> dict:
+def _resolve_save(encounter: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
     c = encounter.get(args["id"])
     try:
         modifier, dc = int(args.get("modifier") or 0), int(args.get("dc") or 10)
@@ -1113,7 +1121,7 @@ def _resolve_save(encounter: Encounter, args: dict, rng: Rng) -> dict:
             "text": save.text(dc) + (f" ({', '.join(causes)})" if causes and not auto else "")}
 
 
-def _resolve_competition(encounter: Encounter, args: dict, rng: Rng) -> dict:
+def _resolve_competition(encounter: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
     comp = competition_of(encounter, args)
     contest = roll_competition(comp, rng)
     a, v = contest["aggressor"], contest["victim"]
@@ -1122,7 +1130,7 @@ def _resolve_competition(encounter: Encounter, args: dict, rng: Rng) -> dict:
     return {"aggressor": args["aggressor"], "victim": args["victim"], "kind": comp.kind, "result": contest, "text": text}
 
 
-def _resolve_chase(encounter: Encounter, args: dict, rng: Rng) -> dict:
+def _resolve_chase(encounter: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
     c = encounter.get(args["id"])
     if movement(_condition_names(c)) == "none":
         raise RuleError(f"{c.name} cannot move ({', '.join(_condition_names(c))}): no hexes this chase round.")
@@ -1136,7 +1144,7 @@ def _resolve_chase(encounter: Encounter, args: dict, rng: Rng) -> dict:
     return {"id": c.id, "total": total, "text": "; ".join(seconds)}
 
 
-def _resolve_impale(encounter: Encounter, args: dict, rng: Rng) -> dict:
+def _resolve_impale(encounter: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
     holder, charger = encounter.get(args["holder"]), encounter.get(args["charger"])
     if holder.id == charger.id:
         raise RuleError("Impalement is against another combatant.")
@@ -1154,7 +1162,7 @@ def _resolve_impale(encounter: Encounter, args: dict, rng: Rng) -> dict:
             "text": f"impalement {pool.dice}d20" + (" (glaive)" if holder.stat_or("glaive", False) else "") + "; " + result.text(pool)}
 
 
-def _resolve_blind_shot(encounter: Encounter, args: dict, rng: Rng) -> dict:
+def _resolve_blind_shot(encounter: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
     attacker, missed = encounter.get(args["attacker"]), encounter.get(args["target"])
     faces = args.get("faces")
     if not isinstance(faces, list) or not 1 <= len(faces) <= 8 or not all(isinstance(f, int) and 1 <= f <= 20 for f in faces):
@@ -1177,7 +1185,7 @@ def _resolve_blind_shot(encounter: Encounter, args: dict, rng: Rng) -> dict:
             "damage": damage, "text": text}
 
 
-def _resolve_defense(encounter: Encounter, args: dict, rng: Rng) -> dict:
+def _resolve_defense(encounter: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
     monster, pc = encounter.get(args["monster"]), encounter.get(args["pc"])
     dice = max(1, pool_size(len(listed(monster.stat_or("skills", "melee fighting")))))
     defended = defense_roll(ac_for(pc, str(monster.stat_or("damage_type", "edged"))), _num(monster, "die_mod"), dice, rng)
@@ -1209,17 +1217,17 @@ class RealmsSystem(System):
         mod = combatant.init_mod
         return f"1d10{'+' if mod >= 0 else '-'}{abs(mod)}" if mod else "1d10"
 
-    def order_key(self, combatant: Combatant) -> tuple:
+    def order_key(self, combatant: Combatant) -> tuple[Any, ...]:
         init = combatant.initiative if combatant.initiative is not None else -10**9
         return (-init, -combatant.tiebreak)
 
-    def break_ties(self, encounter: Encounter, results: dict[str, list], rng: Rng) -> None:
+    def break_ties(self, encounter: Encounter, results: dict[str, list[Any]], rng: Rng) -> None:
         """RULES.md section 1: tied participants roll off on d20, highest first; those still tied
         roll again, until every tie is broken (a 3-way tie is one roll-off among the three)."""
         settle_ties(results, rng, 20)
 
     def reroll_each_round(self, encounter: Encounter) -> bool:
-        return encounter.option("initiative", "once") == "every_round"
+        return bool(encounter.option("initiative", "once") == "every_round")
 
     def on_turn_start(self, enc: Encounter) -> Encounter:
         """Defend and At the ready end as the combatant's next turn starts; after defending it has
@@ -1246,7 +1254,7 @@ class RealmsSystem(System):
             c = c.with_stats(ready_trigger=None)
         return enc.with_combatant(c)
 
-    def on_new_round(self, enc: Encounter, rolls: dict | None = None) -> tuple[Encounter, list[Event]]:
+    def on_new_round(self, enc: Encounter, rolls: dict[str, Any] | None = None) -> tuple[Encounter, list[Event]]:
         """Reactions come back each round (not to a defender: no reactions while defending); next-
         round crit awards not used in their round are forfeited; with the every-round option,
         everyone's new initiative reorders the fight."""
@@ -1271,7 +1279,7 @@ class RealmsSystem(System):
         return replace(enc, combatants=tuple(combatants)), events
 
 
-def competition_of(enc: Encounter, args: dict) -> Competition:
+def competition_of(enc: Encounter, args: dict[str, Any]) -> Competition:
     a, v = enc.get(args["aggressor"]), enc.get(args["victim"])
     if a.id == v.id:
         raise RuleError("A competition needs two different combatants.")

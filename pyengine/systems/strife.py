@@ -7,17 +7,17 @@ adds where both are silent are marked **Reading** in the docstrings.
 
 from __future__ import annotations
 
-from collections import Counter
-from functools import lru_cache
-
 import math
+from collections import Counter
 from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
 
 from ..damage import harm, mend
 from ..dice import Rng, roll
 from ..errors import EngineError, RuleError
-from ..odds import Distribution, distribution
 from ..model import Combatant, Condition, Encounter, Event, Outcome, StatField
+from ..odds import Distribution, distribution
 from ..rules import ActionRule, System, settle_ties, system_of
 from ..turns import active_unit, advance, turn_starts
 
@@ -416,7 +416,7 @@ def _notation(c: Combatant, key: str) -> str:
 ATTACK_KINDS = ("physical", "spirit", "combined", "mixed")  # mixed: combined damage, no distinction
 
 
-def build_spec(encounter: Encounter, config: dict) -> tuple[Spec, list[tuple[str, int]], dict]:
+def build_spec(encounter: Encounter, config: dict[str, Any]) -> tuple[Spec, list[tuple[str, int]], dict[str, Any]]:
     """Build the attack the panel describes: the portions with every modifier and its reason.
 
     config: attacker, target, kind (ATTACK_KINDS), weapon ("main" / "off"), ranged, inches, flying,
@@ -505,7 +505,7 @@ def build_spec(encounter: Encounter, config: dict) -> tuple[Spec, list[tuple[str
     return spec, reasons, notes
 
 
-def parse_riders(text: str) -> list[list]:
+def parse_riders(text: str) -> list[list[Any]]:
     """'Stun 20, Disarm 10%' -> [['Stun', 20], ['Disarm', 10]]."""
     out = []
     for part in (text or "").split(","):
@@ -525,11 +525,11 @@ def parse_riders(text: str) -> list[list]:
     return out
 
 
-def _turn(enc: Encounter) -> dict:
+def _turn(enc: Encounter) -> dict[str, Any]:
     return dict(enc.turn)
 
 
-def _set_turn(enc: Encounter, st: dict) -> Encounter:
+def _set_turn(enc: Encounter, st: dict[str, Any]) -> Encounter:
     return replace(enc, turn=tuple(sorted(st.items())))
 
 
@@ -546,7 +546,7 @@ def _require_turn(enc: Encounter, cid: str) -> None:
         raise RuleError(f"It is not {enc.get(cid).name}'s turn.")
 
 
-def _end_turn(enc: Encounter, events: list) -> Outcome:
+def _end_turn(enc: Encounter, events: list[Any]) -> Outcome:
     """The acting combatant's turn is over: the next member of its group takes its own, else the
     turn passes on."""
     unit = active_unit(enc)
@@ -563,7 +563,7 @@ def _end_turn(enc: Encounter, events: list) -> Outcome:
     return enc, tuple(events) + more
 
 
-def _apply_part(enc: Encounter, args: dict) -> Outcome:
+def _apply_part(enc: Encounter, args: dict[str, Any]) -> Outcome:
     """Seed 001, turn components: Rest (+1 HP, the whole turn) or Sprint (ends the turn) only as the
     turn's first thing; otherwise one Instant, one Move (charge / disengage), and the Action, which
     ends the turn. Reading: forced movement is not the turn's Move and gives no free attacks."""
@@ -613,7 +613,7 @@ def _apply_part(enc: Encounter, args: dict) -> Outcome:
     return _end_turn(_set_turn(enc, {**st, "parts": used + ["action"]}), events)
 
 
-def _apply_bottom(enc: Encounter, args: dict) -> Outcome:
+def _apply_bottom(enc: Encounter, args: dict[str, Any]) -> Outcome:
     """Seed 001: once per round one character per side may give up its place and act last."""
     c = enc.get(args["id"])
     _require_turn(enc, c.id)
@@ -639,7 +639,7 @@ def _apply_bottom(enc: Encounter, args: dict) -> Outcome:
     return moved, (enc.event("bottom", f"{c.name} goes to the bottom of the queue", who=c.id),) + started
 
 
-def _attack_turn(enc: Encounter, args: dict) -> dict:
+def _attack_turn(enc: Encounter, args: dict[str, Any]) -> dict[str, Any]:
     """May this attack be made now (turn parts, free attacks, 4-3-2)? Returns the turn state after it.
     Reading: an Instant that is not a direct-damage one counts toward 4-3-2 with the Action's attacks."""
     attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
@@ -687,7 +687,7 @@ def _attack_turn(enc: Encounter, args: dict) -> dict:
     return st
 
 
-def _apply_attack(enc: Encounter, args: dict) -> Outcome:
+def _apply_attack(enc: Encounter, args: dict[str, Any]) -> Outcome:
     """Apply a rolled attack: damage to the target, riders as conditions, the 4-3-2 count."""
     st = _attack_turn(enc, args)
     attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
@@ -708,7 +708,7 @@ def _apply_attack(enc: Encounter, args: dict) -> Outcome:
     return _set_turn(enc, st), (*events, *hurt_events)
 
 
-def _apply_resource(enc: Encounter, args: dict) -> Outcome:
+def _apply_resource(enc: Encounter, args: dict[str, Any]) -> Outcome:
     c = enc.get(args["id"])
     key = args.get("key")
     if key not in RESOURCES:
@@ -752,7 +752,7 @@ def end_battle(enc: Encounter) -> Encounter:
     return replace(enc, combatants=tuple(combatants))
 
 
-def begin_battle(enc: Encounter, soon: bool) -> tuple[Encounter, list]:
+def begin_battle(enc: Encounter, soon: bool) -> tuple[Encounter, list[Any]]:
     """At a battle's start: Fury from the last battle survives only if this one follows within
     2 in-game minutes (`soon`); Stealth starts at 0 unless hiding was announced."""
     combatants, events = [], []
@@ -767,7 +767,7 @@ def begin_battle(enc: Encounter, soon: bool) -> tuple[Encounter, list]:
     return replace(enc, combatants=tuple(combatants)), events
 
 
-def _resolve_attack(encounter: Encounter, args: dict, rng: Rng) -> dict:
+def _resolve_attack(encounter: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
     config = {k: args[k] for k in ("attacker", "target", "kind", "weapon", "ranged", "inches", "flying", "missile",
                                    "blockable", "modifier", "bonus", "targets", "riders") if k in args}
     spec, reasons, _ = build_spec(encounter, config)
@@ -789,7 +789,7 @@ class StrifeSystem(System):
     """Realm of Strife in the tracker (seed 001): turn order by the Initiative stat, the turn's
     components as a checklist, d100 attacks, class resources between battles."""
 
-    def fresh_stats(self, stats: dict) -> dict:
+    def fresh_stats(self, stats: dict[str, Any]) -> dict[str, Any]:
         """Resources with a maximum start full."""
         return {**stats, **{key: stats[f"{key}_max"] for key, (_, has_max) in RESOURCES.items() if has_max and f"{key}_max" in stats}}
 
@@ -807,11 +807,11 @@ class StrifeSystem(System):
         """Reading: the turn order is the Initiative stat itself, highest first (no roll)."""
         return combatant.init_mod, 0, f"Initiative {combatant.init_mod}"
 
-    def break_ties(self, encounter: Encounter, results: dict[str, list], rng: Rng) -> None:
+    def break_ties(self, encounter: Encounter, results: dict[str, list[Any]], rng: Rng) -> None:
         """Reading: equal Initiative is settled by a d100 roll-off, repeated while tied."""
         settle_ties(results, rng, 100)
 
-    def order_key(self, combatant: Combatant) -> tuple:
+    def order_key(self, combatant: Combatant) -> tuple[Any, ...]:
         init = combatant.initiative if combatant.initiative is not None else -10**9
         return (-init, -combatant.tiebreak)
 
@@ -820,7 +820,7 @@ class StrifeSystem(System):
         keep = {k: st[k] for k in ("bottom", "returns") if k in st}
         return _set_turn(enc, keep) if keep != st else enc
 
-    def on_new_round(self, enc: Encounter, rolls: dict | None = None) -> tuple[Encounter, list[Event]]:
+    def on_new_round(self, enc: Encounter, rolls: dict[str, Any] | None = None) -> tuple[Encounter, list[Event]]:
         """Whoever went to the bottom of the queue returns to its place; the choice is open again."""
         st = _turn(enc)
         combatants = list(enc.combatants)
@@ -835,7 +835,7 @@ class StrifeSystem(System):
             combatants.insert(at, mover)
         return replace(enc, combatants=tuple(combatants), turn=()), []
 
-    def begin_combat(self, enc: Encounter, args: dict) -> tuple[Encounter, list]:
+    def begin_combat(self, enc: Encounter, args: dict[str, Any]) -> tuple[Encounter, list[Any]]:
         return begin_battle(enc, bool(args.get("soon")))
 
     def end_combat(self, enc: Encounter) -> Encounter:

@@ -44,7 +44,8 @@ def odds_before_the_roll(system: str, enc):
     """What the attack panel must show first for the practice encounter: (P(hit), or for Laurels and
     Loot P(injury); the distribution of the damage that reaches the target)."""
     if system == "generic":
-        from pyengine.systems.generic import attack_odds as d20_odds, attack_spec
+        from pyengine.systems.generic import attack_odds as d20_odds
+        from pyengine.systems.generic import attack_spec
 
         odds = d20_odds(attack_spec(enc, {"attacker": ME_ID, "target": TARGET_ID}))
         return odds.p_hit, odds.damage
@@ -151,7 +152,6 @@ def test_the_generic_d20_attack_on_a_targets_sheet_rolls_and_applies(context, si
     """The default system's attack in the tracker: d20 + bonus against AC with the odds first, the roll,
     Apply (one undoable step)."""
     from pyengine.tracker import Timeline, new_encounter
-
     from tests.e2e.conftest import seed, stored_fight
 
     t = Timeline.start(new_encounter("e1", "Duel", "generic"))

@@ -8,13 +8,15 @@ import base64
 import json
 import random
 import zlib
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
 from pyengine.storage import timeline_to_dict
 from pyengine.tracker import MAX_COMBATANTS, Timeline, new_encounter, resolve, too_many_combatants
-from tests.e2e.conftest import SITE_PREFIX as PREFIX, add_combatant, names, open_app, seed, stored_fight, wait_ready
+from tests.e2e.conftest import SITE_PREFIX as PREFIX
+from tests.e2e.conftest import add_combatant, names, open_app, seed, stored_fight, wait_ready
 
 
 def fight(name: str = "Goblin ambush", system: str = "generic", started: bool = True) -> Timeline:
@@ -86,7 +88,7 @@ def test_every_stored_key_holding_hostile_data_still_starts_and_sets_it_aside(co
     page.get_by_test_id("encounter-name").click()
     with page.expect_download() as info:
         page.get_by_test_id("export-all").click()
-    exported = json.loads(open(info.value.path()).read())
+    exported = json.loads(Path(info.value.path()).read_text())
     after = page.evaluate("Object.keys(localStorage).filter(k => k.includes(':backup:'))")
     assert len(after) == len(backups) + 1  # the other, unreadable fight: set aside when export reads it
     assert len(exported["set_aside"]) == len(after)
@@ -109,7 +111,7 @@ def test_an_index_naming_a_missing_encounter_says_so(context, site):
 def test_storage_full_at_start_shows_the_saved_fight_and_offers_export_and_trim(context, site):
     page = open_app(context, site["url"] + "/").page
     t = fight()
-    for i in range(30):
+    for _ in range(30):
         t = t.do(resolve(t.present, "next_turn"))
     seed(page, stored_fight(t))
     # A sibling site on the same origin fills the storage to the last byte.

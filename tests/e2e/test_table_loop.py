@@ -89,7 +89,7 @@ def test_a_sheet_closes_from_the_backdrop_escape_and_a_close_that_stays_in_view(
     page.evaluate("document.getElementById('sheet').scrollTop = 10000")  # scrolled to the bottom
     close = page.get_by_test_id("sheet-close")
     box = close.bounding_box()
-    assert 0 <= box["y"] and box["y"] + box["height"] <= 844 and box["height"] >= 44
+    assert box["y"] >= 0 and box["y"] + box["height"] <= 844 and box["height"] >= 44
     close.click()
     page.wait_for_function("!document.getElementById('sheet').open")
     row.click()

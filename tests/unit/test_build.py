@@ -50,7 +50,7 @@ def test_the_qr_encoder_ships_pinned_beside_the_site_and_not_in_its_start():
 
     from web.qr import SEGNO_WHEEL, STDLIB_EXTRA
 
-    assert SEGNO_WHEEL == build.wheel_name("segno")
+    assert build.wheel_name("segno") == SEGNO_WHEEL
     segno = DIST / "wheels" / SEGNO_WHEEL
     assert hashlib.sha256(segno.read_bytes()).hexdigest() == build.SITE_WHEELS["segno"][1]
     lock = json.loads((DIST / "pyodide" / "pyodide-lock.json").read_text())
@@ -155,3 +155,25 @@ def test_rules_reference_becomes_a_page_with_escaped_text_lists_and_tables():
 def test_the_rules_page_ships_and_is_precached():
     assert (DIST / "rules.html").exists()
     assert '"./rules.html"' in (DIST / "sw.js").read_text()
+
+
+def test_the_web_modules_the_snapshot_keeps_import_without_the_browser():
+    """static/interpreter.mjs leaves out of the start-up snapshot only the web modules that bind the
+    page at import; every other module of web/ must import in a plain Python with no pyscript, js
+    or pyodide (a snapshot cannot carry JavaScript objects), or the snapshot would fail to build."""
+    import re
+    import subprocess
+    import sys
+
+    source = (build.ROOT / "static" / "interpreter.mjs").read_text()
+    pattern = re.compile(re.search(r"const NOT_IN_SNAPSHOT = /(.+)/;", source).group(1).replace("\\/", "/"))
+    modules = sorted("web." + ".".join(p.relative_to(build.ROOT / "web").with_suffix("").parts)
+                     for p in (build.ROOT / "web").rglob("*.py") if p.name != "__init__.py")
+    kept = [m for m in modules if not pattern.match(m)]
+    left_out = sorted(set(modules) - set(kept))
+    assert left_out == ["web.app", "web.bench", "web.dom", "web.main"]
+    assert {"web.update", "web.model", "web.render", "web.views.realms"} <= set(kept)
+    code = (f"import importlib, sys\nfor m in {kept!r}: importlib.import_module(m)\n"
+            "print(sorted(n for n in ('pyscript', 'js', 'pyodide', 'pyodide_js') if n in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=build.ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

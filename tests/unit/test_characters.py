@@ -10,8 +10,17 @@ import pytest
 
 from pyengine import characters as ch
 from pyengine.characters import (
-    MAX_ATTACKS, ME_ID, TARGET_ID, Character, NamedAttack, character_from_dict, character_payload, character_to_dict,
-    combatant_fields, practice_encounter, read_character,
+    MAX_ATTACKS,
+    ME_ID,
+    TARGET_ID,
+    Character,
+    NamedAttack,
+    character_from_dict,
+    character_payload,
+    character_to_dict,
+    combatant_fields,
+    practice_encounter,
+    read_character,
 )
 from pyengine.errors import EngineError, RuleError, SchemaError
 from pyengine.handoff import health_word, read_view, table_view, view_payload

@@ -8,12 +8,12 @@ import random
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, reject, settings, strategies as st
+from hypothesis import given, reject, settings
+from hypothesis import strategies as st
 
 from pyengine.dice import Distribution, distribution, parse, roll
 from pyengine.errors import DiceLimitError, DiceSyntaxError, DiceValueError, EngineError
 from tests.unit.scripted import Scripted
-
 
 # -- rolling with scripted faces -----------------------------------------------------------
 

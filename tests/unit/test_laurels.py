@@ -8,8 +8,17 @@ import pytest
 
 from pyengine.errors import RuleError
 from pyengine.systems.laurels import (
-    OPPONENTS, PARTY, Attack, Fighter, Weapon, attack_odds, dice_count, resolve_attack, roll_damage_dice,
-    shooter_stamina_cost, side_initiative,
+    OPPONENTS,
+    PARTY,
+    Attack,
+    Fighter,
+    Weapon,
+    attack_odds,
+    dice_count,
+    resolve_attack,
+    roll_damage_dice,
+    shooter_stamina_cost,
+    side_initiative,
 )
 from tests.unit.scripted import Scripted
 

@@ -7,8 +7,8 @@ import pytest
 
 from pyengine.errors import RuleError
 from pyengine.rules import system_of
-from pyengine.turns import side_state as state
 from pyengine.tracker import Action, Timeline, new_encounter, resolve
+from pyengine.turns import side_state as state
 from tests.unit.scripted import Scripted
 
 PARTY = [("Tombril", {"side": "party", "pc": True, "max_hp": 55, "stats": {"level": 9, "str": 8, "dex": 5, "armour": 3, "die": 6, "magic": 2, "injury_max": 20}}),

@@ -15,8 +15,20 @@ from pyengine.storage import MAX_JSON_DEPTH, check_json_depth, depth, loads, tim
 from pyengine.text import clean_text
 from pyengine.tracker import MAX_COMBATANTS, Timeline, new_encounter, resolve, too_many_combatants
 from web.persist import (
-    CHARACTERS, COLLECTIONS, INDEX, ROLLS, ROSTER, SAVED_ROLLS, TEMPLATES, MemoryStore, Persistence, export_all, merge,
-    parse_import, read_share, share_payload,
+    CHARACTERS,
+    COLLECTIONS,
+    INDEX,
+    ROLLS,
+    ROSTER,
+    SAVED_ROLLS,
+    TEMPLATES,
+    MemoryStore,
+    Persistence,
+    export_all,
+    merge,
+    parse_import,
+    read_share,
+    share_payload,
 )
 
 FIXTURE = (Path(__file__).parent / "fixtures" / "encounter-schema1.json").read_text()

@@ -12,7 +12,14 @@ from pyengine.errors import SchemaError
 from pyengine.storage import SCHEMA_VERSION, timeline_from_dict
 from pyengine.tracker import Timeline, new_encounter, resolve
 from web.persist import (
-    MemoryStore, Persistence, StorageFull, export_all, export_encounter, parse_import, read_share, share_payload,
+    MemoryStore,
+    Persistence,
+    StorageFull,
+    export_all,
+    export_encounter,
+    parse_import,
+    read_share,
+    share_payload,
 )
 
 FIXTURE = (Path(__file__).parent / "fixtures" / "encounter-schema1.json").read_text()

@@ -10,12 +10,31 @@ import pytest
 
 from pyengine.errors import RuleError
 from pyengine.systems.realms import (
-    CHASE_TABLE, CONDITIONS, Competition, Pool, apply_damage_types, attack_odds, blind_shot, chase_hexes, chase_over,
-    chase_penalty, chase_second, competition_modifiers, competition_odds, defense_roll, impalement, impalement_pool,
-    net_advantage, roll_attack, roll_competition, roll_save, save_odds, save_situation, situation,
+    CHASE_TABLE,
+    CONDITIONS,
+    Competition,
+    Pool,
+    apply_damage_types,
+    attack_odds,
+    blind_shot,
+    chase_hexes,
+    chase_over,
+    chase_penalty,
+    chase_second,
+    competition_modifiers,
+    competition_odds,
+    defense_roll,
+    impalement,
+    impalement_pool,
+    net_advantage,
+    roll_attack,
+    roll_competition,
+    roll_save,
+    save_odds,
+    save_situation,
+    situation,
 )
 from tests.unit.scripted import Scripted
-
 
 # -- the pool ------------------------------------------------------------------------------------
 
@@ -227,7 +246,7 @@ def test_push_modifiers_and_size_limit():
     with pytest.raises(RuleError, match="at most one size larger"):
         competition_modifiers(Competition("shove", aggressor_size=2, victim_size=4))
     assert competition_odds(Competition("shove")) == pytest.approx(66 / 144)
-    assert 0 < competition_odds(Competition("shove", aggressor_net="adv")) and \
+    assert competition_odds(Competition("shove", aggressor_net="adv")) > 0 and \
         competition_odds(Competition("shove", aggressor_net="adv")) > competition_odds(Competition("shove"))
 
 

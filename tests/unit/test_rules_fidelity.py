@@ -11,7 +11,14 @@ import pytest
 from pyengine.errors import RuleError
 from pyengine.systems.laurels import out_of_turn
 from pyengine.systems.realms import (
-    CHASE_TABLE, build_attack, Competition, chase_hexes, chase_penalty, competition_modifiers, movement, save_situation,
+    CHASE_TABLE,
+    Competition,
+    build_attack,
+    chase_hexes,
+    chase_penalty,
+    competition_modifiers,
+    movement,
+    save_situation,
 )
 from pyengine.systems.strife import build_spec
 from pyengine.tracker import Timeline, new_encounter, resolve

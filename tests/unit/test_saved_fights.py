@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pyengine.rules import systems
 import pyengine.tracker  # noqa: F401 - registers the built-in systems
+from pyengine.rules import systems
 from pyengine.storage import loads, timeline_from_dict, timeline_to_dict
 from tests.fights import FIGHTS, fixture_files, play, replayed
 

@@ -10,7 +10,13 @@ import pytest
 
 from pyengine.errors import SchemaError
 from pyengine.storage import (
-    MIGRATIONS, SCHEMA_VERSION, dumps, loads, migrate, timeline_from_dict, timeline_to_dict,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    dumps,
+    loads,
+    migrate,
+    timeline_from_dict,
+    timeline_to_dict,
 )
 from pyengine.tracker import Timeline, new_encounter, resolve
 

@@ -10,7 +10,15 @@ import pytest
 
 from pyengine.errors import RuleError
 from pyengine.systems.strife import (
-    Portion, Spec, attack_odds, check_432, parse_riders, penalties, resolve_attack, split_bonus, untrained_block,
+    Portion,
+    Spec,
+    attack_odds,
+    check_432,
+    parse_riders,
+    penalties,
+    resolve_attack,
+    split_bonus,
+    untrained_block,
     ward_off_odds,
 )
 from tests.unit.scripted import Scripted

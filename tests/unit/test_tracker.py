@@ -7,8 +7,8 @@ import random
 import pytest
 
 from pyengine.errors import RuleError
-from pyengine.tracker import Action, Timeline, active_unit, apply_action, new_encounter, resolve, turn_units
 from pyengine.rules import system_of
+from pyengine.tracker import Action, Timeline, active_unit, apply_action, new_encounter, resolve, turn_units
 from tests.unit.scripted import Scripted
 
 

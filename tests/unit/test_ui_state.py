@@ -26,12 +26,6 @@ def test_changing_the_panel_drops_a_rolled_attack_that_was_not_applied():
     assert update(ui, "attack-applied").last_target is None  # nothing was pending: nothing hit
 
 
-def test_deleted_saved_rolls_come_back_newest_first():
-    ui = update(update(Ui(), "roll-deleted", index=0, saved={"name": "a"}), "roll-deleted", index=3, saved={"name": "b"})
-    assert ui.deleted_rolls == ((0, {"name": "a"}), (3, {"name": "b"}))
-    assert update(ui, "roll-restored").deleted_rolls == ((0, {"name": "a"}),)
-
-
 def test_the_small_memories():
     ui = update(update(Ui(), "next-turn-tapped", now=12.5), "dice-typed")
     assert (ui.last_next_turn, ui.building) == (12.5, True)

@@ -10,7 +10,8 @@ grow with the number of systems. A new system's view is one module here and one 
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from pyengine.model import Combatant, Encounter, Event
 from pyengine.rules import System
@@ -25,7 +26,7 @@ class Page(Protocol):
     attack panel, and the way to act on the fight."""
 
     @property
-    def attack(self) -> dict: ...
+    def attack(self) -> dict[str, Any]: ...
 
     def data(self, key: str) -> Any: ...
 
@@ -35,7 +36,11 @@ class Page(Protocol):
 
     def checked(self, selector: str) -> list[str]: ...
 
-    def act(self, kind: str, args: dict | None = None) -> bool: ...
+    def attribute(self, selector: str, name: str) -> str | None:
+        """The attribute `name` of the first element that matches `selector` (None: no such element)."""
+        ...
+
+    def act(self, kind: str, args: dict[str, Any] | None = None) -> bool: ...
 
     def apply_attack(self) -> None: ...
 
@@ -84,20 +89,20 @@ class View:
         """Choices shown before the fight starts."""
         return ""
 
-    def start_args(self, page: Page) -> dict:
+    def start_args(self, page: Page) -> dict[str, Any]:
         """The start request's arguments read from those choices."""
         return {}
 
-    def sheet_html(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> str:
+    def sheet_html(self, enc: Encounter, c: Combatant, attack: dict[str, Any], events: list[Event]) -> str:
         """The system's part of a combatant's sheet, when it is one section."""
         return ""
 
-    def attack_html(self, enc: Encounter, target: Combatant, attack: dict) -> str:
+    def attack_html(self, enc: Encounter, target: Combatant, attack: dict[str, Any]) -> str:
         """The attack panel alone (odds first, then a rolled result): a target's sheet shows it, and
         so does a player's attack from "My characters", on a practice encounter."""
         return ""
 
-    def sheet_sections(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> list[tuple[str, str, str]]:
+    def sheet_sections(self, enc: Encounter, c: Combatant, attack: dict[str, Any], events: list[Event]) -> list[tuple[str, str, str]]:
         """The system's parts of a combatant's sheet as (key, label, HTML), shown one at a time (the
         first by default): a long sheet stays short, and a result shows next to its button."""
         html = self.sheet_html(enc, c, attack, events)
@@ -107,7 +112,7 @@ class View:
         """The system's own stats on the add / edit form."""
         return stat_fields_html(system.stat_fields, c, self.fields_note)
 
-    def stats_from_form(self, system: System, page: Page, editing: bool) -> dict | None:
+    def stats_from_form(self, system: System, page: Page, editing: bool) -> dict[str, Any] | None:
         """The system's own stats as typed on the add / edit form (None: the system has none)."""
         if not system.stat_fields:
             return None
@@ -120,6 +125,16 @@ class View:
             else:
                 stats[f.key] = page.number(page.value(f"f-stat-{f.key}"), f.default)
         return stats
+
+    def read_attack_config(self, page: Page, config: dict[str, Any]) -> dict[str, Any]:
+        """The attack panel's choices (`config`: every `data-attack-key` input, read by the page),
+        with what the system's own inputs add (Enchanted Realms' skill boxes)."""
+        return config
+
+    def pending_damage(self, pending: dict[str, Any]) -> int:
+        """The damage of a rolled, not yet applied attack (for the dice history of a player's attack)."""
+        damage = pending.get("damage")
+        return damage if isinstance(damage, int) and not isinstance(damage, bool) else 0
 
     def flag_html(self, c: Combatant) -> str:
         if not self.flag_chips:

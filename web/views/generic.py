@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pyengine.errors import EngineError
 from pyengine.model import Combatant, Encounter, Event
 from pyengine.systems.generic import COVER, DEATH_SAVES, attack_odds, attack_spec, dying
@@ -14,7 +16,7 @@ ADVANTAGE = {"": "Normal", "adv": "Advantage", "dis": "Disadvantage"}
 COVERS = {"none": "No cover", "half": "Half cover (+2 AC)", "three-quarters": "Three-quarters cover (+5 AC)"}
 
 
-def attack_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
+def attack_html(enc: Encounter, target: Combatant, cfg: dict[str, Any]) -> str:
     """d20 + bonus against the target's AC: who attacks, advantage, cover, the exact odds (hit,
     crit, the damage chart), then the roll die by die and Apply."""
     choice = attacker_choice(enc, target, cfg.get("attacker"))
@@ -79,7 +81,7 @@ class GenericView(View):
     weapon_fields = ("to_hit", "damage", "crit_on")
     target_fields = ("ac",)
 
-    def attack_html(self, enc: Encounter, target: Combatant, attack: dict) -> str:
+    def attack_html(self, enc: Encounter, target: Combatant, attack: dict[str, Any]) -> str:
         return attack_html(enc, target, attack)
 
     def row_chips(self, enc: Encounter, c: Combatant) -> str:
@@ -90,7 +92,7 @@ class GenericView(View):
             chips += f'<span class="chip down" data-testid="death-state">{esc(_death_state(c))}</span>'
         return chips
 
-    def sheet_html(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> str:
+    def sheet_html(self, enc: Encounter, c: Combatant, attack: dict[str, Any], events: list[Event]) -> str:
         ac = f'<p data-testid="sheet-ac">AC <b>{esc(c.stat("ac"))}</b></p>' if c.stat("ac") is not None else ""
         if not (c.pc and c.hp is not None and c.hp <= 0):
             return ac + (self.attack_html(enc, c, attack) if c.stat("ac") is not None else "")

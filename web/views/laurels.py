@@ -3,6 +3,8 @@ and on a combatant's sheet the attack (exact odds first, then the roll and Apply
 
 from __future__ import annotations
 
+from typing import Any
+
 from pyengine.errors import EngineError
 from pyengine.model import Combatant, Encounter, Event
 from pyengine.rules import system_of
@@ -17,7 +19,7 @@ __all__ = ["VIEW", "LaurelsView", "attack_panel_html"]
 AMBUSH = (("none", "No ambush"), ("opponents", "Opponents ambush"), ("party", "Party ambushes"))
 
 
-def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None, power: bool, sneak: bool, pending: dict | None,
+def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None, power: bool, sneak: bool, pending: dict[str, Any] | None,
                       close: bool = False, wanted: int | None = None) -> str:
     """Laurels and Loot: who hits this target, the exact odds first, then the roll and Apply. The
     attacker defaults to whoever acts now, else the first of the acting side who may still act."""
@@ -91,7 +93,7 @@ class LaurelsView(View):
     weapon_fields = ("die", "magic", "finesse", "ranged", "specialised")
     target_fields = ("level", "dex", "awa", "armour", "shield")
 
-    def attack_html(self, enc: Encounter, target: Combatant, attack: dict) -> str:
+    def attack_html(self, enc: Encounter, target: Combatant, attack: dict[str, Any]) -> str:
         return attack_panel_html(enc, target, attack.get("attacker"), attack.get("power", False), attack.get("sneak", False),
                                  attack.get("pending"), attack.get("close", False), at_least(attack))
 
@@ -108,12 +110,18 @@ class LaurelsView(View):
                 + "".join(f'<option value="{v}"{" selected" if v == current else ""}>{t}</option>' for v, t in AMBUSH)
                 + "</select></label>")
 
-    def sheet_html(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> str:
+    def sheet_html(self, enc: Encounter, c: Combatant, attack: dict[str, Any], events: list[Event]) -> str:
         cid = esc(c.id)
         return (self.attack_html(enc, c, attack)
                 + '<div class="grid2">'
                 f'<button type="button" data-action="parry" data-with="weapon" data-id="{cid}" data-testid="parry-weapon">Parry (weapon)</button>'
                 f'<button type="button" data-action="parry" data-with="shield" data-id="{cid}" data-testid="parry-shield">Parry (shield)</button></div>')
+
+    def pending_damage(self, pending: dict[str, Any]) -> int:
+        """A rolled attack keeps its damage in its result (Stamina first)."""
+        damage = (pending.get("result") or {}).get("damage", 0)
+        return damage if isinstance(damage, int) and not isinstance(damage, bool) else 0
+
 
 
 VIEW = LaurelsView()

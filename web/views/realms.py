@@ -4,14 +4,33 @@ and defense rolls. Pure functions state -> HTML; every user text escaped."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pyengine.errors import EngineError
 from pyengine.model import Combatant, Encounter, Event
 from pyengine.systems.realms import (
-    COMPETITIONS, DAMAGE_TYPES, SAVE_KINDS, attack_odds, build_attack, chase_penalty, competition_modifiers, competition_odds,
-    competition_of, cover_save_bonus, listed, movement, own_save_modifier, save_odds, save_situation,
+    COMPETITIONS,
+    DAMAGE_TYPES,
+    SAVE_KINDS,
+    attack_odds,
+    build_attack,
+    chase_penalty,
+    competition_modifiers,
+    competition_odds,
+    competition_of,
+    cover_save_bonus,
+    listed,
+    movement,
+    own_save_modifier,
+    save_odds,
+    save_situation,
 )
 
-from ..html import at_least, attack_check as _chk, attack_input as _txt, attack_select as _sel, esc, odds_html, pct as _pct
+from ..html import at_least, esc, odds_html
+from ..html import attack_check as _chk
+from ..html import attack_input as _txt
+from ..html import attack_select as _sel
+from ..html import pct as _pct
 from . import Page, View, attacker_choice
 
 __all__ = ["VIEW", "RealmsView", "row_chips", "options_html", "sheet_sections", "DEFAULT_ATTACK"]
@@ -53,7 +72,7 @@ def options_html(enc: Encounter) -> str:
     )
 
 
-def attack_panel_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
+def attack_panel_html(enc: Encounter, target: Combatant, cfg: dict[str, Any]) -> str:
     choice = attacker_choice(enc, target, cfg.get("attacker"))
     if choice is None:
         return ""
@@ -112,7 +131,7 @@ def attack_panel_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
             + f'<button type="button" class="primary" data-action="attack-roll" data-id="{esc(target.id)}" data-testid="attack-roll">Roll {esc(built.text.split(":")[0])}</button>')
 
 
-def attack_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
+def attack_html(enc: Encounter, target: Combatant, cfg: dict[str, Any]) -> str:
     """The attack panel and, once rolled, the result die by die."""
     cfg = {**DEFAULT_ATTACK, **{k: v for k, v in cfg.items() if v is not None}}
     pending = cfg.get("pending")
@@ -124,7 +143,7 @@ def _die(face: int, hit: bool | None = None, extra: str = "") -> str:
     return f'<span class="{cls}{extra}">{face}</span>'
 
 
-def pending_html(pending: dict) -> str:
+def pending_html(pending: dict[str, Any]) -> str:
     faces, kept, hits = pending["faces"], list(pending["kept"]), pending.get("face_hits", [])
     if len(faces) == 2 and len(kept) == 1:   # two dice, the worse kept
         rest = list(faces)
@@ -185,7 +204,7 @@ def _last(events: list[Event], cid: str, kinds: tuple[str, ...]) -> str:
     return ""
 
 
-def save_html(c: Combatant, cfg: dict, events: list[Event]) -> str:
+def save_html(c: Combatant, cfg: dict[str, Any], events: list[Event]) -> str:
     """A save: kind, modifiers and DC, its exact odds, the roll; the last save's result under it."""
     cid = esc(c.id)
     try:
@@ -212,7 +231,7 @@ def save_html(c: Combatant, cfg: dict, events: list[Event]) -> str:
     return save + _last(events, c.id, ("save",))
 
 
-def competition_html(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) -> str:
+def competition_html(enc: Encounter, c: Combatant, cfg: dict[str, Any], events: list[Event]) -> str:
     """A d12 competition (grapple, escape, shove, trip, forced passage) against another combatant."""
     cid = esc(c.id)
     others = [x for x in enc.combatants if x.id != c.id]
@@ -266,7 +285,7 @@ def reactions_html(enc: Encounter, c: Combatant) -> str:
     return defense
 
 
-def sheet_sections(enc: Encounter, c: Combatant, cfg: dict, events: list[Event]) -> list[tuple[str, str, str]]:
+def sheet_sections(enc: Encounter, c: Combatant, cfg: dict[str, Any], events: list[Event]) -> list[tuple[str, str, str]]:
     """The sheet's parts, one shown at a time, the attack first."""
     cfg = {**DEFAULT_ATTACK, **{k: v for k, v in cfg.items() if v is not None}}
     attack = stances_html(enc, c) + reactions_html(enc, c) + attack_html(enc, c, cfg)
@@ -327,7 +346,7 @@ class RealmsView(View):
     weapon_fields = ("skills", "damage_type", "die_mod", "weight", "ranged", "light", "ranged_crits", "polearm", "forte", "glaive")
     target_fields = ("ac", "ac_types", "resistant", "vulnerable", "immune", "absorbing")
 
-    def attack_html(self, enc: Encounter, target: Combatant, attack: dict) -> str:
+    def attack_html(self, enc: Encounter, target: Combatant, attack: dict[str, Any]) -> str:
         return attack_html(enc, target, attack)
 
     def row_chips(self, enc: Encounter, c: Combatant) -> str:
@@ -336,8 +355,15 @@ class RealmsView(View):
     def start_options(self, enc: Encounter) -> str:
         return options_html(enc)
 
-    def sheet_sections(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> list[tuple[str, str, str]]:
+    def sheet_sections(self, enc: Encounter, c: Combatant, attack: dict[str, Any], events: list[Event]) -> list[tuple[str, str, str]]:
         return sheet_sections(enc, c, attack, events)
+
+    def read_attack_config(self, page: Page, config: dict[str, Any]) -> dict[str, Any]:
+        """The attacker's skill boxes (each a d20), and whose skills they are."""
+        owner = page.attribute(".atk-skill", "data-owner")
+        if owner is None:
+            return config
+        return {**config, "skills": ", ".join(page.checked(".atk-skill")), "skills_of": owner}
 
 
 VIEW = RealmsView()

@@ -11,7 +11,10 @@ from pyengine.model import Combatant, Encounter, Event
 from pyengine.rules import System, system_of
 from pyengine.systems.strife import ATTACK_KINDS, RESOURCES, acting, attack_odds, build_spec
 
-from ..html import at_least, attack_check as _check, attack_input, attack_select as _select, esc, odds_html, pct as _pct
+from ..html import at_least, attack_input, esc, odds_html
+from ..html import attack_check as _check
+from ..html import attack_select as _select
+from ..html import pct as _pct
 from . import Page, View, attacker_choice
 
 __all__ = ["VIEW", "StrifeView", "row_chips", "turn_panel_html", "start_options_html", "attack_panel_html", "resources_html",
@@ -100,7 +103,7 @@ def turn_panel_html(enc: Encounter) -> str:
     )
 
 
-def attack_panel_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
+def attack_panel_html(enc: Encounter, target: Combatant, cfg: dict[str, Any]) -> str:
     choice = attacker_choice(enc, target, cfg.get("attacker"), default=acting(enc))
     if choice is None:
         return ""
@@ -153,7 +156,7 @@ def attack_panel_html(enc: Encounter, target: Combatant, cfg: dict) -> str:
     )
 
 
-def pending_html(pending: dict) -> str:
+def pending_html(pending: dict[str, Any]) -> str:
     natural = pending.get("natural")
     dice = []
     for a, d in pending.get("ward", []):
@@ -218,7 +221,7 @@ class StrifeView(View):
     weapon_fields = ("weapon", "offhand", "power", "hit", "crit", "spirit_hit", "spirit_crit", "size", "ward_off", "dual_skill", "untrained")
     target_fields = ("ac", "resist", "dodge", "parry", "block", "ward_off", "untrained", "shield_untrained")
 
-    def attack_html(self, enc: Encounter, target: Combatant, attack: dict) -> str:
+    def attack_html(self, enc: Encounter, target: Combatant, attack: dict[str, Any]) -> str:
         pending = attack.get("pending")
         return attack_panel_html(enc, target, attack) + (pending_html(pending) if pending is not None else "")
 
@@ -231,15 +234,15 @@ class StrifeView(View):
     def start_options(self, enc: Encounter) -> str:
         return start_options_html(enc)
 
-    def start_args(self, page: Page) -> dict:
+    def start_args(self, page: Page) -> dict[str, Any]:
         return {"soon": bool(page.checked("#battle-soon"))}
 
-    def sheet_sections(self, enc: Encounter, c: Combatant, attack: dict, events: list[Event]) -> list[tuple[str, str, str]]:
+    def sheet_sections(self, enc: Encounter, c: Combatant, attack: dict[str, Any], events: list[Event]) -> list[tuple[str, str, str]]:
         sections = [("attack", "Attack", self.attack_html(enc, c, attack))]
         resources = resources_html(c)
         return sections + ([("resources", "Resources", resources)] if resources else [])
 
-    def stats_from_form(self, system: System, page: Page, editing: bool) -> dict | None:
+    def stats_from_form(self, system: System, page: Page, editing: bool) -> dict[str, Any] | None:
         stats: dict[str, Any] = super().stats_from_form(system, page, editing) or {}
         return stats if editing else system.fresh_stats(stats)  # resources with a maximum start full
 

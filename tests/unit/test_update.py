@@ -1,0 +1,333 @@
+"""web/update.py: the page's everyday loop as messages in, a model and effects out, in CPython
+without a browser: next turn with the guard, damage with the Undo toast, the batch, an attack
+rolled then applied, the initiative step, saved rolls deleted and brought back, quick add."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import typing
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from pyengine.text import quoted
+from pyengine.tracker import Timeline, new_encounter, resolve
+from tests.unit.scripted import Scripted
+from web import messages as msg
+from web import state
+from web.effects import (
+    AskToKeepStorage,
+    CloseSheet,
+    HideToast,
+    KeepAwake,
+    OpenSheet,
+    Refuse,
+    Render,
+    RenderNotices,
+    RenderRolls,
+    RenderSheet,
+    SaveFight,
+    StoreCollection,
+    Toast,
+)
+from web.model import Model
+from web.persist import ROLLS, SAVED_ROLLS, Notice
+from web.update import _UPDATES, FIGHT_CHANGED, batch_actions, numbered_name, update
+
+ROOT = Path(__file__).resolve().parents[2]
+RNG = random.Random(1)
+
+
+def fight(*people: dict, system: str = "generic", started: bool = False) -> Model:
+    """A model whose fight holds `people` (add requests' fields), started if asked."""
+    t = Timeline.start(new_encounter("e1", "Bridge", system=system))
+    for fields in people:
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": fields}, random.Random(0)))
+    if started:
+        t = t.do(resolve(t.present, "start_combat", {}, random.Random(0)))
+    return Model(t)
+
+
+PARTY = ({"name": "Cyra", "side": "party", "pc": True, "initiative": 18, "max_hp": 20, "stats": {"to_hit": 5, "damage": "1d8+3"}},
+         {"name": "Dax", "side": "party", "pc": True, "initiative": 12, "max_hp": 24},
+         {"name": "Goblin", "initiative": 15, "max_hp": 7},
+         {"name": "Ogre", "initiative": 5, "max_hp": 30, "stats": {"ac": 10}})
+
+
+def ids(model: Model) -> dict[str, str]:
+    return {c.name: c.id for c in model.timeline.present.combatants}
+
+
+def hp(model: Model, name: str) -> int | None:
+    return next(c.hp for c in model.timeline.present.combatants if c.name == name)
+
+
+# -- next turn and its guard -------------------------------------------------------------------
+
+def test_next_turn_moves_the_turn_and_saves_without_a_toast():
+    model = fight(*PARTY, started=True)
+    first = model.timeline.present.active_id
+    after, effects = update(model, msg.NextTurnTapped(10.0, RNG))
+    assert after.timeline.present.active_id != first
+    assert effects == FIGHT_CHANGED  # the order on screen says it: no toast
+    assert after.ui.last_next_turn == 10.0
+
+
+def test_a_second_tap_within_the_guard_is_the_same_tap():
+    model, _ = update(fight(*PARTY, started=True), msg.NextTurnTapped(10.0, RNG))
+    again, effects = update(model, msg.NextTurnTapped(10.3, RNG))
+    assert again is model and effects == ()
+    later, _ = update(model, msg.NextTurnTapped(10.5, RNG))
+    assert later.timeline.cursor == model.timeline.cursor + 1
+
+
+def test_next_turn_before_the_fight_starts_it_when_every_number_is_known():
+    after, effects = update(fight(*PARTY), msg.NextTurnTapped(1.0, RNG))
+    assert after.timeline.present.started
+    assert after.timeline.present.active_id == ids(after)["Cyra"]  # 18 is highest
+    assert effects == FIGHT_CHANGED
+
+
+def test_start_asks_the_players_for_their_numbers_first():
+    model = fight({"name": "Cyra", "side": "party", "pc": True}, {"name": "Goblin", "initiative": 10})
+    after, effects = update(model, msg.StartTapped(RNG))
+    assert after is model and effects == (OpenSheet("init"),)
+
+
+def test_the_called_out_numbers_start_the_fight_and_close_the_step():
+    model = fight({"name": "Cyra", "side": "party", "pc": True}, {"name": "Goblin", "init_mod": 2})
+    after, effects = update(model, msg.InitiativeEntered({ids(model)["Cyra"]: 17}, Scripted([9])))
+    enc = after.timeline.present
+    assert {c.name: c.initiative for c in enc.combatants} == {"Cyra": 17, "Goblin": 11}
+    assert effects[-1] == CloseSheet() and SaveFight() in effects
+
+
+def test_start_fight_on_a_fight_already_started_is_refused_not_a_next_turn():
+    model = fight(*PARTY, started=True)
+    after, effects = update(model, msg.StartTapped(RNG))
+    assert after.timeline.present.active_id == model.timeline.present.active_id
+
+
+# -- damage, its toast and Undo ------------------------------------------------------------------
+
+def test_damage_typed_on_a_sheet_is_said_with_undo_and_undo_brings_it_back():
+    model = fight(*PARTY, started=True)
+    hit, effects = update(model, msg.HitPointsTyped("damage", ids(model)["Ogre"], " 12 ", RNG))
+    assert hp(hit, "Ogre") == 18
+    assert effects == FIGHT_CHANGED + (Toast("Ogre took 12 damage", undo=True),)
+    back, effects = update(hit, msg.UndoTapped(from_toast=True))
+    assert hp(back, "Ogre") == 30
+    assert effects == (HideToast(),) + FIGHT_CHANGED
+    again, _ = update(back, msg.RedoTapped())
+    assert hp(again, "Ogre") == 18
+
+
+@pytest.mark.parametrize("typed, said", [("", "Type an amount first."), ("lots", "“lots” is not a whole number."),
+                                         ("-3", "Enter a number from 0 to 1,000,000.")])
+def test_a_bad_amount_is_refused_and_changes_nothing(typed, said):
+    model = fight(*PARTY, started=True)
+    after, effects = update(model, msg.HitPointsTyped("damage", ids(model)["Ogre"], typed, RNG))
+    assert after is model and effects == (Refuse(said),)
+
+
+def test_healing_and_temporary_hp_go_through_the_same_message():
+    model = fight(*PARTY, started=True)
+    model, _ = update(model, msg.HitPointsTyped("damage", ids(model)["Dax"], "10", RNG))
+    model, _ = update(model, msg.HitPointsTyped("temp_hp", ids(model)["Dax"], "5", RNG))
+    model, effects = update(model, msg.HitPointsTyped("heal", ids(model)["Dax"], "4", RNG))
+    dax = model.timeline.present.get(ids(model)["Dax"])
+    assert (dax.hp, dax.temp_hp) == (18, 5)
+    assert effects[-1] == Toast("Dax healed 4", undo=True)
+
+
+def test_undo_with_nothing_to_undo_only_hides_the_toast():
+    model = fight()
+    assert update(model, msg.UndoTapped(from_toast=True)) == (model, (HideToast(),))
+    assert update(model, msg.UndoTapped()) == (model, ())
+    assert update(model, msg.RedoTapped()) == (model, ())
+
+
+# -- the batch -------------------------------------------------------------------------------------
+
+def selecting(model: Model, *names: str) -> Model:
+    ui = state.update(model.ui, "selecting-toggled")
+    for name in names:
+        ui = state.update(ui, "selection-toggled", ident=ids(model)[name])
+    return replace(model, ui=ui)
+
+
+def test_a_fireball_halves_for_those_who_saved_in_one_undoable_step():
+    model = selecting(fight(*PARTY, {"name": "Wolf", "initiative": 3, "max_hp": 11}, started=True), "Goblin", "Ogre", "Wolf")
+    saved = (ids(model)["Ogre"],)
+    after, effects = update(model, msg.BatchApplied("damage", RNG, amount="9", halves=saved))
+    assert (hp(after, "Goblin"), hp(after, "Ogre"), hp(after, "Wolf")) == (0, 26, 2)
+    assert after.timeline.cursor == model.timeline.cursor + 1  # one step
+    assert after.ui.selected is None
+    assert effects[:4] == FIGHT_CHANGED and effects[-2:] == (CloseSheet(), Render())
+    assert isinstance(effects[4], Toast) and effects[4].undo
+    assert hp(update(after, msg.UndoTapped())[0], "Ogre") == 30
+
+
+def test_the_batch_requests_halve_damage_only_and_round_down():
+    model = selecting(fight(*PARTY, started=True), "Goblin", "Ogre")
+    ogre = ids(model)["Ogre"]
+    heal = batch_actions(model, msg.BatchApplied("heal", RNG, amount="7", halves=(ogre,)))
+    assert [a["args"]["amount"] for a in heal] == [7, 7]
+    hurt = batch_actions(model, msg.BatchApplied("damage", RNG, amount="7", halves=(ogre,)))
+    assert [a["args"] for a in hurt] == [{"id": ids(model)["Goblin"], "amount": 7}, {"id": ogre, "amount": 3, "half": True}]
+
+
+def test_a_condition_for_several_and_a_refused_batch():
+    model = selecting(fight(*PARTY, started=True), "Cyra", "Dax")
+    after, _ = update(model, msg.BatchApplied("add_condition", RNG, condition="Blessed"))
+    assert all("Blessed" in [k.name for k in c.conditions] for c in after.timeline.present.combatants if c.pc)
+    refused, effects = update(model, msg.BatchApplied("damage", RNG, amount=""))
+    assert refused is model and effects == (Refuse("Type an amount first."),)
+    nobody, effects = update(model, msg.BatchApplied("add_condition", RNG, condition=""))
+    assert nobody.timeline is model.timeline and isinstance(effects[0], Refuse)
+    assert nobody.ui.selected == model.ui.selected  # a refused batch keeps the selection
+
+
+# -- an attack rolled, then applied ------------------------------------------------------------------
+
+def test_an_attack_rolled_on_the_panel_is_applied_as_one_step_and_remembers_its_target():
+    model = fight(*PARTY, started=True)
+    attack = resolve(model.timeline.present, "d20_attack", {"attacker": ids(model)["Cyra"], "target": ids(model)["Ogre"]},
+                     Scripted([15, 6]))
+    ui = state.update(state.update(model.ui, "sheet-opened", kind="combatant", ident=ids(model)["Ogre"]),
+                      "attack-rolled", pending={**attack.args, "action": attack})
+    after, effects = update(replace(model, ui=ui), msg.AttackApplied())
+    assert hp(after, "Ogre") == 21
+    assert after.ui.last_target == ids(model)["Ogre"] and after.ui.attack["pending"] is None
+    assert effects == FIGHT_CHANGED and after.timeline.cursor == model.timeline.cursor + 1
+
+
+def test_a_practice_attack_or_none_rolled_changes_no_fight():
+    model = fight(*PARTY, started=True)
+    assert update(model, msg.AttackApplied()) == (model, ())
+    ui = state.update(state.update(model.ui, "sheet-opened", kind="character", ident="k1"), "attack-rolled", pending={"action": None})
+    practising = replace(model, ui=ui)
+    assert update(practising, msg.AttackApplied()) == (practising, ())
+
+
+# -- quick add ------------------------------------------------------------------------------------------
+
+def test_a_saved_opponent_joins_again_numbered_and_a_party_member_only_once():
+    model = fight(*PARTY)
+    twice, effects = update(model, msg.QuickAdded(False, {"name": "Goblin", "max_hp": 7}, RNG))
+    thrice, _ = update(twice, msg.QuickAdded(False, {"name": "Goblin", "max_hp": 7}, RNG))
+    assert [c.name for c in thrice.timeline.present.combatants][-2:] == ["Goblin 2", "Goblin 3"]
+    assert effects[-1] == CloseSheet()
+    again, effects = update(model, msg.QuickAdded(True, {"name": "Cyra", "side": "party"}, RNG))
+    assert again is model and effects == (Refuse("Cyra is already in this fight."),)
+
+
+def test_numbered_names_skip_the_taken_ones():
+    assert numbered_name("Orc", set()) == "Orc"
+    assert numbered_name("Orc", {"Orc", "Orc 2", "Orc 4"}) == "Orc 3"
+
+
+# -- saved rolls, the history and notices -------------------------------------------------------------
+
+SAVED = ({"name": "Longsword", "expr": "1d8+3"}, {"name": "Fireball", "expr": "8d6"}, {"name": "Sneak", "expr": "3d6"})
+
+
+def test_a_deleted_saved_roll_comes_back_where_it_stood():
+    model = replace(fight(), saved_rolls=SAVED)
+    gone, effects = update(model, msg.SavedRollDeleted(1))
+    assert [s["name"] for s in gone.saved_rolls] == ["Longsword", "Sneak"]
+    assert effects == (StoreCollection(SAVED_ROLLS), RenderRolls(), RenderNotices())
+    assert gone.notices[-1] == Notice("info", f"Deleted the saved roll {quoted('Fireball')}.", "undelete-roll", "Undo")
+    back, effects = update(gone, msg.SavedRollRestored())
+    assert back.saved_rolls == SAVED and back.notices == () and back.trash.rolls == ()
+    assert effects == (StoreCollection(SAVED_ROLLS), RenderRolls(), RenderNotices())
+
+
+def test_undeleting_two_saved_rolls_brings_the_newest_first():
+    model, _ = update(replace(fight(), saved_rolls=SAVED), msg.SavedRollDeleted(0))
+    model, _ = update(model, msg.SavedRollDeleted(1))
+    assert [s["name"] for s in model.saved_rolls] == ["Fireball"]
+    model, _ = update(model, msg.SavedRollRestored())
+    assert [s["name"] for s in model.saved_rolls] == ["Fireball", "Sneak"]
+    model, _ = update(model, msg.SavedRollRestored())
+    assert model.saved_rolls == SAVED
+
+
+def test_a_saved_roll_of_the_same_name_saved_since_is_replaced_by_the_one_brought_back():
+    model, _ = update(replace(fight(), saved_rolls=SAVED), msg.SavedRollDeleted(0))
+    model = replace(model, saved_rolls=model.saved_rolls + ({"name": "Longsword", "expr": "1d10"},))
+    back, _ = update(model, msg.SavedRollRestored())
+    assert [s["expr"] for s in back.saved_rolls if s["name"] == "Longsword"] == ["1d8+3"]
+
+
+def test_deleting_a_saved_roll_out_of_range_or_undoing_with_an_empty_trash_changes_nothing():
+    model = replace(fight(), saved_rolls=SAVED)
+    assert update(model, msg.SavedRollDeleted(3)) == (model, ())
+    after, effects = update(model, msg.SavedRollRestored())
+    assert after.saved_rolls == SAVED and effects == (RenderNotices(),)
+
+
+def test_clearing_the_history_and_dismissing_a_notice():
+    model = replace(fight(), rolls=({"expr": "1d20", "total": 4},), notices=(Notice("info", "a"), Notice("warn", "b")))
+    cleared, effects = update(model, msg.HistoryCleared())
+    assert cleared.rolls == () and effects == (StoreCollection(ROLLS), RenderRolls())
+    dismissed, effects = update(model, msg.NoticeDismissed(0))
+    assert [n.text for n in dismissed.notices] == ["b"] and effects == (RenderNotices(),)
+    assert update(model, msg.NoticeDismissed(5)) == (model, ())
+
+
+# -- the screen --------------------------------------------------------------------------------------
+
+def test_selecting_and_picking_a_section_draw_what_changed():
+    model = fight(*PARTY)
+    on, effects = update(model, msg.SelectingToggled())
+    assert on.ui.selected == () and effects == (Render(),)
+    chosen, _ = update(on, msg.SelectionToggled(ids(model)["Ogre"]))
+    assert chosen.ui.selected == (ids(model)["Ogre"],)
+    picked, effects = update(model, msg.SectionPicked("resources"))
+    assert picked.ui.section == "resources" and effects == (RenderSheet(),)
+
+
+def test_an_action_of_the_fight_said_with_undo_and_one_refused():
+    model = fight(*PARTY, started=True)
+    after, effects = update(model, msg.Act("add_condition", {"id": ids(model)["Ogre"], "name": "Prone"}, RNG, close_sheet=True))
+    assert effects[:4] == (SaveFight(), Render(), KeepAwake(), AskToKeepStorage())
+    assert effects[4].undo and effects[5] == CloseSheet()
+    refused, effects = update(model, msg.Act("remove_combatant", {"id": "c99"}, RNG, close_sheet=True))
+    assert refused is model and effects == (Refuse("That combatant is no longer in this encounter."),)
+
+
+def test_every_message_has_an_update():
+    assert set(typing.get_args(msg.Message)) == set(_UPDATES)
+
+
+def test_update_imports_nothing_of_the_browser():
+    """The update and everything it imports load in a plain CPython without pyscript or js."""
+    code = ("import sys, web.update, web.model, web.messages, web.effects; "
+            "print(sorted(m for m in ('pyscript', 'js', 'pyodide') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+# -- My characters ---------------------------------------------------------------------------------------
+
+CHARACTERS = ({"v": 1, "id": "k1", "name": "Cyra", "system": "generic"}, {"v": 1, "id": "k2", "name": "Dax", "system": "generic"})
+
+
+def test_a_deleted_character_goes_to_the_trash_and_comes_back():
+    model = replace(fight(), characters=CHARACTERS)
+    gone, effects = update(model, msg.CharacterDeleted("k1"))
+    assert [c["id"] for c in gone.characters] == ["k2"] and gone.trash.characters == (CHARACTERS[0],)
+    assert effects == (StoreCollection("characters"), OpenSheet("characters"), RenderNotices())
+    assert gone.notices[-1].action == "undelete-character"
+    back, effects = update(gone, msg.CharacterRestored())
+    assert {c["id"] for c in back.characters} == {"k1", "k2"} and back.trash.characters == () and back.notices == ()
+    assert StoreCollection("characters") in effects
+
+
+def test_deleting_a_character_already_gone_changes_nothing():
+    model = replace(fight(), characters=CHARACTERS)
+    assert update(model, msg.CharacterDeleted("k9")) == (model, ())

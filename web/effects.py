@@ -1,0 +1,89 @@
+"""What `update` asks the runtime to do, as data: save, draw, say, open or close a sheet. The
+runtime (today web/app.py's `perform`) is the only place that carries them out in the browser."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "SaveFight", "Render", "RenderSheet", "RenderNotices", "RenderRolls", "Toast", "HideToast", "Refuse", "OpenSheet", "CloseSheet",
+    "StoreCollection", "KeepAwake", "AskToKeepStorage", "Effect",
+]
+
+
+@dataclass(frozen=True)
+class SaveFight:
+    """The fight on screen changed: store it (and its line in the list of encounters)."""
+
+
+@dataclass(frozen=True)
+class Render:
+    """Draw the turn order, the round, Undo / Redo and the open sheet again."""
+
+
+@dataclass(frozen=True)
+class RenderSheet:
+    pass
+
+
+@dataclass(frozen=True)
+class RenderNotices:
+    pass
+
+
+@dataclass(frozen=True)
+class RenderRolls:
+    """Draw the saved rolls and the dice history again."""
+
+
+@dataclass(frozen=True)
+class Toast:
+    """A short message where the thumb is; with `undo`, an Undo button in it."""
+
+    text: str
+    level: str = "info"
+    undo: bool = False
+
+
+@dataclass(frozen=True)
+class HideToast:
+    pass
+
+
+@dataclass(frozen=True)
+class Refuse:
+    """A refusal, said where the tap was (the open sheet's error line, else a notice)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class OpenSheet:
+    kind: str
+    ident: str | None = None
+
+
+@dataclass(frozen=True)
+class CloseSheet:
+    pass
+
+
+@dataclass(frozen=True)
+class StoreCollection:
+    """Store one collection of the model (persist.COLLECTIONS' key: rolls, saved rolls ...)."""
+
+    key: str
+
+
+@dataclass(frozen=True)
+class KeepAwake:
+    """Hold the screen awake while a fight runs (and let it sleep when none does)."""
+
+
+@dataclass(frozen=True)
+class AskToKeepStorage:
+    """Once a fight has started, ask the browser to keep our storage."""
+
+
+Effect = (SaveFight | Render | RenderSheet | RenderNotices | RenderRolls | Toast | HideToast | Refuse | OpenSheet | CloseSheet
+          | StoreCollection | KeepAwake | AskToKeepStorage)

@@ -1,0 +1,148 @@
+"""What can happen to the page, as small frozen values: a tap, a typed form, another tab. Each is
+read by `update` (web/update.py); the runtime makes them from DOM events. A message that may roll
+dice carries the `rng` to roll with (randomness is a parameter, as in the engine)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyengine.dice import Rng
+
+__all__ = [
+    "Act", "NextTurnTapped", "StartTapped", "InitiativeEntered", "UndoTapped", "RedoTapped", "HitPointsTyped", "BatchApplied", "QuickAdded",
+    "AttackApplied", "SelectingToggled", "SelectionToggled", "SectionPicked", "SavedRollDeleted", "SavedRollRestored",
+    "HistoryCleared", "NoticeDismissed", "CharacterDeleted", "CharacterRestored", "Message",
+]
+
+
+@dataclass(frozen=True)
+class Act:
+    """A request to the fight (any tracker or system action), with what closes on success."""
+
+    kind: str
+    args: dict[str, Any]
+    rng: Rng
+    close_sheet: bool = False
+
+
+@dataclass(frozen=True)
+class NextTurnTapped:
+    """Next turn (or Start fight). `now`: monotonic seconds, for the double-tap guard; `start_args`:
+    the system's start options as chosen on screen."""
+
+    now: float
+    rng: Rng
+    start_args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StartTapped:
+    """Start fight (the button under the list): never a Next turn, whatever the screen showed."""
+
+    rng: Rng
+    start_args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class InitiativeEntered:
+    """The initiative step: the numbers the players called out, by combatant id."""
+
+    typed: dict[str, int]
+    rng: Rng
+    start_args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class UndoTapped:
+    from_toast: bool = False
+
+
+@dataclass(frozen=True)
+class RedoTapped:
+    pass
+
+
+@dataclass(frozen=True)
+class HitPointsTyped:
+    """Damage, Heal or Temporary HP on a combatant's sheet, with the amount as typed."""
+
+    kind: str  # "damage", "heal" or "temp_hp"
+    ident: str
+    amount: str
+    rng: Rng
+
+
+@dataclass(frozen=True)
+class BatchApplied:
+    """One amount (half for those who saved) or one condition, for every selected combatant."""
+
+    kind: str  # "damage", "heal", "temp_hp" or "add_condition"
+    rng: Rng
+    amount: str = ""
+    halves: tuple[str, ...] = ()
+    condition: str = ""
+
+
+@dataclass(frozen=True)
+class QuickAdded:
+    """A party member from the roster, or an opponent from the templates, into the fight."""
+
+    roster: bool
+    entry: dict[str, Any]
+    rng: Rng
+
+
+@dataclass(frozen=True)
+class AttackApplied:
+    """Apply on an attack panel: the rolled attack waiting there becomes one undoable step."""
+
+
+@dataclass(frozen=True)
+class SelectingToggled:
+    pass
+
+
+@dataclass(frozen=True)
+class SelectionToggled:
+    ident: str
+
+
+@dataclass(frozen=True)
+class SectionPicked:
+    key: str
+
+
+@dataclass(frozen=True)
+class SavedRollDeleted:
+    index: int
+
+
+@dataclass(frozen=True)
+class SavedRollRestored:
+    pass
+
+
+@dataclass(frozen=True)
+class CharacterDeleted:
+    ident: str
+
+
+@dataclass(frozen=True)
+class CharacterRestored:
+    pass
+
+
+@dataclass(frozen=True)
+class HistoryCleared:
+    pass
+
+
+@dataclass(frozen=True)
+class NoticeDismissed:
+    index: int
+
+
+Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped | RedoTapped | HitPointsTyped | BatchApplied | QuickAdded
+           | AttackApplied | SelectingToggled | SelectionToggled | SectionPicked | SavedRollDeleted | SavedRollRestored
+           | HistoryCleared | NoticeDismissed | CharacterDeleted | CharacterRestored)

@@ -1,0 +1,321 @@
+"""`update(model, message) -> (model, effects)`: what a message does to the page's state, and what
+the runtime must then do (save, draw, say). Pure: no pyscript, no DOM, no clock (a time comes in
+the message), no global random (a message that rolls carries its `rng`). Unit-tested in CPython.
+
+>>> from pyengine.tracker import Timeline, new_encounter
+>>> from web.messages import SelectingToggled
+>>> model, effects = update(Model(Timeline.start(new_encounter("e1"))), SelectingToggled())
+>>> model.ui.selected, effects
+((), (Render(),))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from pyengine.dice import Rng
+from pyengine.errors import EngineError
+from pyengine.text import quoted
+from pyengine.tracker import Timeline, resolve
+
+from . import state
+from .effects import (
+    AskToKeepStorage,
+    CloseSheet,
+    Effect,
+    HideToast,
+    KeepAwake,
+    OpenSheet,
+    Refuse,
+    Render,
+    RenderNotices,
+    RenderRolls,
+    RenderSheet,
+    SaveFight,
+    StoreCollection,
+    Toast,
+)
+from .messages import (
+    Act,
+    AttackApplied,
+    BatchApplied,
+    CharacterDeleted,
+    CharacterRestored,
+    HistoryCleared,
+    HitPointsTyped,
+    InitiativeEntered,
+    Message,
+    NextTurnTapped,
+    NoticeDismissed,
+    QuickAdded,
+    RedoTapped,
+    SavedRollDeleted,
+    SavedRollRestored,
+    SectionPicked,
+    SelectingToggled,
+    SelectionToggled,
+    StartTapped,
+    UndoTapped,
+)
+from .model import Model
+from .persist import CHARACTERS, ROLLS, SAVED_ROLLS, Notice
+from .render import needs_initiative_entry
+
+__all__ = ["update", "QUIET_ACTIONS", "FIGHT_CHANGED", "MAX_AMOUNT"]
+
+Result = tuple[Model, tuple[Effect, ...]]
+
+# Actions whose result is plain on screen (the order, the round, a new row): no toast for them.
+QUIET_ACTIONS = frozenset({"next_turn", "previous_turn", "start_combat", "add_combatant", "set_option", "rename", "act_now"})
+# What follows any change to the fight: store it, draw it, keep the screen awake, ask to keep storage.
+FIGHT_CHANGED: tuple[Effect, ...] = (SaveFight(), Render(), KeepAwake(), AskToKeepStorage())
+MAX_AMOUNT = 1_000_000
+
+
+def update(model: Model, message: Message) -> Result:
+    """The model after `message`, and the effects the runtime performs, in order."""
+    return _UPDATES[type(message)](model, message)
+
+
+# -- the fight -------------------------------------------------------------------------------
+
+def _commit(model: Model, timeline: Timeline, *more: Effect) -> Result:
+    return replace(model, timeline=timeline), FIGHT_CHANGED + more
+
+
+def act(model: Model, kind: str, args: dict[str, Any], rng: Rng, close_sheet: bool = False) -> Result:
+    """Resolve and apply one request; a refusal changes nothing and is said where the tap was.
+    A change the screen does not show by itself is said in a toast, with Undo."""
+    try:
+        timeline = model.timeline.do(resolve(model.timeline.present, kind, args, rng))
+    except EngineError as error:
+        return model, (Refuse(str(error)),)
+    said: tuple[Effect, ...] = ()
+    if kind not in QUIET_ACTIONS:
+        text = "; ".join(e.text for e in timeline.logs[timeline.cursor - 1][:3])
+        said = (Toast(text or "Done.", undo=True),)
+    return _commit(model, timeline, *said, *((CloseSheet(),) if close_sheet else ()))
+
+
+def _act(model: Model, m: Act) -> Result:
+    return act(model, m.kind, dict(m.args), m.rng, m.close_sheet)
+
+
+def _next_turn(model: Model, m: NextTurnTapped) -> Result:
+    """Next turn, guarded against a double tap (it would skip a player's turn); before the fight,
+    Start fight: first the initiative step where the players call out their numbers."""
+    if m.now - model.ui.last_next_turn < model.next_turn_guard:
+        return model, ()
+    model = replace(model, ui=state.update(model.ui, "next-turn-tapped", now=m.now))
+    enc = model.timeline.present
+    if enc.started:
+        return act(model, "next_turn", {}, m.rng)
+    return _start(model, StartTapped(m.rng, m.start_args))
+
+
+def _start(model: Model, m: StartTapped) -> Result:
+    """Where the players roll initiative, they call out their numbers first; the start rolls for
+    whoever has none yet (the engine refuses a fight already started)."""
+    if needs_initiative_entry(model.timeline.present):
+        return model, (OpenSheet("init"),)
+    return act(model, "start_combat", dict(m.start_args), m.rng)
+
+
+def _initiative_entered(model: Model, m: InitiativeEntered) -> Result:
+    """The fight starts with the typed numbers; the others are rolled."""
+    return act(model, "start_combat", {"typed": dict(m.typed), **m.start_args}, m.rng, close_sheet=True)
+
+
+def _undo(model: Model, m: UndoTapped) -> Result:
+    hide: tuple[Effect, ...] = (HideToast(),) if m.from_toast else ()
+    if not model.timeline.can_undo:
+        return model, hide
+    model, effects = _commit(model, model.timeline.undo())
+    return model, hide + effects
+
+
+def _redo(model: Model, m: RedoTapped) -> Result:
+    return _commit(model, model.timeline.redo()) if model.timeline.can_redo else (model, ())
+
+
+def whole_number(text: str, what: str = "an amount") -> int:
+    """A typed whole number from 0 to MAX_AMOUNT; EngineError with a message fit for a person."""
+    text = str(text or "").strip()
+    if not text:
+        raise EngineError(f"Type {what} first.")
+    try:
+        value = int(text)
+    except ValueError:
+        raise EngineError(f"“{text[:20]}” is not a whole number.") from None
+    if not 0 <= value <= MAX_AMOUNT:
+        raise EngineError(f"Enter a number from 0 to {MAX_AMOUNT:,}.")
+    return value
+
+
+def _hit_points(model: Model, m: HitPointsTyped) -> Result:
+    """Damage, healing or temporary HP typed on a sheet: manual damage blames nobody."""
+    try:
+        amount = whole_number(m.amount)
+    except EngineError as error:
+        return model, (Refuse(str(error)),)
+    return act(model, m.kind, {"id": m.ident, "amount": amount}, m.rng)
+
+
+def batch_actions(model: Model, m: BatchApplied) -> list[dict[str, Any]]:
+    """The requests of one batch: the same amount for every selected combatant still in the fight,
+    halved (rounded down) for those who saved against damage; or the same condition for all."""
+    enc = model.timeline.present
+    chosen = [i for i in (model.ui.selected or ()) if i in enc.names()]
+    if m.kind == "add_condition":
+        return [{"kind": m.kind, "args": {"id": cid, "name": m.condition, "until": "never", "source": enc.active_id}} for cid in chosen]
+    amount = whole_number(m.amount)
+    halves = set(m.halves) if m.kind == "damage" else set()
+    return [{"kind": m.kind, "args": {"id": cid, "amount": amount // 2 if cid in halves else amount,
+                                      **({"half": True} if cid in halves else {})}} for cid in chosen]
+
+
+def _batch(model: Model, m: BatchApplied) -> Result:
+    """One step for every selected combatant (a fireball on four goblins); then the selection ends."""
+    try:
+        actions = batch_actions(model, m)
+    except EngineError as error:
+        return model, (Refuse(str(error)),)
+    after, effects = act(model, "batch", {"actions": actions}, m.rng)
+    if after.timeline is model.timeline:
+        return after, effects
+    return replace(after, ui=state.update(after.ui, "selection-done")), effects + (CloseSheet(), Render())
+
+
+def numbered_name(name: str, taken: set[str]) -> str:
+    """`name`, or the first of "name 2", "name 3" ... not taken: another of the same foe."""
+    if name not in taken:
+        return name
+    n = 2
+    while f"{name} {n}" in taken:
+        n += 1
+    return f"{name} {n}"
+
+
+def _quick_add(model: Model, m: QuickAdded) -> Result:
+    """A saved party member joins once; a saved opponent joins again with a number."""
+    fields = dict(m.entry)
+    names = {c.name for c in model.timeline.present.combatants}
+    if fields.get("name") in names:
+        if m.roster:
+            return model, (Refuse(f"{fields['name']} is already in this fight."),)
+        fields["name"] = numbered_name(str(fields["name"]), names)
+    return act(model, "add_combatant", {"combatant": fields}, m.rng, close_sheet=True)
+
+
+def _attack_applied(model: Model, m: AttackApplied) -> Result:
+    """The rolled attack waiting on the panel, as one undoable step (a character's practice attack
+    changes no fight)."""
+    pending = model.ui.attack.get("pending")
+    if pending is None or (model.ui.sheet is not None and model.ui.sheet[0] == "character"):
+        return model, ()
+    model = replace(model, ui=state.update(model.ui, "attack-applied"))
+    try:
+        timeline = model.timeline.do(pending["action"])
+    except EngineError as error:
+        return model, (Refuse(str(error)),)
+    return _commit(model, timeline)
+
+
+# -- the screen ------------------------------------------------------------------------------
+
+def _selecting(model: Model, m: SelectingToggled) -> Result:
+    return replace(model, ui=state.update(model.ui, "selecting-toggled")), (Render(),)
+
+
+def _selection(model: Model, m: SelectionToggled) -> Result:
+    return replace(model, ui=state.update(model.ui, "selection-toggled", ident=m.ident)), (Render(),)
+
+
+def _section(model: Model, m: SectionPicked) -> Result:
+    return replace(model, ui=state.update(model.ui, "section-picked", key=m.key)), (RenderSheet(),)
+
+
+def notify(model: Model, notice: Notice) -> Model:
+    """A notice, once: the same text said again moves to the end."""
+    return replace(model, notices=tuple(n for n in model.notices if n.text != notice.text) + (notice,))
+
+
+def _dismiss(model: Model, m: NoticeDismissed) -> Result:
+    if not 0 <= m.index < len(model.notices):
+        return model, ()
+    return replace(model, notices=model.notices[:m.index] + model.notices[m.index + 1:]), (RenderNotices(),)
+
+
+# -- the dice roller's collections ------------------------------------------------------------
+
+def _roll_deleted(model: Model, m: SavedRollDeleted) -> Result:
+    """A saved roll goes to the trash (with its place), and a notice offers Undo."""
+    if not 0 <= m.index < len(model.saved_rolls):
+        return model, ()
+    gone = model.saved_rolls[m.index]
+    model = replace(model, saved_rolls=model.saved_rolls[:m.index] + model.saved_rolls[m.index + 1:],
+                    trash=replace(model.trash, rolls=model.trash.rolls + ((m.index, gone),)))
+    model = notify(model, Notice("info", f"Deleted the saved roll {quoted(str(gone.get('name')))}.", "undelete-roll", "Undo"))
+    return model, (StoreCollection(SAVED_ROLLS), RenderRolls(), RenderNotices())
+
+
+def _roll_restored(model: Model, m: SavedRollRestored) -> Result:
+    """The last deleted saved roll back where it stood (replacing one saved since under its name)."""
+    notices = tuple(n for n in model.notices if n.action != "undelete-roll")
+    if not model.trash.rolls:
+        return replace(model, notices=notices), (RenderNotices(),)
+    index, back = model.trash.rolls[-1]
+    rest = tuple(s for s in model.saved_rolls if s.get("name") != back.get("name"))
+    model = replace(model, saved_rolls=rest[:index] + (back,) + rest[index:], notices=notices,
+                    trash=replace(model.trash, rolls=model.trash.rolls[:-1]))
+    return model, (StoreCollection(SAVED_ROLLS), RenderRolls(), RenderNotices())
+
+
+def _character_deleted(model: Model, m: CharacterDeleted) -> Result:
+    """A character of My characters goes to the trash; a notice offers Undo."""
+    gone = next((c for c in model.characters if c.get("id") == m.ident), None)
+    if gone is None:
+        return model, ()
+    model = replace(model, characters=tuple(c for c in model.characters if c is not gone),
+                    trash=replace(model.trash, characters=model.trash.characters + (gone,)))
+    model = notify(model, Notice("info", f"Deleted {quoted(str(gone.get('name', '')))}.", "undelete-character", "Undo"))
+    return model, (StoreCollection(CHARACTERS), OpenSheet("characters"), RenderNotices())
+
+
+def _character_restored(model: Model, m: CharacterRestored) -> Result:
+    notices = tuple(n for n in model.notices if n.action != "undelete-character")
+    if not model.trash.characters:
+        return replace(model, notices=notices), (RenderNotices(),)
+    back = model.trash.characters[-1]
+    model = replace(model, characters=tuple(c for c in model.characters if c.get("id") != back.get("id")) + (back,),
+                    notices=notices, trash=replace(model.trash, characters=model.trash.characters[:-1]))
+    return model, (StoreCollection(CHARACTERS), RenderNotices(), RenderSheet())
+
+
+def _history_cleared(model: Model, m: HistoryCleared) -> Result:
+    return replace(model, rolls=()), (StoreCollection(ROLLS), RenderRolls())
+
+
+_UPDATES: dict[type, Callable[[Model, Any], Result]] = {
+    Act: _act,
+    NextTurnTapped: _next_turn,
+    StartTapped: _start,
+    InitiativeEntered: _initiative_entered,
+    UndoTapped: _undo,
+    RedoTapped: _redo,
+    HitPointsTyped: _hit_points,
+    BatchApplied: _batch,
+    QuickAdded: _quick_add,
+    AttackApplied: _attack_applied,
+    SelectingToggled: _selecting,
+    SelectionToggled: _selection,
+    SectionPicked: _section,
+    NoticeDismissed: _dismiss,
+    SavedRollDeleted: _roll_deleted,
+    SavedRollRestored: _roll_restored,
+    HistoryCleared: _history_cleared,
+    CharacterDeleted: _character_deleted,
+    CharacterRestored: _character_restored,
+}
