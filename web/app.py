@@ -6,6 +6,7 @@ import asyncio
 import json
 import random
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -16,13 +17,12 @@ from pyengine.characters import (
     ME_ID,
     TARGET_ID,
     Character,
-    character_from_dict,
     character_to_dict,
     combatant_fields,
     practice_encounter,
     read_character,
 )
-from pyengine.dice import Distribution, Estimate, parse, roll_ast
+from pyengine.dice import Distribution, Estimate, RollResult, parse
 from pyengine.errors import EngineError, SchemaError
 from pyengine.handoff import read_view, view_payload
 from pyengine.model import Encounter
@@ -36,7 +36,7 @@ from . import characters, dom, qr, render
 from . import effects as fx
 from .dom import JsObject
 from .html import esc, odds_html
-from .messages import Act, AttackApplied, Message
+from .messages import Act, AttackApplied, Message, RollTyped
 from .model import NEXT_TURN_GUARD, Model, Trash
 from .odds_job import OddsJob
 from .persist import (
@@ -61,12 +61,14 @@ from .persist import (
     rebase,
     share_payload,
 )
+from .screens import SCREENS, Context, Elsewhere
+from .screens.characters import find as find_character
 from .state import Ui, update
 from .update import update as update_model
 from .views import view_for
 
 # The App's field that holds each collection the model keeps (the rest live in the workspace).
-COLLECTION_FIELDS = {ROLLS: "rolls", SAVED_ROLLS: "saved_rolls", CHARACTERS: "characters"}
+COLLECTION_FIELDS = {ROLLS: "rolls", SAVED_ROLLS: "saved_rolls", CHARACTERS: "characters", ROSTER: "roster", TEMPLATES: "templates"}
 HINT_HOME = "hint:home-screen"  # the one-time "add to Home Screen" hint was shown
 HINT_FIRST = "hint:first-run"  # the one-time "tap a row, ☰ is the menu" hint was shown
 TOAST_SECONDS = 5
@@ -101,6 +103,7 @@ class App:
         self.storage_kept: bool | None = None  # navigator.storage.persisted(), once known
         self.asked_to_keep = False
         self.bin = Trash()  # the model's trash: deleted saved rolls and characters (web/model.py)
+        self._performers = self._performing()
         try:
             self.ws, loaded_notices = self.persistence.load_workspace()
             self.notices.extend(loaded_notices)
@@ -131,13 +134,15 @@ class App:
     def model(self) -> Model:
         """The page's state as one value (the fields below are its working copy while the rest of
         the controller moves into update)."""
-        return Model(self.ws.current, self.ui, tuple(self.rolls), tuple(self.saved_rolls), tuple(self.characters), tuple(self.notices),
-                     self.bin, self.next_turn_guard)
+        return Model(self.ws.current, self.ui, rolls=tuple(self.rolls), saved_rolls=tuple(self.saved_rolls),
+                     characters=tuple(self.characters), roster=tuple(self.ws.roster), templates=tuple(self.ws.templates),
+                     notices=tuple(self.notices), trash=self.bin, next_turn_guard=self.next_turn_guard)
 
     def adopt(self, model: Model) -> None:
         self.ws.current = model.timeline
         self.ui = model.ui
         self.rolls, self.saved_rolls, self.characters = list(model.rolls), list(model.saved_rolls), list(model.characters)
+        self.ws.roster, self.ws.templates = list(model.roster), list(model.templates)
         self.notices = list(model.notices)
         self.bin = model.trash
 
@@ -151,37 +156,49 @@ class App:
 
     def perform(self, effect: fx.Effect) -> None:
         """Carry out one effect in the browser."""
-        if isinstance(effect, fx.SaveFight):
-            for entry in self.ws.encounters:
-                if entry["id"] == self.timeline.present.id:
-                    self.describe_entry(entry, self.timeline)
-            self.save()
-        elif isinstance(effect, fx.Render):
-            self.render()
-        elif isinstance(effect, fx.RenderSheet):
-            self.render_sheet()
-        elif isinstance(effect, fx.RenderNotices):
-            self.render_notices()
-        elif isinstance(effect, fx.RenderRolls):
-            dom.set_html("saved-rolls", render.saved_rolls_html(self.saved_rolls))
-            dom.set_html("roll-history", render.history_html(self.rolls))
-        elif isinstance(effect, fx.Toast):
-            self.toast(effect.text, effect.level, effect.undo)
-        elif isinstance(effect, fx.HideToast):
-            self.hide_toast()
-        elif isinstance(effect, fx.Refuse):
-            self.error(effect.text)
-        elif isinstance(effect, fx.OpenSheet):
-            self.open_sheet(effect.kind, effect.ident)
-        elif isinstance(effect, fx.CloseSheet):
-            self.close_sheet()
-        elif isinstance(effect, fx.StoreCollection):
-            stored = self.store_list(effect.key, list(getattr(self, COLLECTION_FIELDS[effect.key])))
-            setattr(self, COLLECTION_FIELDS[effect.key], stored)
-        elif isinstance(effect, fx.KeepAwake):
-            self.update_wake_lock()
-        elif isinstance(effect, fx.AskToKeepStorage):
-            self.ask_to_keep_storage()
+        self._performers[type(effect)](effect)
+
+    def _performing(self) -> dict[type, Callable[[Any], None]]:
+        """Effect type -> how the page carries it out (the one table of what update may ask)."""
+        return {
+            fx.SaveFight: lambda e: self.save_fight(),
+            fx.Render: lambda e: self.render(),
+            fx.RenderSheet: lambda e: self.render_sheet(),
+            fx.RenderNotices: lambda e: self.render_notices(),
+            fx.RenderRolls: lambda e: self.render_rolls(),
+            fx.Toast: lambda e: self.toast(e.text, e.level, e.undo),
+            fx.HideToast: lambda e: self.hide_toast(),
+            fx.Refuse: lambda e: self.error(e.text),
+            fx.OpenSheet: lambda e: self.open_sheet(e.kind, e.ident),
+            fx.CloseSheet: lambda e: self.close_sheet(),
+            fx.StoreCollection: lambda e: self.store_collection(e.key),
+            fx.KeepAwake: lambda e: self.update_wake_lock(),
+            fx.AskToKeepStorage: lambda e: self.ask_to_keep_storage(),
+            fx.SayOnLine: lambda e: setattr(dom.el(e.line), "textContent", e.text),
+            fx.SetField: lambda e: setattr(dom.el(e.field), "value", e.value),
+            fx.ShowRoll: lambda e: self.show_roll(e.result),
+            fx.RefreshOdds: lambda e: self.update_odds(),
+            fx.ScheduleOdds: lambda e: self.schedule_odds(),
+        }
+
+    def save_fight(self) -> None:
+        """The fight on screen changed: its line in the list of encounters, then the save."""
+        for entry in self.ws.encounters:
+            if entry["id"] == self.timeline.present.id:
+                self.describe_entry(entry, self.timeline)
+        self.save()
+
+    def show_roll(self, result: RollResult) -> None:
+        dom.set_html("roll-result", render.roll_result_html(result))
+
+    def render_rolls(self) -> None:
+        dom.set_html("saved-rolls", render.saved_rolls_html(self.saved_rolls))
+        dom.set_html("roll-history", render.history_html(self.rolls))
+
+    def store_collection(self, key: str) -> None:
+        """Store one collection of the model (merged with another tab's), and keep what was stored."""
+        owner = self.ws if key in (ROSTER, TEMPLATES) else self
+        setattr(owner, COLLECTION_FIELDS[key], self.store_list(key, list(getattr(owner, COLLECTION_FIELDS[key]))))
 
     # -- state changes ---------------------------------------------------------------------
     def update(self, message: str, **data: object) -> None:
@@ -289,9 +306,8 @@ class App:
             self.ws.templates = self.persistence.read_collection(TEMPLATES, notices)
         elif key == CHARACTERS:
             self.characters = self.persistence.read_collection(CHARACTERS, notices)
-            if self.ui.sheet is not None and self.ui.sheet[0] in ("characters", "character"):
-                self.render_sheet()
-        if self.ui.sheet is not None and self.ui.sheet[0] in ("menu", "add"):
+        screen = SCREENS.get(self.ui.sheet[0]) if self.ui.sheet is not None else None
+        if screen is not None and screen.redrawn_for(key):
             self.render_sheet()
 
     # -- messages --------------------------------------------------------------------------
@@ -300,14 +316,14 @@ class App:
         self.render_notices()
 
     def error(self, text: str) -> None:
-        """A refusal, said where the tap was: in the open sheet (its own error line and a toast at
+        """A refusal, said where the tap was: in the open screen (its own error line and a toast at
         the bottom of the sheet), else as a notice."""
-        for target in ("form-error", "sheet-error", "menu-error", "character-error"):
-            node = dom.el(target)
-            if node is not None and self.ui.sheet is not None:
-                node.textContent = text
-                self.toast(text, "error")
-                return
+        screen = SCREENS.get(self.ui.sheet[0]) if self.ui.sheet is not None else None
+        node = dom.el(screen.error_line) if screen is not None and screen.error_line else None
+        if node is not None:
+            node.textContent = text
+            self.toast(text, "error")
+            return
         self.notify(Notice("error", text))
 
     # -- rendering -------------------------------------------------------------------------
@@ -366,48 +382,25 @@ class App:
         dom.set_html("roll-history", render.history_html(self.rolls))
         self.update_odds()
 
+    def context(self) -> Context:
+        """What the screens draw from: the model and the workspace's lists, the theme, the storage."""
+        return Context(self.model(), tuple(self.ws.roster), tuple(self.ws.templates), tuple(self.ws.encounters), frozenset(self.ws.locked),
+                       tuple(self.trash), str(document.documentElement.dataset.theme or "dark"), self.storage_state(), time.time(),
+                       f"{window.location.origin}{window.location.pathname}")
+
     def render_sheet(self) -> None:
-        if self.ui.sheet is None:
+        """Draw the open screen (web/screens); one whose subject is gone closes or opens another."""
+        screen = SCREENS.get(self.ui.sheet[0]) if self.ui.sheet is not None else None
+        if screen is None or self.ui.sheet is None:
             return
-        kind, ident = self.ui.sheet
-        enc = self.timeline.present
-        if kind == "combatant":
-            if ident not in enc.names():
+        drawn = screen.draw(self.context(), self.ui.sheet[1])
+        if isinstance(drawn, Elsewhere):
+            if drawn.kind is None:
                 self.close_sheet()
-                return
-            html = render.combatant_sheet_html(enc, enc.get(ident), self.ui.attack, self.timeline.log()[-30:], self.ui.section)
-        elif kind == "add":
-            html = render.add_sheet_html(enc, self.ws.roster, self.ws.templates, last=self.ui.last_added)
-        elif kind == "selected":
-            chosen = tuple(i for i in (self.ui.selected or ()) if i in enc.names())
-            if not chosen:
-                self.close_sheet()
-                return
-            html = render.selected_sheet_html(enc, chosen)
-        elif kind == "init":
-            if enc.started:
-                self.close_sheet()
-                return
-            html = render.initiative_sheet_html(enc)
-        elif kind == "edit":
-            if ident not in enc.names():
-                self.close_sheet()
-                return
-            html = render.add_sheet_html(enc, self.ws.roster, self.ws.templates, edit=enc.get(ident))
-        elif kind == "view":
-            if self.ui.table_view is None:
-                self.close_sheet()
-                return
-            html = render.table_view_html(self.ui.table_view)
-        elif kind in ("characters", "character", "character-edit"):
-            mine = self.character_sheet(kind, ident)
-            if mine is None:
-                return
-            html = mine
-        else:
-            html = render.menu_sheet_html(self.ws.encounters, enc.id, self.ws.locked, document.documentElement.dataset.theme or "dark",
-                                          enc.option("skip_down", "npcs"), self.trash, enc.system, self.storage_state(), time.time())
-        dom.set_html("sheet-body", html)
+            else:
+                self.open_sheet(drawn.kind)
+            return
+        dom.set_html("sheet-body", drawn)
 
     def open_sheet(self, kind: str, ident: str | None = None) -> None:
         self.update("sheet-opened", kind=kind, ident=ident)
@@ -432,20 +425,7 @@ class App:
 
     # -- dice roller -----------------------------------------------------------------------
     def do_roll(self, expression: str) -> None:
-        expression = expression.strip()
-        try:
-            ast = parse(expression)
-            result = roll_ast(ast, self.rng, expression)
-        except EngineError as error:
-            dom.el("dice-error").textContent = str(error)
-            return
-        dom.el("dice-error").textContent = ""
-        self.update("dice-rolled")  # the next quick die starts a new expression
-        dom.set_html("roll-result", render.roll_result_html(result))
-        entry = {"expr": expression, "total": result.total, "text": result.text, "at": int(time.time() * 1000),
-                 "crits": result.crits, "fumbles": result.fumbles}
-        self.rolls = self.store_list(ROLLS, ([entry] + self.rolls)[:MAX_ROLL_HISTORY])
-        dom.set_html("roll-history", render.history_html(self.rolls))
+        self.dispatch(RollTyped(expression, self.rng, int(time.time() * 1000)))
 
     def store_list(self, key: str, items: list[Any]) -> list[Any]:
         """Save a collection (merged with another tab's changes); returns what is now stored."""
@@ -630,20 +610,7 @@ class App:
 
     # -- my characters -----------------------------------------------------------------------
     def character(self, cid: str | None) -> Character | None:
-        item = next((c for c in self.characters if c.get("id") == cid), None)
-        try:
-            return character_from_dict(item) if item is not None else None
-        except EngineError:
-            return None
-
-    def my_characters(self) -> list[Character]:
-        out = []
-        for item in self.characters:
-            try:
-                out.append(character_from_dict(item))
-            except EngineError:
-                continue  # checked when read: only a newer tab's item could fail, and it stays stored
-        return out
+        return find_character(self.characters, cid)
 
     def store_character(self, c: Character) -> None:
         items = [x for x in self.characters if x.get("id") != c.id]
@@ -656,24 +623,6 @@ class App:
         while f"k{n}-{self.persistence.new_id()[-6:]}" in taken:
             n += 1
         return f"k{n}-{self.persistence.new_id()[-6:]}"
-
-    def character_sheet(self, kind: str, ident: str | None) -> str | None:
-        if kind == "characters":
-            return characters.characters_html(self.my_characters())
-        if kind == "character-edit":
-            if ident is not None and ident.startswith("new:"):
-                return characters.character_form_html(ident[4:], None)
-            c = self.character(ident)
-            if c is None:
-                self.open_sheet("characters")
-                return None
-            return characters.character_form_html(c.system, c)
-        c = self.character(ident)
-        if c is None:
-            self.open_sheet("characters")
-            return None
-        link = characters.character_link(f"{window.location.origin}{window.location.pathname}", c)
-        return characters.character_sheet_html(c, self.ui.practice, self.ui.attack, link)
 
     def open_character(self, cid: str, index: int | None = None) -> None:
         """A character's attack screen, with the chosen named attack (else its first) in the panel."""

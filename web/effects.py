@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pyengine.dice import RollResult
+
 __all__ = [
     "SaveFight", "Render", "RenderSheet", "RenderNotices", "RenderRolls", "Toast", "HideToast", "Refuse", "OpenSheet", "CloseSheet",
-    "StoreCollection", "KeepAwake", "AskToKeepStorage", "Effect",
+    "StoreCollection", "KeepAwake", "AskToKeepStorage", "SayOnLine", "SetField", "ShowRoll", "RefreshOdds", "ScheduleOdds", "Effect",
 ]
 
 
@@ -76,6 +78,39 @@ class StoreCollection:
 
 
 @dataclass(frozen=True)
+class SayOnLine:
+    """A line of text in an element that stays on screen (the roller's error line)."""
+
+    line: str
+    text: str
+
+
+@dataclass(frozen=True)
+class SetField:
+    """An input's value (the dice box, the saved roll's name)."""
+
+    field: str
+    value: str
+
+
+@dataclass(frozen=True)
+class ShowRoll:
+    """A roll's result where the Roll button is (the dice and the total)."""
+
+    result: RollResult
+
+
+@dataclass(frozen=True)
+class RefreshOdds:
+    """The roller's odds for the expression in the box, now."""
+
+
+@dataclass(frozen=True)
+class ScheduleOdds:
+    """The roller's odds a moment after typing stops."""
+
+
+@dataclass(frozen=True)
 class KeepAwake:
     """Hold the screen awake while a fight runs (and let it sleep when none does)."""
 
@@ -86,4 +121,4 @@ class AskToKeepStorage:
 
 
 Effect = (SaveFight | Render | RenderSheet | RenderNotices | RenderRolls | Toast | HideToast | Refuse | OpenSheet | CloseSheet
-          | StoreCollection | KeepAwake | AskToKeepStorage)
+          | StoreCollection | KeepAwake | AskToKeepStorage | SayOnLine | SetField | ShowRoll | RefreshOdds | ScheduleOdds)

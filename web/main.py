@@ -12,13 +12,11 @@ from typing import Any
 from pyscript import document, window
 
 from pyengine.characters import Character, character_from_dict, validated_config, validated_stats
-from pyengine.dice import roll
 from pyengine.errors import EngineError
-from pyengine.model import validated_fields
 from pyengine.rules import get_system, system_of
 from pyengine.text import clean_text, quoted
 
-from . import characters, dom, render
+from . import characters, dom
 from .app import App
 from .dom import JsObject
 from .messages import (
@@ -26,15 +24,20 @@ from .messages import (
     BatchApplied,
     CharacterDeleted,
     CharacterRestored,
+    CombatantAdded,
+    DiceTyped,
     HistoryCleared,
     HitPointsTyped,
     InitiativeEntered,
     NextTurnTapped,
     NoticeDismissed,
     QuickAdded,
+    QuickDieTapped,
     RedoTapped,
+    RollSaved,
     SavedRollDeleted,
     SavedRollRestored,
+    SavedRollTapped,
     SectionPicked,
     SelectingToggled,
     SelectionToggled,
@@ -45,15 +48,11 @@ from .model import NEXT_TURN_GUARD
 from .persist import (
     COLLECTIONS,
     INDEX,
-    ROSTER,
-    SAVED_ROLLS,
-    TEMPLATES,
     Notice,
     export_all,
     export_encounter,
     rebase,
 )
-from .quick import add_die, advantage
 from .views import view_for
 
 app: App | None = None
@@ -634,42 +633,17 @@ def _replace_share(page: Page) -> None:
 
 @on("quick")
 def _quick_die(page: Page) -> None:
-    a = page.app
-    box = dom.el("dice-input")
-    what = str(page.data("expr"))
-    if what in ("adv", "dis"):
-        box.value = advantage(str(box.value), what == "adv")
-    else:
-        box.value = add_die(str(box.value) if a.ui.building else "", what)
-    a.update("dice-typed")
-    a.update_odds()
+    page.app.dispatch(QuickDieTapped(str(page.data("expr")), dom.value("dice-input")))
 
 
 @on("save-roll")
 def _save_roll(page: Page) -> None:
-    a = page.app
-    expr = dom.value("dice-input").strip()
-    name = dom.value("save-name").strip() or expr
-    try:
-        roll(expr, random.Random(0))  # only to check it is valid
-    except EngineError as error:
-        dom.el("dice-error").textContent = str(error)
-        return
-    name = clean_text(name)[:60] or expr[:60]
-    a.saved_rolls = a.store_list(SAVED_ROLLS, [s for s in a.saved_rolls if s.get("name") != name] + [{"name": name, "expr": expr}])
-    dom.set_html("saved-rolls", render.saved_rolls_html(a.saved_rolls))
-    dom.el("save-name").value = ""
+    page.app.dispatch(RollSaved(dom.value("dice-input"), dom.value("save-name")))
 
 
 @on("roll-saved")
 def _roll_saved(page: Page) -> None:
-    a = page.app
-    index = int(page.data("index"))
-    if 0 <= index < len(a.saved_rolls):
-        expr = a.saved_rolls[index]["expr"]
-        dom.el("dice-input").value = expr
-        a.do_roll(expr)
-        a.update_odds()
+    page.app.dispatch(SavedRollTapped(int(page.data("index")), page.app.rng, int(time.time() * 1000)))
 
 
 @on("delete-saved")
@@ -708,22 +682,12 @@ def submit(form_action: str, form: JsObject) -> None:
     if form_action == "init-start":
         _initiative_entered(page)
     elif form_action == "save-add":
-        fields = _form_fields(page, editing=False)
+        remember = dom.el("f-remember") is not None and bool(dom.el("f-remember").checked)
         count = _int(dom.value("f-count"), 1)
-        remember = dom.el("f-remember") is not None and dom.el("f-remember").checked
-        if a.act("add_combatant", {"combatant": fields, "count": count}):
-            a.update("combatant-added", side=fields["side"], pc=bool(fields["pc"]))
-            if remember:
-                entry = validated_fields({k: v for k, v in fields.items() if k != "initiative" and v not in (None, "")})
-                if fields["side"] == "party":
-                    a.ws.roster = a.store_list(ROSTER, [p for p in a.ws.roster if p.get("name") != entry["name"]] + [entry])
-                else:
-                    a.ws.templates = a.store_list(TEMPLATES, [p for p in a.ws.templates if p.get("name") != entry["name"]] + [entry])
-            a.close_sheet()
+        a.dispatch(CombatantAdded(_form_fields(page, editing=False), 1 if count is None else count, remember, a.rng))
     elif form_action == "save-edit":
         cid = dom.py(form.getAttribute("data-id"))
-        if a.act("update_combatant", {"id": cid, "fields": _form_fields(page, editing=True)}):
-            a.close_sheet()
+        a.dispatch(Act("update_combatant", {"id": cid, "fields": _form_fields(page, editing=True)}, a.rng, close_sheet=True))
 
 
 def on_click(event: JsObject) -> None:
@@ -751,8 +715,8 @@ def on_submit(event: JsObject) -> None:
 def on_input(event: JsObject) -> None:
     target = event.target
     if target.id == "dice-input":
-        _app().update("dice-typed")  # typed by hand: the quick dice add to it
-    if target.id in ("dice-input", "odds-target"):
+        _app().dispatch(DiceTyped())  # typed by hand: the quick dice add to it; odds once typing stops
+    elif target.id == "odds-target":
         _app().schedule_odds()
 
 

@@ -12,7 +12,8 @@ from pyengine.dice import Rng
 __all__ = [
     "Act", "NextTurnTapped", "StartTapped", "InitiativeEntered", "UndoTapped", "RedoTapped", "HitPointsTyped", "BatchApplied", "QuickAdded",
     "AttackApplied", "SelectingToggled", "SelectionToggled", "SectionPicked", "SavedRollDeleted", "SavedRollRestored",
-    "HistoryCleared", "NoticeDismissed", "CharacterDeleted", "CharacterRestored", "Message",
+    "HistoryCleared", "NoticeDismissed", "CharacterDeleted", "CharacterRestored", "CombatantAdded", "RollTyped", "SavedRollTapped",
+    "RollSaved", "QuickDieTapped", "DiceTyped", "Message",
 ]
 
 
@@ -134,6 +135,55 @@ class CharacterRestored:
 
 
 @dataclass(frozen=True)
+class CombatantAdded:
+    """The add form: a combatant (or a group of `count`), remembered in the party or the saved
+    opponents when asked."""
+
+    fields: dict[str, Any]
+    count: int
+    remember: bool
+    rng: Rng
+
+
+@dataclass(frozen=True)
+class RollTyped:
+    """Roll in the dice roller; `at_ms`: the time, for the history."""
+
+    expr: str
+    rng: Rng
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class SavedRollTapped:
+    index: int
+    rng: Rng
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class RollSaved:
+    """Save roll: the expression in the box under a name (the expression itself without one)."""
+
+    expr: str
+    name: str
+
+
+@dataclass(frozen=True)
+class QuickDieTapped:
+    """A quick die (adds to the expression being built) or Adv / Dis (rewrites its d20); `box`: the
+    dice box's text."""
+
+    what: str
+    box: str
+
+
+@dataclass(frozen=True)
+class DiceTyped:
+    """The dice box was typed in by hand: the quick dice add to it from now on."""
+
+
+@dataclass(frozen=True)
 class HistoryCleared:
     pass
 
@@ -145,4 +195,5 @@ class NoticeDismissed:
 
 Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped | RedoTapped | HitPointsTyped | BatchApplied | QuickAdded
            | AttackApplied | SelectingToggled | SelectionToggled | SectionPicked | SavedRollDeleted | SavedRollRestored
-           | HistoryCleared | NoticeDismissed | CharacterDeleted | CharacterRestored)
+           | HistoryCleared | NoticeDismissed | CharacterDeleted | CharacterRestored | CombatantAdded | RollTyped | SavedRollTapped
+           | RollSaved | QuickDieTapped | DiceTyped)

@@ -32,6 +32,8 @@ class Model:
     rolls: tuple[dict[str, Any], ...] = ()               # the dice history, newest first
     saved_rolls: tuple[dict[str, Any], ...] = ()         # named rolls
     characters: tuple[dict[str, Any], ...] = ()          # My characters (stored documents)
+    roster: tuple[dict[str, Any], ...] = ()              # the party, saved from the add form
+    templates: tuple[dict[str, Any], ...] = ()           # opponents saved from the add form
     notices: tuple[Notice, ...] = ()           # messages at the top, oldest first
     trash: Trash = field(default_factory=Trash)
     next_turn_guard: float = NEXT_TURN_GUARD

@@ -11,13 +11,15 @@ the message), no global random (a message that rolls carries its `rng`). Unit-te
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from pyengine.dice import Rng
+from pyengine.dice import Rng, parse, roll, roll_ast
 from pyengine.errors import EngineError
-from pyengine.text import quoted
+from pyengine.model import validated_fields
+from pyengine.text import clean_text, quoted
 from pyengine.tracker import Timeline, resolve
 
 from . import state
@@ -28,12 +30,17 @@ from .effects import (
     HideToast,
     KeepAwake,
     OpenSheet,
+    RefreshOdds,
     Refuse,
     Render,
     RenderNotices,
     RenderRolls,
     RenderSheet,
     SaveFight,
+    SayOnLine,
+    ScheduleOdds,
+    SetField,
+    ShowRoll,
     StoreCollection,
     Toast,
 )
@@ -43,6 +50,8 @@ from .messages import (
     BatchApplied,
     CharacterDeleted,
     CharacterRestored,
+    CombatantAdded,
+    DiceTyped,
     HistoryCleared,
     HitPointsTyped,
     InitiativeEntered,
@@ -50,9 +59,13 @@ from .messages import (
     NextTurnTapped,
     NoticeDismissed,
     QuickAdded,
+    QuickDieTapped,
     RedoTapped,
+    RollSaved,
+    RollTyped,
     SavedRollDeleted,
     SavedRollRestored,
+    SavedRollTapped,
     SectionPicked,
     SelectingToggled,
     SelectionToggled,
@@ -60,7 +73,8 @@ from .messages import (
     UndoTapped,
 )
 from .model import Model
-from .persist import CHARACTERS, ROLLS, SAVED_ROLLS, Notice
+from .persist import CHARACTERS, MAX_ROLL_HISTORY, ROLLS, ROSTER, SAVED_ROLLS, TEMPLATES, Notice
+from .quick import add_die, advantage
 from .render import needs_initiative_entry
 
 __all__ = ["update", "QUIET_ACTIONS", "FIGHT_CHANGED", "MAX_AMOUNT"]
@@ -298,6 +312,80 @@ def _history_cleared(model: Model, m: HistoryCleared) -> Result:
     return replace(model, rolls=()), (StoreCollection(ROLLS), RenderRolls())
 
 
+# -- the add form -------------------------------------------------------------------------------
+
+def _combatant_added(model: Model, m: CombatantAdded) -> Result:
+    """The add form's combatant (or group) joins; the next form starts on the same side; with
+    "remember", it is kept by name in the party (a party member) or the saved opponents."""
+    fields = dict(m.fields)
+    after, effects = act(model, "add_combatant", {"combatant": fields, "count": m.count}, m.rng)
+    if after.timeline is model.timeline:
+        return after, effects
+    after = replace(after, ui=state.update(after.ui, "combatant-added", side=fields.get("side", "opponents"), pc=bool(fields.get("pc"))))
+    if m.remember:
+        try:
+            entry = validated_fields({k: v for k, v in fields.items() if k != "initiative" and v not in (None, "")})
+        except EngineError as error:
+            return after, effects + (Refuse(str(error)),)
+        party = fields.get("side") == "party"
+        kept = tuple(p for p in (after.roster if party else after.templates) if p.get("name") != entry["name"]) + (entry,)
+        after = replace(after, roster=kept) if party else replace(after, templates=kept)
+        effects += (StoreCollection(ROSTER if party else TEMPLATES),)
+    return after, effects + (CloseSheet(),)
+
+
+# -- the dice roller ------------------------------------------------------------------------------
+
+def _rolled(model: Model, expr: str, rng: Rng, at_ms: int) -> Result:
+    """Roll an expression: the result where the Roll button is, first in the history; a mistake is
+    said on the roller's error line and nothing else changes."""
+    expression = expr.strip()
+    try:
+        result = roll_ast(parse(expression), rng, expression)
+    except EngineError as error:
+        return model, (SayOnLine("dice-error", str(error)),)
+    entry = {"expr": expression, "total": result.total, "text": result.text, "at": at_ms, "crits": result.crits, "fumbles": result.fumbles}
+    model = replace(model, ui=state.update(model.ui, "dice-rolled"),  # the next quick die starts a new expression
+                    rolls=((entry,) + model.rolls)[:MAX_ROLL_HISTORY])
+    return model, (SayOnLine("dice-error", ""), ShowRoll(result), StoreCollection(ROLLS), RenderRolls())
+
+
+def _roll_typed(model: Model, m: RollTyped) -> Result:
+    return _rolled(model, m.expr, m.rng, m.at_ms)
+
+
+def _saved_roll_tapped(model: Model, m: SavedRollTapped) -> Result:
+    """A saved roll into the dice box, rolled, its odds shown."""
+    if not 0 <= m.index < len(model.saved_rolls):
+        return model, ()
+    expr = str(model.saved_rolls[m.index].get("expr", ""))
+    model, effects = _rolled(model, expr, m.rng, m.at_ms)
+    return model, (SetField("dice-input", expr), *effects, RefreshOdds())
+
+
+def _roll_saved(model: Model, m: RollSaved) -> Result:
+    """Keep the expression under its name (the same name replaces the older one)."""
+    expr = m.expr.strip()
+    try:
+        roll(expr, random.Random(0))  # only to check it rolls: a fixed generator, nothing is shown
+    except EngineError as error:
+        return model, (SayOnLine("dice-error", str(error)),)
+    name = clean_text(m.name.strip() or expr)[:60] or expr[:60]
+    saved = tuple(s for s in model.saved_rolls if s.get("name") != name) + ({"name": name, "expr": expr},)
+    return replace(model, saved_rolls=saved), (StoreCollection(SAVED_ROLLS), RenderRolls(), SetField("save-name", ""))
+
+
+def _quick_die(model: Model, m: QuickDieTapped) -> Result:
+    """A die adds to the expression being built (else starts a new one); Adv / Dis rewrite its d20."""
+    adv_or_dis = m.what in ("adv", "dis")
+    text = advantage(m.box, m.what == "adv") if adv_or_dis else add_die(m.box if model.ui.building else "", m.what)
+    return replace(model, ui=state.update(model.ui, "dice-typed")), (SetField("dice-input", text), RefreshOdds())
+
+
+def _dice_typed(model: Model, m: DiceTyped) -> Result:
+    return replace(model, ui=state.update(model.ui, "dice-typed")), (ScheduleOdds(),)
+
+
 _UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     Act: _act,
     NextTurnTapped: _next_turn,
@@ -318,4 +406,10 @@ _UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     HistoryCleared: _history_cleared,
     CharacterDeleted: _character_deleted,
     CharacterRestored: _character_restored,
+    CombatantAdded: _combatant_added,
+    RollTyped: _roll_typed,
+    SavedRollTapped: _saved_roll_tapped,
+    RollSaved: _roll_saved,
+    QuickDieTapped: _quick_die,
+    DiceTyped: _dice_typed,
 }

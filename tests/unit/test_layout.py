@@ -96,6 +96,12 @@ def test_no_module_imports_a_private_name_of_ours():
     ("web.html", ("pyengine", "web")),           # escaping and fields import nothing of ours
     ("web.views", ("web.app", "web.main", "web.dom", "web.render", "web.persist")),  # views are pure: state -> HTML
     ("web.render", ("web.app", "web.main", "web.dom")),
+    # the Elm core and the screens are pure: only the runtime (app, main, dom) touches the page
+    ("web.update", ("web.app", "web.main", "web.dom")),
+    ("web.model", ("web.app", "web.main", "web.dom", "web.update")),
+    ("web.messages", ("web", "pyengine.tracker")),
+    ("web.effects", ("web", "pyengine.tracker")),
+    ("web.screens", ("web.app", "web.main", "web.dom", "web.update")),
 ])
 def test_layers(module, forbidden):
     scope = [m for m in MODULES if m == module or m.startswith(module + ".")]

@@ -4,6 +4,7 @@ rolled then applied, the initiative step, saved rolls deleted and brought back, 
 
 from __future__ import annotations
 
+import ast
 import random
 import subprocess
 import sys
@@ -21,15 +22,20 @@ from web import state
 from web.effects import (
     AskToKeepStorage,
     CloseSheet,
+    Effect,
     HideToast,
     KeepAwake,
     OpenSheet,
+    RefreshOdds,
     Refuse,
     Render,
     RenderNotices,
     RenderRolls,
     RenderSheet,
     SaveFight,
+    SayOnLine,
+    ScheduleOdds,
+    SetField,
     StoreCollection,
     Toast,
 )
@@ -331,3 +337,94 @@ def test_a_deleted_character_goes_to_the_trash_and_comes_back():
 def test_deleting_a_character_already_gone_changes_nothing():
     model = replace(fight(), characters=CHARACTERS)
     assert update(model, msg.CharacterDeleted("k9")) == (model, ())
+
+
+# -- the add form ----------------------------------------------------------------------------------------
+
+def test_an_added_combatant_remembered_goes_to_the_party_or_the_saved_opponents_by_name():
+    model = fight(*PARTY)
+    fields = {"name": "Wolf", "side": "opponents", "pc": False, "init_mod": 2, "max_hp": 11, "initiative": 7, "notes": ""}
+    after, effects = update(model, msg.CombatantAdded(fields, 2, True, RNG))
+    assert [c.name for c in after.timeline.present.combatants][-2:] == ["Wolf 1", "Wolf 2"]  # a group, numbered
+    assert after.templates == ({"name": "Wolf", "side": "opponents", "pc": False, "init_mod": 2, "max_hp": 11},)  # no initiative kept
+    assert after.ui.last_added == ("opponents", False)
+    assert effects[-2:] == (StoreCollection("templates"), CloseSheet())
+    again, _ = update(after, msg.CombatantAdded({**fields, "max_hp": 13}, 1, True, RNG))
+    assert [t["max_hp"] for t in again.templates] == [13]  # the same name replaces it
+    hero = {"name": "Ayla", "side": "party", "pc": True, "max_hp": 20}
+    joined, effects = update(model, msg.CombatantAdded(hero, 1, True, RNG))
+    assert joined.roster[-1]["name"] == "Ayla" and StoreCollection("roster") in effects and joined.ui.last_added == ("party", True)
+
+
+def test_an_added_combatant_not_remembered_or_refused():
+    model = fight(*PARTY)
+    after, effects = update(model, msg.CombatantAdded({"name": "Bat", "side": "opponents"}, 1, False, RNG))
+    assert after.templates == () and effects[-1] == CloseSheet() and StoreCollection("templates") not in effects
+    refused, effects = update(model, msg.CombatantAdded({"name": "Bat"}, 51, True, RNG))
+    assert refused is model and effects == (Refuse("Add between 1 and 50 combatants at once."),)
+
+
+# -- the dice roller ----------------------------------------------------------------------------------------
+
+def test_a_roll_goes_first_in_the_history_with_its_dice_and_time():
+    model = replace(fight(), ui=state.update(Model(fight().timeline).ui, "dice-typed"))
+    after, effects = update(model, msg.RollTyped(" 2d6+1 ", Scripted([3, 5]), 1_700_000_000_000))
+    assert after.rolls[0] == {"expr": "2d6+1", "total": 9, "text": after.rolls[0]["text"], "at": 1_700_000_000_000, "crits": 0, "fumbles": 0}
+    assert "3" in after.rolls[0]["text"] and "5" in after.rolls[0]["text"]
+    assert not after.ui.building  # the next quick die starts a new expression
+    assert [type(e).__name__ for e in effects] == ["SayOnLine", "ShowRoll", "StoreCollection", "RenderRolls"]
+    assert effects[0] == SayOnLine("dice-error", "") and effects[1].result.total == 9
+
+
+def test_a_mistyped_roll_is_said_on_the_roller_and_changes_nothing():
+    model = fight()
+    after, effects = update(model, msg.RollTyped("2d", RNG, 0))
+    assert after is model and len(effects) == 1 and effects[0].line == "dice-error" and effects[0].text
+
+
+def test_the_history_keeps_the_newest_hundred():
+    model = replace(fight(), rolls=tuple({"expr": "1", "total": 1} for _ in range(100)))
+    after, _ = update(model, msg.RollTyped("7", RNG, 0))
+    assert len(after.rolls) == 100 and after.rolls[0]["total"] == 7
+
+
+def test_a_saved_roll_tapped_fills_the_box_rolls_and_shows_its_odds():
+    model = replace(fight(), saved_rolls=SAVED)
+    after, effects = update(model, msg.SavedRollTapped(1, Scripted([1, 2, 3, 4, 5, 6, 1, 2]), 5))
+    assert effects[0] == SetField("dice-input", "8d6") and effects[-1] == RefreshOdds()
+    assert after.rolls[0]["total"] == 24
+    assert update(model, msg.SavedRollTapped(7, RNG, 5)) == (model, ())
+
+
+def test_saving_a_roll_names_it_replaces_the_same_name_and_refuses_a_bad_one():
+    model = replace(fight(), saved_rolls=SAVED)
+    after, effects = update(model, msg.RollSaved(" 1d8+4 ", "Longsword"))
+    assert [(s["name"], s["expr"]) for s in after.saved_rolls][-1] == ("Longsword", "1d8+4") and len(after.saved_rolls) == 3
+    assert effects == (StoreCollection(SAVED_ROLLS), RenderRolls(), SetField("save-name", ""))
+    unnamed, _ = update(model, msg.RollSaved("2d20kh1", "  "))
+    assert unnamed.saved_rolls[-1] == {"name": "2d20kh1", "expr": "2d20kh1"}
+    refused, effects = update(model, msg.RollSaved("2d", "Oops"))
+    assert refused is model and effects[0].line == "dice-error"
+
+
+def test_quick_dice_build_an_expression_and_adv_rewrites_its_d20():
+    model = fight()
+    first, effects = update(model, msg.QuickDieTapped("6", "1d20"))  # not building yet: a new expression
+    assert effects == (SetField("dice-input", "1d6"), RefreshOdds()) and first.ui.building
+    second, effects = update(first, msg.QuickDieTapped("6", "1d6"))
+    assert effects[0] == SetField("dice-input", "2d6")
+    _, effects = update(second, msg.QuickDieTapped("adv", "1d20+5"))
+    assert effects[0] == SetField("dice-input", "2d20kh1+5")
+
+
+def test_typing_in_the_dice_box_builds_on_it_and_schedules_the_odds():
+    after, effects = update(fight(), msg.DiceTyped())
+    assert after.ui.building and effects == (ScheduleOdds(),)
+
+
+def test_every_effect_has_a_performer_in_the_runtime():
+    """web/app.py's table of performers names every effect type update may return."""
+    tree = ast.parse((ROOT / "web" / "app.py").read_text())
+    table = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "_performing")
+    named = {k.attr for n in ast.walk(table) if isinstance(n, ast.Dict) for k in n.keys if isinstance(k, ast.Attribute)}
+    assert named == {t.__name__ for t in typing.get_args(Effect)}

@@ -1,0 +1,15 @@
+"""Several combatants chosen at once: one amount or one condition for all (one step to undo)."""
+
+from __future__ import annotations
+
+from .. import render
+from .base import Context, Elsewhere, Screen
+
+
+def draw(ctx: Context, ident: str | None) -> str | Elsewhere:
+    enc = ctx.model.timeline.present
+    chosen = tuple(i for i in (ctx.model.ui.selected or ()) if i in enc.names())
+    return render.selected_sheet_html(enc, chosen) if chosen else Elsewhere()
+
+
+SCREENS = (Screen("selected", draw, "sheet-error"),)
