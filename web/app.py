@@ -14,36 +14,31 @@ from pyodide.ffi import JsException
 from pyscript import document, window
 
 from pyengine.characters import (
-    ME_ID,
-    TARGET_ID,
     Character,
     character_to_dict,
     combatant_fields,
-    practice_encounter,
     read_character,
 )
 from pyengine.dice import Distribution, Estimate, RollResult, parse
 from pyengine.errors import EngineError, SchemaError
 from pyengine.handoff import read_view, view_payload
-from pyengine.model import Encounter
 from pyengine.reading import readings
 from pyengine.rules import system_of
 from pyengine.storage import dumps
 from pyengine.text import quoted
-from pyengine.tracker import Timeline, new_encounter, resolve
+from pyengine.tracker import Timeline, new_encounter
 
 from . import characters, dom, qr, render
 from . import effects as fx
 from .dom import JsObject
 from .html import esc, odds_html
-from .messages import Act, AttackApplied, Message, RollTyped
+from .messages import Act, AttackApplied, AttackRolled, Message, RollTyped, ShareOffered, ShareOpened
 from .model import NEXT_TURN_GUARD, Model, Trash
 from .odds_job import OddsJob
 from .persist import (
     CHARACTERS,
     COLLECTIONS,
     INDEX,
-    MAX_ROLL_HISTORY,
     ROLLS,
     ROSTER,
     SAVED_ROLLS,
@@ -57,7 +52,6 @@ from .persist import (
     Store,
     import_characters,
     parse_import,
-    read_share,
     rebase,
     share_payload,
 )
@@ -65,7 +59,6 @@ from .screens import SCREENS, Context, Elsewhere
 from .screens.characters import find as find_character
 from .state import Ui, update
 from .update import update as update_model
-from .views import view_for
 
 # The App's field that holds each collection the model keeps (the rest live in the workspace).
 COLLECTION_FIELDS = {ROLLS: "rolls", SAVED_ROLLS: "saved_rolls", CHARACTERS: "characters", ROSTER: "roster", TEMPLATES: "templates"}
@@ -179,6 +172,9 @@ class App:
             fx.ShowRoll: lambda e: self.show_roll(e.result),
             fx.RefreshOdds: lambda e: self.update_odds(),
             fx.ScheduleOdds: lambda e: self.schedule_odds(),
+            fx.OpenCharacter: lambda e: self.open_character(e.ident),
+            fx.ClearLink: lambda e: self.clear_link(),
+            fx.SwitchTo: self.switch_to_effect,
         }
 
     def save_fight(self) -> None:
@@ -648,16 +644,6 @@ class App:
         c = self.character(self.ui.sheet[1]) if self.practicing() and self.ui.sheet is not None else None
         return c.system if c is not None else self.timeline.present.system
 
-    def practice(self) -> tuple[Character, Encounter]:
-        """The open character and its practice encounter; raises EngineError when it cannot be built
-        (the character deleted in another tab, a target stat out of bounds)."""
-        c = self.character(self.ui.sheet[1] if self.ui.sheet is not None else None)
-        if c is None:
-            raise EngineError("That character is gone (deleted in another tab?).")
-        p = self.ui.practice
-        chosen = c.attack(p["attack"]) if isinstance(p.get("attack"), int) else None
-        return c, practice_encounter(c, chosen, p.get("target", {}), p.get("hp"), p.get("name") or "Target")
-
     def offer_character(self, payload: str, from_link: bool = True) -> None:
         """A character from a link (or a pasted code): into the open fight, or into My characters."""
         try:
@@ -698,51 +684,9 @@ class App:
         self.notify(Notice("info", f"{c.name} is in My characters."))
         self.render_notices()
 
-    def record_practice(self, c: Character, pending: dict[str, Any]) -> None:
-        """A character's attack goes into the dice history: what, against what, and the result."""
-        p = self.ui.practice
-        chosen = c.attack(p["attack"]) if isinstance(p.get("attack"), int) else None
-        damage = view_for(c.system).pending_damage(pending)
-        label = f"{c.name}: {chosen.name if chosen else 'attack'} vs {p.get('name') or 'Target'}"
-        entry = {"expr": label[:1000], "label": label[:200],
-                 "total": damage, "text": str(pending.get("text", ""))[:50_000],
-                 "at": int(time.time() * 1000)}
-        if pending.get("crit"):
-            entry["crits"] = 1
-        self.rolls = self.store_list(ROLLS, ([entry] + self.rolls)[:MAX_ROLL_HISTORY])
-        dom.set_html("roll-history", render.history_html(self.rolls))
-
     def roll_attack(self, target_id: str) -> None:
-        """Roll the attack now; the result waits on screen for Apply (then it is one undoable step).
-        On a character's screen, the attack is rolled on its practice encounter and kept in the history."""
-        if self.practicing():
-            try:
-                c, enc = self.practice()
-                config = {k: v for k, v in self.ui.attack.items() if k != "pending" and v is not None}
-                action = resolve(enc, view_for(enc.system).attack_kind or "", {**config, "attacker": ME_ID, "target": TARGET_ID}, self.rng)
-            except EngineError as error:
-                self.error(str(error))
-                return
-            self.update("attack-rolled", pending={**action.args, "action": action})
-            self.record_practice(c, action.args)
-            self.render_sheet()
-            return
-        enc = self.timeline.present
-        config = {k: v for k, v in self.ui.attack.items() if k != "pending" and v is not None}
-        shown = dom.value("atk-attacker") or None  # the attacker the panel shows (its default included)
-        attacker = next((a for a in (config.get("attacker"), shown) if a in enc.names()), None)
-        fallback = enc.active_id if enc.active_id not in (None, target_id) else next((c.id for c in enc.combatants if c.id != target_id), None)
-        args = {**config, "attacker": attacker or fallback, "target": target_id}
-        try:
-            kind = view_for(enc.system).attack_kind
-            if kind is None:
-                return
-            action = resolve(enc, kind, args, self.rng)
-        except EngineError as error:
-            self.error(str(error))
-            return
-        self.update("attack-rolled", pending={**action.args, "action": action})
-        self.render_sheet()
+        """Roll the attack now (update: on the fight, or a character's practice encounter)."""
+        self.dispatch(AttackRolled(target_id, dom.value("atk-attacker") or None, self.rng, int(time.time() * 1000)))
 
     def open_attack_sheet(self) -> None:
         """The attack panel with its defaults: the last target still standing, else the first foe
@@ -821,45 +765,25 @@ class App:
         self.notify(Notice("info", f"Imported {len(timelines)} encounter{'s' * (len(timelines) != 1)}."))
 
     def offer_shared(self, payload: str) -> None:
-        try:
-            timeline = read_share(payload)
-        except EngineError as error:
-            # Off the address bar, so that a reload (or Retry) does not open the same link again.
-            window.history.replaceState(None, "", window.location.pathname + window.location.search)
-            self.notify(Notice("error", f"The shared link could not be opened: {error} It was removed from the address "
-                                        "bar; your own fights are untouched."))
-            return
-        self.update("share-offered", timeline=timeline)
-        enc = timeline.present
-        what = f"A shared fight {quoted(enc.name)} ({system_of(enc).label}, {render.round_label(enc).lower()}) is in this link."
-        before = self.shared_before(enc.id)
-        if before is None:
-            self.notify(Notice("info", what, "open-share", "Open it"))
-        else:
-            self.notify(Notice("info", f"{what} You opened it before as {quoted(before['name'])}.", "replace-share", "Replace it",
-                               (("open-share", "Open a copy"),)))
-
-    def shared_before(self, source: str) -> dict[str, Any] | None:
-        return next((e for e in self.ws.encounters if e.get("source") == source and e["id"] not in self.ws.locked), None)
+        self.dispatch(ShareOffered(payload, tuple(self.ws.encounters), frozenset(self.ws.locked)))
 
     def open_shared(self, replace_earlier: bool = False) -> None:
-        """Open the fight of the pending link under a fresh id; or, when the user chose so, in place
-        of the copy opened from the same shared fight before."""
-        timeline = self.ui.pending_share
-        if timeline is None:
-            return
-        self.update("share-taken")
-        self.notices = [n for n in self.notices if n.action not in ("open-share", "replace-share")]
-        source = timeline.present.id
-        before = self.shared_before(source) if replace_earlier else None
-        if before is not None:  # the user chose to replace it: the earlier copy is overwritten
-            fresh = rebase(timeline, before["id"])
-            self.persistence.revs.pop(before["id"], None)
-            self.describe_entry(before, fresh)
-            self.switch_to(fresh)
-        else:
-            self.switch_to(rebase(timeline, self.persistence.new_id()), {"from": "link", "source": source})
+        self.dispatch(ShareOpened(replace_earlier, self.persistence.new_id(), tuple(self.ws.encounters), frozenset(self.ws.locked)))
+
+    def clear_link(self) -> None:
         window.history.replaceState(None, "", window.location.pathname + window.location.search)
+
+    def switch_to_effect(self, effect: fx.SwitchTo) -> None:
+        """SwitchTo: over an earlier encounter (its list entry brought up to date, its stored
+        revision forgotten), or as a new one listed with where it came from."""
+        if effect.replacing is not None:
+            self.persistence.revs.pop(effect.replacing, None)
+            for entry in self.ws.encounters:
+                if entry["id"] == effect.replacing:
+                    self.describe_entry(entry, effect.timeline)
+            self.switch_to(effect.timeline)
+        else:
+            self.switch_to(effect.timeline, dict(effect.origin))
 
     def first_time(self, key: str) -> bool:
         """True the first time this is asked for `key` on this device (and remembered); never

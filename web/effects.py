@@ -6,10 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pyengine.dice import RollResult
+from pyengine.tracker import Timeline
 
 __all__ = [
     "SaveFight", "Render", "RenderSheet", "RenderNotices", "RenderRolls", "Toast", "HideToast", "Refuse", "OpenSheet", "CloseSheet",
-    "StoreCollection", "KeepAwake", "AskToKeepStorage", "SayOnLine", "SetField", "ShowRoll", "RefreshOdds", "ScheduleOdds", "Effect",
+    "StoreCollection", "KeepAwake", "AskToKeepStorage", "SayOnLine", "SetField", "ShowRoll", "RefreshOdds", "ScheduleOdds", "OpenCharacter",
+    "ClearLink", "SwitchTo", "Effect",
 ]
 
 
@@ -111,6 +113,28 @@ class ScheduleOdds:
 
 
 @dataclass(frozen=True)
+class OpenCharacter:
+    """A character's attack screen, with its chosen named attack (else its first) in the panel."""
+
+    ident: str
+
+
+@dataclass(frozen=True)
+class ClearLink:
+    """Take the link's part after # off the address bar (a reload does not offer it again)."""
+
+
+@dataclass(frozen=True)
+class SwitchTo:
+    """Show this fight (saving the one left, listing the new one with `origin`); with `replacing`,
+    it is stored over the encounter of that id (its stored revision forgotten first)."""
+
+    timeline: Timeline
+    origin: tuple[tuple[str, str], ...] = ()
+    replacing: str | None = None
+
+
+@dataclass(frozen=True)
 class KeepAwake:
     """Hold the screen awake while a fight runs (and let it sleep when none does)."""
 
@@ -121,4 +145,5 @@ class AskToKeepStorage:
 
 
 Effect = (SaveFight | Render | RenderSheet | RenderNotices | RenderRolls | Toast | HideToast | Refuse | OpenSheet | CloseSheet
-          | StoreCollection | KeepAwake | AskToKeepStorage | SayOnLine | SetField | ShowRoll | RefreshOdds | ScheduleOdds)
+          | StoreCollection | KeepAwake | AskToKeepStorage | SayOnLine | SetField | ShowRoll | RefreshOdds | ScheduleOdds
+          | OpenCharacter | ClearLink | SwitchTo)

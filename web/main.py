@@ -11,10 +11,10 @@ from typing import Any
 
 from pyscript import document, window
 
-from pyengine.characters import Character, character_from_dict, validated_config, validated_stats
+from pyengine.characters import Character, validated_config, validated_stats
 from pyengine.errors import EngineError
 from pyengine.rules import get_system, system_of
-from pyengine.text import clean_text, quoted
+from pyengine.text import clean_text
 
 from . import characters, dom
 from .app import App
@@ -24,8 +24,11 @@ from .messages import (
     BatchApplied,
     CharacterDeleted,
     CharacterRestored,
+    CharacterSaved,
     CombatantAdded,
     DiceTyped,
+    EncounterCopied,
+    EncounterCreated,
     HistoryCleared,
     HitPointsTyped,
     InitiativeEntered,
@@ -51,7 +54,6 @@ from .persist import (
     Notice,
     export_all,
     export_encounter,
-    rebase,
 )
 from .views import view_for
 
@@ -315,15 +317,13 @@ def _switch(page: Page) -> None:
 
 @on("new-encounter")
 def _new_encounter(page: Page) -> None:
-    page.app.new_encounter(dom.value("new-system") or None)
-    page.app.close_sheet()
+    a = page.app
+    a.dispatch(EncounterCreated(dom.value("new-system") or None, a.persistence.new_id(), len(a.ws.encounters)))
 
 
 @on("duplicate-encounter")
 def _duplicate(page: Page) -> None:
-    a = page.app
-    a.switch_to(rebase(a.timeline, a.persistence.new_id(), f"{a.timeline.present.name} (copy)"))
-    a.close_sheet()
+    page.app.dispatch(EncounterCopied(page.app.persistence.new_id()))
 
 
 @on("rename-encounter")
@@ -442,38 +442,19 @@ def _edited() -> tuple[str, Character | None]:
 def _save_character(page: Page) -> None:
     """The form as one character; Save attack also adds (or, by name, replaces) the attack typed below."""
     a = page.app
-    with_attack = str(page.node.getAttribute("data-action")) == "save-attack"
-    name = ""
-    try:
-        system, old = _edited()
-        view = view_for(system)
-        fields = get_system(system).stat_fields
-        own = tuple(f for f in fields if f.key not in view.weapon_fields)
-        weapon = tuple(f for f in fields if f.key in view.weapon_fields)
-        attacks = [{"name": x.name, "stats": x.stats, "config": x.config} for x in (old.attacks if old else ())]
-        if with_attack:
-            name = clean_text(dom.value("a-name"))
-            if not name:
-                raise EngineError("Name the attack first (e.g. Longsword).")
-            before = next((x for x in attacks if x["name"] == name), None)
-            new = {"name": name, "stats": characters.read_stats(weapon, "a", dom.value, _checked),
-                   "config": before["config"] if before else {}}
-            attacks = [new if x is before else x for x in attacks] if before else attacks + [new]
-        doc = {"v": 1, "id": old.id if old else a.new_character_id(), "name": dom.value("k-name"), "system": system,
-               "max_hp": _int(dom.value("k-max_hp")), "init_mod": _int(dom.value("k-init_mod"), 0),
-               "stats": {**{k: v for k, v in (old.stats if old else {}).items() if k in view.weapon_fields},
-                         **characters.read_stats(own, "k", dom.value, _checked)},
-               "attacks": attacks}
-        c = character_from_dict(doc)
-    except EngineError as error:
-        a.error(str(error))
-        return
-    a.store_character(c)
-    if with_attack:
-        a.open_sheet("character-edit", c.id)
-        a.toast(f"Saved the attack {quoted(name)}.")
-    else:
-        a.open_character(c.id)
+    ident = str(a.ui.sheet[1] if a.ui.sheet is not None else "")
+    edited = None if ident.startswith("new:") else ident
+    c = a.character(edited) if edited is not None else None
+    system = ident[4:] if edited is None else (c.system if c is not None else "generic")
+    fields = get_system(system).stat_fields
+    weapon_keys = view_for(system).weapon_fields
+    own = tuple(f for f in fields if f.key not in weapon_keys)
+    weapon = tuple(f for f in fields if f.key in weapon_keys)
+    attack = None
+    if str(page.node.getAttribute("data-action")) == "save-attack":
+        attack = (dom.value("a-name"), characters.read_stats(weapon, "a", dom.value, _checked))
+    a.dispatch(CharacterSaved(system, edited, a.new_character_id(), dom.value("k-name"), dom.value("k-max_hp"), dom.value("k-init_mod"),
+                              characters.read_stats(own, "k", dom.value, _checked), attack))
 
 
 @on("pick-attack")

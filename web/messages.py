@@ -13,7 +13,8 @@ __all__ = [
     "Act", "NextTurnTapped", "StartTapped", "InitiativeEntered", "UndoTapped", "RedoTapped", "HitPointsTyped", "BatchApplied", "QuickAdded",
     "AttackApplied", "SelectingToggled", "SelectionToggled", "SectionPicked", "SavedRollDeleted", "SavedRollRestored",
     "HistoryCleared", "NoticeDismissed", "CharacterDeleted", "CharacterRestored", "CombatantAdded", "RollTyped", "SavedRollTapped",
-    "RollSaved", "QuickDieTapped", "DiceTyped", "Message",
+    "RollSaved", "QuickDieTapped", "DiceTyped", "AttackRolled", "CharacterSaved", "ShareOffered",
+    "ShareOpened", "EncounterCreated", "EncounterCopied", "Message",
 ]
 
 
@@ -184,6 +185,68 @@ class DiceTyped:
 
 
 @dataclass(frozen=True)
+class AttackRolled:
+    """Roll on an attack panel: against `target` in the fight (with the attacker the panel shows),
+    or, on a character's screen, the character's practice attack (kept in the dice history)."""
+
+    target: str
+    shown_attacker: str | None
+    rng: Rng
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class CharacterSaved:
+    """The character form as typed: the system, the character edited (None: a new one, stored
+    under `new_id`), its fields and own stats, and with `attack` (name, weapon stats) Save attack."""
+
+    system: str
+    edited: str | None
+    new_id: str
+    name: str
+    max_hp: str
+    init_mod: str
+    stats: dict[str, Any]
+    attack: tuple[str, dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class ShareOffered:
+    """A #fight= link: its payload, and the list of encounters (to tell a fight opened before)."""
+
+    payload: str
+    encounters: tuple[dict[str, Any], ...]
+    locked: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class ShareOpened:
+    """The user's answer to a shared fight: open it under `new_id`, or replace the copy opened before."""
+
+    replace_earlier: bool
+    new_id: str
+    encounters: tuple[dict[str, Any], ...]
+    locked: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class EncounterCreated:
+    """New encounter, of the system chosen in the menu (None: the open fight's), under `new_id`;
+    `listed`: how many encounters the list holds."""
+
+    system: str | None
+    new_id: str
+    listed: int
+
+
+@dataclass(frozen=True)
+class EncounterCopied:
+    """Copy the open fight, history included, under `new_id`."""
+
+    new_id: str
+
+
+@dataclass(frozen=True)
 class HistoryCleared:
     pass
 
@@ -196,4 +259,5 @@ class NoticeDismissed:
 Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped | RedoTapped | HitPointsTyped | BatchApplied | QuickAdded
            | AttackApplied | SelectingToggled | SelectionToggled | SectionPicked | SavedRollDeleted | SavedRollRestored
            | HistoryCleared | NoticeDismissed | CharacterDeleted | CharacterRestored | CombatantAdded | RollTyped | SavedRollTapped
-           | RollSaved | QuickDieTapped | DiceTyped)
+           | RollSaved | QuickDieTapped | DiceTyped | AttackRolled | CharacterSaved | ShareOffered
+           | ShareOpened | EncounterCreated | EncounterCopied)

@@ -16,19 +16,31 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from pyengine.characters import (
+    CHARACTER_VERSION,
+    ME_ID,
+    TARGET_ID,
+    Character,
+    character_from_dict,
+    character_to_dict,
+    practice_encounter,
+)
 from pyengine.dice import Rng, parse, roll, roll_ast
 from pyengine.errors import EngineError
-from pyengine.model import validated_fields
+from pyengine.model import Encounter, validated_fields
+from pyengine.rules import system_of
 from pyengine.text import clean_text, quoted
-from pyengine.tracker import Timeline, resolve
+from pyengine.tracker import Timeline, new_encounter, resolve
 
 from . import state
 from .effects import (
     AskToKeepStorage,
+    ClearLink,
     CloseSheet,
     Effect,
     HideToast,
     KeepAwake,
+    OpenCharacter,
     OpenSheet,
     RefreshOdds,
     Refuse,
@@ -42,16 +54,21 @@ from .effects import (
     SetField,
     ShowRoll,
     StoreCollection,
+    SwitchTo,
     Toast,
 )
 from .messages import (
     Act,
     AttackApplied,
+    AttackRolled,
     BatchApplied,
     CharacterDeleted,
     CharacterRestored,
+    CharacterSaved,
     CombatantAdded,
     DiceTyped,
+    EncounterCopied,
+    EncounterCreated,
     HistoryCleared,
     HitPointsTyped,
     InitiativeEntered,
@@ -69,13 +86,18 @@ from .messages import (
     SectionPicked,
     SelectingToggled,
     SelectionToggled,
+    ShareOffered,
+    ShareOpened,
     StartTapped,
     UndoTapped,
 )
 from .model import Model
-from .persist import CHARACTERS, MAX_ROLL_HISTORY, ROLLS, ROSTER, SAVED_ROLLS, TEMPLATES, Notice
+from .persist import CHARACTERS, MAX_ROLL_HISTORY, ROLLS, ROSTER, SAVED_ROLLS, TEMPLATES, Notice, read_share, rebase
 from .quick import add_die, advantage
 from .render import needs_initiative_entry
+from .render import round_label as render_round
+from .screens.characters import find as find_character
+from .views import view_for
 
 __all__ = ["update", "QUIET_ACTIONS", "FIGHT_CHANGED", "MAX_AMOUNT"]
 
@@ -386,6 +408,175 @@ def _dice_typed(model: Model, m: DiceTyped) -> Result:
     return replace(model, ui=state.update(model.ui, "dice-typed")), (ScheduleOdds(),)
 
 
+# -- attacks on a panel ------------------------------------------------------------------------------
+
+def practice_of(model: Model) -> tuple[Character, Encounter]:
+    """The open character and its practice encounter (the target the game master described);
+    EngineError when it cannot be built (the character deleted in another tab, a stat out of bounds)."""
+    c = find_character(model.characters, model.ui.sheet[1] if model.ui.sheet is not None else None)
+    if c is None:
+        raise EngineError("That character is gone (deleted in another tab?).")
+    p = model.ui.practice
+    chosen = c.attack(p["attack"]) if isinstance(p.get("attack"), int) else None
+    return c, practice_encounter(c, chosen, p.get("target", {}), p.get("hp"), p.get("name") or "Target")
+
+
+def practice_entry(model: Model, c: Character, pending: dict[str, Any], at_ms: int) -> dict[str, Any]:
+    """A character's attack as a line of the dice history: what, against what, and the damage."""
+    p = model.ui.practice
+    chosen = c.attack(p["attack"]) if isinstance(p.get("attack"), int) else None
+    label = f"{c.name}: {chosen.name if chosen else 'attack'} vs {p.get('name') or 'Target'}"
+    entry: dict[str, Any] = {"expr": label[:1000], "label": label[:200], "total": view_for(c.system).pending_damage(pending),
+                             "text": str(pending.get("text", ""))[:50_000], "at": at_ms}
+    if pending.get("crit"):
+        entry["crits"] = 1
+    return entry
+
+
+def _attack_rolled(model: Model, m: AttackRolled) -> Result:
+    """Roll the attack now; the result waits on the panel for Apply. On a character's screen it is
+    rolled on the practice encounter, never the fight, and goes into the dice history."""
+    config = {k: v for k, v in model.ui.attack.items() if k != "pending" and v is not None}
+    practising = model.ui.sheet is not None and model.ui.sheet[0] == "character"
+    try:
+        if practising:
+            c, enc = practice_of(model)
+            kind = view_for(enc.system).attack_kind or ""
+            action = resolve(enc, kind, {**config, "attacker": ME_ID, "target": TARGET_ID}, m.rng)
+        else:
+            enc = model.timeline.present
+            kind = view_for(enc.system).attack_kind or ""
+            if not kind:
+                return model, ()
+            attacker = next((a for a in (config.get("attacker"), m.shown_attacker) if a in enc.names()), None)
+            fallback = (enc.active_id if enc.active_id not in (None, m.target)
+                        else next((c.id for c in enc.combatants if c.id != m.target), None))
+            action = resolve(enc, kind, {**config, "attacker": attacker or fallback, "target": m.target}, m.rng)
+    except EngineError as error:
+        return model, (Refuse(str(error)),)
+    model = replace(model, ui=state.update(model.ui, "attack-rolled", pending={**action.args, "action": action}))
+    if not practising:
+        return model, (RenderSheet(),)
+    entry = practice_entry(model, c, action.args, m.at_ms)
+    model = replace(model, rolls=((entry,) + model.rolls)[:MAX_ROLL_HISTORY])
+    return model, (StoreCollection(ROLLS), RenderRolls(), RenderSheet())
+
+
+# -- My characters: the form ---------------------------------------------------------------------------
+
+def character_document(model: Model, m: CharacterSaved) -> tuple[Character, str]:
+    """The form as a character (checked by the engine), and the name of the attack saved with it.
+    The same attack name replaces that attack (its panel options kept)."""
+    old = find_character(model.characters, m.edited) if m.edited is not None else None
+    if m.edited is not None and old is None:
+        raise EngineError("That character is gone (deleted in another tab?).")
+    weapon_keys = view_for(m.system).weapon_fields
+    attacks = [{"name": x.name, "stats": x.stats, "config": x.config} for x in (old.attacks if old else ())]
+    name = ""
+    if m.attack is not None:
+        name = clean_text(m.attack[0])
+        if not name:
+            raise EngineError("Name the attack first (e.g. Longsword).")
+        before = next((x for x in attacks if x["name"] == name), None)
+        new = {"name": name, "stats": dict(m.attack[1]), "config": before["config"] if before else {}}
+        attacks = [new if x is before else x for x in attacks] if before else [*attacks, new]
+    doc = {"v": CHARACTER_VERSION, "id": old.id if old else m.new_id, "name": m.name, "system": m.system,
+           "max_hp": whole_or_none(m.max_hp), "init_mod": whole_or_none(m.init_mod) or 0,
+           "stats": {**{k: v for k, v in (old.stats if old else {}).items() if k in weapon_keys}, **m.stats},
+           "attacks": attacks}
+    return character_from_dict(doc), name
+
+
+def whole_or_none(text: str) -> int | None:
+    """A typed whole number, None when the field is empty (the engine checks its range)."""
+    text = str(text or "").strip()
+    if not text:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise EngineError(f"“{text[:20]}” is not a whole number.") from None
+
+
+def _character_saved(model: Model, m: CharacterSaved) -> Result:
+    """Save: the character kept in its place in My characters, its attack screen opened. Save
+    attack: the form stays open for the next attack."""
+    try:
+        c, attack = character_document(model, m)
+    except EngineError as error:
+        return model, (Refuse(str(error)),)
+    doc = character_to_dict(c)
+    index = next((i for i, x in enumerate(model.characters) if x.get("id") == c.id), len(model.characters))
+    rest = tuple(x for x in model.characters if x.get("id") != c.id)
+    model = replace(model, characters=rest[:index] + (doc,) + rest[index:])
+    if m.attack is not None:
+        return model, (StoreCollection(CHARACTERS), OpenSheet("character-edit", c.id), Toast(f"Saved the attack {quoted(attack)}."))
+    return model, (StoreCollection(CHARACTERS), OpenCharacter(c.id))
+
+
+# -- a fight shared by link ---------------------------------------------------------------------------
+
+def shared_before(encounters: tuple[dict[str, Any], ...], locked: frozenset[str], source: str) -> dict[str, Any] | None:
+    """The encounter opened before from the same shared fight (not one a newer version locked)."""
+    return next((e for e in encounters if e.get("source") == source and e.get("id") not in locked), None)
+
+
+def _share_offered(model: Model, m: ShareOffered) -> Result:
+    """A shared fight is offered, never opened unasked: Open it, or (opened before) Replace it or
+    Open a copy. A link that cannot be read is said, taken off the address bar, and nothing else changes."""
+    try:
+        timeline = read_share(m.payload)
+    except EngineError as error:
+        said = Notice("error", f"The shared link could not be opened: {error} It was removed from the address bar; "
+                               "your own fights are untouched.")
+        return notify(model, said), (ClearLink(), RenderNotices())
+    model = replace(model, ui=state.update(model.ui, "share-offered", timeline=timeline))
+    enc = timeline.present
+    what = f"A shared fight {quoted(enc.name)} ({system_of(enc).label}, {render_round(enc).lower()}) is in this link."
+    before = shared_before(m.encounters, m.locked, enc.id)
+    if before is None:
+        offer = Notice("info", what, "open-share", "Open it")
+    else:
+        offer = Notice("info", f"{what} You opened it before as {quoted(str(before.get('name', '')))}.", "replace-share", "Replace it",
+                       (("open-share", "Open a copy"),))
+    return notify(model, offer), (RenderNotices(),)
+
+
+def _share_opened(model: Model, m: ShareOpened) -> Result:
+    """The pending shared fight, under a fresh id; or, when the user chose so, over the copy opened
+    from the same shared fight before."""
+    timeline = model.ui.pending_share
+    if timeline is None:
+        return model, ()
+    notices = tuple(n for n in model.notices if n.action not in ("open-share", "replace-share"))
+    model = replace(model, ui=state.update(model.ui, "share-taken"), notices=notices)
+    source = timeline.present.id
+    before = shared_before(m.encounters, m.locked, source) if m.replace_earlier else None
+    if before is not None:
+        switch = SwitchTo(rebase(timeline, str(before["id"])), replacing=str(before["id"]))
+    else:
+        switch = SwitchTo(rebase(timeline, m.new_id), (("from", "link"), ("source", source)))
+    return model, (switch, ClearLink())
+
+
+# -- encounters -------------------------------------------------------------------------------------
+
+def _encounter_created(model: Model, m: EncounterCreated) -> Result:
+    """A new, empty encounter ("Encounter 3"), of the chosen system or the open fight's; an
+    unknown system is refused and nothing changes."""
+    try:
+        fresh = new_encounter(m.new_id, f"Encounter {m.listed + 1}", m.system or model.timeline.present.system)
+    except EngineError as error:
+        return model, (Refuse(str(error)),)
+    return model, (SwitchTo(Timeline.start(fresh)), CloseSheet())
+
+
+def _encounter_copied(model: Model, m: EncounterCopied) -> Result:
+    """A copy of the open fight with its undo history ("Bridge (copy)"), opened."""
+    copy = rebase(model.timeline, m.new_id, f"{model.timeline.present.name} (copy)")
+    return model, (SwitchTo(copy), CloseSheet())
+
+
 _UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     Act: _act,
     NextTurnTapped: _next_turn,
@@ -412,4 +603,10 @@ _UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     RollSaved: _roll_saved,
     QuickDieTapped: _quick_die,
     DiceTyped: _dice_typed,
+    AttackRolled: _attack_rolled,
+    CharacterSaved: _character_saved,
+    ShareOffered: _share_offered,
+    ShareOpened: _share_opened,
+    EncounterCreated: _encounter_created,
+    EncounterCopied: _encounter_copied,
 }

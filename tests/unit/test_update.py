@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from pyengine.characters import CHARACTER_VERSION
 from pyengine.text import quoted
 from pyengine.tracker import Timeline, new_encounter, resolve
 from tests.unit.scripted import Scripted
@@ -21,10 +22,12 @@ from web import messages as msg
 from web import state
 from web.effects import (
     AskToKeepStorage,
+    ClearLink,
     CloseSheet,
     Effect,
     HideToast,
     KeepAwake,
+    OpenCharacter,
     OpenSheet,
     RefreshOdds,
     Refuse,
@@ -37,10 +40,11 @@ from web.effects import (
     ScheduleOdds,
     SetField,
     StoreCollection,
+    SwitchTo,
     Toast,
 )
 from web.model import Model
-from web.persist import ROLLS, SAVED_ROLLS, Notice
+from web.persist import ROLLS, SAVED_ROLLS, Notice, share_payload
 from web.update import _UPDATES, FIGHT_CHANGED, batch_actions, numbered_name, update
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -428,3 +432,161 @@ def test_every_effect_has_a_performer_in_the_runtime():
     table = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "_performing")
     named = {k.attr for n in ast.walk(table) if isinstance(n, ast.Dict) for k in n.keys if isinstance(k, ast.Attribute)}
     assert named == {t.__name__ for t in typing.get_args(Effect)}
+
+
+# -- an attack rolled on a panel, in the fight and in practice ------------------------------------------------
+
+def on_sheet_of(model: Model, name: str) -> Model:
+    return replace(model, ui=state.update(model.ui, "sheet-opened", kind="combatant", ident=ids(model)[name]))
+
+
+def test_an_attack_is_rolled_by_the_attacker_the_panel_shows_and_waits_for_apply():
+    model = on_sheet_of(fight(*PARTY, started=True), "Ogre")
+    after, effects = update(model, msg.AttackRolled(ids(model)["Ogre"], ids(model)["Cyra"], Scripted([15, 6]), 0))
+    pending = after.ui.attack["pending"]
+    assert pending["attacker"] == ids(model)["Cyra"] and pending["target"] == ids(model)["Ogre"]
+    assert after.timeline is model.timeline and effects == (RenderSheet(),)  # nothing applied yet
+    applied, _ = update(after, msg.AttackApplied())
+    assert hp(applied, "Ogre") == 21
+
+
+def test_without_a_shown_attacker_whoever_has_the_turn_attacks():
+    model = on_sheet_of(fight(*PARTY, started=True), "Ogre")  # Cyra (18) has the turn
+    after, _ = update(model, msg.AttackRolled(ids(model)["Ogre"], None, Scripted([15, 6]), 0))
+    assert after.ui.attack["pending"]["attacker"] == ids(model)["Cyra"]
+
+
+def test_a_refused_attack_is_said_and_nothing_waits():
+    model = on_sheet_of(fight(*PARTY, started=True), "Goblin")  # the goblin has no AC
+    after, effects = update(model, msg.AttackRolled(ids(model)["Goblin"], ids(model)["Cyra"], RNG, 0))
+    assert after is model and isinstance(effects[0], Refuse) and "no AC" in effects[0].text
+
+
+PRACTISED = {"v": 1, "id": "k1", "name": "Ayla", "system": "generic", "stats": {"to_hit": 5, "damage": "1d8+3"},
+             "attacks": [{"name": "Longsword", "stats": {}, "config": {}}]}
+
+
+def practising(target: dict | None = None) -> Model:
+    model = replace(fight(), characters=(PRACTISED,))
+    ui = state.update(model.ui, "character-opened", ident="k1", attack=0, config={})
+    ui = state.update(ui, "target-described", target=target or {"ac": 12}, hp=30, name="Ogre")
+    return replace(model, ui=ui)
+
+
+def test_a_practice_attack_goes_into_the_history_and_never_the_fight():
+    model = practising()
+    after, effects = update(model, msg.AttackRolled("ignored", None, Scripted([15, 6]), 1234))
+    assert after.timeline is model.timeline
+    assert after.rolls[0]["label"] == "Ayla: Longsword vs Ogre" and after.rolls[0]["total"] == 9 and after.rolls[0]["at"] == 1234
+    assert effects == (StoreCollection(ROLLS), RenderRolls(), RenderSheet())
+    assert update(after, msg.AttackApplied()) == (after, ())  # practice is never applied
+
+
+def test_a_practice_attack_on_a_deleted_character_is_refused():
+    model = replace(practising(), characters=())
+    after, effects = update(model, msg.AttackRolled("x", None, RNG, 0))
+    assert after is model and effects == (Refuse("That character is gone (deleted in another tab?)."),)
+
+
+# -- My characters: the form ---------------------------------------------------------------------------------
+
+def test_a_new_character_is_saved_in_the_current_format_and_its_screen_opens():
+    model = fight()
+    after, effects = update(model, msg.CharacterSaved("generic", None, "k7-abc", "Bryn", "18", "", {"to_hit": 4}))
+    doc = after.characters[-1]
+    assert doc["id"] == "k7-abc" and doc["name"] == "Bryn" and doc["max_hp"] == 18 and doc["v"] == CHARACTER_VERSION
+    assert effects == (StoreCollection("characters"), OpenCharacter("k7-abc"))
+
+
+def test_save_attack_adds_then_replaces_an_attack_by_name_keeping_its_options():
+    model = replace(fight(), characters=({**PRACTISED, "attacks": [{"name": "Longsword", "stats": {}, "config": {"adv": "adv"}}]},))
+    after, effects = update(model, msg.CharacterSaved("generic", "k1", "unused", "Ayla", "", "2", {}, ("Longsword", {"damage": "1d10+3"})))
+    attack = after.characters[0]["attacks"][0]
+    assert attack["stats"] == {"damage": "1d10+3"} and attack["config"] == {"adv": "adv"} and len(after.characters[0]["attacks"]) == 1
+    assert effects == (StoreCollection("characters"), OpenSheet("character-edit", "k1"), Toast(f"Saved the attack {quoted('Longsword')}."))
+    bow, _ = update(after, msg.CharacterSaved("generic", "k1", "unused", "Ayla", "", "2", {}, ("Bow", {})))
+    assert [a["name"] for a in bow.characters[0]["attacks"]] == ["Longsword", "Bow"]
+
+
+@pytest.mark.parametrize("saved, said", [
+    (msg.CharacterSaved("generic", "k1", "x", "Ayla", "", "", {}, ("  ", {})), "Name the attack first (e.g. Longsword)."),
+    (msg.CharacterSaved("generic", "k9", "x", "Ayla", "", "", {}), "That character is gone (deleted in another tab?)."),
+    (msg.CharacterSaved("generic", None, "x", "Ayla", "lots", "", {}), "“lots” is not a whole number."),
+])
+def test_a_character_form_that_cannot_be_saved_is_refused_and_nothing_changes(saved, said):
+    model = replace(fight(), characters=(PRACTISED,))
+    assert update(model, saved) == (model, (Refuse(said),))
+
+
+# -- a fight shared by link: offered, then opened or replacing the copy opened before ----------------------
+
+def shared() -> str:
+    return share_payload(fight(*PARTY, started=True).timeline.present)
+
+
+def test_a_shared_fight_is_offered_never_opened_unasked():
+    model = fight()
+    after, effects = update(model, msg.ShareOffered(shared(), ()))
+    assert after.timeline is model.timeline and after.ui.pending_share is not None
+    offer = after.notices[-1]
+    assert offer.action == "open-share" and "Bridge" in offer.text and "round 1" in offer.text
+    assert effects == (RenderNotices(),)
+
+
+def test_a_fight_shared_again_offers_to_replace_the_copy_opened_before():
+    listed = ({"id": "e9", "name": "Bridge (from Dana)", "source": "e1"},)
+    after, _ = update(fight(), msg.ShareOffered(shared(), listed))
+    offer = after.notices[-1]
+    assert offer.action == "replace-share" and offer.more == (("open-share", "Open a copy"),) and "Bridge (from Dana)" in offer.text
+    locked, _ = update(fight(), msg.ShareOffered(shared(), listed, frozenset({"e9"})))  # saved by a newer version: never replaced
+    assert locked.notices[-1].action == "open-share"
+
+
+def test_opening_a_shared_fight_makes_a_new_encounter_that_remembers_its_source():
+    offered, _ = update(fight(), msg.ShareOffered(shared(), ()))
+    after, effects = update(offered, msg.ShareOpened(False, "e42", ()))
+    switch, clear = effects
+    assert isinstance(switch, SwitchTo) and clear == ClearLink()
+    assert switch.timeline.present.id == "e42" and switch.replacing is None and dict(switch.origin) == {"from": "link", "source": "e1"}
+    assert switch.timeline.present.round == 1 and after.ui.pending_share is None and after.notices == ()
+
+
+def test_replacing_writes_the_shared_fight_over_the_copy_opened_before():
+    listed = ({"id": "e9", "name": "Bridge (from Dana)", "source": "e1"},)
+    offered, _ = update(fight(), msg.ShareOffered(shared(), listed))
+    _, (switch, _) = update(offered, msg.ShareOpened(True, "e42", listed))
+    assert switch.replacing == "e9" and switch.timeline.present.id == "e9"
+    _, (copy, _) = update(offered, msg.ShareOpened(False, "e42", listed))  # Open a copy
+    assert copy.timeline.present.id == "e42" and copy.replacing is None
+
+
+def test_a_damaged_link_is_said_and_taken_off_the_address_bar():
+    model = fight()
+    after, effects = update(model, msg.ShareOffered("not-a-fight", ()))
+    assert after.timeline is model.timeline and after.ui.pending_share is None
+    assert after.notices[-1].level == "error" and "could not be opened" in after.notices[-1].text
+    assert effects == (ClearLink(), RenderNotices())
+    assert update(model, msg.ShareOpened(False, "e42", ())) == (model, ())  # nothing pending: nothing opens
+
+
+# -- encounters ---------------------------------------------------------------------------------------------
+
+def test_a_new_encounter_is_numbered_of_the_chosen_system_and_opened():
+    model = fight()
+    _, effects = update(model, msg.EncounterCreated("realms", "e50", 2))
+    switch, close = effects
+    assert (switch.timeline.present.id, switch.timeline.present.name, switch.timeline.present.system) == ("e50", "Encounter 3", "realms")
+    assert switch.timeline.present.combatants == () and close == CloseSheet()
+    _, (same, _) = update(model, msg.EncounterCreated(None, "e51", 0))
+    assert same.timeline.present.system == "generic"
+    refused, effects = update(model, msg.EncounterCreated("chess", "e52", 0))
+    assert refused is model and isinstance(effects[0], Refuse) and "Unknown game system" in effects[0].text
+
+
+def test_a_copied_encounter_keeps_its_history_under_a_new_id():
+    model, _ = update(fight(*PARTY, started=True), msg.NextTurnTapped(1.0, RNG))
+    _, (switch, _) = update(model, msg.EncounterCopied("e60"))
+    copy = switch.timeline
+    assert copy.present.id == "e60" and copy.present.name == "Bridge (copy)"
+    assert copy.cursor == model.timeline.cursor and copy.present.active_id == model.timeline.present.active_id
+    assert copy.can_undo
