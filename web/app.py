@@ -24,9 +24,8 @@ from pyengine.errors import EngineError, SchemaError
 from pyengine.handoff import read_view, view_payload
 from pyengine.reading import readings
 from pyengine.rules import system_of
-from pyengine.storage import dumps
 from pyengine.text import quoted
-from pyengine.tracker import Timeline, new_encounter
+from pyengine.tracker import Timeline
 
 from . import characters, dom, qr, render
 from . import effects as fx
@@ -79,7 +78,6 @@ class App:
         self.rng = rng
         self.persistence = Persistence(store)
         self.notices: list[Notice] = []
-        self.trash: list[dict[str, Any]] = []
         self.ui = Ui()  # what the screen shows beyond the fight (sheet, attack panel ...): changed by `update`
         self._tracker_html: tuple[tuple[Timeline | None, tuple[str, ...] | None], str] = ((None, None), "")  # (timeline, selection), its HTML
         self._odds_proxy = dom.proxy(self.update_odds)
@@ -175,6 +173,7 @@ class App:
             fx.OpenCharacter: lambda e: self.open_character(e.ident),
             fx.ClearLink: lambda e: self.clear_link(),
             fx.SwitchTo: self.switch_to_effect,
+            fx.ForgetStored: self.forget_stored,
         }
 
     def save_fight(self) -> None:
@@ -381,7 +380,7 @@ class App:
     def context(self) -> Context:
         """What the screens draw from: the model and the workspace's lists, the theme, the storage."""
         return Context(self.model(), tuple(self.ws.roster), tuple(self.ws.templates), tuple(self.ws.encounters), frozenset(self.ws.locked),
-                       tuple(self.trash), str(document.documentElement.dataset.theme or "dark"), self.storage_state(), time.time(),
+                       self.bin.encounters, str(document.documentElement.dataset.theme or "dark"), self.storage_state(), time.time(),
                        f"{window.location.origin}{window.location.pathname}")
 
     def render_sheet(self) -> None:
@@ -599,11 +598,6 @@ class App:
             return
         self.switch_to(timeline)
 
-    def new_encounter(self, system: str | None = None) -> None:
-        eid = self.persistence.new_id()
-        n = len(self.ws.encounters) + 1
-        self.switch_to(Timeline.start(new_encounter(eid, f"Encounter {n}", system or self.timeline.present.system)))
-
     # -- my characters -----------------------------------------------------------------------
     def character(self, cid: str | None) -> Character | None:
         return find_character(self.characters, cid)
@@ -709,30 +703,19 @@ class App:
     def apply_attack(self) -> None:
         self.dispatch(AttackApplied())
 
-    def delete_encounter(self) -> None:
-        enc = self.timeline.present
-        raw = self.persistence.delete_encounter(enc.id) or dumps({})
-        self.trash.append({"id": enc.id, "name": enc.name, "raw": raw, "timeline": self.timeline})
-        self.ws.encounters = [e for e in self.ws.encounters if e["id"] != enc.id]
-        remaining = [e for e in self.ws.encounters if e["id"] not in self.ws.locked]
-        if remaining:
-            timeline, _ = self.persistence.load_timeline(remaining[0]["id"], self.notices)
+    def forget_stored(self, effect: fx.ForgetStored) -> None:
+        """ForgetStored: out of storage and the list; then the first encounter left, else a fresh one."""
+        self.persistence.delete_encounter(effect.ident)
+        self.ws.encounters = [e for e in self.ws.encounters if e["id"] != effect.ident]
+        for entry in (e for e in self.ws.encounters if e["id"] not in self.ws.locked):
+            timeline, _ = self.persistence.load_timeline(entry["id"], self.notices)
             if timeline is not None:
                 self.switch_to(timeline)
-            else:
-                self.new_encounter()
-        else:
-            self.new_encounter()
-        self.notify(Notice("info", f"Deleted {quoted(enc.name)}.", "undelete", "Undo"))
-
-    def restore_encounter(self, index: int) -> None:
-        if not 0 <= index < len(self.trash):
-            return
-        item = self.trash.pop(index)
-        self.persistence.revs.pop(item["id"], None)
-        self.switch_to(item["timeline"])
-        self.notices = [n for n in self.notices if n.action != "undelete"]
-        self.render_notices()
+                return
+            break
+        n = len(self.ws.encounters) + 1
+        fresh = effect.fresh
+        self.switch_to(Timeline.start(replace(fresh.base, name=f"Encounter {n}")))
 
     async def import_file(self, file: JsObject) -> None:
         text = str(await file.text())

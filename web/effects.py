@@ -11,7 +11,7 @@ from pyengine.tracker import Timeline
 __all__ = [
     "SaveFight", "Render", "RenderSheet", "RenderNotices", "RenderRolls", "Toast", "HideToast", "Refuse", "OpenSheet", "CloseSheet",
     "StoreCollection", "KeepAwake", "AskToKeepStorage", "SayOnLine", "SetField", "ShowRoll", "RefreshOdds", "ScheduleOdds", "OpenCharacter",
-    "ClearLink", "SwitchTo", "Effect",
+    "ClearLink", "SwitchTo", "ForgetStored", "Effect",
 ]
 
 
@@ -135,6 +135,15 @@ class SwitchTo:
 
 
 @dataclass(frozen=True)
+class ForgetStored:
+    """Take an encounter out of storage and out of the list; then show the first one left (read
+    from storage), or, with none left, `fresh`."""
+
+    ident: str
+    fresh: Timeline
+
+
+@dataclass(frozen=True)
 class KeepAwake:
     """Hold the screen awake while a fight runs (and let it sleep when none does)."""
 
@@ -146,4 +155,4 @@ class AskToKeepStorage:
 
 Effect = (SaveFight | Render | RenderSheet | RenderNotices | RenderRolls | Toast | HideToast | Refuse | OpenSheet | CloseSheet
           | StoreCollection | KeepAwake | AskToKeepStorage | SayOnLine | SetField | ShowRoll | RefreshOdds | ScheduleOdds
-          | OpenCharacter | ClearLink | SwitchTo)
+          | OpenCharacter | ClearLink | SwitchTo | ForgetStored)

@@ -29,6 +29,8 @@ from .messages import (
     DiceTyped,
     EncounterCopied,
     EncounterCreated,
+    EncounterDeleted,
+    EncounterRestored,
     HistoryCleared,
     HitPointsTyped,
     InitiativeEntered,
@@ -55,6 +57,7 @@ from .persist import (
     export_all,
     export_encounter,
 )
+from .update import typed_number
 from .views import view_for
 
 app: App | None = None
@@ -64,23 +67,6 @@ def _app() -> App:
     """The page's app, once `start()` made it (events are wired only after that)."""
     assert app is not None
     return app
-
-
-def _int(text: object, default: int | None = None) -> int | None:
-    text = str(text or "").strip()
-    if not text:
-        return default
-    try:
-        return int(text)
-    except ValueError:
-        raise EngineError(f"“{text[:20]}” is not a whole number.") from None
-
-
-def _amount() -> int:
-    amount = _int(dom.value("hp-amount"))
-    if amount is None:
-        raise EngineError("Type an amount first.")
-    return amount
 
 
 class Page:
@@ -101,7 +87,7 @@ class Page:
         return dom.value(node_id, default)
 
     def number(self, text: Any, default: int | None = None) -> int | None:
-        return _int(text, default)
+        return typed_number(text, default)
 
     def checked(self, selector: str) -> list[str]:
         return [str(n.value) for n in document.querySelectorAll(selector) if n.checked]
@@ -122,15 +108,15 @@ def _form_fields(page: Page, editing: bool) -> dict[str, Any]:
         "name": dom.value("f-name"),
         "side": dom.value("f-side", "opponents"),
         "pc": dom.value("f-pc") == "1",
-        "init_mod": _int(dom.value("f-init_mod"), 0),
-        "max_hp": _int(dom.value("f-max_hp")),
+        "init_mod": typed_number(dom.value("f-init_mod"), 0),
+        "max_hp": typed_number(dom.value("f-max_hp")),
         "notes": dom.value("f-notes"),
     }
-    initiative = _int(dom.value("f-initiative"))
+    initiative = typed_number(dom.value("f-initiative"))
     if initiative is not None or editing:
         fields["initiative"] = initiative
     if editing:
-        fields["hp"] = _int(dom.value("f-hp"))
+        fields["hp"] = typed_number(dom.value("f-hp"))
     enc = page.app.timeline.present
     stats = view_for(enc.system).stats_from_form(system_of(enc), page, editing)
     if stats is not None:
@@ -171,7 +157,7 @@ def _initiative_entered(page: Page) -> None:
     """The fight starts with the typed numbers, the rest rolled."""
     typed = {}
     for node in document.querySelectorAll("[data-testid=init-input]"):
-        value = _int(node.value)
+        value = typed_number(node.value)
         if value is not None:
             typed[str(node.getAttribute("data-combatant-id"))] = value
     page.app.dispatch(InitiativeEntered(typed, page.app.rng, _start_args(page)))
@@ -289,7 +275,7 @@ def _hit_points(page: Page) -> None:
 def _add_condition(page: Page) -> None:
     page.act("add_condition", {
         "id": page.data("id"), "name": dom.value("cond-name"), "until": dom.value("cond-until", "never"),
-        "rounds": _int(dom.value("cond-rounds"), 1), "anchor": dom.value("cond-anchor") or None,
+        "rounds": typed_number(dom.value("cond-rounds"), 1), "anchor": dom.value("cond-anchor") or None,
         "source": page.app.timeline.present.active_id,
     })
 
@@ -335,14 +321,12 @@ def _rename(page: Page) -> None:
 
 @on("delete-encounter")
 def _delete(page: Page) -> None:
-    page.app.delete_encounter()
-    page.app.close_sheet()
+    page.app.dispatch(EncounterDeleted(page.app.persistence.new_id()))
 
 
 @on("restore-encounter")
 def _restore(page: Page) -> None:
-    page.app.restore_encounter(int(page.data("index")))
-    page.app.close_sheet()
+    page.app.dispatch(EncounterRestored(int(page.data("index"))))
 
 
 @on("export-current")
@@ -423,7 +407,7 @@ def _open_character(page: Page) -> None:
 
 @on("character-attack")
 def _character_attack(page: Page) -> None:
-    page.app.open_character(page.data("id"), _int(page.data("index")))
+    page.app.open_character(page.data("id"), typed_number(page.data("index")))
 
 
 def _edited() -> tuple[str, Character | None]:
@@ -464,7 +448,7 @@ def _pick_attack(page: Page) -> None:
         system, c = _edited()
     except EngineError:
         return
-    chosen = c.attack(_int(page.data("index"), -1) or 0) if c else None
+    chosen = c.attack(typed_number(page.data("index"), -1) or 0) if c else None
     if c is None or chosen is None:
         return
     dom.el("a-name").value = chosen.name
@@ -489,7 +473,7 @@ def _remove_attack(page: Page) -> None:
     except EngineError as error:
         a.error(str(error))
         return
-    index = _int(page.data("index"), -1)
+    index = typed_number(page.data("index"), -1)
     if c is None or index is None or c.attack(index) is None:
         return
     a.store_character(replace(c, attacks=c.attacks[:index] + c.attacks[index + 1:]))
@@ -558,8 +542,8 @@ def _practice_target(a: App, target: JsObject) -> None:
     fields = tuple(f for f in get_system(c.system).stat_fields if f.key in view_for(c.system).target_fields)
     try:
         stats = validated_stats(fields, characters.read_stats(fields, "t", dom.value, _checked), get_system(c.system).label)
-        hp = _int(dom.value("t-hp"))
-        wanted = _int(dom.value("t-at_least"))
+        hp = typed_number(dom.value("t-hp"))
+        wanted = typed_number(dom.value("t-at_least"))
         name = clean_text(dom.value("t-name"))[:60] or "Target"
     except EngineError as error:
         a.error(str(error))
@@ -599,7 +583,7 @@ def _trim(page: Page) -> None:
 
 @on("notice-undelete")
 def _undelete(page: Page) -> None:
-    page.app.restore_encounter(len(page.app.trash) - 1)
+    page.app.dispatch(EncounterRestored(-1))
 
 
 @on("notice-open-share")
@@ -664,7 +648,7 @@ def submit(form_action: str, form: JsObject) -> None:
         _initiative_entered(page)
     elif form_action == "save-add":
         remember = dom.el("f-remember") is not None and bool(dom.el("f-remember").checked)
-        count = _int(dom.value("f-count"), 1)
+        count = typed_number(dom.value("f-count"), 1)
         a.dispatch(CombatantAdded(_form_fields(page, editing=False), 1 if count is None else count, remember, a.rng))
     elif form_action == "save-edit":
         cid = dom.py(form.getAttribute("data-id"))

@@ -14,7 +14,8 @@ __all__ = [
     "AttackApplied", "SelectingToggled", "SelectionToggled", "SectionPicked", "SavedRollDeleted", "SavedRollRestored",
     "HistoryCleared", "NoticeDismissed", "CharacterDeleted", "CharacterRestored", "CombatantAdded", "RollTyped", "SavedRollTapped",
     "RollSaved", "QuickDieTapped", "DiceTyped", "AttackRolled", "CharacterSaved", "ShareOffered",
-    "ShareOpened", "EncounterCreated", "EncounterCopied", "Message",
+    "ShareOpened", "EncounterCreated", "EncounterCopied", "EncounterDeleted",
+    "EncounterRestored", "Message",
 ]
 
 
@@ -247,6 +248,20 @@ class EncounterCopied:
 
 
 @dataclass(frozen=True)
+class EncounterDeleted:
+    """Delete the open encounter (it goes to the trash); `new_id`: for a fresh one if none is left."""
+
+    new_id: str
+
+
+@dataclass(frozen=True)
+class EncounterRestored:
+    """An encounter back from the trash (-1: the last deleted), opened."""
+
+    index: int
+
+
+@dataclass(frozen=True)
 class HistoryCleared:
     pass
 
@@ -260,4 +275,5 @@ Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped |
            | AttackApplied | SelectingToggled | SelectionToggled | SectionPicked | SavedRollDeleted | SavedRollRestored
            | HistoryCleared | NoticeDismissed | CharacterDeleted | CharacterRestored | CombatantAdded | RollTyped | SavedRollTapped
            | RollSaved | QuickDieTapped | DiceTyped | AttackRolled | CharacterSaved | ShareOffered
-           | ShareOpened | EncounterCreated | EncounterCopied)
+           | ShareOpened | EncounterCreated | EncounterCopied | EncounterDeleted
+           | EncounterRestored)

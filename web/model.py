@@ -18,11 +18,12 @@ NEXT_TURN_GUARD = 0.4  # seconds: two taps on Next turn closer than this are one
 
 @dataclass(frozen=True)
 class Trash:
-    """What was deleted and can come back, newest last: saved rolls (with where they stood) and
-    characters. One place for every undelete."""
+    """What was deleted and can come back, newest last: saved rolls (with where they stood),
+    characters and encounters (their id, name and whole history). One place for every undelete."""
 
     rolls: tuple[tuple[int, dict[str, Any]], ...] = ()
     characters: tuple[dict[str, Any], ...] = ()
+    encounters: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from .effects import (
     ClearLink,
     CloseSheet,
     Effect,
+    ForgetStored,
     HideToast,
     KeepAwake,
     OpenCharacter,
@@ -69,6 +70,8 @@ from .messages import (
     DiceTyped,
     EncounterCopied,
     EncounterCreated,
+    EncounterDeleted,
+    EncounterRestored,
     HistoryCleared,
     HitPointsTyped,
     InitiativeEntered,
@@ -176,15 +179,23 @@ def _redo(model: Model, m: RedoTapped) -> Result:
     return _commit(model, model.timeline.redo()) if model.timeline.can_redo else (model, ())
 
 
-def whole_number(text: str, what: str = "an amount") -> int:
-    """A typed whole number from 0 to MAX_AMOUNT; EngineError with a message fit for a person."""
+def typed_number(text: object, default: int | None = None) -> int | None:
+    """A whole number as typed in a field; `default` when the field is empty (the engine checks its
+    range); EngineError, with a message fit for a person, for anything else."""
     text = str(text or "").strip()
     if not text:
-        raise EngineError(f"Type {what} first.")
+        return default
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise EngineError(f"“{text[:20]}” is not a whole number.") from None
+
+
+def whole_number(text: str, what: str = "an amount") -> int:
+    """A typed whole number from 0 to MAX_AMOUNT; EngineError with a message fit for a person."""
+    value = typed_number(text)
+    if value is None:
+        raise EngineError(f"Type {what} first.")
     if not 0 <= value <= MAX_AMOUNT:
         raise EngineError(f"Enter a number from 0 to {MAX_AMOUNT:,}.")
     return value
@@ -481,21 +492,10 @@ def character_document(model: Model, m: CharacterSaved) -> tuple[Character, str]
         new = {"name": name, "stats": dict(m.attack[1]), "config": before["config"] if before else {}}
         attacks = [new if x is before else x for x in attacks] if before else [*attacks, new]
     doc = {"v": CHARACTER_VERSION, "id": old.id if old else m.new_id, "name": m.name, "system": m.system,
-           "max_hp": whole_or_none(m.max_hp), "init_mod": whole_or_none(m.init_mod) or 0,
+           "max_hp": typed_number(m.max_hp), "init_mod": typed_number(m.init_mod, 0),
            "stats": {**{k: v for k, v in (old.stats if old else {}).items() if k in weapon_keys}, **m.stats},
            "attacks": attacks}
     return character_from_dict(doc), name
-
-
-def whole_or_none(text: str) -> int | None:
-    """A typed whole number, None when the field is empty (the engine checks its range)."""
-    text = str(text or "").strip()
-    if not text:
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        raise EngineError(f"“{text[:20]}” is not a whole number.") from None
 
 
 def _character_saved(model: Model, m: CharacterSaved) -> Result:
@@ -577,6 +577,28 @@ def _encounter_copied(model: Model, m: EncounterCopied) -> Result:
     return model, (SwitchTo(copy), CloseSheet())
 
 
+def _encounter_deleted(model: Model, m: EncounterDeleted) -> Result:
+    """The open encounter goes to the trash with its whole history; the list moves on to the next
+    one; a notice offers Undo."""
+    enc = model.timeline.present
+    fresh = new_encounter(m.new_id, "Encounter 1", enc.system)
+    trash = replace(model.trash, encounters=(*model.trash.encounters, {"id": enc.id, "name": enc.name, "timeline": model.timeline}))
+    model = notify(replace(model, trash=trash), Notice("info", f"Deleted {quoted(enc.name)}.", "undelete", "Undo"))
+    return model, (ForgetStored(enc.id, Timeline.start(fresh)), RenderNotices(), CloseSheet())
+
+
+def _encounter_restored(model: Model, m: EncounterRestored) -> Result:
+    """An encounter back from the trash, stored again under its id and opened."""
+    items = model.trash.encounters
+    index = len(items) - 1 if m.index == -1 else m.index
+    if not 0 <= index < len(items):
+        return model, ()
+    item = items[index]
+    notices = tuple(n for n in model.notices if n.action != "undelete")
+    model = replace(model, notices=notices, trash=replace(model.trash, encounters=items[:index] + items[index + 1:]))
+    return model, (SwitchTo(item["timeline"], replacing=str(item["id"])), RenderNotices(), CloseSheet())
+
+
 _UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     Act: _act,
     NextTurnTapped: _next_turn,
@@ -609,4 +631,6 @@ _UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     ShareOpened: _share_opened,
     EncounterCreated: _encounter_created,
     EncounterCopied: _encounter_copied,
+    EncounterDeleted: _encounter_deleted,
+    EncounterRestored: _encounter_restored,
 }

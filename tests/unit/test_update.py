@@ -25,6 +25,7 @@ from web.effects import (
     ClearLink,
     CloseSheet,
     Effect,
+    ForgetStored,
     HideToast,
     KeepAwake,
     OpenCharacter,
@@ -590,3 +591,18 @@ def test_a_copied_encounter_keeps_its_history_under_a_new_id():
     assert copy.present.id == "e60" and copy.present.name == "Bridge (copy)"
     assert copy.cursor == model.timeline.cursor and copy.present.active_id == model.timeline.present.active_id
     assert copy.can_undo
+
+
+def test_a_deleted_encounter_goes_to_the_trash_with_its_history_and_comes_back():
+    model, _ = update(fight(*PARTY, started=True), msg.NextTurnTapped(1.0, RNG))
+    gone, effects = update(model, msg.EncounterDeleted("e70"))
+    forget, notices, close = effects
+    assert isinstance(forget, ForgetStored) and forget.ident == "e1" and forget.fresh.present.id == "e70"
+    assert forget.fresh.present.system == "generic" and (notices, close) == (RenderNotices(), CloseSheet())
+    assert gone.trash.encounters[-1]["timeline"] is model.timeline and gone.notices[-1].action == "undelete"
+    back, effects = update(gone, msg.EncounterRestored(-1))
+    switch = effects[0]
+    assert switch.timeline is model.timeline and switch.replacing == "e1"  # stored again under its own id
+    assert back.trash.encounters == () and back.notices == ()
+    assert update(back, msg.EncounterRestored(-1)) == (back, ())  # an empty trash: nothing
+    assert update(gone, msg.EncounterRestored(5)) == (gone, ())
