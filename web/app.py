@@ -54,9 +54,10 @@ from .persist import (
     rebase,
     share_payload,
 )
-from .screens import SCREENS, Context, Elsewhere
+from .screens import Context, Elsewhere, screen_of
 from .screens.characters import find as find_character
 from .state import Ui, update
+from .update import in_place, noticed, without
 from .update import update as update_model
 
 # The App's field that holds each collection the model keeps (the rest live in the workspace).
@@ -93,7 +94,7 @@ class App:
         self.next_turn_guard = NEXT_TURN_GUARD
         self.storage_kept: bool | None = None  # navigator.storage.persisted(), once known
         self.asked_to_keep = False
-        self.bin = Trash()  # the model's trash: deleted saved rolls and characters (web/model.py)
+        self.bin = Trash()  # the model's trash: deleted saved rolls, characters and encounters (web/model.py)
         self._performers = self._performing()
         try:
             self.ws, loaded_notices = self.persistence.load_workspace()
@@ -301,19 +302,19 @@ class App:
             self.ws.templates = self.persistence.read_collection(TEMPLATES, notices)
         elif key == CHARACTERS:
             self.characters = self.persistence.read_collection(CHARACTERS, notices)
-        screen = SCREENS.get(self.ui.sheet[0]) if self.ui.sheet is not None else None
+        screen = screen_of(self.ui)
         if screen is not None and screen.redrawn_for(key):
             self.render_sheet()
 
     # -- messages --------------------------------------------------------------------------
     def notify(self, notice: Notice) -> None:
-        self.notices = [n for n in self.notices if n.text != notice.text] + [notice]
+        self.notices = list(noticed(self.notices, notice))
         self.render_notices()
 
     def error(self, text: str) -> None:
         """A refusal, said where the tap was: in the open screen (its own error line and a toast at
         the bottom of the sheet), else as a notice."""
-        screen = SCREENS.get(self.ui.sheet[0]) if self.ui.sheet is not None else None
+        screen = screen_of(self.ui)
         node = dom.el(screen.error_line) if screen is not None and screen.error_line else None
         if node is not None:
             node.textContent = text
@@ -378,14 +379,14 @@ class App:
         self.update_odds()
 
     def context(self) -> Context:
-        """What the screens draw from: the model and the workspace's lists, the theme, the storage."""
-        return Context(self.model(), tuple(self.ws.roster), tuple(self.ws.templates), tuple(self.ws.encounters), frozenset(self.ws.locked),
+        """What the screens draw from: the model, the list of encounters, the theme, the storage."""
+        return Context(self.model(), tuple(self.ws.encounters), frozenset(self.ws.locked),
                        self.bin.encounters, str(document.documentElement.dataset.theme or "dark"), self.storage_state(), time.time(),
                        f"{window.location.origin}{window.location.pathname}")
 
     def render_sheet(self) -> None:
         """Draw the open screen (web/screens); one whose subject is gone closes or opens another."""
-        screen = SCREENS.get(self.ui.sheet[0]) if self.ui.sheet is not None else None
+        screen = screen_of(self.ui)
         if screen is None or self.ui.sheet is None:
             return
         drawn = screen.draw(self.context(), self.ui.sheet[1])
@@ -603,9 +604,7 @@ class App:
         return find_character(self.characters, cid)
 
     def store_character(self, c: Character) -> None:
-        items = [x for x in self.characters if x.get("id") != c.id]
-        index = next((i for i, x in enumerate(self.characters) if x.get("id") == c.id), len(items))
-        self.characters = self.store_list(CHARACTERS, items[:index] + [character_to_dict(c)] + items[index:])
+        self.characters = self.store_list(CHARACTERS, list(in_place(tuple(self.characters), character_to_dict(c))))
 
     def new_character_id(self) -> str:
         taken = {x.get("id") for x in self.characters}
@@ -629,13 +628,9 @@ class App:
         if not dialog.open:
             dialog.showModal()
 
-    def practicing(self) -> bool:
-        """A character's attack screen is open: attacks there are practice, never the fight's."""
-        return self.ui.sheet is not None and self.ui.sheet[0] == "character"
-
     def panel_system(self) -> str:
         """The system of the attack panel on screen: the character's on its attack screen, else the fight's."""
-        c = self.character(self.ui.sheet[1]) if self.practicing() and self.ui.sheet is not None else None
+        c = self.character(self.ui.sheet[1]) if self.ui.practising and self.ui.sheet is not None else None
         return c.system if c is not None else self.timeline.present.system
 
     def offer_character(self, payload: str, from_link: bool = True) -> None:
@@ -665,7 +660,7 @@ class App:
         if c is None:
             return
         self.update("character-taken")
-        self.notices = [n for n in self.notices if n.action not in ("add-character", "keep-character")]
+        self.notices = list(without(self.notices, "add-character", "keep-character"))
         window.history.replaceState(None, "", window.location.pathname + window.location.search)
         if into_fight:
             weapon = c.attack(0)  # the tracker's combatant has one weapon: the first attack's
@@ -707,15 +702,9 @@ class App:
         """ForgetStored: out of storage and the list; then the first encounter left, else a fresh one."""
         self.persistence.delete_encounter(effect.ident)
         self.ws.encounters = [e for e in self.ws.encounters if e["id"] != effect.ident]
-        for entry in (e for e in self.ws.encounters if e["id"] not in self.ws.locked):
-            timeline, _ = self.persistence.load_timeline(entry["id"], self.notices)
-            if timeline is not None:
-                self.switch_to(timeline)
-                return
-            break
-        n = len(self.ws.encounters) + 1
-        fresh = effect.fresh
-        self.switch_to(Timeline.start(replace(fresh.base, name=f"Encounter {n}")))
+        first = next((e for e in self.ws.encounters if e["id"] not in self.ws.locked), None)
+        timeline = self.persistence.load_timeline(first["id"], self.notices)[0] if first is not None else None
+        self.switch_to(timeline if timeline is not None else effect.fresh)
 
     async def import_file(self, file: JsObject) -> None:
         text = str(await file.text())

@@ -137,7 +137,7 @@ class SwitchTo:
 @dataclass(frozen=True)
 class ForgetStored:
     """Take an encounter out of storage and out of the list; then show the first one left (read
-    from storage), or, with none left, `fresh`."""
+    from storage), or, when there is none or it cannot be read, `fresh`."""
 
     ident: str
     fresh: Timeline

@@ -321,7 +321,9 @@ def _rename(page: Page) -> None:
 
 @on("delete-encounter")
 def _delete(page: Page) -> None:
-    page.app.dispatch(EncounterDeleted(page.app.persistence.new_id()))
+    a = page.app
+    left = sum(1 for e in a.ws.encounters if e["id"] != a.timeline.present.id)
+    a.dispatch(EncounterDeleted(a.persistence.new_id(), left))
 
 
 @on("restore-encounter")

@@ -249,9 +249,11 @@ class EncounterCopied:
 
 @dataclass(frozen=True)
 class EncounterDeleted:
-    """Delete the open encounter (it goes to the trash); `new_id`: for a fresh one if none is left."""
+    """Delete the open encounter (it goes to the trash); `new_id` and `left` (how many other
+    encounters are listed): for the fresh one shown when no other can be."""
 
     new_id: str
+    left: int
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,11 @@ class Ui:
     pending_character: Any = None                  # the Character of a #character= link, until the user answers
     table_view: Any = None                         # a fight's read-only view from a #view= link (pyengine.handoff)
 
+    @property
+    def practising(self) -> bool:
+        """A character's attack screen is open: attacks there are practice, never the fight's."""
+        return self.sheet is not None and self.sheet[0] == "character"
+
 
 def _sheet_opened(ui: Ui, kind: str, ident: str | None = None) -> Ui:
     return replace(ui, sheet=(kind, ident), attack=dict(FRESH_ATTACK), section=None)

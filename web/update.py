@@ -12,7 +12,7 @@ the message), no global random (a message that rolls carries its `rng`). Unit-te
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -260,7 +260,7 @@ def _attack_applied(model: Model, m: AttackApplied) -> Result:
     """The rolled attack waiting on the panel, as one undoable step (a character's practice attack
     changes no fight)."""
     pending = model.ui.attack.get("pending")
-    if pending is None or (model.ui.sheet is not None and model.ui.sheet[0] == "character"):
+    if pending is None or model.ui.practising:
         return model, ()
     model = replace(model, ui=state.update(model.ui, "attack-applied"))
     try:
@@ -284,9 +284,30 @@ def _section(model: Model, m: SectionPicked) -> Result:
     return replace(model, ui=state.update(model.ui, "section-picked", key=m.key)), (RenderSheet(),)
 
 
+def noticed(notices: Sequence[Notice], notice: Notice) -> tuple[Notice, ...]:
+    """The notices with `notice` said once: the same text said again moves to the end."""
+    return tuple(n for n in notices if n.text != notice.text) + (notice,)
+
+
+def without(notices: Sequence[Notice], *actions: str) -> tuple[Notice, ...]:
+    """The notices less those that offer one of `actions` (what they offered is done or gone)."""
+    return tuple(n for n in notices if n.action not in actions)
+
+
 def notify(model: Model, notice: Notice) -> Model:
-    """A notice, once: the same text said again moves to the end."""
-    return replace(model, notices=tuple(n for n in model.notices if n.text != notice.text) + (notice,))
+    return replace(model, notices=noticed(model.notices, notice))
+
+
+def in_place(items: tuple[dict[str, Any], ...], item: dict[str, Any]) -> tuple[dict[str, Any], ...]:
+    """`items` with `item` in the place of the one with its id (else at the end)."""
+    index = next((i for i, x in enumerate(items) if x.get("id") == item.get("id")), len(items))
+    rest = tuple(x for x in items if x.get("id") != item.get("id"))
+    return rest[:index] + (item,) + rest[index:]
+
+
+def with_roll(model: Model, entry: dict[str, Any]) -> Model:
+    """The dice history with `entry` first, the newest MAX_ROLL_HISTORY kept."""
+    return replace(model, rolls=((entry,) + model.rolls)[:MAX_ROLL_HISTORY])
 
 
 def _dismiss(model: Model, m: NoticeDismissed) -> Result:
@@ -310,7 +331,7 @@ def _roll_deleted(model: Model, m: SavedRollDeleted) -> Result:
 
 def _roll_restored(model: Model, m: SavedRollRestored) -> Result:
     """The last deleted saved roll back where it stood (replacing one saved since under its name)."""
-    notices = tuple(n for n in model.notices if n.action != "undelete-roll")
+    notices = without(model.notices, "undelete-roll")
     if not model.trash.rolls:
         return replace(model, notices=notices), (RenderNotices(),)
     index, back = model.trash.rolls[-1]
@@ -332,7 +353,7 @@ def _character_deleted(model: Model, m: CharacterDeleted) -> Result:
 
 
 def _character_restored(model: Model, m: CharacterRestored) -> Result:
-    notices = tuple(n for n in model.notices if n.action != "undelete-character")
+    notices = without(model.notices, "undelete-character")
     if not model.trash.characters:
         return replace(model, notices=notices), (RenderNotices(),)
     back = model.trash.characters[-1]
@@ -378,8 +399,7 @@ def _rolled(model: Model, expr: str, rng: Rng, at_ms: int) -> Result:
     except EngineError as error:
         return model, (SayOnLine("dice-error", str(error)),)
     entry = {"expr": expression, "total": result.total, "text": result.text, "at": at_ms, "crits": result.crits, "fumbles": result.fumbles}
-    model = replace(model, ui=state.update(model.ui, "dice-rolled"),  # the next quick die starts a new expression
-                    rolls=((entry,) + model.rolls)[:MAX_ROLL_HISTORY])
+    model = with_roll(replace(model, ui=state.update(model.ui, "dice-rolled")), entry)  # the next quick die starts anew
     return model, (SayOnLine("dice-error", ""), ShowRoll(result), StoreCollection(ROLLS), RenderRolls())
 
 
@@ -448,7 +468,7 @@ def _attack_rolled(model: Model, m: AttackRolled) -> Result:
     """Roll the attack now; the result waits on the panel for Apply. On a character's screen it is
     rolled on the practice encounter, never the fight, and goes into the dice history."""
     config = {k: v for k, v in model.ui.attack.items() if k != "pending" and v is not None}
-    practising = model.ui.sheet is not None and model.ui.sheet[0] == "character"
+    practising = model.ui.practising
     try:
         if practising:
             c, enc = practice_of(model)
@@ -468,8 +488,7 @@ def _attack_rolled(model: Model, m: AttackRolled) -> Result:
     model = replace(model, ui=state.update(model.ui, "attack-rolled", pending={**action.args, "action": action}))
     if not practising:
         return model, (RenderSheet(),)
-    entry = practice_entry(model, c, action.args, m.at_ms)
-    model = replace(model, rolls=((entry,) + model.rolls)[:MAX_ROLL_HISTORY])
+    model = with_roll(model, practice_entry(model, c, action.args, m.at_ms))
     return model, (StoreCollection(ROLLS), RenderRolls(), RenderSheet())
 
 
@@ -505,10 +524,7 @@ def _character_saved(model: Model, m: CharacterSaved) -> Result:
         c, attack = character_document(model, m)
     except EngineError as error:
         return model, (Refuse(str(error)),)
-    doc = character_to_dict(c)
-    index = next((i for i, x in enumerate(model.characters) if x.get("id") == c.id), len(model.characters))
-    rest = tuple(x for x in model.characters if x.get("id") != c.id)
-    model = replace(model, characters=rest[:index] + (doc,) + rest[index:])
+    model = replace(model, characters=in_place(model.characters, character_to_dict(c)))
     if m.attack is not None:
         return model, (StoreCollection(CHARACTERS), OpenSheet("character-edit", c.id), Toast(f"Saved the attack {quoted(attack)}."))
     return model, (StoreCollection(CHARACTERS), OpenCharacter(c.id))
@@ -548,7 +564,7 @@ def _share_opened(model: Model, m: ShareOpened) -> Result:
     timeline = model.ui.pending_share
     if timeline is None:
         return model, ()
-    notices = tuple(n for n in model.notices if n.action not in ("open-share", "replace-share"))
+    notices = without(model.notices, "open-share", "replace-share")
     model = replace(model, ui=state.update(model.ui, "share-taken"), notices=notices)
     source = timeline.present.id
     before = shared_before(m.encounters, m.locked, source) if m.replace_earlier else None
@@ -581,7 +597,7 @@ def _encounter_deleted(model: Model, m: EncounterDeleted) -> Result:
     """The open encounter goes to the trash with its whole history; the list moves on to the next
     one; a notice offers Undo."""
     enc = model.timeline.present
-    fresh = new_encounter(m.new_id, "Encounter 1", enc.system)
+    fresh = new_encounter(m.new_id, f"Encounter {m.left + 1}", enc.system)  # shown if none of the others can be
     trash = replace(model.trash, encounters=(*model.trash.encounters, {"id": enc.id, "name": enc.name, "timeline": model.timeline}))
     model = notify(replace(model, trash=trash), Notice("info", f"Deleted {quoted(enc.name)}.", "undelete", "Undo"))
     return model, (ForgetStored(enc.id, Timeline.start(fresh)), RenderNotices(), CloseSheet())
@@ -594,7 +610,7 @@ def _encounter_restored(model: Model, m: EncounterRestored) -> Result:
     if not 0 <= index < len(items):
         return model, ()
     item = items[index]
-    notices = tuple(n for n in model.notices if n.action != "undelete")
+    notices = without(model.notices, "undelete")
     model = replace(model, notices=notices, trash=replace(model.trash, encounters=items[:index] + items[index + 1:]))
     return model, (SwitchTo(item["timeline"], replacing=str(item["id"])), RenderNotices(), CloseSheet())
 

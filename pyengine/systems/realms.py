@@ -801,8 +801,8 @@ class Built:
     award_used: bool = False
 
 
-def _skills_and_damage_type(attacker: Combatant, config: dict[str, Any]) -> tuple[list[str], str]:
-    """The attack skills chosen on the panel (default: all the attacker's) and the damage type;
+def _skills_and_damage_type(attacker: Combatant, config: dict[str, Any]) -> tuple[list[str], list[str], str]:
+    """The attacker's skills, those chosen on the panel (default: all of them) and the damage type;
     choices made for another attacker are dropped."""
     known = listed(attacker.stat_or("skills", "melee fighting"))
     if config.get("skills_of") not in (None, attacker.id):
@@ -815,7 +815,7 @@ def _skills_and_damage_type(attacker: Combatant, config: dict[str, Any]) -> tupl
     damage_type = str(config.get("damage_type") or attacker.stat_or("damage_type", "edged")).strip().lower()
     if damage_type not in DAMAGE_TYPES:
         raise RuleError(f"“{damage_type[:20]}” is not a damage type ({', '.join(DAMAGE_TYPES)}).")
-    return chosen, damage_type
+    return known, chosen, damage_type
 
 
 def build_attack(enc: Encounter, config: dict[str, Any]) -> Built:
@@ -827,7 +827,7 @@ def build_attack(enc: Encounter, config: dict[str, Any]) -> Built:
     attacker, target = enc.get(config["attacker"]), enc.get(config["target"])
     if attacker.id == target.id:
         raise RuleError("A combatant cannot attack itself.")
-    chosen, damage_type = _skills_and_damage_type(attacker, config)
+    known, chosen, damage_type = _skills_and_damage_type(attacker, config)
     ranged = bool(config.get("ranged", attacker.stat_or("ranged", False)))
     charmer = any(k.name.lower() == "charmed" and k.source_id == target.id for k in attacker.conditions)
     extra_adv = [str(config["adv"]) if isinstance(config.get("adv"), str) and config["adv"].strip() else "other advantage"] if config.get("adv") else []
@@ -853,7 +853,6 @@ def build_attack(enc: Encounter, config: dict[str, Any]) -> Built:
     notes = list(sit.notes)
     penalty = sit.die_penalty
     if config.get("chase"):
-        known = listed(attacker.stat_or("skills", "melee fighting"))
         chase, why = chase_penalty(known, listed(target.stat_or("skills", "")), bool(target.stat_or("mounted", False)))
         penalty -= chase
         notes.append("chase mode " + ", ".join(why))

@@ -73,7 +73,7 @@ def test_every_screen_draws_the_everyday_fight_with_its_error_line(kind):
     assert isinstance(drawn, str) and drawn
     if screen.error_line:
         assert re.search(rf'id="{screen.error_line}"', drawn)
-    assert screen_of(model) is screen
+    assert screen_of(model.ui) is screen
 
 
 @pytest.mark.parametrize("kind, ident, instead", [("combatant", "c9", None), ("edit", "c9", None), ("selected", None, None),

@@ -595,9 +595,10 @@ def test_a_copied_encounter_keeps_its_history_under_a_new_id():
 
 def test_a_deleted_encounter_goes_to_the_trash_with_its_history_and_comes_back():
     model, _ = update(fight(*PARTY, started=True), msg.NextTurnTapped(1.0, RNG))
-    gone, effects = update(model, msg.EncounterDeleted("e70"))
+    gone, effects = update(model, msg.EncounterDeleted("e70", 2))
     forget, notices, close = effects
     assert isinstance(forget, ForgetStored) and forget.ident == "e1" and forget.fresh.present.id == "e70"
+    assert forget.fresh.present.name == "Encounter 3"  # two others listed: shown only if neither can be read
     assert forget.fresh.present.system == "generic" and (notices, close) == (RenderNotices(), CloseSheet())
     assert gone.trash.encounters[-1]["timeline"] is model.timeline and gone.notices[-1].action == "undelete"
     back, effects = update(gone, msg.EncounterRestored(-1))

@@ -7,7 +7,7 @@ module here and a line in SCREENS; its taps are messages (web/messages.py) read 
 
 from __future__ import annotations
 
-from ..model import Model
+from ..state import Ui
 from . import add, characters, combatant, initiative, menu, selected, view
 from .base import EVERY_COLLECTION, Context, Elsewhere, Screen
 
@@ -17,6 +17,6 @@ SCREENS: dict[str, Screen] = {screen.kind: screen for module in (combatant, add,
                               for screen in module.SCREENS}
 
 
-def screen_of(model: Model) -> Screen | None:
+def screen_of(ui: Ui) -> Screen | None:
     """The screen open now, if any."""
-    return SCREENS.get(model.ui.sheet[0]) if model.ui.sheet is not None else None
+    return SCREENS.get(ui.sheet[0]) if ui.sheet is not None else None

@@ -16,12 +16,10 @@ EVERY_COLLECTION = frozenset({"*"})  # redrawn whatever another tab stored
 
 @dataclass(frozen=True)
 class Context:
-    """What a screen draws from: the model, and what the runtime adds (the workspace's lists, the
+    """What a screen draws from: the model, and what the runtime adds (the list of encounters, the
     theme, how storage stands, the time, the page's address for links)."""
 
     model: Model
-    roster: tuple[dict[str, Any], ...] = ()
-    templates: tuple[dict[str, Any], ...] = ()
     encounters: tuple[dict[str, Any], ...] = ()
     locked: frozenset[str] = frozenset()
     trash: tuple[dict[str, Any], ...] = ()           # deleted encounters (the menu offers them back)
