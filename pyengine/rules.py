@@ -18,6 +18,7 @@ from .model import Combatant, Encounter, Event, StatField
 from .turns import INITIATIVE, TurnFlow
 
 __all__ = [
+    "AttackOutcome",
     "ActionRule", "CORE_KINDS", "System", "register", "unregister", "get_system", "system_of", "systems", "roll_off", "settle_ties",
 ]
 
@@ -42,6 +43,25 @@ CORE_KINDS = frozenset({
     "delay", "damage", "heal", "temp_hp", "add_condition", "remove_condition", "set_flag", "set_option", "rename",
     "set_initiative", "act_now",
 })
+
+
+@dataclass(frozen=True)
+class AttackOutcome:
+    """What any system's attack comes to, read from its resolved action (System.attack_outcome):
+    who attacked whom, whether it hit, the damage it deals (negative: it heals, an absorbed blow),
+    whether it was a critical, and the roll as text. The page's history and the tests read this;
+    the system's own details stay in the action's arguments."""
+
+    attacker: str
+    target: str
+    hit: bool
+    damage: int
+    crit: bool
+    text: str
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 class System:
@@ -112,6 +132,14 @@ class System:
 
     def reroll_each_round(self, encounter: Encounter) -> bool:
         return False
+
+    attack_kind: str | None = None     # the system's attack action (rolled on the target, then applied)
+
+    def attack_outcome(self, args: dict[str, Any]) -> AttackOutcome:
+        """The outcome of an attack of `attack_kind`, from its resolved arguments (the generic d20
+        attack's keys: hit, crit, damage, text); a system whose attack says it otherwise overrides this."""
+        return AttackOutcome(str(args.get("attacker", "")), str(args.get("target", "")), bool(args.get("hit")),
+                             _int(args.get("damage")), bool(args.get("crit")), str(args.get("text", "")))
 
     def on_damage(self, encounter: Encounter, before: Combatant, amount: int) -> tuple[Encounter, list[Event]]:
         """After `before` took `amount` damage (the encounter already holds its new hit points):

@@ -13,6 +13,23 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .core_args import (
+    Added,
+    Batch,
+    Delay,
+    Edit,
+    Flag,
+    GoneCondition,
+    HitPoints,
+    Initiative,
+    NewCondition,
+    Nothing,
+    Option,
+    Rename,
+    Target,
+    Temporary,
+    typed,
+)
 from .damage import give_temporary, heal, take_damage
 from .dice import Rng
 from .errors import RuleError
@@ -117,9 +134,9 @@ def _with(enc: Encounter, combatant: Combatant) -> Encounter:
     return enc.with_combatant(combatant)
 
 
-def _add(enc: Encounter, args: dict[str, Any]) -> Outcome:
-    fields = validated_fields(args["combatant"])
-    ids = args["ids"]
+def _add(enc: Encounter, a: Added) -> Outcome:
+    fields = validated_fields(a.combatant)
+    ids = a.ids
     count = len(ids)
     if not (1 <= count <= 50 and all(isinstance(i, str) and ID_PATTERN.match(i) for i in ids)):
         raise RuleError("A new combatant needs a fresh id.")
@@ -132,13 +149,13 @@ def _add(enc: Encounter, args: dict[str, Any]) -> Outcome:
         fields["hp"] = fields["max_hp"]
     if fields.get("max_hp") is None and fields.get("hp") is not None:
         fields["max_hp"] = fields["hp"]
-    rolled = args.get("rolled") or {}
+    rolled = a.rolled or {}
     if rolled:
         fields["initiative"] = rolled["value"]
         fields["tiebreak"] = rolled["tiebreak"]
     name = fields.pop("name")
     new = [
-        Combatant(id=cid, name=f"{name} {i + 1}" if count > 1 else name, group=args.get("group"), stats=stats, **fields)
+        Combatant(id=cid, name=f"{name} {i + 1}" if count > 1 else name, group=a.group, stats=stats, **fields)
         for i, cid in enumerate(ids)
     ]
     seq = max(enc.seq, *(int(cid[1:]) for cid in ids))
@@ -157,9 +174,9 @@ def _add(enc: Encounter, args: dict[str, Any]) -> Outcome:
     return replace(enc, combatants=combatants, seq=seq), tuple(events)
 
 
-def _update(enc: Encounter, args: dict[str, Any]) -> Outcome:
-    c = enc.get(args["id"])
-    fields = validated_fields(args.get("fields", {}))
+def _update(enc: Encounter, a: Edit) -> Outcome:
+    c = enc.get(a.id)
+    fields = validated_fields(a.fields)
     stats = fields.pop("stats", None)
     updated = replace(c, **fields)
     if stats is not None:
@@ -183,8 +200,8 @@ def _resort(enc: Encounter, moved: Combatant) -> Encounter:
     return replace(enc, combatants=tuple(rest[:position] + movers + rest[position:]))
 
 
-def _remove(enc: Encounter, args: dict[str, Any]) -> Outcome:
-    c = enc.get(args["id"])
+def _remove(enc: Encounter, a: Target) -> Outcome:
+    c = enc.get(a.id)
     combatants = tuple(x for x in enc.combatants if x.id != c.id)
     active = enc.active_id
     events = [enc.event("removed", f"{c.name} left the fight", who=c.id)]
@@ -223,31 +240,31 @@ def _next(enc: Encounter, args: dict[str, Any]) -> Outcome:
     return system.flow.next(system, enc, args)
 
 
-def _previous(enc: Encounter, args: dict[str, Any]) -> Outcome:
+def _previous(enc: Encounter, a: Nothing) -> Outcome:
     if not enc.started:
         raise RuleError("Start the fight first.")
     system = system_of(enc)
     return system.flow.previous(system, enc)
 
 
-def _act_now(enc: Encounter, args: dict[str, Any]) -> Outcome:
+def _act_now(enc: Encounter, a: Target) -> Outcome:
     system = system_of(enc)
-    return system.flow.act_now(system, enc, args["id"])
+    return system.flow.act_now(system, enc, a.id)
 
 
-def _end(enc: Encounter, args: dict[str, Any]) -> Outcome:
+def _end(enc: Encounter, a: Nothing) -> Outcome:
     if not enc.started:
         raise RuleError("No fight is running.")
     enc2 = system_of(enc).end_combat(enc)
     return replace(enc2, round=0, active_id=None, turn=()), (enc.event("end", f"The fight ended after {enc.round} round{'s' * (enc.round != 1)}"),)
 
 
-def _delay(enc: Encounter, args: dict[str, Any]) -> Outcome:
+def _delay(enc: Encounter, a: Delay) -> Outcome:
     """Move a combatant (its whole group) to act right after another one in this round."""
     if not enc.started:
         raise RuleError("Start the fight first.")
-    mover = enc.get(args["id"])
-    after = enc.get(args["after"])
+    mover = enc.get(a.id)
+    after = enc.get(a.after)
     movers = [c for c in enc.combatants if c.id == mover.id or (mover.group is not None and c.group == mover.group)]
     if after in movers:
         raise RuleError("A combatant cannot delay until after itself.")
@@ -274,56 +291,54 @@ def _delay(enc: Encounter, args: dict[str, Any]) -> Outcome:
     return replace(enc, combatants=combatants), tuple(events)
 
 
-def _number(args: dict[str, Any], key: str = "amount") -> int:
-    try:
-        value = int(args[key])
-    except (KeyError, TypeError, ValueError):
-        raise RuleError("Enter a whole number.") from None
+def _number(value: int | None) -> int:
+    if value is None:
+        raise RuleError("Enter a whole number.")
     if not 0 <= value <= LIMITS["hp"]:
         raise RuleError(f"Enter a number from 0 to {LIMITS['hp']:,}.")
     return value
 
 
-def _hp_target(enc: Encounter, args: dict[str, Any]) -> tuple[Combatant, int, int]:
+def _hp_target(enc: Encounter, a: HitPoints) -> tuple[Combatant, int, int]:
     """(the combatant, its hit points, the amount); refused for a combatant without hit points."""
-    c = enc.get(args["id"])
-    amount = _number(args)
+    c = enc.get(a.id)
+    amount = _number(a.amount)
     if c.hp is None:
         raise RuleError(f"{c.name} has no hit points to track.")
     return c, c.hp, amount
 
 
-def _damage(enc: Encounter, args: dict[str, Any]) -> Outcome:
-    c, _, amount = _hp_target(enc, args)
-    return take_damage(enc, c, amount, args.get("source"), args.get("roll"), bool(args.get("half")))
+def _damage(enc: Encounter, a: HitPoints) -> Outcome:
+    c, _, amount = _hp_target(enc, a)
+    return take_damage(enc, c, amount, a.source, a.roll, a.half)
 
 
-def _heal(enc: Encounter, args: dict[str, Any]) -> Outcome:
-    c, _, amount = _hp_target(enc, args)
-    return heal(enc, c, amount, args.get("roll"))
+def _heal(enc: Encounter, a: HitPoints) -> Outcome:
+    c, _, amount = _hp_target(enc, a)
+    return heal(enc, c, amount, a.roll)
 
 
-def _temp(enc: Encounter, args: dict[str, Any]) -> Outcome:
-    c = enc.get(args["id"])
-    amount = _number(args)
+def _temp(enc: Encounter, a: Temporary) -> Outcome:
+    c = enc.get(a.id)
+    amount = _number(a.amount)
     enc = give_temporary(enc, c, amount)
     return enc, (enc.event("temp_hp", f"{c.name} has {enc.get(c.id).temp_hp} temporary HP", who=c.id),)
 
 
-def _add_condition(enc: Encounter, args: dict[str, Any]) -> Outcome:
-    c = enc.get(args["id"])
-    name = clean_text(str(args.get("name", "")))
+def _add_condition(enc: Encounter, a: NewCondition) -> Outcome:
+    c = enc.get(a.id)
+    name = clean_text(a.name)
     if not name:
         raise RuleError("A condition needs a name.")
     if len(name) > 60:
         raise RuleError("A condition name is at most 60 characters.")
     system_of(enc).check_condition(name)
-    kind = args.get("until", "never")
-    anchor = args.get("anchor") or enc.active_id or c.id
+    kind = a.until
+    anchor = a.anchor or enc.active_id or c.id
     if anchor not in enc.names():
         raise RuleError("The combatant that times this condition is not in the fight.")
     if kind == "rounds":
-        rounds = _number(args, "rounds")
+        rounds = _number(a.rounds)
         if not 1 <= rounds <= 1000:
             raise RuleError("A duration is 1 to 1,000 rounds.")
         duration = Duration("start", anchor, rounds)
@@ -338,30 +353,29 @@ def _add_condition(enc: Encounter, args: dict[str, Any]) -> Outcome:
     else:
         raise RuleError(f"Unknown duration {kind!r}.")
     seq = enc.seq + 1
-    cond = Condition(id=f"k{seq}", name=name, duration=duration, source_id=args.get("source"), note=str(args.get("note", ""))[:200])
+    cond = Condition(id=f"k{seq}", name=name, duration=duration, source_id=a.source, note=a.note[:200])
     updated = replace(c, conditions=c.conditions + (cond,))
     text = f"{c.name} is {name} ({duration.describe(enc.names())})"
     return replace(_with(enc, updated), seq=seq), (enc.event("condition", text, who=c.id),)
 
 
-def _remove_condition(enc: Encounter, args: dict[str, Any]) -> Outcome:
-    c = enc.get(args["id"])
-    cond = next((k for k in c.conditions if k.id == args["condition"]), None)
+def _remove_condition(enc: Encounter, a: GoneCondition) -> Outcome:
+    c = enc.get(a.id)
+    cond = next((k for k in c.conditions if k.id == a.condition), None)
     if cond is None:
         raise RuleError("That condition is already gone.")
     updated = replace(c, conditions=tuple(k for k in c.conditions if k.id != cond.id))
     return _with(enc, updated), (enc.event("condition_removed", f"{cond.name} removed from {c.name}", who=c.id),)
 
 
-def _flag(enc: Encounter, args: dict[str, Any]) -> Outcome:
-    c = enc.get(args["id"])
-    flag = str(args["flag"])
-    flags = tuple(sorted(set(c.flags) | {flag})) if args.get("on", True) else tuple(f for f in c.flags if f != flag)
-    return _with(enc, replace(c, flags=flags)), (enc.event("flag", f"{c.name}: {flag.replace('_', ' ')} {'on' if args.get('on', True) else 'off'}", who=c.id),)
+def _flag(enc: Encounter, a: Flag) -> Outcome:
+    c = enc.get(a.id)
+    flags = tuple(sorted(set(c.flags) | {a.flag})) if a.on else tuple(f for f in c.flags if f != a.flag)
+    return _with(enc, replace(c, flags=flags)), (enc.event("flag", f"{c.name}: {a.flag.replace('_', ' ')} {'on' if a.on else 'off'}", who=c.id),)
 
 
-def _option(enc: Encounter, args: dict[str, Any]) -> Outcome:
-    key, value = str(args["key"]), args["value"]
+def _option(enc: Encounter, a: Option) -> Outcome:
+    key, value = a.key, a.value
     if key == "skip_down" and value not in SKIP_DOWN:
         raise RuleError("skip_down is none, npcs or all.")
     system_of(enc).check_option(key, value)
@@ -369,16 +383,16 @@ def _option(enc: Encounter, args: dict[str, Any]) -> Outcome:
     return replace(enc, options=options), (enc.event("option", f"Option {key} set to {value}"),)
 
 
-def _rename(enc: Encounter, args: dict[str, Any]) -> Outcome:
-    name = clean_text(str(args.get("name", "")))
+def _rename(enc: Encounter, a: Rename) -> Outcome:
+    name = clean_text(a.name)
     if not name or len(name) > 100:
         raise RuleError("An encounter name is 1 to 100 characters.")
     return replace(enc, name=name), (enc.event("rename", f"Encounter renamed to {name}"),)
 
 
-def _set_initiative(enc: Encounter, args: dict[str, Any]) -> Outcome:
-    c = enc.get(args["id"])
-    value = int(args["value"])
+def _set_initiative(enc: Encounter, a: Initiative) -> Outcome:
+    c = enc.get(a.id)
+    value = a.value
     if abs(value) > LIMITS["init"]:
         raise RuleError("Initiative must be between -1,000 and 1,000.")
     movers = [x for x in enc.combatants if x.id == c.id or (c.group is not None and x.group == c.group)]
@@ -403,7 +417,7 @@ MAX_BATCH = 50
 
 def _batch_requests(args: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     items = args.get("actions")
-    if not isinstance(items, list) or not 1 <= len(items) <= MAX_BATCH:
+    if not isinstance(items, (list, tuple)) or not 1 <= len(items) <= MAX_BATCH:
         raise RuleError(f"Apply to 1 to {MAX_BATCH} combatants at once.")
     out = []
     for item in items:
@@ -414,11 +428,11 @@ def _batch_requests(args: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def _batch(enc: Encounter, args: dict[str, Any]) -> Outcome:
+def _batch(enc: Encounter, a: Batch) -> Outcome:
     """Several combatants at once (a fireball on four goblins): one step to undo; refused whole
     if any part is refused."""
     events: list[Event] = []
-    for kind, sub in _batch_requests(args):
+    for kind, sub in _batch_requests({"actions": a.actions}):
         enc, more = CORE[kind].apply(enc, sub)
         events.extend(more)
     return enc, tuple(events)
@@ -427,25 +441,25 @@ def _batch(enc: Encounter, args: dict[str, Any]) -> Outcome:
 # The tracker's own actions, built like a system's: kind -> ActionRule(apply, resolve). Their names
 # are rules.CORE_KINDS, which no system may reuse.
 CORE: dict[str, ActionRule] = {
-    "batch": ActionRule(_batch, _resolve_batch),
-    "add_combatant": ActionRule(_add, _resolve_add),
-    "update_combatant": ActionRule(_update),
-    "remove_combatant": ActionRule(_remove),
-    "start_combat": ActionRule(_start, _resolve_start),
+    "batch": ActionRule(typed(Batch, _batch), _resolve_batch),
+    "add_combatant": ActionRule(typed(Added, _add), _resolve_add),
+    "update_combatant": ActionRule(typed(Edit, _update)),
+    "remove_combatant": ActionRule(typed(Target, _remove)),
+    "start_combat": ActionRule(_start, _resolve_start),  # the flow's own arguments (rules.TurnFlow)
     "next_turn": ActionRule(_next, _resolve_next),
-    "previous_turn": ActionRule(_previous),
-    "end_combat": ActionRule(_end),
-    "delay": ActionRule(_delay),
-    "damage": ActionRule(_damage),
-    "heal": ActionRule(_heal),
-    "temp_hp": ActionRule(_temp),
-    "add_condition": ActionRule(_add_condition),
-    "remove_condition": ActionRule(_remove_condition),
-    "set_flag": ActionRule(_flag),
-    "set_option": ActionRule(_option),
-    "rename": ActionRule(_rename),
-    "set_initiative": ActionRule(_set_initiative),
-    "act_now": ActionRule(_act_now),
+    "previous_turn": ActionRule(typed(Nothing, _previous)),
+    "end_combat": ActionRule(typed(Nothing, _end)),
+    "delay": ActionRule(typed(Delay, _delay)),
+    "damage": ActionRule(typed(HitPoints, _damage)),
+    "heal": ActionRule(typed(HitPoints, _heal)),
+    "temp_hp": ActionRule(typed(Temporary, _temp)),
+    "add_condition": ActionRule(typed(NewCondition, _add_condition)),
+    "remove_condition": ActionRule(typed(GoneCondition, _remove_condition)),
+    "set_flag": ActionRule(typed(Flag, _flag)),
+    "set_option": ActionRule(typed(Option, _option)),
+    "rename": ActionRule(typed(Rename, _rename)),
+    "set_initiative": ActionRule(typed(Initiative, _set_initiative)),
+    "act_now": ActionRule(typed(Target, _act_now)),
 }
 assert set(CORE) == CORE_KINDS, "rules.CORE_KINDS names the tracker's actions"
 

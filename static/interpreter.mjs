@@ -27,11 +27,11 @@ const NO_SNAPSHOT = "roundkeeper:no-snapshot";  // sessionStorage: this tab's ne
 // Tests and the bench switch the snapshot off (`window.__rkSnapshot = "off"`) or have it made at
 // once after the start ("now"); users get it made in idle time.
 const SWITCH = globalThis.__rkSnapshot;
-// Modules the snapshot never imports: ours that bind the page at import (the runtime: web.app,
-// web.main, web.dom; the bench's hook), and the bridges to JavaScript (a snapshot cannot carry
+// Modules the snapshot never imports: ours that bind the page at import (the runtime: web.runtime,
+// web.browser, web.dom; the bench's hook), and the bridges to JavaScript (a snapshot cannot carry
 // JavaScript objects). The rest of web (model, update, screens, views ...) is pure: it comes from the
 // snapshot with the engine. tests/unit/test_build.py checks that each of those imports without them.
-const NOT_IN_SNAPSHOT = /^(web\.(app|main|dom|bench)|pyscript|_pyscript|polyscript|js|pyodide_js|pyodide|_pyodide|__main__|micropip|segno)(\.|$)/;
+const NOT_IN_SNAPSHOT = /^(web\.(runtime|browser|dom|bench)|pyscript|_pyscript|polyscript|js|pyodide_js|pyodide|_pyodide|__main__|micropip|segno)(\.|$)/;
 // localStorage: a snapshot of this version failed on this browser; none is made again until an update.
 const FAILED = "roundkeeper-snapshot-failed:" + BASE;
 // localStorage: a start from the snapshot is under way (cleared when the app is ready, or when the
@@ -131,12 +131,24 @@ async function start() {
   try {
     const found = await findSnapshot();
     if (found) {
-      const finished = () => {
-        try { localStorage.removeItem(TRYING); } catch (e) { /* see below */ }
-        removeEventListener("pagehide", finished);
+      // The mark is held while the start is on screen: a renderer that dies then is the snapshot's
+      // suspect. Hidden (another app, the tab closing: a close may end the page before pagehide
+      // runs) or left, it is let go: the OS killing a page in the background is no fault of the
+      // snapshot. Seen again before the start is done, it is held again.
+      const hold = () => {
+        try {
+          if (document.visibilityState === "hidden") localStorage.removeItem(TRYING);
+          else localStorage.setItem(TRYING, SITE_VERSION);
+        } catch (e) { /* no guard without storage */ }
       };
-      try { localStorage.setItem(TRYING, SITE_VERSION); } catch (e) { /* no guard without storage */ }
+      const finished = () => {
+        try { localStorage.removeItem(TRYING); } catch (e) { /* see above */ }
+        removeEventListener("pagehide", finished);
+        document.removeEventListener("visibilitychange", hold);
+      };
+      hold();
       addEventListener("pagehide", finished);  // closed or left: no crash
+      document.addEventListener("visibilitychange", hold);
       whenReady(finished);
       const interpreter = await fresh({_loadSnapshot: found.bytes});
       // The snapshot holds the random generator's state of the moment it was made: without a new

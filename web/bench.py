@@ -6,14 +6,11 @@ import json
 import random
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pyengine.dice import distribution, parse, roll
 from pyengine.model import Combatant, Encounter
 from pyengine.tracker import Timeline, new_encounter, resolve
-
-if TYPE_CHECKING:  # the app is the page's; the bench only reads it
-    from .app import App
 
 DISTRIBUTIONS = ("4d6kh3", "10d20kh3", "8d6!", "6d10>=8")
 # The expressions that froze the page before the work budget (issue "never freeze").
@@ -116,8 +113,8 @@ def big_fight(n: int, seed: int = 1) -> Timeline:
     return t.do(resolve(t.present, "start_combat", {}, rng))
 
 
-def hook(app: App, name: str, arg: str = "") -> str:
-    """Entry point: returns JSON."""
+def hook(rt: Any, name: str, arg: str = "") -> str:
+    """Entry point: returns JSON. `rt`: the page's web.runtime.Runtime (not imported: it imports this)."""
     if name == "dice":
         return json.dumps(dice_timings())
     if name == "reach":
@@ -127,12 +124,12 @@ def hook(app: App, name: str, arg: str = "") -> str:
 
         return json.dumps(first_answers(PAGE_WORK))
     if name == "load_fight":
-        app.switch_to(big_fight(int(arg)))
-        return json.dumps({"combatants": len(app.timeline.present.combatants)})
+        rt.switch_to(big_fight(int(arg)))
+        return json.dumps({"combatants": len(rt.model.timeline.present.combatants)})
     if name == "modules":
         import sys
 
         return json.dumps(sorted(sys.modules))
     if name == "save_size":
-        return json.dumps({"chars": len(app.store.get(f"enc:{app.timeline.present.id}") or "")})
+        return json.dumps({"chars": len(rt.store.get(f"enc:{rt.model.timeline.present.id}") or "")})
     raise ValueError(name)

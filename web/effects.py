@@ -1,5 +1,5 @@
 """What `update` asks the runtime to do, as data: save, draw, say, open or close a sheet. The
-runtime (today web/app.py's `perform`) is the only place that carries them out in the browser."""
+runtime (web/runtime.py's `perform`) is the only place that carries them out in the browser."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from pyengine.dice import RollResult
 from pyengine.tracker import Timeline
 
 __all__ = [
-    "SaveFight", "Render", "RenderSheet", "RenderNotices", "RenderRolls", "Toast", "HideToast", "Refuse", "OpenSheet", "CloseSheet",
-    "StoreCollection", "KeepAwake", "AskToKeepStorage", "SayOnLine", "SetField", "ShowRoll", "RefreshOdds", "ScheduleOdds", "OpenCharacter",
-    "ClearLink", "SwitchTo", "ForgetStored", "Effect",
+    "SaveFight", "Render", "RenderSheet", "RenderNotices", "RenderRolls", "Toast", "HideToast", "Refuse", "ShowSheet",
+    "ScheduleSheet", "CloseSheet", "StoreCollection", "SayOnLine", "SetField", "ShowRoll", "RefreshOdds", "ScheduleOdds",
+    "ClearLink", "SwitchTo", "ForgetStored", "KeepAwake", "AskToKeepStorage", "LoadEncounter", "TrimStored",
+    "AddEncounters", "SetTheme", "Download", "ShowShareLink", "CopyLink", "Reload", "FillForm", "Effect"
 ]
 
 
@@ -62,9 +63,15 @@ class Refuse:
 
 
 @dataclass(frozen=True)
-class OpenSheet:
-    kind: str
-    ident: str | None = None
+class ShowSheet:
+    """Draw the open sheet anew (the UI state says which) and show it; `focus`: its first field takes the focus."""
+
+    focus: bool = False
+
+
+@dataclass(frozen=True)
+class ScheduleSheet:
+    """Draw the open sheet a moment from now (typing, then tapping a button: the tap lands first)."""
 
 
 @dataclass(frozen=True)
@@ -113,13 +120,6 @@ class ScheduleOdds:
 
 
 @dataclass(frozen=True)
-class OpenCharacter:
-    """A character's attack screen, with its chosen named attack (else its first) in the panel."""
-
-    ident: str
-
-
-@dataclass(frozen=True)
 class ClearLink:
     """Take the link's part after # off the address bar (a reload does not offer it again)."""
 
@@ -153,6 +153,72 @@ class AskToKeepStorage:
     """Once a fight has started, ask the browser to keep our storage."""
 
 
-Effect = (SaveFight | Render | RenderSheet | RenderNotices | RenderRolls | Toast | HideToast | Refuse | OpenSheet | CloseSheet
-          | StoreCollection | KeepAwake | AskToKeepStorage | SayOnLine | SetField | ShowRoll | RefreshOdds | ScheduleOdds
-          | OpenCharacter | ClearLink | SwitchTo | ForgetStored)
+
+@dataclass(frozen=True)
+class LoadEncounter:
+    """Show the stored encounter of this id (the one on screen stays stored); one that cannot be read is said."""
+
+    ident: str
+
+
+@dataclass(frozen=True)
+class TrimStored:
+    """Every stored fight but the one on screen keeps its last `keep` undo steps."""
+
+    keep: int
+
+
+@dataclass(frozen=True)
+class AddEncounters:
+    """Imported fights: each stored and listed (from a file); the last one is shown."""
+
+    timelines: tuple[Timeline, ...]
+
+
+@dataclass(frozen=True)
+class SetTheme:
+    """Dark or light, on the page and remembered."""
+
+    theme: str
+
+
+@dataclass(frozen=True)
+class Download:
+    """The open fight ("current") or everything ("all") as a file."""
+
+    what: str
+
+
+@dataclass(frozen=True)
+class ShowShareLink:
+    """The share screen's link for `kind` ("view": the players' view, "fight": a co-GM's copy) in its
+    field, copied, and drawn as a QR code."""
+
+    kind: str
+
+
+@dataclass(frozen=True)
+class CopyLink:
+    """The link in the field `field`, selected and copied; how it went said on `line`."""
+
+    field: str
+    line: str
+
+
+@dataclass(frozen=True)
+class Reload:
+    """Load the page again."""
+
+
+@dataclass(frozen=True)
+class FillForm:
+    """Inputs' values (text, or a box's tick), then the focus on `focus`."""
+
+    fields: tuple[tuple[str, str | bool], ...]
+    focus: str | None = None
+
+
+Effect = (SaveFight | Render | RenderSheet | RenderNotices | RenderRolls | Toast | HideToast | Refuse | ShowSheet |
+          ScheduleSheet | CloseSheet | StoreCollection | SayOnLine | SetField | ShowRoll | RefreshOdds | ScheduleOdds |
+          ClearLink | SwitchTo | ForgetStored | KeepAwake | AskToKeepStorage | LoadEncounter | TrimStored |
+          AddEncounters | SetTheme | Download | ShowShareLink | CopyLink | Reload | FillForm)

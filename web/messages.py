@@ -1,5 +1,5 @@
 """What can happen to the page, as small frozen values: a tap, a typed form, another tab. Each is
-read by `update` (web/update.py); the runtime makes them from DOM events. A message that may roll
+read by `update` (web/update); the runtime makes them from DOM events. A message that may roll
 dice carries the `rng` to roll with (randomness is a parameter, as in the engine)."""
 
 from __future__ import annotations
@@ -10,12 +10,16 @@ from typing import Any
 from pyengine.dice import Rng
 
 __all__ = [
-    "Act", "NextTurnTapped", "StartTapped", "InitiativeEntered", "UndoTapped", "RedoTapped", "HitPointsTyped", "BatchApplied", "QuickAdded",
-    "AttackApplied", "SelectingToggled", "SelectionToggled", "SectionPicked", "SavedRollDeleted", "SavedRollRestored",
-    "HistoryCleared", "NoticeDismissed", "CharacterDeleted", "CharacterRestored", "CombatantAdded", "RollTyped", "SavedRollTapped",
-    "RollSaved", "QuickDieTapped", "DiceTyped", "AttackRolled", "CharacterSaved", "ShareOffered",
-    "ShareOpened", "EncounterCreated", "EncounterCopied", "EncounterDeleted",
-    "EncounterRestored", "Message",
+    "Act", "NextTurnTapped", "StartTapped", "InitiativeEntered", "UndoTapped", "RedoTapped", "HitPointsTyped",
+    "BatchApplied", "QuickAdded", "AttackApplied", "SelectingToggled", "SelectionToggled", "SectionPicked",
+    "SavedRollDeleted", "SavedRollRestored", "CharacterDeleted", "CharacterRestored", "CombatantAdded", "RollTyped",
+    "SavedRollTapped", "RollSaved", "QuickDieTapped", "DiceTyped", "AttackRolled", "CharacterSaved", "ShareOffered",
+    "ShareOpened", "EncounterCreated", "EncounterCopied", "EncounterDeleted", "EncounterRestored", "HistoryCleared",
+    "NoticeDismissed", "SheetOpened", "SheetClosed", "AttackLastTapped", "TargetPicked", "AttackConfigured", "ThemeToggled",
+    "Exported", "ShareLinkAsked", "LinkCopied", "ReloadTapped", "EncounterPicked", "HistoryTrimmed", "FileImported",
+    "FightChangedElsewhere", "CollectionChanged", "StorageKept", "ViewOpened", "CharacterOpened", "CharacterOffered",
+    "CharacterTaken", "AttackPicked", "AttackRemoved", "AttackOptionsSaved", "TargetDescribed", "SidePicked",
+    "OddsTargetTyped", "Message"
 ]
 
 
@@ -273,9 +277,211 @@ class NoticeDismissed:
     index: int
 
 
-Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped | RedoTapped | HitPointsTyped | BatchApplied | QuickAdded
-           | AttackApplied | SelectingToggled | SelectionToggled | SectionPicked | SavedRollDeleted | SavedRollRestored
-           | HistoryCleared | NoticeDismissed | CharacterDeleted | CharacterRestored | CombatantAdded | RollTyped | SavedRollTapped
-           | RollSaved | QuickDieTapped | DiceTyped | AttackRolled | CharacterSaved | ShareOffered
-           | ShareOpened | EncounterCreated | EncounterCopied | EncounterDeleted
-           | EncounterRestored)
+
+
+# -- sheets ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SheetOpened:
+    """A sheet over the turn order: a combatant's, the add form, the menu, My characters ..."""
+
+    kind: str
+    ident: str | None = None
+
+
+@dataclass(frozen=True)
+class SheetClosed:
+    """The sheet was closed (its ✕, the backdrop, a swipe down, Escape)."""
+
+
+@dataclass(frozen=True)
+class AttackLastTapped:
+    """Attack…: the panel on the last target still standing, else the first foe of whoever's turn it is."""
+
+
+@dataclass(frozen=True)
+class TargetPicked:
+    """The attack panel moves to another target."""
+
+    ident: str
+
+
+@dataclass(frozen=True)
+class AttackConfigured:
+    """The attack panel's inputs, read whole; `typing`: from a text field (redrawn a moment later)."""
+
+    config: dict[str, Any]
+    typing: bool = False
+
+
+@dataclass(frozen=True)
+class ThemeToggled:
+    """Dark to light or back; `theme`: the one shown now."""
+
+    theme: str
+
+
+@dataclass(frozen=True)
+class Exported:
+    """Export the open fight ("current") or everything ("all") to a file."""
+
+    what: str
+
+
+@dataclass(frozen=True)
+class ShareLinkAsked:
+    """The share screen's link (for the players' view or a co-GM's copy), as text and QR code."""
+
+    kind: str
+
+
+@dataclass(frozen=True)
+class LinkCopied:
+    """Copy a link field (`field`) and say how it went on `line`."""
+
+    field: str
+    line: str
+
+
+@dataclass(frozen=True)
+class ReloadTapped:
+    """The page is reloaded (a newer version is in another tab)."""
+
+
+# -- encounters -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class EncounterPicked:
+    """Another encounter of the list opened (the one on screen stays stored)."""
+
+    ident: str
+
+
+@dataclass(frozen=True)
+class HistoryTrimmed:
+    """Make room: every stored fight keeps its last `keep` undo steps, the roll history its last `keep` rolls."""
+
+    keep: int = 20
+
+
+@dataclass(frozen=True)
+class FileImported:
+    """An export file's text: its encounters, party, opponents and characters join ours."""
+
+    text: str
+    new_id: str
+    listed: int       # encounters in the list now (the new ids are numbered on from it)
+    character_ids: tuple[str, ...] = ()  # fresh ids for characters whose id is taken here
+
+
+# -- what comes from elsewhere: another tab, a link ------------------------------------------------
+
+@dataclass(frozen=True)
+class FightChangedElsewhere:
+    """Another tab stored the fight on screen: its version is shown; `conflict`: ours was not saved."""
+
+    timeline: Any
+    conflict: bool = False
+
+
+@dataclass(frozen=True)
+class CollectionChanged:
+    """Another tab stored a collection (persist key): its items as stored now."""
+
+    key: str
+    items: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class StorageKept:
+    """What the browser answered when asked whether it keeps our storage."""
+
+    kept: bool
+
+
+@dataclass(frozen=True)
+class ViewOpened:
+    """A #view= link: the players' read-only view of a fight, shown at once, nothing saved."""
+
+    payload: str
+
+
+# -- My characters --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CharacterOpened:
+    """A character's attack screen, with the chosen named attack (else its first) in the panel."""
+
+    ident: str
+    index: int | None = None
+
+
+@dataclass(frozen=True)
+class CharacterOffered:
+    """A character from a #character= link, or a pasted code (`from_link` False)."""
+
+    payload: str
+    from_link: bool = True
+
+
+@dataclass(frozen=True)
+class CharacterTaken:
+    """The offered character joins the open fight, or goes into My characters (under `new_id` if its id is taken)."""
+
+    into_fight: bool
+    new_id: str
+    rng: Rng
+
+
+@dataclass(frozen=True)
+class AttackPicked:
+    """A saved attack of the character being edited, into the attack form to be changed."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class AttackRemoved:
+    """A saved attack of the character being edited, removed."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class AttackOptionsSaved:
+    """The attack panel's options as they are now, kept in the chosen named attack."""
+
+
+@dataclass(frozen=True)
+class TargetDescribed:
+    """What the game master says about a character's practice target (stats as typed, by key)."""
+
+    stats: dict[str, Any]
+    hp: str
+    at_least: str
+    name: str
+    typing: bool = False
+
+
+@dataclass(frozen=True)
+class SidePicked:
+    """The add form's side: Party makes the new combatant a player character (it can be changed after)."""
+
+    side: str
+
+
+@dataclass(frozen=True)
+class OddsTargetTyped:
+    """The roller's "chance of at least" was typed: the odds a moment after typing stops."""
+
+
+Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped | RedoTapped | HitPointsTyped |
+           BatchApplied | QuickAdded | AttackApplied | SelectingToggled | SelectionToggled | SectionPicked |
+           SavedRollDeleted | SavedRollRestored | CharacterDeleted | CharacterRestored | CombatantAdded | RollTyped |
+           SavedRollTapped | RollSaved | QuickDieTapped | DiceTyped | AttackRolled | CharacterSaved | ShareOffered |
+           ShareOpened | EncounterCreated | EncounterCopied | EncounterDeleted | EncounterRestored | HistoryCleared |
+           NoticeDismissed | SheetOpened | SheetClosed | AttackLastTapped | TargetPicked | AttackConfigured |
+           ThemeToggled | Exported | ShareLinkAsked | LinkCopied | ReloadTapped | EncounterPicked | HistoryTrimmed |
+           FileImported | FightChangedElsewhere | CollectionChanged | StorageKept | ViewOpened | CharacterOpened |
+           CharacterOffered | CharacterTaken | AttackPicked | AttackRemoved | AttackOptionsSaved | TargetDescribed |
+           SidePicked | OddsTargetTyped)

@@ -1,5 +1,5 @@
 """The page's state as one frozen value: the fight on screen, what the screen adds to it, the
-collections shown beside it and the notices. `update` (web/update.py) makes the next one."""
+collections shown beside it and the notices. `update` (web/update) makes the next one."""
 
 from __future__ import annotations
 
@@ -38,3 +38,4 @@ class Model:
     notices: tuple[Notice, ...] = ()           # messages at the top, oldest first
     trash: Trash = field(default_factory=Trash)
     next_turn_guard: float = NEXT_TURN_GUARD
+    storage_kept: bool | None = None           # the browser keeps our storage (navigator.storage.persisted), once known

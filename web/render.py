@@ -306,7 +306,7 @@ def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict[str, Any] | 
     ) if enc.started and others and system_of(enc).flow.ordered_by_initiative else ""
     return (
         f'<h3 data-testid="sheet-title">{esc(c.name)}</h3>{hp}'
-        + (_target_choice(enc, c) if attack is not None and view_for(enc.system).attack_kind else "")
+        + (_target_choice(enc, c) if attack is not None and system_of(enc).attack_kind else "")
         + (sections_html(view_for(enc.system).sheet_sections(enc, c, attack, events or []), section) if attack is not None else "")
         + f'<p class="muted">Conditions</p><div class="chips" data-testid="sheet-conditions">{conds}</div>'
         '<div class="grid2">'
@@ -532,3 +532,34 @@ def saved_rolls_html(saved: list[dict[str, Any]]) -> str:
         f'<button type="button" class="x" data-action="delete-saved" data-index="{i}" aria-label="Delete {esc(s.get("name"))}">×</button></span>'
         for i, s in enumerate(saved)
     )
+
+
+QUICK = (("d4", "4"), ("d6", "6"), ("d8", "8"), ("d10", "10"), ("d12", "12"), ("d20", "20"), ("d100", "100"),
+         ("Adv", "adv"), ("Dis", "dis"))  # a die adds to the expression being built; Adv / Dis rewrite its d20
+
+
+def roller_html() -> str:
+    """The dice roller: the dice box, the quick dice, the odds, saved rolls and the history (filled in after)."""
+    quick = "".join(
+        f'<button type="button" data-action="quick" data-expr="{e}" data-testid="quick-{label.lower()}">{label}</button>'
+        for label, e in QUICK
+    )
+    return (
+        '<form class="row" id="roll-form" data-action-submit="roll">'
+        '<input id="dice-input" data-testid="dice-input" value="1d20" autocomplete="off" autocapitalize="off" '
+        'spellcheck="false" aria-label="Dice notation" maxlength="1000">'
+        '<button type="submit" id="roll-button" class="primary" data-testid="roll-button">Roll</button></form>'
+        f'<div class="quick">{quick}</div>'
+        '<p class="err" id="dice-error" data-testid="dice-error" role="alert"></p>'
+        '<div class="reading" id="dice-reading" data-testid="dice-reading" aria-live="polite"></div>'
+        '<div id="roll-result" data-testid="roll-result" aria-live="polite"></div>'
+        '<details open class="odds"><summary>Odds before you roll</summary>'
+        '<div id="odds-body" data-testid="odds"></div>'
+        '<label class="field inline">Chance of at least <input id="odds-target" type="number" inputmode="numeric" data-testid="odds-target"></label></details>'
+        '<div class="row"><input id="save-name" placeholder="Name, e.g. Longsword" maxlength="60" data-testid="save-name">'
+        '<button type="button" data-action="save-roll" data-testid="save-roll">Save roll</button></div>'
+        '<div id="saved-rolls" class="saved-list" data-testid="saved-rolls"></div>'
+        '<div class="row hist-head"><h3>History</h3><button type="button" data-action="clear-history" data-testid="clear-history">Clear</button></div>'
+        '<ul id="roll-history" class="history" data-testid="roll-history"></ul>'
+    )
+

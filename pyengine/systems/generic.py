@@ -215,6 +215,7 @@ class GenericSystem(System):
     )
     stat_fields = STATS
     actions = {"death_save": ActionRule(_apply_death_save, _resolve_death_save), "d20_attack": ActionRule(_apply_attack, _resolve_attack)}
+    attack_kind = "d20_attack"
 
     def break_ties(self, encounter: Encounter, results: dict[str, list[Any]], rng: Rng) -> None:
         """Ties on the total go to the higher modifier, then to a d20 roll-off (repeated while tied)."""

@@ -18,7 +18,7 @@ from ..dice import Rng, roll
 from ..errors import EngineError, RuleError
 from ..model import Combatant, Condition, Encounter, Event, Outcome, StatField
 from ..odds import Distribution, distribution
-from ..rules import ActionRule, System, settle_ties, system_of
+from ..rules import ActionRule, AttackOutcome, System, settle_ties, system_of
 from ..turns import active_unit, advance, turn_starts
 
 __all__ = [
@@ -800,6 +800,16 @@ class StrifeSystem(System):
     options = {"crit_miss": tuple(range(0, 51))}
     stat_fields = STATS
     rolls_initiative = False  # the turn order is the Initiative stat
+    attack_kind = "ros_attack"
+
+    def attack_outcome(self, args: dict[str, Any]) -> AttackOutcome:
+        """Crit miss, miss, stopped (by a ward, parry or block), hit or crit."""
+        damage = args.get("damage", 0)
+        outcome = args.get("outcome")
+        return AttackOutcome(str(args.get("attacker", "")), str(args.get("target", "")), outcome in ("hit", "crit"),
+                             damage if isinstance(damage, int) and not isinstance(damage, bool) else 0, outcome == "crit",
+                             str(args.get("text", "")))
+
     actions = {"ros_part": ActionRule(_apply_part), "ros_bottom": ActionRule(_apply_bottom),
                "ros_attack": ActionRule(_apply_attack, _resolve_attack), "ros_resource": ActionRule(_apply_resource)}
 

@@ -303,5 +303,36 @@ def test_leaving_a_start_from_the_snapshot_is_no_crash(snap_context, server):
     leaving = snap_context.new_page()
     leaving.goto(server["url"] + "/", wait_until="commit")
     leaving.wait_for_function("localStorage.getItem('roundkeeper-snapshot-trying:/')", polling="raf")
-    leaving.close()  # the user closes the tab at once: the snapshot stays
+    leaving.goto("about:blank")  # the user leaves at once (another address; closing the tab, below)
+    leaving.close()
+    # Leaving lets the mark go (pagehide); another tab sees that a moment later (localStorage reaches
+    # other renderers asynchronously), and a start before then would take the leaving for a crash.
+    page.wait_for_function("localStorage.getItem('roundkeeper-snapshot-trying:/') === null", timeout=5000)
+    assert start(page, server["url"] + "/")["state"] == "used"
+
+
+def test_a_start_from_the_snapshot_hidden_then_killed_is_no_crash(browser, snap_context, server):
+    """The phone kills a page it put in the background while it was starting: no fault of the
+    snapshot, which is used at the next start. (Headless Chromium never hides a page by itself: the
+    page is told it is hidden the way a browser tells it, a visibilitychange with the state hidden.)"""
+    page = snap_context.new_page()
+    start(page, server["url"] + "/")
+    wait_stored(page)
+    page.close()  # only the page that is killed is open
+    hidden = snap_context.new_page()
+    hidden.goto(server["url"] + "/", wait_until="commit")
+    hidden.wait_for_function("localStorage.getItem('roundkeeper-snapshot-trying:/')", polling="raf")
+    hidden.evaluate("""() => {
+        Object.defineProperty(document, "visibilityState", {get: () => "hidden", configurable: true});
+        document.dispatchEvent(new Event("visibilitychange"));
+    }""")
+    assert hidden.evaluate("localStorage.getItem('roundkeeper-snapshot-trying:/')") is None
+    session = browser.new_browser_cdp_session()
+    with hidden.expect_event("crash"):
+        for process in session.send("SystemInfo.getProcessInfo")["processInfo"]:
+            if process["type"] == "renderer":
+                os.kill(process["id"], signal.SIGKILL)
+    session.detach()
+    hidden.close()
+    page = snap_context.new_page()
     assert start(page, server["url"] + "/")["state"] == "used"

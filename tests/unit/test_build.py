@@ -171,8 +171,8 @@ def test_the_web_modules_the_snapshot_keeps_import_without_the_browser():
                      for p in (build.ROOT / "web").rglob("*.py") if p.name != "__init__.py")
     kept = [m for m in modules if not pattern.match(m)]
     left_out = sorted(set(modules) - set(kept))
-    assert left_out == ["web.app", "web.bench", "web.dom", "web.main"]
-    assert {"web.update", "web.model", "web.render", "web.views.realms"} <= set(kept)
+    assert left_out == ["web.bench", "web.browser", "web.dom", "web.runtime"]
+    assert {"web.update.fight", "web.model", "web.render", "web.views.realms", "web.screens.combatant"} <= set(kept)
     code = (f"import importlib, sys\nfor m in {kept!r}: importlib.import_module(m)\n"
             "print(sorted(n for n in ('pyscript', 'js', 'pyodide', 'pyodide_js') if n in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=build.ROOT, capture_output=True, text=True, check=True).stdout

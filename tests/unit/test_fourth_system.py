@@ -15,10 +15,15 @@ from pyengine.model import Combatant, Condition, Duration, Encounter, Event, Sta
 from pyengine.rules import ActionRule, System, get_system, register, unregister
 from pyengine.storage import dumps, loads, timeline_from_dict, timeline_to_dict
 from pyengine.tracker import Timeline, new_encounter, resolve
+from tests.unit.pages import FakePage
 from tests.unit.scripted import Scripted
 from tests.unit.test_render import parsed
 from web import render
 from web.html import esc
+from web.messages import Act
+from web.model import Model
+from web.screens import handler
+from web.update import update
 from web.views import View, register_view, view_for
 
 
@@ -63,8 +68,8 @@ class DuelView(View):
                 'data-testid="feint">Feint</button>')
 
     @staticmethod
-    def _feint(page) -> None:
-        page.act("duel_feint", {"id": page.data("id"), "target": page.data("target")})
+    def _feint(page):
+        return Act("duel_feint", {"id": page.data("id"), "target": page.data("target")}, page.rng)
 
     events = {"duel-feint": _feint}
 
@@ -77,38 +82,12 @@ def duel():
     unregister("duel")
 
 
-class FakePage:
-    """What main.py's Page gives a handler, over a dict of inputs."""
-
-    def __init__(self, inputs: dict, node: dict | None = None, timeline: Timeline | None = None):
-        self.inputs, self.node, self.timeline, self.attack = inputs, node or {}, timeline, {}
-
-    def data(self, key):
-        return self.node.get(key)
-
-    def value(self, node_id, default=""):
-        return self.inputs.get(node_id, default)
-
-    def number(self, text, default=None):
-        return int(text) if str(text or "").strip() else default
-
-    def checked(self, selector):
-        return ["on"] if self.inputs.get(selector) else []
-
-    def act(self, kind, args=None):
-        self.timeline = self.timeline.do(resolve(self.timeline.present, kind, args or {}, Scripted([6])))
-        return True
-
-    def apply_attack(self):
-        pass
-
-
 def test_a_fourth_system_plays_a_fight_through_the_tracker_and_its_view(duel):
     t = Timeline.start(new_encounter("d1", "Courtyard", system="duel"))
     # The add form draws the system's stats generically, and reads them back the same way.
     form = render.add_sheet_html(t.present, [], [])
     assert 'data-testid="field-stat-guard"' in form and 'data-testid="field-stat-left_handed"' in form
-    page = FakePage({"f-stat-guard": "2", "#f-stat-left_handed": True})
+    page = FakePage(Model(t), {"f-stat-guard": "2", "#f-stat-left_handed": True})
     stats = view_for("duel").stats_from_form(duel, page, editing=False)
     assert stats == {"guard": 2, "left_handed": True}
     for name, mod, guard in (("Inigo", 2, 0), ("Count", 0, 2)):
@@ -122,9 +101,10 @@ def test_a_fourth_system_plays_a_fight_through_the_tracker_and_its_view(duel):
     # The view's button, through its own handler: a 6 beats the Count's Guard 2 (needs 5).
     html = render.combatant_sheet_html(t.present, t.present.get(count), {"attacker": None, "pending": None}, t.log())
     button = next(attrs for tag, attrs in parsed(html).tags if attrs.get("data-testid") == "feint")
-    page = FakePage({}, {"id": button["data-id"], "target": button["data-target"]}, t)
-    view_for("duel").events[button["data-action"]](page)
-    t = page.timeline
+    # The button's handler, found the way the runtime finds it (the screens' tables, then the fight's view).
+    found = handler("click", button["data-action"], "duel")
+    message = found(FakePage(Model(t), {}, {"id": button["data-id"], "target": button["data-target"]}, rng=Scripted([6])))
+    t = update(Model(t), message)[0].timeline
     assert [k.name for k in t.present.get(count).conditions] == ["Off guard"]
     assert t.log()[-1].text == "Inigo feints: Count is off guard"
     # Off guard lasts until the end of Inigo's next turn: two ends of his turn.

@@ -94,14 +94,14 @@ def test_no_module_imports_a_private_name_of_ours():
     ("pyengine.rules", ("pyengine.systems", "pyengine.tracker", "pyengine.storage")),
     ("pyengine.systems", ("pyengine.tracker", "pyengine.storage")),
     ("web.html", ("pyengine", "web")),           # escaping and fields import nothing of ours
-    ("web.views", ("web.app", "web.main", "web.dom", "web.render", "web.persist")),  # views are pure: state -> HTML
-    ("web.render", ("web.app", "web.main", "web.dom")),
+    ("web.views", ("web.runtime", "web.browser", "web.dom", "web.render", "web.persist")),  # views are pure: state -> HTML
+    ("web.render", ("web.runtime", "web.browser", "web.dom")),
     # the Elm core and the screens are pure: only the runtime (app, main, dom) touches the page
-    ("web.update", ("web.app", "web.main", "web.dom")),
-    ("web.model", ("web.app", "web.main", "web.dom", "web.update")),
+    ("web.update", ("web.runtime", "web.browser", "web.dom")),
+    ("web.model", ("web.runtime", "web.browser", "web.dom", "web.update")),
     ("web.messages", ("web", "pyengine.tracker")),
     ("web.effects", ("web",)),                    # effects are data: they name nothing of the page
-    ("web.screens", ("web.app", "web.main", "web.dom", "web.update")),
+    ("web.screens", ("web.runtime", "web.browser", "web.dom", "web.update")),
 ])
 def test_layers(module, forbidden):
     scope = [m for m in MODULES if m == module or m.startswith(module + ".")]
@@ -110,7 +110,7 @@ def test_layers(module, forbidden):
 
 
 CORE = ["pyengine.model", "pyengine.turns", "pyengine.rules", "pyengine.tracker", "pyengine.storage",
-        "web.render", "web.app", "web.main", "web.persist", "web.html"]
+        "web.render", "web.runtime", "web.browser", "web.update", "web.persist", "web.html"]
 
 
 @pytest.mark.parametrize("module", CORE)

@@ -40,7 +40,7 @@ IDENTS = {"combatant": "c1", "edit": "c1", "character": "k1", "character-edit": 
 
 
 def opened_kinds() -> set[str]:
-    """Every sheet kind the web code opens by name: open_sheet("x"), OpenSheet("x"), Elsewhere("x"),
+    """Every sheet kind the web code opens by name: SheetOpened("x"), Elsewhere("x"), opened(model, "x"),
     "sheet-opened" with kind="x"."""
     kinds = set()
     for path in (ROOT / "web").rglob("*.py"):
@@ -48,8 +48,10 @@ def opened_kinds() -> set[str]:
             if not isinstance(node, ast.Call):
                 continue
             name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-            if name in ("open_sheet", "OpenSheet", "Elsewhere") and node.args and isinstance(node.args[0], ast.Constant):
+            if name in ("SheetOpened", "Elsewhere") and node.args and isinstance(node.args[0], ast.Constant):
                 kinds.add(node.args[0].value)
+            if name == "opened" and len(node.args) > 1 and isinstance(node.args[1], ast.Constant):
+                kinds.add(node.args[1].value)
             kinds |= {kw.value.value for kw in node.keywords if kw.arg == "kind" and isinstance(kw.value, ast.Constant)
                       and any(isinstance(a, ast.Constant) and a.value == "sheet-opened" for a in node.args)}
     return {k for k in kinds if k is not None}

@@ -14,11 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from pyengine.core_args import HitPoints, read_args
 from pyengine.errors import RuleError
-from pyengine.model import Combatant
-from pyengine.rules import CORE_KINDS, ActionRule, System, register, systems, unregister
+from pyengine.model import Action, Combatant
+from pyengine.rules import CORE_KINDS, ActionRule, AttackOutcome, System, get_system, register, systems, unregister
 from pyengine.systems import BUILTIN
 from pyengine.tracker import CORE, apply_action, new_encounter, resolve
+from tests.fights import FIGHTS, play
 from web.views import GENERIC, VIEWS, view_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -131,3 +133,77 @@ def test_a_systems_own_action_resolves_and_applies_beside_the_core_ones():
             apply_action(enc, resolve(enc, "fly", {}))
     finally:
         unregister("carrier")
+
+
+# -- the core actions' typed arguments -------------------------------------------------------------
+
+def two() -> tuple:
+    enc = new_encounter("e1", "Bridge")
+    for name in ("Hero", "Foe"):
+        enc, _ = apply_action(enc, resolve(enc, "add_combatant", {"combatant": {"name": name, "max_hp": 10}}))
+    return enc, enc.combatants[0].id, enc.combatants[1].id
+
+
+@pytest.mark.parametrize("kind, args, said", [
+    ("damage", {"amount": 3}, "HitPoints: id is missing."),
+    ("damage", {"id": "c2", "amount": [3]}, "HitPoints: amount must be a whole number."),
+    ("damage", {"id": "c2", "amount": True}, "HitPoints: amount must be a whole number."),
+    ("heal", {"id": 2, "amount": 3}, "HitPoints: id must be str."),
+    ("set_flag", {"id": "c1", "flag": "inspired", "on": "yes"}, "Flag: on must be bool."),
+    ("add_condition", {"id": "c1", "name": "Prone", "rounds": "two", "until": "rounds"}, "NewCondition: rounds must be a whole number."),
+    ("remove_condition", {"id": "c1"}, "GoneCondition: condition is missing."),
+    ("delay", {"id": "c1", "after": None}, "Delay: after must be str."),
+    ("update_combatant", {"id": "c1", "fields": "hp=3"}, "Edit: fields must be dict."),
+    ("set_initiative", {"id": "c1", "value": 4.5}, "Initiative: value must be a whole number."),
+])
+def test_a_core_action_with_a_missing_or_mistyped_argument_is_refused_by_name(kind, args, said):
+    enc, _, _ = two()
+    with pytest.raises(RuleError) as refused:
+        apply_action(enc, Action(kind, args))
+    assert str(refused.value) == said
+
+
+def test_typed_arguments_keep_the_save_format():
+    """The saved dict is what it was (an earlier version's number kept as text still reads), and
+    keys a newer version adds are left alone."""
+    enc, hero, foe = two()
+    after, _ = apply_action(enc, Action("damage", {"id": foe, "amount": "4", "source": hero, "later": {"x": 1}}))
+    assert after.get(foe).hp == 6
+    assert read_args(HitPoints, {"id": foe, "amount": 4}) == HitPoints(foe, 4)
+    assert resolve(enc, "damage", {"id": foe, "amount": 4}).args == {"id": foe, "amount": 4}
+
+
+def test_every_core_action_but_the_flows_reads_typed_arguments():
+    """The turn flow's start and next take the system's own arguments; every other core rule is typed."""
+    untyped = {kind for kind, rule in CORE.items() if rule.apply.__qualname__.split(".")[0] != "typed"}
+    assert untyped == {"start_combat", "next_turn"}
+
+
+# -- one outcome for every system's attack -----------------------------------------------------------
+
+@pytest.mark.parametrize("system", sorted(FIGHTS))
+def test_every_systems_attack_says_its_outcome_and_the_fight_agrees(system):
+    """Each attack in the system's scripted fight, read as an AttackOutcome: a miss leaves the target's
+    hit points as they were; a hit for damage lowers them (temporary HP first) unless the target was
+    already at its floor; the attacker and target are the action's."""
+    sys_ = get_system(system)
+    assert sys_.attack_kind in sys_.actions
+    t = play(system, FIGHTS[system])
+    attacks = 0
+    for index, action in enumerate(t.actions):
+        if action.kind != sys_.attack_kind:
+            continue
+        attacks += 1
+        enc = t.states[index]  # the fight just before the attack
+        outcome = sys_.attack_outcome(action.args)
+        assert isinstance(outcome, AttackOutcome) and outcome.target == action.args["target"]
+        assert outcome.attacker == action.args["attacker"] and outcome.text
+        after, _ = apply_action(enc, action)
+        was, now = enc.get(outcome.target), after.get(outcome.target)
+        pool = (was.hp or 0) + was.temp_hp, (now.hp or 0) + now.temp_hp
+        if not outcome.hit:
+            assert pool[1] >= pool[0]
+        elif outcome.damage > 0 and (was.hp or 0) > (sys_.hp_floor if sys_.hp_floor is not None else -10**9):
+            assert pool[1] < pool[0] or sys_.is_down(now)
+    assert attacks, f"the {system} script rolls no attack"
+

@@ -1,4 +1,4 @@
-"""web/update.py: the page's everyday loop as messages in, a model and effects out, in CPython
+"""web/update: the page's everyday loop as messages in, a model and effects out, in CPython
 without a browser: next turn with the guard, damage with the Undo toast, the batch, an attack
 rolled then applied, the initiative step, saved rolls deleted and brought back, quick add."""
 
@@ -28,8 +28,6 @@ from web.effects import (
     ForgetStored,
     HideToast,
     KeepAwake,
-    OpenCharacter,
-    OpenSheet,
     RefreshOdds,
     Refuse,
     Render,
@@ -40,6 +38,7 @@ from web.effects import (
     SayOnLine,
     ScheduleOdds,
     SetField,
+    ShowSheet,
     StoreCollection,
     SwitchTo,
     Toast,
@@ -105,7 +104,7 @@ def test_next_turn_before_the_fight_starts_it_when_every_number_is_known():
 def test_start_asks_the_players_for_their_numbers_first():
     model = fight({"name": "Cyra", "side": "party", "pc": True}, {"name": "Goblin", "initiative": 10})
     after, effects = update(model, msg.StartTapped(RNG))
-    assert after is model and effects == (OpenSheet("init"),)
+    assert after.ui.sheet == ("init", None) and after.timeline is model.timeline and effects == (ShowSheet(True),)
 
 
 def test_the_called_out_numbers_start_the_fight_and_close_the_step():
@@ -332,7 +331,8 @@ def test_a_deleted_character_goes_to_the_trash_and_comes_back():
     model = replace(fight(), characters=CHARACTERS)
     gone, effects = update(model, msg.CharacterDeleted("k1"))
     assert [c["id"] for c in gone.characters] == ["k2"] and gone.trash.characters == (CHARACTERS[0],)
-    assert effects == (StoreCollection("characters"), OpenSheet("characters"), RenderNotices())
+    assert gone.ui.sheet == ("characters", None)
+    assert effects == (StoreCollection("characters"), ShowSheet(), RenderNotices())
     assert gone.notices[-1].action == "undelete-character"
     back, effects = update(gone, msg.CharacterRestored())
     assert {c["id"] for c in back.characters} == {"k1", "k2"} and back.trash.characters == () and back.notices == ()
@@ -428,9 +428,9 @@ def test_typing_in_the_dice_box_builds_on_it_and_schedules_the_odds():
 
 
 def test_every_effect_has_a_performer_in_the_runtime():
-    """web/app.py's table of performers names every effect type update may return."""
-    tree = ast.parse((ROOT / "web" / "app.py").read_text())
-    table = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "_performing")
+    """web/runtime.py's table of performers names every effect type update may return."""
+    tree = ast.parse((ROOT / "web" / "runtime.py").read_text())
+    table = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "performing")
     named = {k.attr for n in ast.walk(table) if isinstance(n, ast.Dict) for k in n.keys if isinstance(k, ast.Attribute)}
     assert named == {t.__name__ for t in typing.get_args(Effect)}
 
@@ -496,7 +496,8 @@ def test_a_new_character_is_saved_in_the_current_format_and_its_screen_opens():
     after, effects = update(model, msg.CharacterSaved("generic", None, "k7-abc", "Bryn", "18", "", {"to_hit": 4}))
     doc = after.characters[-1]
     assert doc["id"] == "k7-abc" and doc["name"] == "Bryn" and doc["max_hp"] == 18 and doc["v"] == CHARACTER_VERSION
-    assert effects == (StoreCollection("characters"), OpenCharacter("k7-abc"))
+    assert after.ui.sheet == ("character", "k7-abc")
+    assert effects == (StoreCollection("characters"), ShowSheet())
 
 
 def test_save_attack_adds_then_replaces_an_attack_by_name_keeping_its_options():
@@ -504,7 +505,8 @@ def test_save_attack_adds_then_replaces_an_attack_by_name_keeping_its_options():
     after, effects = update(model, msg.CharacterSaved("generic", "k1", "unused", "Ayla", "", "2", {}, ("Longsword", {"damage": "1d10+3"})))
     attack = after.characters[0]["attacks"][0]
     assert attack["stats"] == {"damage": "1d10+3"} and attack["config"] == {"adv": "adv"} and len(after.characters[0]["attacks"]) == 1
-    assert effects == (StoreCollection("characters"), OpenSheet("character-edit", "k1"), Toast(f"Saved the attack {quoted('Longsword')}."))
+    assert after.ui.sheet == ("character-edit", "k1")
+    assert effects == (StoreCollection("characters"), ShowSheet(), Toast(f"Saved the attack {quoted('Longsword')}."))
     bow, _ = update(after, msg.CharacterSaved("generic", "k1", "unused", "Ayla", "", "2", {}, ("Bow", {})))
     assert [a["name"] for a in bow.characters[0]["attacks"]] == ["Longsword", "Bow"]
 

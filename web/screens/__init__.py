@@ -1,22 +1,55 @@
-"""The sheets the page opens over the turn order, one module each, listed in SCREENS.
+"""The page's screens, one module each: the sheets it opens over the turn order (listed in SCREENS),
+and the parts always there (the turn order and its bar, the notices, the dice roller).
 
-A screen is its kind (what `OpenSheet` and the UI state's `sheet` name), a `draw` from the page's
+A sheet is its kind (what `SheetOpened` and the UI state's `sheet` name), a `draw` from the page's
 state to its HTML (or `Elsewhere` when what it shows is gone), the id of its error line (where a
-refusal is said), and the collections whose change from another tab redraws it. A new screen is a
-module here and a line in SCREENS; its taps are messages (web/messages.py) read by web/update.py."""
+refusal is said), and the collections whose change from another tab redraws it. Each module also
+turns its own DOM events into messages: EVENTS (taps, by data-action), SUBMITS (forms, by
+data-action-submit), CHANGES (selects and fields, by data-action-change), INPUTS (typing, by the
+field's id); a handler reads the page through `views.Page` and answers with messages for
+web/update. A new screen is a module here and its name in MODULES."""
 
 from __future__ import annotations
 
+from types import ModuleType
+
 from ..state import Ui
-from . import add, characters, combatant, initiative, menu, selected, view
+from ..views import Handler, view_for
+from . import add, characters, combatant, initiative, menu, roller, selected, tracker, view
 from .base import EVERY_COLLECTION, Context, Elsewhere, Screen
 
-__all__ = ["Context", "Elsewhere", "Screen", "SCREENS", "EVERY_COLLECTION", "screen_of"]
+__all__ = ["Context", "Elsewhere", "Screen", "SCREENS", "EVERY_COLLECTION", "screen_of", "EVENTS", "SUBMITS", "CHANGES", "INPUTS",
+           "handler"]
 
-SCREENS: dict[str, Screen] = {screen.kind: screen for module in (combatant, add, selected, initiative, view, characters, menu)
-                              for screen in module.SCREENS}
+MODULES: tuple[ModuleType, ...] = (tracker, roller, combatant, add, selected, initiative, view, characters, menu)
+
+SCREENS: dict[str, Screen] = {screen.kind: screen for module in MODULES for screen in getattr(module, "SCREENS", ())}
+
+
+def _joined(table: str) -> dict[str, Handler]:
+    """One table of every module's handlers; a name two modules claim is a mistake, found at import."""
+    out: dict[str, Handler] = {}
+    for module in MODULES:
+        for name, handler in getattr(module, table, {}).items():
+            if name in out:
+                raise ValueError(f"{table} {name!r} is claimed twice ({module.__name__})")
+            out[name] = handler
+    return out
+
+
+EVENTS, SUBMITS, CHANGES, INPUTS = _joined("EVENTS"), _joined("SUBMITS"), _joined("CHANGES"), _joined("INPUTS")
+TABLES = {"click": EVENTS, "submit": SUBMITS, "change": CHANGES, "input": INPUTS}
 
 
 def screen_of(ui: Ui) -> Screen | None:
     """The screen open now, if any."""
     return SCREENS.get(ui.sheet[0]) if ui.sheet is not None else None
+
+
+def handler(kind: str, name: str, system: str) -> Handler | None:
+    """The handler of an event (`kind`: click, submit, change or input) named `name`: the screens',
+    else, for a tap, the fight's system's own (its view's events)."""
+    found = TABLES[kind].get(name)
+    if found is None and kind == "click":
+        found = view_for(system).events.get(name)
+    return found

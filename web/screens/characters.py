@@ -3,13 +3,29 @@ the character's form. A character is a stored document (Model.characters), read 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pyengine.characters import Character, character_from_dict
 from pyengine.errors import EngineError
+from pyengine.rules import get_system
 
 from .. import characters as html
+from ..messages import (
+    AttackOptionsSaved,
+    AttackPicked,
+    AttackRemoved,
+    CharacterDeleted,
+    CharacterOffered,
+    CharacterOpened,
+    CharacterSaved,
+    LinkCopied,
+    SheetOpened,
+    TargetDescribed,
+)
+from ..model import Model
 from ..persist import CHARACTERS
+from ..views import Events, Handler, Page, view_for
 from .base import Context, Elsewhere, Screen
 
 
@@ -57,3 +73,72 @@ SCREENS = (
     Screen("character", draw_character, None, frozenset({CHARACTERS})),  # its panel says its own errors; others are notices
     Screen("character-edit", draw_form, "character-error"),
 )
+
+
+def fresh_id(characters: Sequence[dict[str, Any]], new_id: str) -> str:
+    """An id for a new character, not taken by another: "k<n>-<the end of a fresh id>"."""
+    ids = {c.get("id") for c in characters}
+    n = len(characters) + 1
+    while f"k{n}-{new_id[-6:]}" in ids:
+        n += 1
+    return f"k{n}-{new_id[-6:]}"
+
+
+def edited(model: Model) -> tuple[str, Character | None]:
+    """The system and the character of the open form (None: a new one); EngineError when the
+    character is gone."""
+    ident = str(model.ui.sheet[1] if model.ui.sheet is not None else "")
+    if ident.startswith("new:"):
+        return ident[4:], None
+    c = find(model.characters, ident)
+    if c is None:
+        raise EngineError("That character is gone (deleted in another tab?).")
+    return c.system, c
+
+
+def saved(page: Page) -> Events:
+    """The form as one character; Save attack also adds (or, by name, replaces) the attack typed below."""
+    ident = str(page.model.ui.sheet[1] if page.model.ui.sheet is not None else "")
+    c = None if ident.startswith("new:") else find(page.model.characters, ident)
+    system = ident[4:] if ident.startswith("new:") else (c.system if c is not None else "generic")
+    weapon_keys = view_for(system).weapon_fields
+    fields = get_system(system).stat_fields
+    own = tuple(f for f in fields if f.key not in weapon_keys)
+    weapon = tuple(f for f in fields if f.key in weapon_keys)
+    attack = None
+    if page.data("action") == "save-attack":
+        attack = (page.value("a-name"), html.read_stats(weapon, "a", page.value, page.ticked))
+    return CharacterSaved(system, None if ident.startswith("new:") else ident, fresh_id(page.model.characters, page.new_id()),
+                          page.value("k-name"), page.value("k-max_hp"), page.value("k-init_mod"),
+                          html.read_stats(own, "k", page.value, page.ticked), attack)
+
+
+def target_described(page: Page) -> Events:
+    """What the game master says about the practice target, read whole from the character's screen."""
+    c = find(page.model.characters, page.model.ui.sheet[1] if page.model.ui.sheet else None)
+    if c is None:
+        return None
+    fields = tuple(f for f in get_system(c.system).stat_fields if f.key in view_for(c.system).target_fields)
+    return TargetDescribed(html.read_stats(fields, "t", page.value, page.ticked), page.value("t-hp"), page.value("t-at_least"),
+                           page.value("t-name"), page.typing)
+
+
+def _index(page: Page) -> int:
+    return page.number(page.data("index"), -1) or 0
+
+
+EVENTS: dict[str, Handler] = {
+    "new-character": lambda page: SheetOpened("character-edit", "new:" + (page.value("new-character-system") or "generic")),
+    "edit-character": lambda page: SheetOpened("character-edit", page.data("id")),
+    "open-character": lambda page: CharacterOpened(str(page.data("id"))),
+    "character-attack": lambda page: CharacterOpened(str(page.data("id")), page.number(page.data("index"))),
+    "save-character": saved,
+    "save-attack": saved,
+    "pick-attack": lambda page: AttackPicked(_index(page)),
+    "remove-attack": lambda page: AttackRemoved(page.number(page.data("index"), -1) or 0),
+    "delete-character": lambda page: CharacterDeleted(str(page.data("id"))),
+    "save-attack-options": lambda page: AttackOptionsSaved(),
+    "copy-character": lambda page: LinkCopied("character-link", "character-out"),
+    "import-character": lambda page: CharacterOffered(page.value("character-code"), from_link=False),
+}
+CHANGES: dict[str, Handler] = {"practice-target": target_described}

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .. import render
+from ..messages import Act, AttackApplied, AttackConfigured, AttackRolled, HitPointsTyped, SectionPicked, SheetOpened, TargetPicked
+from ..views import Events, Handler, Page, view_for
 from .base import Context, Elsewhere, Screen
 
 
@@ -16,3 +20,50 @@ def draw(ctx: Context, ident: str | None) -> str | Elsewhere:
 
 
 SCREENS = (Screen("combatant", draw, "sheet-error"),)
+
+
+def panel_system(page: Page) -> str:
+    """The system of the attack panel on screen: the character's on its attack screen, else the fight's."""
+    from .characters import find
+
+    ui = page.model.ui
+    c = find(page.model.characters, ui.sheet[1]) if ui.practising and ui.sheet is not None else None
+    return c.system if c is not None else page.model.timeline.present.system
+
+
+def attack_configured(page: Page) -> Events:
+    """The attack panel's inputs, read whole (a box's tick, else its text; empty: None)."""
+    config: dict[str, Any] = {key: ticked if kind == "checkbox" else (text or None)
+                              for key, text, ticked, kind in page.fields("#sheet-body [data-attack-key]", "data-attack-key")}
+    return AttackConfigured(view_for(panel_system(page)).read_attack_config(page, config), page.typing)
+
+
+def _hit_points(page: Page) -> Events:
+    kind = {"damage": "damage", "heal": "heal", "temp": "temp_hp"}[str(page.data("action"))]
+    return HitPointsTyped(kind, str(page.data("id")), page.value("hp-amount"), page.rng)
+
+
+def _condition(page: Page) -> Events:
+    return Act("add_condition", {
+        "id": page.data("id"), "name": page.value("cond-name"), "until": page.value("cond-until", "never"),
+        "rounds": page.number(page.value("cond-rounds"), 1), "anchor": page.value("cond-anchor") or None,
+        "source": page.model.timeline.present.active_id,
+    }, page.rng)
+
+
+EVENTS: dict[str, Handler] = {
+    "act-now": lambda page: Act("act_now", {"id": page.data("id")}, page.rng),
+    "attack-roll": lambda page: AttackRolled(page.data("id"), page.value("atk-attacker") or None, page.rng, page.now_ms()),
+    "attack-apply": lambda page: AttackApplied(),
+    "remove": lambda page: Act("remove_combatant", {"id": page.data("id")}, page.rng, close_sheet=True),
+    "damage": _hit_points, "heal": _hit_points, "temp": _hit_points,
+    "add-condition": _condition,
+    "remove-condition": lambda page: Act("remove_condition", {"id": page.data("id"), "condition": page.data("condition")}, page.rng),
+    "delay": lambda page: Act("delay", {"id": page.data("id"), "after": page.value("delay-after")}, page.rng, close_sheet=True),
+    "edit": lambda page: SheetOpened("edit", page.data("id")),
+    "pick-section": lambda page: SectionPicked(str(page.data("section"))),
+}
+CHANGES: dict[str, Handler] = {
+    "attack-target": lambda page: TargetPicked(page.chosen),
+    "attack-config": attack_configured,
+}

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from .. import render
+from ..messages import InitiativeEntered
+from ..views import Events, Handler, Page
 from .base import Context, Elsewhere, Screen
+from .tracker import start_args
 
 
 def draw(ctx: Context, ident: str | None) -> str | Elsewhere:
@@ -12,3 +15,16 @@ def draw(ctx: Context, ident: str | None) -> str | Elsewhere:
 
 
 SCREENS = (Screen("init", draw, "form-error"),)
+
+
+def entered(page: Page) -> Events:
+    """The numbers the players called out, by combatant (an empty field: rolled)."""
+    typed = {}
+    for ident, text, _, _ in page.fields("[data-testid=init-input]", "data-combatant-id"):
+        value = page.number(text)
+        if value is not None:
+            typed[ident] = value
+    return InitiativeEntered(typed, page.rng, start_args(page))
+
+
+SUBMITS: dict[str, Handler] = {"init-start": entered}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from .. import render
+from ..messages import BatchApplied
+from ..views import Handler
 from .base import Context, Elsewhere, Screen
 
 
@@ -13,3 +15,9 @@ def draw(ctx: Context, ident: str | None) -> str | Elsewhere:
 
 
 SCREENS = (Screen("selected", draw, "sheet-error"),)
+
+# One amount (half for those whose box is ticked) or one condition, for every selected combatant: one step.
+EVENTS: dict[str, Handler] = {
+    "apply-batch": lambda page: BatchApplied(str(page.data("kind")), page.rng, amount=page.value("batch-amount"),
+                                             halves=tuple(page.checked("#sheet-body input.half")), condition=page.value("batch-condition")),
+}

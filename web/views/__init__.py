@@ -13,39 +13,101 @@ import importlib
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from pyengine.dice import Rng
 from pyengine.model import Combatant, Encounter, Event
 from pyengine.rules import System
 
 from ..html import esc, stat_fields_html
+from ..messages import Message
+from ..model import Model
 
-__all__ = ["Page", "View", "VIEWS", "view_for", "register_view", "attacker_choice"]
+__all__ = ["Page", "Events", "Handler", "View", "VIEWS", "view_for", "register_view", "attacker_choice"]
 
 
 class Page(Protocol):
-    """What an event handler gets: the tapped element's data, the page's inputs, the UI state's
-    attack panel, and the way to act on the fight."""
+    """What an event handler reads to make its message (web/screens: EVENTS): the tapped element's
+    data, the page's inputs, the UI state's attack panel, and what a message takes from the runtime
+    (the dice generator, the clocks, fresh ids, the list of encounters). The runtime's is the DOM's;
+    the unit tests pass a dictionary of inputs."""
 
     @property
-    def attack(self) -> dict[str, Any]: ...
+    def model(self) -> Model:
+        """The page's state when the event came."""
+        ...
 
-    def data(self, key: str) -> Any: ...
+    @property
+    def attack(self) -> dict[str, Any]:
+        """The attack panel's choices (the model's UI state)."""
+        ...
+
+    @property
+    def rng(self) -> Rng: ...
+
+    @property
+    def typing(self) -> bool:
+        """The event came from a text or number field (its sheet is redrawn a moment later)."""
+        ...
+
+    def data(self, key: str) -> Any:
+        """The tapped element's data-<key>."""
+        ...
+
+    @property
+    def chosen(self) -> str:
+        """The value of the element the event came from (a select's choice, a field's text)."""
+        ...
 
     def value(self, node_id: str, default: str = "") -> str: ...
 
     def number(self, text: Any, default: int | None = None) -> int | None: ...
 
-    def checked(self, selector: str) -> list[str]: ...
+    def checked(self, selector: str) -> list[str]:
+        """The values of the ticked boxes that match `selector`."""
+        ...
+
+    def ticked(self, node_id: str) -> bool:
+        """Whether the box of this id is there and ticked."""
+        ...
+
+    def exists(self, node_id: str) -> bool: ...
 
     def attribute(self, selector: str, name: str) -> str | None:
         """The attribute `name` of the first element that matches `selector` (None: no such element)."""
         ...
 
-    def act(self, kind: str, args: dict[str, Any] | None = None) -> bool: ...
+    def fields(self, selector: str, key: str) -> list[tuple[str, str, bool, str]]:
+        """(its `key` attribute, value, ticked, type) of every input that matches `selector`, in page order."""
+        ...
 
-    def apply_attack(self) -> None: ...
+    def prompt(self, question: str, default: str) -> str | None:
+        """Ask for a line of text (None: cancelled)."""
+        ...
+
+    def now_ms(self) -> int:
+        """The wall clock, in ms since 1970 (a roll's time in the history)."""
+        ...
+
+    def monotonic(self) -> float:
+        """Seconds on a clock that only goes forward (the Next-turn guard)."""
+        ...
+
+    def new_id(self) -> str:
+        """A fresh id, not taken by any stored encounter."""
+        ...
+
+    @property
+    def encounters(self) -> tuple[dict[str, Any], ...]:
+        """The list of encounters (id, name, where each came from)."""
+        ...
+
+    @property
+    def locked(self) -> frozenset[str]:
+        """Encounters saved by a newer version of the app (never written)."""
+        ...
 
 
-Handler = Callable[[Page], None]
+Events = Message | tuple[Message, ...] | None  # what a handler answers: a message, several in order, or none
+Handler = Callable[[Page], Events]
 
 
 def attacker_choice(enc: Encounter, target: Combatant, chosen: Any, default: str | None = None) -> tuple[str, str] | None:
@@ -65,7 +127,6 @@ def attacker_choice(enc: Encounter, target: Combatant, chosen: Any, default: str
 class View:
     """The generic view, and the base of every system's: override only what the system changes."""
 
-    attack_kind: str | None = None   # the system's attack action: rolled on the target's sheet, then Apply
     attack_button = False            # an "Attack…" button next to whose turn it is
     end_label = "End fight"
     init_label = "Initiative modifier"
@@ -130,11 +191,6 @@ class View:
         """The attack panel's choices (`config`: every `data-attack-key` input, read by the page),
         with what the system's own inputs add (Enchanted Realms' skill boxes)."""
         return config
-
-    def pending_damage(self, pending: dict[str, Any]) -> int:
-        """The damage of a rolled, not yet applied attack (for the dice history of a player's attack)."""
-        damage = pending.get("damage")
-        return damage if isinstance(damage, int) and not isinstance(damage, bool) else 0
 
     def flag_html(self, c: Combatant) -> str:
         if not self.flag_chips:

@@ -10,6 +10,7 @@ from pyengine.model import Combatant, Encounter, Event
 from pyengine.systems.generic import COVER, DEATH_SAVES, attack_odds, attack_spec, dying
 
 from ..html import at_least, attack_input, attack_select, esc, odds_html, pct
+from ..messages import Act
 from . import Page, View, attacker_choice
 
 ADVANTAGE = {"": "Normal", "adv": "Advantage", "dis": "Disadvantage"}
@@ -70,13 +71,12 @@ def _death_state(c: Combatant) -> str:
     return f"dying {'✓' * successes}{'✗' * failures}".rstrip()
 
 
-def _death_save(page: Page) -> None:
-    page.act("death_save", {"id": page.data("id"), **({"result": page.data("result")} if page.data("result") else {})})
+def _death_save(page: Page) -> Act:
+    return Act("death_save", {"id": page.data("id"), **({"result": page.data("result")} if page.data("result") else {})}, page.rng)
 
 
 class GenericView(View):
     events = {"death-save": _death_save}
-    attack_kind = "d20_attack"
     attack_button = True
     weapon_fields = ("to_hit", "damage", "crit_on")
     target_fields = ("ac",)

@@ -12,6 +12,7 @@ from pyengine.systems.laurels import attack_odds, attack_setup, dice_count, out_
 from pyengine.turns import eligible
 
 from ..html import at_least, attack_check, esc, odds_html, pct
+from ..messages import Act
 from . import Page, View, attacker_choice
 
 __all__ = ["VIEW", "LaurelsView", "attack_panel_html"]
@@ -82,12 +83,11 @@ def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None
     )
 
 
-def _parry(page: Page) -> None:
-    page.act("ll_parry", {"id": page.data("id"), "with": page.data("with")})
+def _parry(page: Page) -> Act:
+    return Act("ll_parry", {"id": page.data("id"), "with": page.data("with")}, page.rng)
 
 
 class LaurelsView(View):
-    attack_kind = "ll_attack"
     down_label = "out of the fight"  # Injuries at their limit (seed 003)
     events = {"parry": _parry}
     weapon_fields = ("die", "magic", "finesse", "ranged", "specialised")
@@ -116,12 +116,6 @@ class LaurelsView(View):
                 + '<div class="grid2">'
                 f'<button type="button" data-action="parry" data-with="weapon" data-id="{cid}" data-testid="parry-weapon">Parry (weapon)</button>'
                 f'<button type="button" data-action="parry" data-with="shield" data-id="{cid}" data-testid="parry-shield">Parry (shield)</button></div>')
-
-    def pending_damage(self, pending: dict[str, Any]) -> int:
-        """A rolled attack keeps its damage in its result (Stamina first)."""
-        damage = (pending.get("result") or {}).get("damage", 0)
-        return damage if isinstance(damage, int) and not isinstance(damage, bool) else 0
-
 
 
 VIEW = LaurelsView()

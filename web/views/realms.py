@@ -31,6 +31,7 @@ from ..html import attack_check as _chk
 from ..html import attack_input as _txt
 from ..html import attack_select as _sel
 from ..html import pct as _pct
+from ..messages import Act, AttackApplied, Message
 from . import Page, View, attacker_choice
 
 __all__ = ["VIEW", "RealmsView", "row_chips", "options_html", "sheet_sections", "DEFAULT_ATTACK"]
@@ -298,46 +299,46 @@ def _int(page: Page, text: object, default: int) -> int:
     return default if value is None else value
 
 
-def _stance(page: Page) -> None:
-    page.act("er_stance", {"id": page.data("id"), "stance": page.data("stance"), "trigger": page.value("ready-trigger")})
+def _stance(page: Page) -> Act:
+    return Act("er_stance", {"id": page.data("id"), "stance": page.data("stance"), "trigger": page.value("ready-trigger")}, page.rng)
 
 
-def _save(page: Page) -> None:
+def _save(page: Page) -> Act:
     cfg = page.attack
-    page.act("er_save", {"id": page.data("id"), "kind": cfg.get("save_kind") or "body", "modifier": _int(page, cfg.get("save_mod"), 0),
-                         "dc": _int(page, cfg.get("save_dc"), 12), "adv": bool(cfg.get("save_adv")), "dis": bool(cfg.get("save_dis")),
-                         "cover": cfg.get("cover") or "none", "area": bool(cfg.get("save_area"))})
+    return Act("er_save", {"id": page.data("id"), "kind": cfg.get("save_kind") or "body", "modifier": _int(page, cfg.get("save_mod"), 0),
+                           "dc": _int(page, cfg.get("save_dc"), 12), "adv": bool(cfg.get("save_adv")), "dis": bool(cfg.get("save_dis")),
+                           "cover": cfg.get("cover") or "none", "area": bool(cfg.get("save_area"))}, page.rng)
 
 
-def _competition(page: Page) -> None:
+def _competition(page: Page) -> Act:
     cfg = page.attack
     other = cfg.get("comp_other") or page.value("atk-comp_other")
-    page.act("er_competition", {"aggressor": page.data("id"), "victim": other, "kind": cfg.get("comp_kind") or "grapple",
-                                "slick": bool(cfg.get("comp_slick"))})
+    return Act("er_competition", {"aggressor": page.data("id"), "victim": other, "kind": cfg.get("comp_kind") or "grapple",
+                                  "slick": bool(cfg.get("comp_slick"))}, page.rng)
 
 
-def _impale(page: Page) -> None:
-    page.act("er_impale", {"holder": page.data("id"), "charger": page.data("charger")})
+def _impale(page: Page) -> Act:
+    return Act("er_impale", {"holder": page.data("id"), "charger": page.data("charger")}, page.rng)
 
 
-def _blind_shot(page: Page) -> None:
+def _blind_shot(page: Page) -> tuple[Message, ...] | None:
+    """The rolled attack that missed is applied, then its blind shot rolled: two steps, in order."""
     pending = page.attack.get("pending")
-    if pending is not None:
-        page.apply_attack()
-        page.act("er_blind_shot", {"attacker": pending["attacker"], "target": pending["target"], "faces": list(pending["kept"]),
-                                   "damage_type": pending.get("damage_type")})
+    if pending is None:
+        return None
+    return (AttackApplied(), Act("er_blind_shot", {"attacker": pending["attacker"], "target": pending["target"],
+                                                   "faces": list(pending["kept"]), "damage_type": pending.get("damage_type")}, page.rng))
 
 
-def _chase(page: Page) -> None:
-    page.act("er_chase", {"id": page.data("id")})
+def _chase(page: Page) -> Act:
+    return Act("er_chase", {"id": page.data("id")}, page.rng)
 
 
-def _defense(page: Page) -> None:
-    page.act("er_defense", {"monster": page.data("monster"), "pc": page.data("id")})
+def _defense(page: Page) -> Act:
+    return Act("er_defense", {"monster": page.data("monster"), "pc": page.data("id")}, page.rng)
 
 
 class RealmsView(View):
-    attack_kind = "er_attack"
     attack_button = True
     flag_chips = False  # reaction, Defend and At the ready have badges of their own
     fields_note = f"Damage types: {', '.join(DAMAGE_TYPES)}. Each attack skill listed adds a d20 (at most 5)."

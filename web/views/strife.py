@@ -15,6 +15,7 @@ from ..html import at_least, attack_input, esc, odds_html
 from ..html import attack_check as _check
 from ..html import attack_select as _select
 from ..html import pct as _pct
+from ..messages import Act
 from . import Page, View, attacker_choice
 
 __all__ = ["VIEW", "StrifeView", "row_chips", "turn_panel_html", "start_options_html", "attack_panel_html", "resources_html",
@@ -193,25 +194,24 @@ def resources_html(c: Combatant) -> str:
     return f'<p class="muted">Class resources</p><div class="resources">{"".join(rows)}</div>'
 
 
-def _part(page: Page) -> None:
-    page.act("ros_part", {"id": page.data("id"), "part": page.data("part")})
+def _part(page: Page) -> Act:
+    return Act("ros_part", {"id": page.data("id"), "part": page.data("part")}, page.rng)
 
 
-def _move(page: Page) -> None:
-    page.act("ros_part", {"id": page.data("id"), "part": "move", "mode": page.value("move-mode", "move"),
-                          "adjacent": page.checked("#tracker input.adjacent")})
+def _move(page: Page) -> Act:
+    return Act("ros_part", {"id": page.data("id"), "part": "move", "mode": page.value("move-mode", "move"),
+                            "adjacent": page.checked("#tracker input.adjacent")}, page.rng)
 
 
-def _bottom(page: Page) -> None:
-    page.act("ros_bottom", {"id": page.data("id")})
+def _bottom(page: Page) -> Act:
+    return Act("ros_bottom", {"id": page.data("id")}, page.rng)
 
 
-def _resource(page: Page) -> None:
-    page.act("ros_resource", {"id": page.data("id"), "key": page.data("key"), "delta": int(page.data("delta"))})
+def _resource(page: Page) -> Act:
+    return Act("ros_resource", {"id": page.data("id"), "key": page.data("key"), "delta": int(page.data("delta"))}, page.rng)
 
 
 class StrifeView(View):
-    attack_kind = "ros_attack"
     attack_button = True
     end_label = "End battle"
     init_label = "Initiative"

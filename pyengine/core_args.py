@@ -1,0 +1,193 @@
+"""The arguments of the tracker's own actions, typed.
+
+A saved action keeps its arguments as a plain dict (the save format does not change); each core
+kind reads that dict into one frozen dataclass, checked, before its rule runs. A missing or
+mistyped argument is a RuleError that names it, never a KeyError or TypeError deep in a rule, and
+a rule reads `a.amount`, not `args["amount"]`. Start and next turn take the system's own flow
+arguments (rules.TurnFlow), which stay the flow's dict.
+
+>>> read_args(HitPoints, {"id": "c1", "amount": "7"})
+HitPoints(id='c1', amount=7, source=None, roll=None, half=False)
+>>> read_args(HitPoints, {"amount": 7})
+Traceback (most recent call last):
+...
+pyengine.errors.RuleError: HitPoints: id is missing.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Callable
+from dataclasses import MISSING, dataclass, fields
+from typing import Any, TypeVar
+
+from .errors import RuleError
+
+__all__ = ["read_args", "typed", "Target", "Edit", "Added", "Delay", "HitPoints", "Temporary", "NewCondition", "GoneCondition",
+           "Flag", "Option", "Rename", "Initiative", "Batch", "Nothing"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Nothing:
+    """An action without arguments (previous turn, end of the fight)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """One combatant (remove, act now)."""
+
+    id: str
+
+
+@dataclass(frozen=True)
+class Edit:
+    id: str
+    fields: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Added:
+    """A combatant (or a group) joining: its fields, the ids resolve picked, the initiative rolled mid-fight."""
+
+    combatant: dict[str, Any]
+    ids: list[Any]
+    group: str | None = None
+    rolled: dict[str, Any] | None = None
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class Delay:
+    id: str
+    after: str
+
+
+@dataclass(frozen=True)
+class HitPoints:
+    """Damage or healing: who, how much, from whom, the roll shown, halved by a save."""
+
+    id: str
+    amount: int
+    source: str | None = None
+    roll: str | None = None
+    half: bool = False
+
+
+@dataclass(frozen=True)
+class Temporary:
+    id: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class NewCondition:
+    id: str
+    name: str = ""
+    until: str = "never"
+    rounds: int | None = None
+    anchor: str | None = None
+    source: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class GoneCondition:
+    id: str
+    condition: str
+
+
+@dataclass(frozen=True)
+class Flag:
+    id: str
+    flag: str
+    on: bool = True
+
+
+@dataclass(frozen=True)
+class Option:
+    key: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class Rename:
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Initiative:
+    id: str
+    value: int
+
+
+@dataclass(frozen=True)
+class Batch:
+    actions: list[Any]
+
+
+def _whole(value: Any) -> int | None:
+    """An int, or the text of one (saves of earlier versions kept some numbers as typed)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and len(value) <= 20:
+        try:
+            return int(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+_CHECKS: dict[Any, Callable[[Any], bool]] = {
+    str: lambda v: isinstance(v, str),
+    bool: lambda v: isinstance(v, bool),
+    dict: lambda v: isinstance(v, dict),
+    list: lambda v: isinstance(v, (list, tuple)),
+}
+
+
+def _read(cls: type, name: str, hint: Any, value: Any) -> Any:
+    options = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, type(int | None)) else (hint,)
+    if value is None and type(None) in options:
+        return None
+    for option in options:
+        base = typing.get_origin(option) or option
+        if base is Any:
+            return value
+        if base is int:
+            number = _whole(value)
+            if number is not None:
+                return number
+        elif base in _CHECKS and _CHECKS[base](value):
+            return list(value) if base is list else value
+    kinds = " or ".join("a whole number" if (typing.get_origin(o) or o) is int else getattr(typing.get_origin(o) or o, "__name__", "?")
+                        for o in options if o is not type(None))
+    raise RuleError(f"{cls.__name__}: {name} must be {kinds}.")
+
+
+def read_args(cls: type[T], args: dict[str, Any]) -> T:
+    """`args` (a saved action's) as `cls`, every field checked against its type; unknown keys are
+    left out (a newer version's extras), a missing field without a default is refused."""
+    if not isinstance(args, dict):
+        raise RuleError(f"{cls.__name__}: the arguments are unreadable.")
+    hints = typing.get_type_hints(cls)
+    values: dict[str, Any] = {}
+    for f in fields(cls):  # type: ignore[arg-type]
+        if f.name not in args:
+            if f.default is MISSING:
+                raise RuleError(f"{cls.__name__}: {f.name} is missing.")
+            continue
+        values[f.name] = _read(cls, f.name, hints[f.name], args[f.name])
+    return cls(**values)
+
+
+def typed(cls: type[T], rule: Callable[[Any, T], Any]) -> Callable[[Any, dict[str, Any]], Any]:
+    """A rule on typed arguments as an ActionRule's `apply` (which takes the saved dict)."""
+    def apply(enc: Any, args: dict[str, Any]) -> Any:
+        return rule(enc, read_args(cls, args))
+    apply.__name__ = getattr(rule, "__name__", "apply")
+    apply.__doc__ = rule.__doc__
+    return apply

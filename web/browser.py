@@ -1,0 +1,312 @@
+"""The browser's side of the runtime (web/runtime.py), each part small and on its own: the page as
+`views.Page` for the event handlers, the roller's odds panel (slices on timers), the screen's wake
+lock, copying a link, the share screen's QR code and the toast. Imports pyscript: never in the
+start-up snapshot, never in CPython tests (the e2e suite drives it)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pyodide.ffi import JsException
+from pyscript import document, window
+
+from pyengine.dice import Distribution, Estimate, Rng, parse
+from pyengine.errors import EngineError
+from pyengine.reading import readings
+
+from . import dom, qr, render
+from .dom import JsObject
+from .html import esc, odds_html
+from .model import Model
+from .odds_job import OddsJob
+from .update import typed_number
+
+TOAST_SECONDS = 5
+
+
+class DomPage:
+    """views.Page over the DOM: what an event handler reads (the tapped element `node`, the element
+    the event came from `target`), and what the runtime lends a message (rng, clocks, ids)."""
+
+    def __init__(self, runtime: Any, node: JsObject, target: JsObject = None) -> None:
+        self._runtime = runtime
+        self.node = node
+        self.target = target if target is not None else node
+
+    @property
+    def model(self) -> Model:
+        return self._runtime.model  # type: ignore[no-any-return]
+
+    @property
+    def attack(self) -> dict[str, Any]:
+        return self.model.ui.attack
+
+    @property
+    def rng(self) -> Rng:
+        return self._runtime.rng  # type: ignore[no-any-return]
+
+    @property
+    def typing(self) -> bool:
+        return self.target is not None and str(getattr(self.target, "type", "")) in ("text", "number")
+
+    @property
+    def chosen(self) -> str:
+        return str(getattr(self.target, "value", "") or "") if self.target is not None else ""
+
+    def data(self, key: str) -> Any:
+        return dom.py(self.node.getAttribute(f"data-{key}")) if self.node is not None else None
+
+    def value(self, node_id: str, default: str = "") -> str:
+        return dom.value(node_id, default)
+
+    def number(self, text: Any, default: int | None = None) -> int | None:
+        return typed_number(text, default)
+
+    def checked(self, selector: str) -> list[str]:
+        return [str(n.value) for n in document.querySelectorAll(selector) if n.checked]
+
+    def ticked(self, node_id: str) -> bool:
+        node = dom.el(node_id)
+        return bool(node is not None and node.checked)
+
+    def exists(self, node_id: str) -> bool:
+        return dom.el(node_id) is not None
+
+    def attribute(self, selector: str, name: str) -> str | None:
+        node = dom.py(document.querySelector(selector))
+        found = None if node is None else dom.py(node.getAttribute(name))
+        return None if found is None else str(found)
+
+    def fields(self, selector: str, key: str) -> list[tuple[str, str, bool, str]]:
+        return [(str(n.getAttribute(key)), str(n.value), bool(getattr(n, "checked", False)), str(getattr(n, "type", "")))
+                for n in document.querySelectorAll(selector)]
+
+    def prompt(self, question: str, default: str) -> str | None:
+        answer = dom.py(window.prompt(question, default))
+        return None if answer is None else str(answer)
+
+    def now_ms(self) -> int:
+        return int(time.time() * 1000)
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    def new_id(self) -> str:
+        return self._runtime.persistence.new_id()  # type: ignore[no-any-return]
+
+    @property
+    def encounters(self) -> tuple[dict[str, Any], ...]:
+        return tuple(self._runtime.ws.encounters)
+
+    @property
+    def locked(self) -> frozenset[str]:
+        return frozenset(self._runtime.ws.locked)
+
+
+class Later:
+    """One timer: `soon(ms)` runs `callback` then (an earlier call not yet run is dropped)."""
+
+    def __init__(self, callback: Callable[[], None]) -> None:
+        self._proxy = dom.proxy(lambda *_: self._run(callback))
+        self.timer: Any = None
+
+    def _run(self, callback: Callable[[], None]) -> None:
+        self.timer = None
+        callback()
+
+    def soon(self, ms: int) -> None:
+        self.cancel()
+        self.timer = window.setTimeout(self._proxy, ms)
+
+    def cancel(self) -> None:
+        if self.timer is not None:
+            window.clearTimeout(self.timer)
+            self.timer = None
+
+
+class OddsPanel:
+    """The roller's odds for the expression in the box: exact within a small budget; past it an
+    estimate by simulation, drawn slice by slice between the user's taps."""
+
+    def __init__(self) -> None:
+        self.job: OddsJob | None = None
+        self._slice = Later(self.next_slice)
+        self._typed = Later(self.refresh)
+
+    def refresh(self) -> None:
+        self.stop()
+        text = dom.value("dice-input").strip()
+        try:
+            ast = parse(text)
+            job = OddsJob(ast)
+        except EngineError as error:
+            dom.el("dice-error").textContent = str(error)
+            dom.set_html("dice-reading", "")
+            return  # the last good chart stays
+        dom.el("dice-error").textContent = ""
+        dom.set_html("dice-reading", render.readings_html(readings(ast)))
+        if job.exact is not None:
+            self.show(job.exact)
+        else:
+            self.job = job
+            self.next_slice()
+
+    def schedule(self) -> None:
+        """A moment after typing stops (no more slices for the expression being changed)."""
+        self.stop()
+        self._typed.soon(80)
+
+    def stop(self) -> None:
+        self._slice.cancel()
+        self.job = None
+
+    def next_slice(self) -> None:
+        """Roll for one short slice, show the estimate so far, and come back unless it is done."""
+        job = self.job
+        if job is None:
+            return
+        try:
+            job.step()
+        except EngineError as error:
+            self.job = None
+            dom.el("dice-error").textContent = str(error)
+            return
+        dist = job.distribution()
+        if dist is not None:
+            self.show(dist, job.estimate)
+        if job.done:
+            self.job = None
+        else:
+            self._slice.soon(0)
+
+    def show(self, dist: Distribution, estimate: Estimate | None = None) -> None:
+        target = _whole(dom.value("odds-target").strip())
+        if target is None:
+            target = round(dist.mean)
+        dom.el("odds-target").placeholder = str(target)
+        body = dom.el("odds-body")
+        body.setAttribute("data-expr", dom.value("dice-input").strip())
+        body.setAttribute("data-kind", "exact" if estimate is None else "estimate")
+        dom.set_html("odds-body", odds_html(dist, target, estimate))
+
+
+def _whole(text: str) -> int | None:
+    try:
+        return int(text) if text else None
+    except ValueError:
+        return None
+
+
+class WakeLock:
+    """The screen kept awake while a fight runs and the page is seen (refused: the fight goes on)."""
+
+    def __init__(self) -> None:
+        self.lock: Any = None
+
+    def want(self, wanted: bool) -> None:
+        if not hasattr(window.navigator, "wakeLock"):
+            return
+        wanted = wanted and document.visibilityState == "visible"
+        if wanted and self.lock is None:
+            asyncio.ensure_future(self._acquire())
+        elif not wanted and self.lock is not None:
+            lock, self.lock = self.lock, None
+            try:
+                lock.release()
+            except JsException:
+                pass
+
+    def hidden(self) -> None:
+        self.lock = None  # the browser releases it when the page is hidden
+
+    async def _acquire(self) -> None:
+        try:
+            self.lock = await window.navigator.wakeLock.request("screen")
+        except JsException:
+            self.lock = None
+
+
+class Toast:
+    """A short message where the thumb is: at the bottom of the open sheet, else above the turn
+    controls; read out by screen readers; gone after a few seconds."""
+
+    def __init__(self) -> None:
+        self._later = Later(self.hide)
+
+    def show(self, text: str, level: str, undo: bool, in_sheet: bool) -> None:
+        for node_id in ("toast", "sheet-toast"):
+            dom.el(node_id).hidden = True
+        node = dom.el("sheet-toast" if in_sheet else "toast")
+        node.className = f"toast {level}"
+        node.innerHTML = (f'<span data-testid="toast-text">{esc(text)}</span>'
+                          + ('<button type="button" data-action="toast-undo" data-testid="toast-undo">Undo</button>' if undo else ""))
+        node.hidden = False
+        self._later.soon(TOAST_SECONDS * 1000)
+
+    def hide(self) -> None:
+        self._later.cancel()
+        for node_id in ("toast", "sheet-toast"):
+            dom.el(node_id).hidden = True
+
+    @staticmethod
+    def out_of_sheet() -> None:
+        """A message (and its Undo) said in the sheet that just closed moves to the main screen."""
+        inner, outer = dom.el("sheet-toast"), dom.el("toast")
+        if not inner.hidden:
+            outer.className, outer.innerHTML, outer.hidden = inner.className, inner.innerHTML, False
+            inner.hidden, inner.innerHTML = True, ""
+
+
+def copy_link(field_id: str, out_id: str) -> None:
+    """A link in a read-only field: selected, and to the clipboard when the browser lets us."""
+    field, out = dom.el(field_id), dom.el(out_id)
+    if field is None or not str(field.value):
+        return
+    field.select()
+
+    def told(text: str) -> JsObject:
+        def say(*_: Any) -> None:
+            if out is not None:
+                out.textContent = text
+        return dom.proxy(say)
+
+    clipboard = getattr(window.navigator, "clipboard", None)
+    if clipboard is None:
+        told("Copy the link from the field (long-press it).")()
+        return
+    # Clipboard access may be refused: the link stays in the field, selected, either way.
+    clipboard.writeText(str(field.value)).then(told("Copied: paste it to the other phone.")).catch(
+        told("Copy the link from the field (long-press it)."))
+
+
+async def show_qr(link: str) -> None:
+    """The link as a QR code under it; segno is installed the first time (a moment, said)."""
+    box, note = dom.el("share-qr"), dom.el("share-qr-note")
+    if box is None:
+        return
+    if qr.loaded() is None:
+        note.textContent = "Preparing the QR code…"
+    try:
+        segno = await qr.load_segno()
+        svg, version, modules = qr.qr_svg(segno, link)
+    except Exception as error:  # noqa: BLE001 (the encoder's install or a browser refusal: say so, keep the link)
+        if dom.el("share-qr-note") is not None:
+            dom.el("share-qr-note").textContent = f"The QR code could not be drawn ({error}); the link above works the same."
+        return
+    box, note = dom.el("share-qr"), dom.el("share-qr-note")  # the menu may have been redrawn meanwhile
+    field = dom.el("share-field")
+    if box is None or field is None or str(field.value) != link:
+        return  # closed, or another link asked for since
+    box.innerHTML = svg
+    box.setAttribute("data-version", str(version))
+    box.setAttribute("data-modules", str(modules))
+    box.hidden = False
+    note.textContent = f"Point another phone's camera at it (QR version {version}, {modules}×{modules})."
+
+
+def clear_link() -> None:
+    """The address without its part after # (a reload does not offer the link again)."""
+    window.history.replaceState(None, "", window.location.pathname + window.location.search)

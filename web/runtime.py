@@ -1,0 +1,694 @@
+"""The runtime: the one place where the page, storage and the Elm core meet.
+
+A DOM event becomes a message (the screens' handlers, web/screens), `update` (web/update) makes
+the next Model and the effects, and the runtime performs them here: store, draw, say. The Model is
+the page's only state; what lives beside it belongs to the browser (storage and its list of
+encounters, timers, the wake lock). index.html calls `start()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from pyodide.ffi import JsException
+from pyscript import document, window
+
+from pyengine.dice import RollResult
+from pyengine.errors import EngineError, SchemaError
+from pyengine.handoff import view_payload
+from pyengine.rules import system_of
+from pyengine.tracker import Timeline
+
+from . import browser, dom, render
+from . import effects as fx
+from .dom import JsObject
+from .messages import (
+    CharacterOffered,
+    CollectionChanged,
+    FightChangedElsewhere,
+    FileImported,
+    Message,
+    ShareOffered,
+    SheetClosed,
+    SheetOpened,
+    StorageKept,
+    ViewOpened,
+)
+from .model import NEXT_TURN_GUARD, Model
+from .persist import (
+    CHARACTERS,
+    COLLECTIONS,
+    INDEX,
+    ROLLS,
+    SAVED_ROLLS,
+    SNAPSHOT,
+    ChangedElsewhere,
+    MemoryStore,
+    Notice,
+    Persistence,
+    StorageFull,
+    StorageUnavailable,
+    Store,
+    Workspace,
+    export_all,
+    export_encounter,
+    share_payload,
+)
+from .screens import Context, Elsewhere, handler, screen_of
+from .update import COLLECTION_OF, notify
+from .update import update as update_model
+
+HINT_HOME = "hint:home-screen"  # the one-time "add to Home Screen" hint was shown
+HINT_FIRST = "hint:first-run"  # the one-time "tap a row, ☰ is the menu" hint was shown
+FULL = Notice("error", "Storage is full: this change is on screen but NOT saved; the last good save is kept. "
+                       "Trim old undo history to make room?", "trim-history", "Trim history", (("export-all", "Export all"),))
+
+
+class Runtime:
+    def __init__(self, store: Store, status: str, rng: random.Random, prefix: str) -> None:
+        """status: how the browser's storage answered at start: "ok", "full" or "blocked"."""
+        self.store, self.persistent, self.prefix, self.rng = store, status != "blocked", prefix, rng
+        self.persistence = Persistence(store)
+        notices: list[Notice] = []
+        try:
+            self.ws, loaded = self.persistence.load_workspace()
+            notices.extend(loaded)
+            collections = {key: tuple(self.persistence.read_collection(key, notices)) for key in (ROLLS, SAVED_ROLLS, CHARACTERS)}
+        except StorageUnavailable:
+            self.store, self.persistent = MemoryStore(), False
+            self.persistence = Persistence(self.store)
+            self.ws, _ = self.persistence.load_workspace()
+            collections = {}
+        if status == "full":
+            notices.append(Notice(
+                "error", "Storage is full (this site, or another site at this address, filled it). Your saved fights are "
+                         "shown, but changes cannot be saved until there is room. Export all keeps a copy; Trim history "
+                         "frees room.", "export-all", "Export all", (("trim-history", "Trim history"),)))
+        elif not self.persistent:
+            notices.append(Notice("error", "This browser is not letting Roundkeeper save (storage is blocked or private). "
+                                           "Everything works, but the fight is lost when the page closes. Export it to keep it."))
+        self.model = Model(self.ws.current, rolls=collections.get(ROLLS, ()), saved_rolls=collections.get(SAVED_ROLLS, ()),
+                           characters=collections.get(CHARACTERS, ()), roster=tuple(self.ws.roster), templates=tuple(self.ws.templates),
+                           notices=tuple(notices))
+        self._tracker_html: tuple[tuple[Timeline | None, tuple[str, ...] | None], str] = ((None, None), "")
+        self.odds = browser.OddsPanel()
+        self.toasts = browser.Toast()
+        self.wake = browser.WakeLock()
+        self.sheet_later = browser.Later(self.render_sheet)
+        self.asked_to_keep = False
+        self._performers = self.performing()
+
+    # -- the loop: message -> update -> effects ----------------------------------------------
+    def dispatch(self, message: Message) -> Model:
+        """Run `update` on a message, keep its model, and perform its effects in order."""
+        self.model, effects = update_model(self.model, message)
+        for effect in effects:
+            self._performers[type(effect)](effect)
+        return self.model
+
+    def event(self, kind: str, name: str, node: JsObject, target: JsObject = None) -> None:
+        """A DOM event to its screen's handler, and the messages it answers with to `dispatch`; a
+        value the handler cannot read (a bad number) is said where the tap was."""
+        found = handler(kind, name, self.model.timeline.present.system)
+        if found is None:
+            return
+        try:
+            answer = found(browser.DomPage(self, node, target))
+            for message in answer if isinstance(answer, tuple) else (answer,) if answer is not None else ():
+                self.dispatch(message)
+        except EngineError as error:
+            self.refuse(str(error))
+
+    def say(self, notice: Notice) -> None:
+        """A notice from the browser's side (storage refused, another tab)."""
+        self.model = notify(self.model, notice)
+        self.render_notices()
+
+    def performing(self) -> dict[type, Callable[[Any], None]]:
+        """Effect type -> how the page carries it out (the one table of what update may ask)."""
+        return {
+            fx.SaveFight: lambda e: self.save_fight(),
+            fx.Render: lambda e: self.render(),
+            fx.RenderSheet: lambda e: self.render_sheet(),
+            fx.ScheduleSheet: lambda e: self.sheet_later.soon(150),
+            fx.RenderNotices: lambda e: self.render_notices(),
+            fx.RenderRolls: lambda e: self.render_rolls(),
+            fx.Toast: lambda e: self.toasts.show(e.text, e.level, e.undo, self.model.ui.sheet is not None),
+            fx.HideToast: lambda e: self.toasts.hide(),
+            fx.Refuse: lambda e: self.refuse(e.text),
+            fx.ShowSheet: lambda e: self.show_sheet(e.focus),
+            fx.CloseSheet: lambda e: self.close_sheet(),
+            fx.StoreCollection: lambda e: self.store_collection(e.key),
+            fx.KeepAwake: lambda e: self.wake.want(self.model.timeline.present.started),
+            fx.AskToKeepStorage: lambda e: self.ask_to_keep_storage(),
+            fx.SayOnLine: lambda e: setattr(dom.el(e.line), "textContent", e.text),
+            fx.SetField: lambda e: self.fill(((e.field, e.value),)),
+            fx.FillForm: lambda e: self.fill(e.fields, e.focus),
+            fx.ShowRoll: lambda e: self.show_roll(e.result),
+            fx.RefreshOdds: lambda e: self.odds.refresh(),
+            fx.ScheduleOdds: lambda e: self.odds.schedule(),
+            fx.ClearLink: lambda e: browser.clear_link(),
+            fx.SwitchTo: self.switch_to_effect,
+            fx.ForgetStored: self.forget_stored,
+            fx.LoadEncounter: lambda e: self.load_encounter(e.ident),
+            fx.TrimStored: lambda e: self.trim_stored(e.keep),
+            fx.AddEncounters: self.add_encounters,
+            fx.SetTheme: lambda e: self.set_theme(e.theme),
+            fx.Download: lambda e: self.download(e.what),
+            fx.ShowShareLink: lambda e: self.show_share_link(e.kind),
+            fx.CopyLink: lambda e: browser.copy_link(e.field, e.line),
+            fx.Reload: lambda e: window.location.reload(),
+        }
+
+    # -- storage ---------------------------------------------------------------------------
+    def workspace(self) -> Workspace:
+        """The stored list of encounters with the model's fight, party and opponents in it."""
+        self.ws.current, self.ws.roster, self.ws.templates = self.model.timeline, list(self.model.roster), list(self.model.templates)
+        return self.ws
+
+    def save_fight(self) -> None:
+        """The fight on screen changed: its line in the list of encounters, then the save."""
+        for entry in self.ws.encounters:
+            if entry["id"] == self.model.timeline.present.id:
+                describe_entry(entry, self.model.timeline)
+        self.save()
+
+    def save(self) -> None:
+        if not self.persistent:
+            return
+        try:
+            self.persistence.save_timeline(self.model.timeline, self.workspace())
+        except StorageFull:
+            self.say(FULL)
+            return
+        except ChangedElsewhere:
+            self.pick_up_other_tab(conflict=True)
+            return
+        except SchemaError as error:
+            self.say(Notice("warn", str(error)))
+            return
+        except StorageUnavailable:
+            self.say(Notice("error", "The browser stopped letting Roundkeeper save. Export the fight to keep it."))
+            return
+        try:
+            self.store.set(SNAPSHOT, self.tracker_html() if self.model.ui.selected is None else render.tracker_html(self.model.timeline))
+        except (StorageFull, StorageUnavailable):
+            pass  # the snapshot is only a faster start; the fight itself is saved
+
+    def store_collection(self, key: str) -> None:
+        """Store one collection of the model (merged with another tab's), and keep what was stored."""
+        if not self.persistent:
+            return
+        try:
+            stored = self.persistence.write_collection(key, list(getattr(self.model, COLLECTION_OF[key])))
+        except StorageFull:
+            self.say(Notice("error", f"Storage is full: the {COLLECTIONS[key].what} could not be saved. "
+                                     "Trim history or export to make room.", "trim-history", "Trim history", (("export-all", "Export all"),)))
+            return
+        except StorageUnavailable:
+            self.say(Notice("error", f"The browser stopped letting Roundkeeper save (storage was blocked): the "
+                                     f"{COLLECTIONS[key].what} could not be saved. Export all keeps a copy.", "export-all", "Export all"))
+            return
+        kept: dict[str, Any] = {COLLECTION_OF[key]: tuple(stored)}
+        self.model = replace(self.model, **kept)
+
+    def pick_up_other_tab(self, conflict: bool = False) -> None:
+        eid = self.model.timeline.present.id
+        self.persistence.revs.pop(eid, None)
+        notices: list[Notice] = []
+        timeline, _ = self.persistence.load_timeline(eid, notices)
+        for notice in notices:
+            self.say(notice)
+        if timeline is not None:
+            self.dispatch(FightChangedElsewhere(timeline, conflict))
+
+    def pick_up_collection(self, key: str) -> None:
+        """Another tab stored a collection (or the list of encounters): show its version."""
+        if key == INDEX:
+            self.persistence.refresh_index(self.workspace())
+            screen = screen_of(self.model.ui)
+            if screen is not None and screen.redrawn_for(key):
+                self.render_sheet()
+            return
+        self.dispatch(CollectionChanged(key, tuple(self.persistence.read_collection(key, []))))
+
+    def trim_stored(self, keep: int) -> None:
+        """Every stored fight but the one on screen keeps its last `keep` undo steps."""
+        current = self.model.timeline.present.id
+        for entry in self.ws.encounters:
+            if entry["id"] == current or entry["id"] in self.ws.locked:
+                continue
+            timeline, _ = self.persistence.load_timeline(entry["id"], [])
+            if timeline is not None and len(timeline.actions) > keep:
+                try:
+                    self.persistence.save_timeline(timeline.trimmed(keep), self.workspace())
+                except (StorageFull, StorageUnavailable, SchemaError):
+                    pass
+
+    # -- encounters ------------------------------------------------------------------------
+    def switch_to(self, timeline: Timeline, origin: dict[str, Any] | None = None) -> None:
+        """Show this fight: the one left is stored (a fresh one never saved yet too), the new one listed."""
+        outgoing = self.model.timeline.present.id
+        listed = any(e["id"] == outgoing for e in self.ws.encounters)
+        if self.persistent and listed and outgoing not in self.ws.locked and self.persistence.stored_rev(outgoing) is None:
+            self.save()
+        # A selection belongs to the fight it was made in.
+        self.model = replace(self.model, timeline=timeline, ui=replace(self.model.ui, selected=None))
+        if not any(e["id"] == timeline.present.id for e in self.ws.encounters):
+            self.ws.encounters.append({**describe_entry({"id": timeline.present.id}, timeline), **(origin or {})})
+        self.save()
+        self.render()
+        self.wake.want(timeline.present.started)
+
+    def switch_to_effect(self, effect: fx.SwitchTo) -> None:
+        """Over an earlier encounter (its list entry brought up to date, its stored revision
+        forgotten), or as a new one listed with where it came from."""
+        if effect.replacing is not None:
+            self.persistence.revs.pop(effect.replacing, None)
+            for entry in self.ws.encounters:
+                if entry["id"] == effect.replacing:
+                    describe_entry(entry, effect.timeline)
+            self.switch_to(effect.timeline)
+        else:
+            self.switch_to(effect.timeline, dict(effect.origin))
+
+    def load_encounter(self, eid: str) -> None:
+        notices: list[Notice] = []
+        timeline, locked = self.persistence.load_timeline(eid, notices)
+        for notice in notices:
+            self.say(notice)
+        if timeline is None:
+            if locked:
+                self.ws.locked.add(eid)
+            return
+        self.switch_to(timeline)
+
+    def forget_stored(self, effect: fx.ForgetStored) -> None:
+        """Out of storage and the list; then the first encounter left, else a fresh one."""
+        self.persistence.delete_encounter(effect.ident)
+        self.ws.encounters = [e for e in self.ws.encounters if e["id"] != effect.ident]
+        first = next((e for e in self.ws.encounters if e["id"] not in self.ws.locked), None)
+        notices: list[Notice] = []
+        timeline = self.persistence.load_timeline(first["id"], notices)[0] if first is not None else None
+        for notice in notices:
+            self.say(notice)
+        self.switch_to(timeline if timeline is not None else effect.fresh)
+
+    def add_encounters(self, effect: fx.AddEncounters) -> None:
+        """Imported fights: each stored and listed as from a file; the last one shown."""
+        for timeline in effect.timelines:
+            self.model = replace(self.model, timeline=timeline)
+            self.ws.encounters.append({**describe_entry({"id": timeline.present.id}, timeline), "from": "file"})
+            self.save()
+
+    def download(self, what: str) -> None:
+        if what == "all":
+            dom.download("roundkeeper-all.json", export_all(self.workspace(), self.persistence))
+        else:
+            dom.download(f"roundkeeper-{slug(self.model.timeline.present.name)}.json", export_encounter(self.model.timeline))
+
+    # -- drawing ---------------------------------------------------------------------------
+    def tracker_html(self) -> str:
+        """The turn order's HTML, built once per state: the screen and the snapshot share it."""
+        (timeline, selected), html = self._tracker_html
+        if timeline is not self.model.timeline or selected != self.model.ui.selected:  # identity: comparing timelines would walk them
+            html = render.tracker_html(self.model.timeline, self.model.ui.selected)
+            self._tracker_html = ((self.model.timeline, self.model.ui.selected), html)
+        return html
+
+    def render(self) -> None:
+        t = self.model.timeline
+        enc = t.present
+        dom.set_html("tracker", self.tracker_html())
+        dom.el("round-label").textContent = render.round_label(enc)
+        dom.el("undo").disabled = not t.can_undo
+        dom.el("redo").disabled = not t.can_redo
+        nxt = dom.el("next-turn")
+        nxt.disabled = not enc.combatants
+        nxt.textContent = ("Next turn" if system_of(enc).flow.ordered_by_initiative else "Done") if enc.started else "Start fight"
+        log_box = dom.el("log-box")
+        if log_box is not None and log_box.open:
+            dom.set_html("log", render.log_html(t.log()))
+        self.render_notices()
+        if self.model.ui.sheet is not None:
+            self.render_sheet()
+
+    def show_roll(self, result: RollResult) -> None:
+        dom.set_html("roll-result", render.roll_result_html(result))
+
+    def render_notices(self) -> None:
+        dom.set_html("notices", render.notices_html(list(self.model.notices)))
+
+    def render_rolls(self) -> None:
+        dom.set_html("saved-rolls", render.saved_rolls_html(list(self.model.saved_rolls)))
+        dom.set_html("roll-history", render.history_html(list(self.model.rolls)))
+
+    def render_roller(self) -> None:
+        dom.set_html("roller", render.roller_html())
+        self.render_rolls()
+        self.odds.refresh()
+
+    def context(self) -> Context:
+        """What the screens draw from: the model, the list of encounters, the theme, the storage."""
+        return Context(self.model, tuple(self.ws.encounters), frozenset(self.ws.locked), self.model.trash.encounters,
+                       str(document.documentElement.dataset.theme or "dark"), self.storage_state(), time.time(),
+                       f"{window.location.origin}{window.location.pathname}")
+
+    def render_sheet(self) -> None:
+        """Draw the open screen (web/screens); one whose subject is gone closes or opens another."""
+        screen = screen_of(self.model.ui)
+        if screen is None or self.model.ui.sheet is None:
+            return
+        drawn = screen.draw(self.context(), self.model.ui.sheet[1])
+        if isinstance(drawn, Elsewhere):
+            self.dispatch(SheetClosed() if drawn.kind is None else SheetOpened(drawn.kind))
+            return
+        dom.set_html("sheet-body", drawn)
+
+    def show_sheet(self, focus: bool) -> None:
+        dom.forget("sheet-body")
+        self.render_sheet()
+        dialog = dom.el("sheet")
+        if self.model.ui.sheet is None:
+            return  # what it would show is gone
+        if not dialog.open:
+            dialog.showModal()
+        first = dom.py(dialog.querySelector("input:not([type=file]),select"))
+        if first is not None and focus:
+            first.focus()
+
+    def close_sheet(self) -> None:
+        dialog = dom.el("sheet")
+        if dialog.open:
+            dialog.close()
+        self.toasts.out_of_sheet()
+
+    def refuse(self, text: str) -> None:
+        """A refusal, said where the tap was: in the open screen (its own error line and a toast at
+        the bottom of the sheet), else as a notice."""
+        screen = screen_of(self.model.ui)
+        node = dom.el(screen.error_line) if screen is not None and screen.error_line else None
+        if node is None:
+            self.say(Notice("error", text))
+            return
+        node.textContent = text
+        self.toasts.show(text, "error", False, True)
+
+    def fill(self, fields: tuple[tuple[str, str | bool], ...], focus: str | None = None) -> None:
+        for node_id, value in fields:
+            node = dom.el(node_id)
+            if node is None:
+                continue
+            if isinstance(value, bool):
+                node.checked = value
+            else:
+                node.value = value
+        if focus is not None and dom.el(focus) is not None:
+            dom.el(focus).focus()
+
+    def set_theme(self, theme: str) -> None:
+        document.documentElement.dataset.theme = theme
+        if self.persistent:
+            try:
+                self.store.set("theme", theme)
+            except (StorageFull, StorageUnavailable):
+                pass
+
+    def show_share_link(self, kind: str) -> None:
+        """The fight for a co-GM (its whole present state), or the players' read-only view: in the
+        field, copied, and drawn as a QR code."""
+        field = dom.el("share-field")
+        if field is None:
+            return
+        here = f"{window.location.origin}{window.location.pathname}"
+        enc = self.model.timeline.present
+        field.value = f"{here}#view={view_payload(enc)}" if kind == "view" else f"{here}#fight={share_payload(enc)}"
+        browser.copy_link("share-field", "share-out")
+        asyncio.ensure_future(browser.show_qr(str(field.value)))
+
+    # -- keeping the data ------------------------------------------------------------------
+    def storage_state(self) -> str:
+        if not self.persistent:
+            return "blocked"
+        if any("trim-history" in dict(n.buttons()) for n in self.model.notices):
+            return "full"
+        return {True: "kept", False: "may-clear", None: "unknown"}[self.model.storage_kept]
+
+    def ask_to_keep_storage(self) -> None:
+        if self.persistent and self.model.storage_kept is not True and self.model.timeline.present.started and not self.asked_to_keep:
+            self.asked_to_keep = True
+            asyncio.ensure_future(self.check_storage_kept(ask=True))
+
+    async def check_storage_kept(self, ask: bool) -> None:
+        """Whether the browser keeps our data; with `ask`, ask it to (once a fight has started)."""
+        storage = getattr(window.navigator, "storage", None)
+        if storage is None or not hasattr(storage, "persist"):
+            return
+        try:
+            kept = bool(await storage.persisted())
+            if not kept and ask:
+                kept = bool(await storage.persist())
+        except JsException:
+            return
+        self.dispatch(StorageKept(kept))
+
+    def first_time(self, key: str) -> bool:
+        """True the first time this is asked for `key` on this device (and remembered); never
+        when nothing can be remembered, so a hint does not nag on every start."""
+        if not self.persistent:
+            return False
+        try:
+            if self.store.get(key) is not None:
+                return False
+            self.store.set(key, "shown")
+        except (StorageFull, StorageUnavailable):
+            return False
+        return True
+
+    def hints(self) -> None:
+        """Once, on a first visit: where a combatant's sheet and the menu are. Safari for iPhone and
+        iPad, not opened from the Home Screen: that it clears a site's storage after 7 days."""
+        if not self.model.timeline.present.combatants and self.first_time(HINT_FIRST):
+            self.model = notify(self.model, Notice(
+                "info", "Add combatants, then tap one to open its sheet (damage, conditions, attacks). "
+                        "☰ at the top opens the menu: encounters, game systems, export and the rules."))
+        if dom.py(getattr(window.navigator, "standalone", None)) is False and self.first_time(HINT_HOME):
+            self.model = notify(self.model, Notice(
+                "info", "Safari clears a site's saved data after 7 days without a visit. To keep your "
+                        "fights, add Roundkeeper to your Home Screen (Share → Add to Home Screen); "
+                        "Export all in the menu saves a copy to a file.", "export-all", "Export all"))
+
+
+def describe_entry(entry: dict[str, Any], timeline: Timeline) -> dict[str, Any]:
+    """Bring a list entry up to date with its fight: name, system, round, last played. The time
+    is kept to the minute, so most taps leave the stored list of encounters as it was."""
+    enc = timeline.present
+    entry.update({"name": enc.name, "system": enc.system, "round": enc.round, "at": int(time.time() // 60) * 60_000})
+    return entry
+
+
+def slug(name: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-")[:40] or "encounter"
+
+
+# -- the page's events ------------------------------------------------------------------------------
+
+SWIPE_PX = 80  # a downward swipe this long, started while the sheet is scrolled to its top, closes it
+
+
+class Listeners:
+    """The page's events: taps, forms, typing, choices, keys, the sheet's gestures, other tabs,
+    links opened on a running page; each to the runtime."""
+
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+        self.swipe: dict[str, float] = {}
+
+    def on_click(self, event: JsObject) -> None:
+        node = dom.py(event.target.closest("[data-action]"))
+        if node is not None and not node.hasAttribute("disabled"):
+            self.rt.event("click", str(node.getAttribute("data-action")), node)
+
+    def on_submit(self, event: JsObject) -> None:
+        form = event.target
+        action = dom.py(form.getAttribute("data-action-submit"))
+        if action:
+            event.preventDefault()
+            self.rt.event("submit", str(action), form)
+
+    def on_input(self, event: JsObject) -> None:
+        self.rt.event("input", str(event.target.id or ""), event.target)
+
+    def on_change(self, event: JsObject) -> None:
+        target = event.target
+        if target.id == "import-file" and target.files.length:
+            asyncio.ensure_future(import_file(self.rt, target.files.item(0)))
+            target.value = ""
+            return
+        self.rt.event("change", str(dom.py(target.getAttribute("data-action-change")) or ""), target, target)
+
+    def on_key(self, event: JsObject) -> None:
+        key, target = str(event.key), event.target
+        if key == "Enter" and dom.py(target.getAttribute("data-testid")) == "init-input":
+            next_initiative(event)
+            return
+        if key in ("Enter", " ") and str(target.tagName) == "LI" and target.hasAttribute("data-action"):
+            event.preventDefault()  # a focusable row (a combatant) answers Enter and Space like a button
+            self.on_click(event)
+            return
+        tag = str(target.tagName or "").lower()
+        if tag in ("input", "textarea", "select") or dom.el("sheet").open or event.defaultPrevented:
+            return
+        key, ctrl = key.lower(), event.ctrlKey or event.metaKey
+        if key == "n" and not ctrl:
+            self.rt.event("click", "next-turn", target)
+        elif (key == "u" and not ctrl) or (key == "z" and ctrl and not event.shiftKey):
+            event.preventDefault()
+            self.rt.event("click", "undo", target)
+        elif (key == "z" and ctrl and event.shiftKey) or (key == "y" and ctrl):
+            event.preventDefault()
+            self.rt.event("click", "redo", target)
+
+    def on_sheet_close(self, event: JsObject) -> None:
+        """Closed by the browser (Escape, the back gesture): the UI state follows. The event comes a
+        moment after the close; a sheet opened again since stays open."""
+        if not dom.el("sheet").open:
+            self.rt.dispatch(SheetClosed())
+
+    def on_sheet_click(self, event: JsObject) -> None:
+        """A tap on the backdrop (outside the sheet's box, which the dialog itself receives) closes it."""
+        sheet = dom.el("sheet")
+        if event.target == sheet:
+            box = sheet.getBoundingClientRect()
+            if not (box.left <= event.clientX <= box.right and box.top <= event.clientY <= box.bottom):
+                self.rt.dispatch(SheetClosed())
+
+    def on_touchstart(self, event: JsObject) -> None:
+        touch = event.changedTouches.item(0)
+        self.swipe.clear()
+        if event.touches.length == 1 and dom.el("sheet").scrollTop <= 0 and touch is not None:
+            self.swipe["y"], self.swipe["x"] = float(touch.clientY), float(touch.clientX)
+
+    def on_touchend(self, event: JsObject) -> None:
+        touch = event.changedTouches.item(0)
+        if "y" not in self.swipe or touch is None:
+            return
+        dy, dx = float(touch.clientY) - self.swipe["y"], abs(float(touch.clientX) - self.swipe["x"])
+        self.swipe.clear()
+        if dy >= SWIPE_PX and dx < dy / 2:  # mostly down, like pulling the sheet away
+            self.rt.dispatch(SheetClosed())
+
+    def on_storage(self, event: JsObject) -> None:
+        key = dom.py(event.key)
+        if key is None or not str(key).startswith(self.rt.prefix):
+            return  # cleared, or a sibling site at another path of this origin
+        name = str(key)[len(self.rt.prefix):]
+        if name == f"enc:{self.rt.model.timeline.present.id}":
+            self.rt.pick_up_other_tab()
+        elif name in COLLECTIONS or name == INDEX:
+            self.rt.pick_up_collection(name)
+
+    def on_visibility(self, event: JsObject) -> None:
+        self.rt.wake.hidden()
+        self.rt.wake.want(self.rt.model.timeline.present.started)
+
+    def on_log_toggle(self, event: JsObject) -> None:
+        dom.forget("log")
+        self.rt.render()
+
+    def on_hash_change(self, event: JsObject) -> None:
+        open_fragment(self.rt)
+        self.rt.render_notices()
+
+    def wire(self) -> None:
+        sheet = dom.el("sheet")
+        for target, name, listener in (
+            (document, "click", self.on_click), (document, "submit", self.on_submit), (document, "input", self.on_input),
+            (document, "change", self.on_change), (document, "keydown", self.on_key), (window, "storage", self.on_storage),
+            (document, "visibilitychange", self.on_visibility), (dom.el("log-box"), "toggle", self.on_log_toggle),
+            (sheet, "close", self.on_sheet_close), (sheet, "click", self.on_sheet_click),
+            (sheet, "touchstart", self.on_touchstart), (sheet, "touchend", self.on_touchend),
+            (window, "hashchange", self.on_hash_change),
+        ):
+            dom.on(target, name, listener)
+
+
+def next_initiative(event: JsObject) -> None:
+    """Enter in an initiative field moves on to the next empty one; after the last, the fight starts."""
+    event.preventDefault()
+    inputs = list(document.querySelectorAll("[data-testid=init-input]"))
+    at = next((i for i, n in enumerate(inputs) if n == event.target), len(inputs))
+    empty = next((n for n in inputs[at + 1:] if not str(n.value).strip()), None)
+    if empty is not None:
+        empty.focus()
+    else:
+        dom.el("init-form").requestSubmit()
+
+
+def open_fragment(rt: Runtime) -> None:
+    """A link with a shared fight, a player's character or the players' view: offered, never opened
+    unasked (also when the link is opened on a page already running: only the part after # changed)."""
+    fragment = str(window.location.hash or "")
+    if fragment.startswith("#fight="):
+        rt.dispatch(ShareOffered(fragment[len("#fight="):], tuple(rt.ws.encounters), frozenset(rt.ws.locked)))
+    elif fragment.startswith("#character="):
+        rt.dispatch(CharacterOffered(fragment[len("#character="):]))
+    elif fragment.startswith("#view="):
+        rt.dispatch(ViewOpened(fragment[len("#view="):]))
+
+
+async def import_file(rt: Runtime, file: JsObject) -> None:
+    rt.dispatch(FileImported(str(await file.text()), rt.persistence.new_id(), len(rt.ws.encounters)))
+
+
+runtime: Runtime | None = None  # the page's, once started (the bench reads it)
+
+
+def start() -> None:
+    """Build the runtime from what is stored, draw the page, listen to it, say the engine is ready."""
+    global runtime
+    rk = window.RK
+    prefix = str(rk.prefix)
+    store, status = dom.open_store(prefix)
+    seed = dom.py(window.URLSearchParams.new(window.location.search).get("seed"))
+    rng = random.Random(int(seed)) if seed is not None and str(seed).lstrip("-").isdigit() else random.Random()
+    try:
+        rt = Runtime(store, status, rng, prefix)
+    except Exception as error:  # noqa: BLE001 - whatever is stored, the engine starts
+        rt = Runtime(MemoryStore(), "blocked", rng, prefix)
+        rt.say(Notice("error", f"The saved data could not be loaded ({type(error).__name__}: {str(error)[:200]}). "
+                               "It is left untouched; this page runs without saving. Reload to try again."))
+    runtime = rt
+    guard = dom.py(getattr(rk, "nextTurnGuardMs", None))
+    rt.model = replace(rt.model, next_turn_guard=NEXT_TURN_GUARD if guard is None else float(guard) / 1000)
+    dom.el("tracker").removeAttribute("inert")
+    rt.render()
+    rt.render_roller()
+    window.performance.mark("rk:first-render")
+    Listeners(rt).wire()
+    for node in (dom.el("undo"), dom.el("redo"), dom.el("next-turn")):
+        node.setAttribute("data-action", node.id)
+    open_fragment(rt)
+    rt.wake.want(rt.model.timeline.present.started)
+    rt.hints()
+    rt.render_notices()
+    asyncio.ensure_future(rt.check_storage_kept(ask=False))
+    rt.ask_to_keep_storage()
+    rk.bench = dom.proxy(bench)
+    window.clearTimeout(rk.watchdog)
+    document.getElementById("boot-error").classList.remove("show")
+    document.documentElement.dataset.engine = "ready"
+    rk.readyAt = window.performance.now()
+    window.performance.mark("rk:ready")
+
+
+def bench(name: JsObject, arg: JsObject = "") -> str:
+    from . import bench as hooks  # only when the benchmark asks: keeps it off the start-up path
+
+    assert runtime is not None
+    return hooks.hook(runtime, str(name), str(arg))

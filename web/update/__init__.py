@@ -1,0 +1,53 @@
+"""`update(model, message) -> (model, effects)`: what a message does to the page's state, and what
+the runtime must then do (save, draw, say). Pure: no pyscript, no DOM, no clock (a time comes in
+the message), no global random (a message that rolls carries its `rng`). Unit-tested in CPython.
+
+>>> from pyengine.tracker import Timeline, new_encounter
+>>> from web.messages import SelectingToggled
+>>> model, effects = update(Model(Timeline.start(new_encounter("e1"))), SelectingToggled())
+>>> model.ui.selected, effects
+((), (Render(),))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..messages import Message
+from ..model import Model
+from . import characters, encounters, fight, roller
+from .characters import character_document
+from .common import (
+    COLLECTION_OF,
+    FIGHT_CHANGED,
+    FOCUSED,
+    MAX_AMOUNT,
+    QUIET_ACTIONS,
+    Result,
+    act,
+    closed,
+    commit,
+    in_place,
+    noticed,
+    notify,
+    opened,
+    redrawn,
+    typed_number,
+    whole_number,
+    with_roll,
+    without,
+)
+from .encounters import shared_before
+from .fight import batch_actions, numbered_name, practice_entry, practice_of
+
+__all__ = ["update", "QUIET_ACTIONS", "FIGHT_CHANGED", "MAX_AMOUNT", "COLLECTION_OF", "act", "typed_number", "whole_number", "noticed",
+           "without", "notify", "in_place", "with_roll", "opened", "closed", "commit", "redrawn", "Result", "FOCUSED",
+           "character_document", "shared_before", "batch_actions", "numbered_name", "practice_entry", "practice_of"]
+
+_UPDATES: dict[type, Callable[[Model, Any], Result]] = {**fight.UPDATES, **roller.UPDATES, **characters.UPDATES, **encounters.UPDATES}
+
+
+def update(model: Model, message: Message) -> Result:
+    """The model after `message`, and the effects the runtime performs, in order."""
+    return _UPDATES[type(message)](model, message)

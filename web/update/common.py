@@ -1,0 +1,133 @@
+"""What every part of `update` shares: acting on the fight, numbers as typed, notices, sheets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from pyengine.dice import Rng
+from pyengine.errors import EngineError
+from pyengine.tracker import Timeline, resolve
+
+from .. import state
+from ..effects import (
+    AskToKeepStorage,
+    CloseSheet,
+    Effect,
+    KeepAwake,
+    Refuse,
+    Render,
+    RenderSheet,
+    SaveFight,
+    ScheduleSheet,
+    ShowSheet,
+    Toast,
+)
+from ..model import Model
+from ..persist import (
+    CHARACTERS,
+    MAX_ROLL_HISTORY,
+    ROLLS,
+    ROSTER,
+    SAVED_ROLLS,
+    TEMPLATES,
+    Notice,
+)
+
+Result = tuple[Model, tuple[Effect, ...]]
+
+# Actions whose result is plain on screen (the order, the round, a new row): no toast for them.
+QUIET_ACTIONS = frozenset({"next_turn", "previous_turn", "start_combat", "add_combatant", "set_option", "rename", "act_now"})
+# What follows any change to the fight: store it, draw it, keep the screen awake, ask to keep storage.
+FIGHT_CHANGED: tuple[Effect, ...] = (SaveFight(), Render(), KeepAwake(), AskToKeepStorage())
+MAX_AMOUNT = 1_000_000
+
+
+def commit(model: Model, timeline: Timeline, *more: Effect) -> Result:
+    return replace(model, timeline=timeline), FIGHT_CHANGED + more
+
+
+def act(model: Model, kind: str, args: dict[str, Any], rng: Rng, close_sheet: bool = False) -> Result:
+    """Resolve and apply one request; a refusal changes nothing and is said where the tap was.
+    A change the screen does not show by itself is said in a toast, with Undo."""
+    try:
+        timeline = model.timeline.do(resolve(model.timeline.present, kind, args, rng))
+    except EngineError as error:
+        return model, (Refuse(str(error)),)
+    said: tuple[Effect, ...] = ()
+    if kind not in QUIET_ACTIONS:
+        text = "; ".join(e.text for e in timeline.logs[timeline.cursor - 1][:3])
+        said = (Toast(text or "Done.", undo=True),)
+    return commit(model, timeline, *said, *((CloseSheet(),) if close_sheet else ()))
+
+
+def typed_number(text: object, default: int | None = None) -> int | None:
+    """A whole number as typed in a field; `default` when the field is empty (the engine checks its
+    range); EngineError, with a message fit for a person, for anything else."""
+    text = str(text or "").strip()
+    if not text:
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise EngineError(f"“{text[:20]}” is not a whole number.") from None
+
+
+def whole_number(text: str, what: str = "an amount") -> int:
+    """A typed whole number from 0 to MAX_AMOUNT; EngineError with a message fit for a person."""
+    value = typed_number(text)
+    if value is None:
+        raise EngineError(f"Type {what} first.")
+    if not 0 <= value <= MAX_AMOUNT:
+        raise EngineError(f"Enter a number from 0 to {MAX_AMOUNT:,}.")
+    return value
+
+
+def noticed(notices: Sequence[Notice], notice: Notice) -> tuple[Notice, ...]:
+    """The notices with `notice` said once: the same text said again moves to the end."""
+    return tuple(n for n in notices if n.text != notice.text) + (notice,)
+
+
+def without(notices: Sequence[Notice], *actions: str) -> tuple[Notice, ...]:
+    """The notices less those that offer one of `actions` (what they offered is done or gone)."""
+    return tuple(n for n in notices if n.action not in actions)
+
+
+def notify(model: Model, notice: Notice) -> Model:
+    return replace(model, notices=noticed(model.notices, notice))
+
+
+def in_place(items: tuple[dict[str, Any], ...], item: dict[str, Any]) -> tuple[dict[str, Any], ...]:
+    """`items` with `item` in the place of the one with its id (else at the end)."""
+    index = next((i for i, x in enumerate(items) if x.get("id") == item.get("id")), len(items))
+    rest = tuple(x for x in items if x.get("id") != item.get("id"))
+    return rest[:index] + (item,) + rest[index:]
+
+
+def with_roll(model: Model, entry: dict[str, Any]) -> Model:
+    """The dice history with `entry` first, the newest MAX_ROLL_HISTORY kept."""
+    return replace(model, rolls=((entry,) + model.rolls)[:MAX_ROLL_HISTORY])
+
+
+FOCUSED = frozenset({"add", "edit", "init"})  # forms whose first field takes the focus when they open
+
+
+def opened(model: Model, kind: str, ident: str | None = None) -> Result:
+    """A sheet opened (drawn anew, its attack panel fresh)."""
+    return replace(model, ui=state.update(model.ui, "sheet-opened", kind=kind, ident=ident)), (ShowSheet(kind in FOCUSED),)
+
+
+def redrawn(model: Model, typing: bool) -> tuple[Effect, ...]:
+    """Typing then tapping a button: the sheet is redrawn a moment later, so that the tap lands."""
+    return (ScheduleSheet(),) if typing else (RenderSheet(),)
+
+
+COLLECTION_OF = {ROLLS: "rolls", SAVED_ROLLS: "saved_rolls", CHARACTERS: "characters", ROSTER: "roster", TEMPLATES: "templates"}
+
+
+def closed(model: Model) -> Result:
+    """The sheet closed (nothing to do when none is open: the dialog's own close event after ours)."""
+    if model.ui.sheet is None:
+        return model, ()
+    return replace(model, ui=state.update(model.ui, "sheet-closed")), (CloseSheet(),)

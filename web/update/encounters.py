@@ -1,0 +1,256 @@
+"""Encounters: new, copied, deleted and brought back, switched, trimmed, imported; a fight shared
+by link; what another tab stored; the players' view from a link."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from pyengine.errors import EngineError
+from pyengine.handoff import read_view
+from pyengine.rules import system_of
+from pyengine.text import quoted
+from pyengine.tracker import Timeline, new_encounter
+
+from .. import state
+from ..effects import (
+    AddEncounters,
+    ClearLink,
+    CloseSheet,
+    Effect,
+    ForgetStored,
+    LoadEncounter,
+    Refuse,
+    Render,
+    RenderNotices,
+    RenderRolls,
+    RenderSheet,
+    ShowSheet,
+    StoreCollection,
+    SwitchTo,
+    TrimStored,
+)
+from ..messages import (
+    CollectionChanged,
+    EncounterCopied,
+    EncounterCreated,
+    EncounterDeleted,
+    EncounterPicked,
+    EncounterRestored,
+    FightChangedElsewhere,
+    FileImported,
+    HistoryTrimmed,
+    ShareOffered,
+    ShareOpened,
+    StorageKept,
+    ViewOpened,
+)
+from ..model import Model
+from ..persist import (
+    CHARACTERS,
+    ROLLS,
+    ROSTER,
+    SAVED_ROLLS,
+    TEMPLATES,
+    Notice,
+    import_characters,
+    parse_import,
+    read_share,
+    rebase,
+)
+from ..render import round_label as render_round
+from ..screens import screen_of
+from ..screens.characters import fresh_id
+from .common import (
+    COLLECTION_OF,
+    FIGHT_CHANGED,
+    Result,
+    closed,
+    notify,
+    without,
+)
+
+# -- a fight shared by link ---------------------------------------------------------------------------
+
+
+def shared_before(encounters: tuple[dict[str, Any], ...], locked: frozenset[str], source: str) -> dict[str, Any] | None:
+    """The encounter opened before from the same shared fight (not one a newer version locked)."""
+    return next((e for e in encounters if e.get("source") == source and e.get("id") not in locked), None)
+
+
+def _share_offered(model: Model, m: ShareOffered) -> Result:
+    """A shared fight is offered, never opened unasked: Open it, or (opened before) Replace it or
+    Open a copy. A link that cannot be read is said, taken off the address bar, and nothing else changes."""
+    try:
+        timeline = read_share(m.payload)
+    except EngineError as error:
+        said = Notice("error", f"The shared link could not be opened: {error} It was removed from the address bar; "
+                               "your own fights are untouched.")
+        return notify(model, said), (ClearLink(), RenderNotices())
+    model = replace(model, ui=state.update(model.ui, "share-offered", timeline=timeline))
+    enc = timeline.present
+    what = f"A shared fight {quoted(enc.name)} ({system_of(enc).label}, {render_round(enc).lower()}) is in this link."
+    before = shared_before(m.encounters, m.locked, enc.id)
+    if before is None:
+        offer = Notice("info", what, "open-share", "Open it")
+    else:
+        offer = Notice("info", f"{what} You opened it before as {quoted(str(before.get('name', '')))}.", "replace-share", "Replace it",
+                       (("open-share", "Open a copy"),))
+    return notify(model, offer), (RenderNotices(),)
+
+
+def _share_opened(model: Model, m: ShareOpened) -> Result:
+    """The pending shared fight, under a fresh id; or, when the user chose so, over the copy opened
+    from the same shared fight before."""
+    timeline = model.ui.pending_share
+    if timeline is None:
+        return model, ()
+    notices = without(model.notices, "open-share", "replace-share")
+    model = replace(model, ui=state.update(model.ui, "share-taken"), notices=notices)
+    source = timeline.present.id
+    before = shared_before(m.encounters, m.locked, source) if m.replace_earlier else None
+    if before is not None:
+        switch = SwitchTo(rebase(timeline, str(before["id"])), replacing=str(before["id"]))
+    else:
+        switch = SwitchTo(rebase(timeline, m.new_id), (("from", "link"), ("source", source)))
+    return model, (switch, ClearLink())
+
+
+# -- encounters -------------------------------------------------------------------------------------
+
+
+def _encounter_created(model: Model, m: EncounterCreated) -> Result:
+    """A new, empty encounter ("Encounter 3"), of the chosen system or the open fight's; an
+    unknown system is refused and nothing changes."""
+    try:
+        fresh = new_encounter(m.new_id, f"Encounter {m.listed + 1}", m.system or model.timeline.present.system)
+    except EngineError as error:
+        return model, (Refuse(str(error)),)
+    return model, (SwitchTo(Timeline.start(fresh)), CloseSheet())
+
+
+def _encounter_copied(model: Model, m: EncounterCopied) -> Result:
+    """A copy of the open fight with its undo history ("Bridge (copy)"), opened."""
+    copy = rebase(model.timeline, m.new_id, f"{model.timeline.present.name} (copy)")
+    return model, (SwitchTo(copy), CloseSheet())
+
+
+def _encounter_deleted(model: Model, m: EncounterDeleted) -> Result:
+    """The open encounter goes to the trash with its whole history; the list moves on to the next
+    one; a notice offers Undo."""
+    enc = model.timeline.present
+    fresh = new_encounter(m.new_id, f"Encounter {m.left + 1}", enc.system)  # shown if none of the others can be
+    trash = replace(model.trash, encounters=(*model.trash.encounters, {"id": enc.id, "name": enc.name, "timeline": model.timeline}))
+    model = notify(replace(model, trash=trash), Notice("info", f"Deleted {quoted(enc.name)}.", "undelete", "Undo"))
+    return model, (ForgetStored(enc.id, Timeline.start(fresh)), RenderNotices(), CloseSheet())
+
+
+def _encounter_restored(model: Model, m: EncounterRestored) -> Result:
+    """An encounter back from the trash, stored again under its id and opened."""
+    items = model.trash.encounters
+    index = len(items) - 1 if m.index == -1 else m.index
+    if not 0 <= index < len(items):
+        return model, ()
+    item = items[index]
+    notices = without(model.notices, "undelete")
+    model = replace(model, notices=notices, trash=replace(model.trash, encounters=items[:index] + items[index + 1:]))
+    return model, (SwitchTo(item["timeline"], replacing=str(item["id"])), RenderNotices(), CloseSheet())
+
+
+# -- what comes from elsewhere -----------------------------------------------------------------------
+
+
+def _fight_changed_elsewhere(model: Model, m: FightChangedElsewhere) -> Result:
+    said = (Notice("warn", "This fight was changed in another tab. Showing that version; your last change here was not saved.")
+            if m.conflict else Notice("info", "Updated with a change made in another tab."))
+    return notify(replace(model, timeline=m.timeline), said), (Render(),)
+
+
+def _collection_changed(model: Model, m: CollectionChanged) -> Result:
+    """Another tab stored a collection: its version is shown (ours was stored at every change)."""
+    if m.key not in COLLECTION_OF:
+        return model, ()
+    changes: dict[str, Any] = {COLLECTION_OF[m.key]: tuple(m.items)}
+    model = replace(model, **changes)
+    drawn: tuple[Effect, ...] = (RenderRolls(),) if m.key in (ROLLS, SAVED_ROLLS) else ()
+    screen = screen_of(model.ui)
+    return model, drawn + ((RenderSheet(),) if screen is not None and screen.redrawn_for(m.key) else ())
+
+
+def _storage_kept(model: Model, m: StorageKept) -> Result:
+    model = replace(model, storage_kept=m.kept)
+    return model, ((RenderSheet(),) if model.ui.sheet is not None and model.ui.sheet[0] == "menu" else ())
+
+
+def _view_opened(model: Model, m: ViewOpened) -> Result:
+    """A fight's read-only view from a #view= link: shown at once, nothing saved."""
+    try:
+        view = read_view(m.payload)
+    except EngineError as error:
+        return notify(model, Notice("error", f"The fight's view could not be opened: {error}")), (ClearLink(), RenderNotices())
+    return replace(model, ui=state.update(model.ui, "view-opened", view=view)), (ClearLink(), ShowSheet())
+
+
+# -- encounters: switching, trimming, importing ---------------------------------------------------
+
+
+def _encounter_picked(model: Model, m: EncounterPicked) -> Result:
+    if m.ident == model.timeline.present.id:
+        return closed(model)
+    model = replace(model, ui=state.update(model.ui, "selection-done"))  # a selection belongs to the fight it was made in
+    return closed(model)[0], (LoadEncounter(m.ident), CloseSheet())
+
+
+def _history_trimmed(model: Model, m: HistoryTrimmed) -> Result:
+    """Make room: every stored fight keeps its last `keep` undo steps, the dice history its last
+    `keep` rolls. The fights themselves are untouched."""
+    notices = tuple(n for n in model.notices if "trim-history" not in dict(n.buttons()))
+    model = replace(model, rolls=model.rolls[:m.keep], notices=notices, timeline=model.timeline.trimmed(m.keep))
+    return model, (TrimStored(m.keep), StoreCollection(ROLLS), RenderRolls(), *FIGHT_CHANGED)
+
+
+def _added(old: tuple[dict[str, Any], ...], new: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+    """`old` and, after it, those of `new` not already there (the same document is kept once)."""
+    known = {json.dumps(x, sort_keys=True) for x in old}
+    return old + tuple(x for x in new if json.dumps(x, sort_keys=True) not in known)
+
+
+def _file_imported(model: Model, m: FileImported) -> Result:
+    """An export file: its encounters listed (under fresh ids, the last one opened), its party,
+    opponents and characters added (a character already here is kept once; one whose id is taken
+    gets a new id). A file that cannot be read is refused and nothing changes."""
+    try:
+        timelines, roster, templates = parse_import(m.text)
+        mine = import_characters(m.text)
+    except EngineError as error:
+        return model, (Refuse(f"Nothing was imported: {error}"),)
+    fresh = tuple(rebase(t, f"{m.new_id}-{m.listed + i}") for i, t in enumerate(timelines))
+    characters = model.characters
+    for item in _added(characters, mine)[len(characters):]:
+        if any(c.get("id") == item["id"] for c in characters):
+            item = {**item, "id": fresh_id(characters, m.new_id)}
+        characters += (item,)
+    model = replace(model, roster=_added(model.roster, roster), templates=_added(model.templates, templates), characters=characters,
+                    ui=state.update(model.ui, "sheet-closed"))
+    model = notify(model, Notice("info", f"Imported {len(timelines)} encounter{'s' * (len(timelines) != 1)}."))
+    stored = tuple(StoreCollection(k) for k in (ROSTER, TEMPLATES, CHARACTERS) if getattr(model, COLLECTION_OF[k]))
+    return model, (AddEncounters(fresh), *stored, CloseSheet(), Render())
+
+
+UPDATES: dict[type, Callable[[Model, Any], Result]] = {
+    ShareOffered: _share_offered,
+    ShareOpened: _share_opened,
+    EncounterCreated: _encounter_created,
+    EncounterCopied: _encounter_copied,
+    EncounterDeleted: _encounter_deleted,
+    EncounterRestored: _encounter_restored,
+    FightChangedElsewhere: _fight_changed_elsewhere,
+    CollectionChanged: _collection_changed,
+    StorageKept: _storage_kept,
+    ViewOpened: _view_opened,
+    EncounterPicked: _encounter_picked,
+    HistoryTrimmed: _history_trimmed,
+    FileImported: _file_imported,
+}

@@ -1,0 +1,389 @@
+"""What happens to the fight and the screen over it: turns, undo, hit points, the batch, the add
+form, attacks on a panel, sheets and their small choices."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from pyengine.characters import (
+    ME_ID,
+    TARGET_ID,
+    Character,
+    practice_encounter,
+)
+from pyengine.errors import EngineError
+from pyengine.model import Encounter, validated_fields
+from pyengine.rules import get_system, system_of
+from pyengine.tracker import resolve
+
+from .. import state
+from ..effects import (
+    CloseSheet,
+    CopyLink,
+    Download,
+    Effect,
+    HideToast,
+    Refuse,
+    Reload,
+    Render,
+    RenderNotices,
+    RenderRolls,
+    RenderSheet,
+    ScheduleOdds,
+    SetField,
+    SetTheme,
+    ShowShareLink,
+    StoreCollection,
+)
+from ..messages import (
+    Act,
+    AttackApplied,
+    AttackConfigured,
+    AttackLastTapped,
+    AttackRolled,
+    BatchApplied,
+    CombatantAdded,
+    Exported,
+    HitPointsTyped,
+    InitiativeEntered,
+    LinkCopied,
+    NextTurnTapped,
+    NoticeDismissed,
+    OddsTargetTyped,
+    QuickAdded,
+    RedoTapped,
+    ReloadTapped,
+    SectionPicked,
+    SelectingToggled,
+    SelectionToggled,
+    ShareLinkAsked,
+    SheetClosed,
+    SheetOpened,
+    SidePicked,
+    StartTapped,
+    TargetPicked,
+    ThemeToggled,
+    UndoTapped,
+)
+from ..model import Model
+from ..persist import (
+    ROLLS,
+    ROSTER,
+    TEMPLATES,
+)
+from ..render import needs_initiative_entry
+from ..screens.characters import find as find_character
+from .common import (
+    Result,
+    act,
+    closed,
+    commit,
+    opened,
+    redrawn,
+    whole_number,
+    with_roll,
+)
+
+# -- the fight -------------------------------------------------------------------------------
+
+
+def _act(model: Model, m: Act) -> Result:
+    return act(model, m.kind, dict(m.args), m.rng, m.close_sheet)
+
+
+def _next_turn(model: Model, m: NextTurnTapped) -> Result:
+    """Next turn, guarded against a double tap (it would skip a player's turn); before the fight,
+    Start fight: first the initiative step where the players call out their numbers."""
+    if m.now - model.ui.last_next_turn < model.next_turn_guard:
+        return model, ()
+    model = replace(model, ui=state.update(model.ui, "next-turn-tapped", now=m.now))
+    enc = model.timeline.present
+    if enc.started:
+        return act(model, "next_turn", {}, m.rng)
+    return _start(model, StartTapped(m.rng, m.start_args))
+
+
+def _start(model: Model, m: StartTapped) -> Result:
+    """Where the players roll initiative, they call out their numbers first; the start rolls for
+    whoever has none yet (the engine refuses a fight already started)."""
+    if needs_initiative_entry(model.timeline.present):
+        return opened(model, "init")
+    return act(model, "start_combat", dict(m.start_args), m.rng)
+
+
+def _initiative_entered(model: Model, m: InitiativeEntered) -> Result:
+    """The fight starts with the typed numbers; the others are rolled."""
+    return act(model, "start_combat", {"typed": dict(m.typed), **m.start_args}, m.rng, close_sheet=True)
+
+
+def _undo(model: Model, m: UndoTapped) -> Result:
+    hide: tuple[Effect, ...] = (HideToast(),) if m.from_toast else ()
+    if not model.timeline.can_undo:
+        return model, hide
+    model, effects = commit(model, model.timeline.undo())
+    return model, hide + effects
+
+
+def _redo(model: Model, m: RedoTapped) -> Result:
+    return commit(model, model.timeline.redo()) if model.timeline.can_redo else (model, ())
+
+
+def _hit_points(model: Model, m: HitPointsTyped) -> Result:
+    """Damage, healing or temporary HP typed on a sheet: manual damage blames nobody."""
+    try:
+        amount = whole_number(m.amount)
+    except EngineError as error:
+        return model, (Refuse(str(error)),)
+    return act(model, m.kind, {"id": m.ident, "amount": amount}, m.rng)
+
+
+def batch_actions(model: Model, m: BatchApplied) -> list[dict[str, Any]]:
+    """The requests of one batch: the same amount for every selected combatant still in the fight,
+    halved (rounded down) for those who saved against damage; or the same condition for all."""
+    enc = model.timeline.present
+    chosen = [i for i in (model.ui.selected or ()) if i in enc.names()]
+    if m.kind == "add_condition":
+        return [{"kind": m.kind, "args": {"id": cid, "name": m.condition, "until": "never", "source": enc.active_id}} for cid in chosen]
+    amount = whole_number(m.amount)
+    halves = set(m.halves) if m.kind == "damage" else set()
+    return [{"kind": m.kind, "args": {"id": cid, "amount": amount // 2 if cid in halves else amount,
+                                      **({"half": True} if cid in halves else {})}} for cid in chosen]
+
+
+def _batch(model: Model, m: BatchApplied) -> Result:
+    """One step for every selected combatant (a fireball on four goblins); then the selection ends."""
+    try:
+        actions = batch_actions(model, m)
+    except EngineError as error:
+        return model, (Refuse(str(error)),)
+    after, effects = act(model, "batch", {"actions": actions}, m.rng)
+    if after.timeline is model.timeline:
+        return after, effects
+    return replace(after, ui=state.update(after.ui, "selection-done")), effects + (CloseSheet(), Render())
+
+
+def numbered_name(name: str, taken: set[str]) -> str:
+    """`name`, or the first of "name 2", "name 3" ... not taken: another of the same foe."""
+    if name not in taken:
+        return name
+    n = 2
+    while f"{name} {n}" in taken:
+        n += 1
+    return f"{name} {n}"
+
+
+def _quick_add(model: Model, m: QuickAdded) -> Result:
+    """A saved party member joins once; a saved opponent joins again with a number."""
+    fields = dict(m.entry)
+    names = {c.name for c in model.timeline.present.combatants}
+    if fields.get("name") in names:
+        if m.roster:
+            return model, (Refuse(f"{fields['name']} is already in this fight."),)
+        fields["name"] = numbered_name(str(fields["name"]), names)
+    return act(model, "add_combatant", {"combatant": fields}, m.rng, close_sheet=True)
+
+
+def _attack_applied(model: Model, m: AttackApplied) -> Result:
+    """The rolled attack waiting on the panel, as one undoable step (a character's practice attack
+    changes no fight)."""
+    pending = model.ui.attack.get("pending")
+    if pending is None or model.ui.practising:
+        return model, ()
+    model = replace(model, ui=state.update(model.ui, "attack-applied"))
+    try:
+        timeline = model.timeline.do(pending["action"])
+    except EngineError as error:
+        return model, (Refuse(str(error)),)
+    return commit(model, timeline)
+
+
+# -- the screen ------------------------------------------------------------------------------
+
+
+def _selecting(model: Model, m: SelectingToggled) -> Result:
+    return replace(model, ui=state.update(model.ui, "selecting-toggled")), (Render(),)
+
+
+def _selection(model: Model, m: SelectionToggled) -> Result:
+    return replace(model, ui=state.update(model.ui, "selection-toggled", ident=m.ident)), (Render(),)
+
+
+def _section(model: Model, m: SectionPicked) -> Result:
+    return replace(model, ui=state.update(model.ui, "section-picked", key=m.key)), (RenderSheet(),)
+
+
+def _dismiss(model: Model, m: NoticeDismissed) -> Result:
+    if not 0 <= m.index < len(model.notices):
+        return model, ()
+    return replace(model, notices=model.notices[:m.index] + model.notices[m.index + 1:]), (RenderNotices(),)
+
+
+# -- the add form -------------------------------------------------------------------------------
+
+
+def _combatant_added(model: Model, m: CombatantAdded) -> Result:
+    """The add form's combatant (or group) joins; the next form starts on the same side; with
+    "remember", it is kept by name in the party (a party member) or the saved opponents."""
+    fields = dict(m.fields)
+    after, effects = act(model, "add_combatant", {"combatant": fields, "count": m.count}, m.rng)
+    if after.timeline is model.timeline:
+        return after, effects
+    after = replace(after, ui=state.update(after.ui, "combatant-added", side=fields.get("side", "opponents"), pc=bool(fields.get("pc"))))
+    if m.remember:
+        try:
+            entry = validated_fields({k: v for k, v in fields.items() if k != "initiative" and v not in (None, "")})
+        except EngineError as error:
+            return after, effects + (Refuse(str(error)),)
+        party = fields.get("side") == "party"
+        kept = tuple(p for p in (after.roster if party else after.templates) if p.get("name") != entry["name"]) + (entry,)
+        after = replace(after, roster=kept) if party else replace(after, templates=kept)
+        effects += (StoreCollection(ROSTER if party else TEMPLATES),)
+    return after, effects + (CloseSheet(),)
+
+
+# -- attacks on a panel ------------------------------------------------------------------------------
+
+
+def practice_of(model: Model) -> tuple[Character, Encounter]:
+    """The open character and its practice encounter (the target the game master described);
+    EngineError when it cannot be built (the character deleted in another tab, a stat out of bounds)."""
+    c = find_character(model.characters, model.ui.sheet[1] if model.ui.sheet is not None else None)
+    if c is None:
+        raise EngineError("That character is gone (deleted in another tab?).")
+    p = model.ui.practice
+    chosen = c.attack(p["attack"]) if isinstance(p.get("attack"), int) else None
+    return c, practice_encounter(c, chosen, p.get("target", {}), p.get("hp"), p.get("name") or "Target")
+
+
+def practice_entry(model: Model, c: Character, pending: dict[str, Any], at_ms: int) -> dict[str, Any]:
+    """A character's attack as a line of the dice history: what, against what, and the damage."""
+    p = model.ui.practice
+    chosen = c.attack(p["attack"]) if isinstance(p.get("attack"), int) else None
+    label = f"{c.name}: {chosen.name if chosen else 'attack'} vs {p.get('name') or 'Target'}"
+    outcome = get_system(c.system).attack_outcome(pending)
+    entry: dict[str, Any] = {"expr": label[:1000], "label": label[:200], "total": outcome.damage, "text": outcome.text[:50_000], "at": at_ms}
+    if outcome.crit:
+        entry["crits"] = 1
+    return entry
+
+
+def _attack_rolled(model: Model, m: AttackRolled) -> Result:
+    """Roll the attack now; the result waits on the panel for Apply. On a character's screen it is
+    rolled on the practice encounter, never the fight, and goes into the dice history."""
+    config = {k: v for k, v in model.ui.attack.items() if k != "pending" and v is not None}
+    practising = model.ui.practising
+    try:
+        if practising:
+            c, enc = practice_of(model)
+            kind = system_of(enc).attack_kind or ""
+            action = resolve(enc, kind, {**config, "attacker": ME_ID, "target": TARGET_ID}, m.rng)
+        else:
+            enc = model.timeline.present
+            kind = system_of(enc).attack_kind or ""
+            if not kind:
+                return model, ()
+            attacker = next((a for a in (config.get("attacker"), m.shown_attacker) if a in enc.names()), None)
+            fallback = (enc.active_id if enc.active_id not in (None, m.target)
+                        else next((c.id for c in enc.combatants if c.id != m.target), None))
+            action = resolve(enc, kind, {**config, "attacker": attacker or fallback, "target": m.target}, m.rng)
+    except EngineError as error:
+        return model, (Refuse(str(error)),)
+    model = replace(model, ui=state.update(model.ui, "attack-rolled", pending={**action.args, "action": action}))
+    if not practising:
+        return model, (RenderSheet(),)
+    model = with_roll(model, practice_entry(model, c, action.args, m.at_ms))
+    return model, (StoreCollection(ROLLS), RenderRolls(), RenderSheet())
+
+
+# -- sheets ------------------------------------------------------------------------------------------
+
+
+def _sheet_opened(model: Model, m: SheetOpened) -> Result:
+    return opened(model, m.kind, m.ident)
+
+
+def _sheet_closed(model: Model, m: SheetClosed) -> Result:
+    return closed(model)
+
+
+def _attack_last(model: Model, m: AttackLastTapped) -> Result:
+    """The attack panel with its defaults: the last target still standing, else the first foe of
+    whoever's turn it is."""
+    enc = model.timeline.present
+    me = enc.get(enc.active_id) if enc.active_id else None
+    last = model.ui.last_target
+    target = last if last in enc.names() and last != enc.active_id else None
+    if target is None:
+        target = next((c.id for c in enc.combatants if me is None or (c.side != me.side and not system_of(enc).is_down(c))), None)
+    return opened(model, "combatant", target) if target is not None else (model, ())
+
+
+def _target_picked(model: Model, m: TargetPicked) -> Result:
+    return replace(model, ui=state.update(model.ui, "target-picked", ident=m.ident)), (RenderSheet(),)
+
+
+def _attack_configured(model: Model, m: AttackConfigured) -> Result:
+    """The attack panel's inputs, read whole (a rolled attack not applied is dropped)."""
+    return replace(model, ui=state.update(model.ui, "attack-configured", config=dict(m.config))), redrawn(model, m.typing)
+
+
+def _theme(model: Model, m: ThemeToggled) -> Result:
+    return model, (SetTheme("light" if m.theme == "dark" else "dark"), RenderSheet())
+
+
+def _exported(model: Model, m: Exported) -> Result:
+    return model, (Download(m.what),)
+
+
+def _share_link(model: Model, m: ShareLinkAsked) -> Result:
+    return model, (ShowShareLink(m.kind or "view"),)
+
+
+def _link_copied(model: Model, m: LinkCopied) -> Result:
+    return model, (CopyLink(m.field, m.line),)
+
+
+def _reload(model: Model, m: ReloadTapped) -> Result:
+    return model, (Reload(),)
+
+
+def _side_picked(model: Model, m: SidePicked) -> Result:
+    return model, (SetField("f-pc", "1" if m.side == "party" else "0"),)
+
+
+def _odds_target(model: Model, m: OddsTargetTyped) -> Result:
+    return model, (ScheduleOdds(),)
+
+
+UPDATES: dict[type, Callable[[Model, Any], Result]] = {
+    Act: _act,
+    NextTurnTapped: _next_turn,
+    StartTapped: _start,
+    InitiativeEntered: _initiative_entered,
+    UndoTapped: _undo,
+    RedoTapped: _redo,
+    HitPointsTyped: _hit_points,
+    BatchApplied: _batch,
+    QuickAdded: _quick_add,
+    AttackApplied: _attack_applied,
+    SelectingToggled: _selecting,
+    SelectionToggled: _selection,
+    SectionPicked: _section,
+    NoticeDismissed: _dismiss,
+    CombatantAdded: _combatant_added,
+    AttackRolled: _attack_rolled,
+    SheetOpened: _sheet_opened,
+    SheetClosed: _sheet_closed,
+    AttackLastTapped: _attack_last,
+    TargetPicked: _target_picked,
+    AttackConfigured: _attack_configured,
+    ThemeToggled: _theme,
+    Exported: _exported,
+    ShareLinkAsked: _share_link,
+    LinkCopied: _link_copied,
+    ReloadTapped: _reload,
+    SidePicked: _side_picked,
+    OddsTargetTyped: _odds_target,
+}

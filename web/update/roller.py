@@ -1,0 +1,140 @@
+"""The dice roller: rolls, the quick dice, saved rolls (deleted and brought back) and the history."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from pyengine.dice import Rng, parse, roll, roll_ast
+from pyengine.errors import EngineError
+from pyengine.text import clean_text, quoted
+
+from .. import state
+from ..effects import (
+    RefreshOdds,
+    RenderNotices,
+    RenderRolls,
+    SayOnLine,
+    ScheduleOdds,
+    SetField,
+    ShowRoll,
+    StoreCollection,
+)
+from ..messages import (
+    DiceTyped,
+    HistoryCleared,
+    QuickDieTapped,
+    RollSaved,
+    RollTyped,
+    SavedRollDeleted,
+    SavedRollRestored,
+    SavedRollTapped,
+)
+from ..model import Model
+from ..persist import (
+    ROLLS,
+    SAVED_ROLLS,
+    Notice,
+)
+from ..quick import add_die, advantage
+from .common import (
+    Result,
+    notify,
+    with_roll,
+    without,
+)
+
+# -- the dice roller's collections ------------------------------------------------------------
+
+
+def _roll_deleted(model: Model, m: SavedRollDeleted) -> Result:
+    """A saved roll goes to the trash (with its place), and a notice offers Undo."""
+    if not 0 <= m.index < len(model.saved_rolls):
+        return model, ()
+    gone = model.saved_rolls[m.index]
+    model = replace(model, saved_rolls=model.saved_rolls[:m.index] + model.saved_rolls[m.index + 1:],
+                    trash=replace(model.trash, rolls=model.trash.rolls + ((m.index, gone),)))
+    model = notify(model, Notice("info", f"Deleted the saved roll {quoted(str(gone.get('name')))}.", "undelete-roll", "Undo"))
+    return model, (StoreCollection(SAVED_ROLLS), RenderRolls(), RenderNotices())
+
+
+def _roll_restored(model: Model, m: SavedRollRestored) -> Result:
+    """The last deleted saved roll back where it stood (replacing one saved since under its name)."""
+    notices = without(model.notices, "undelete-roll")
+    if not model.trash.rolls:
+        return replace(model, notices=notices), (RenderNotices(),)
+    index, back = model.trash.rolls[-1]
+    rest = tuple(s for s in model.saved_rolls if s.get("name") != back.get("name"))
+    model = replace(model, saved_rolls=rest[:index] + (back,) + rest[index:], notices=notices,
+                    trash=replace(model.trash, rolls=model.trash.rolls[:-1]))
+    return model, (StoreCollection(SAVED_ROLLS), RenderRolls(), RenderNotices())
+
+
+def _history_cleared(model: Model, m: HistoryCleared) -> Result:
+    return replace(model, rolls=()), (StoreCollection(ROLLS), RenderRolls())
+
+
+# -- the dice roller ------------------------------------------------------------------------------
+
+
+def _rolled(model: Model, expr: str, rng: Rng, at_ms: int) -> Result:
+    """Roll an expression: the result where the Roll button is, first in the history; a mistake is
+    said on the roller's error line and nothing else changes."""
+    expression = expr.strip()
+    try:
+        result = roll_ast(parse(expression), rng, expression)
+    except EngineError as error:
+        return model, (SayOnLine("dice-error", str(error)),)
+    entry = {"expr": expression, "total": result.total, "text": result.text, "at": at_ms, "crits": result.crits, "fumbles": result.fumbles}
+    model = with_roll(replace(model, ui=state.update(model.ui, "dice-rolled")), entry)  # the next quick die starts anew
+    return model, (SayOnLine("dice-error", ""), ShowRoll(result), StoreCollection(ROLLS), RenderRolls())
+
+
+def _roll_typed(model: Model, m: RollTyped) -> Result:
+    return _rolled(model, m.expr, m.rng, m.at_ms)
+
+
+def _saved_roll_tapped(model: Model, m: SavedRollTapped) -> Result:
+    """A saved roll into the dice box, rolled, its odds shown."""
+    if not 0 <= m.index < len(model.saved_rolls):
+        return model, ()
+    expr = str(model.saved_rolls[m.index].get("expr", ""))
+    model, effects = _rolled(model, expr, m.rng, m.at_ms)
+    return model, (SetField("dice-input", expr), *effects, RefreshOdds())
+
+
+def _roll_saved(model: Model, m: RollSaved) -> Result:
+    """Keep the expression under its name (the same name replaces the older one)."""
+    expr = m.expr.strip()
+    try:
+        roll(expr, random.Random(0))  # only to check it rolls: a fixed generator, nothing is shown
+    except EngineError as error:
+        return model, (SayOnLine("dice-error", str(error)),)
+    name = clean_text(m.name.strip() or expr)[:60] or expr[:60]
+    saved = tuple(s for s in model.saved_rolls if s.get("name") != name) + ({"name": name, "expr": expr},)
+    return replace(model, saved_rolls=saved), (StoreCollection(SAVED_ROLLS), RenderRolls(), SetField("save-name", ""))
+
+
+def _quick_die(model: Model, m: QuickDieTapped) -> Result:
+    """A die adds to the expression being built (else starts a new one); Adv / Dis rewrite its d20."""
+    adv_or_dis = m.what in ("adv", "dis")
+    text = advantage(m.box, m.what == "adv") if adv_or_dis else add_die(m.box if model.ui.building else "", m.what)
+    return replace(model, ui=state.update(model.ui, "dice-typed")), (SetField("dice-input", text), RefreshOdds())
+
+
+def _dice_typed(model: Model, m: DiceTyped) -> Result:
+    return replace(model, ui=state.update(model.ui, "dice-typed")), (ScheduleOdds(),)
+
+
+UPDATES: dict[type, Callable[[Model, Any], Result]] = {
+    SavedRollDeleted: _roll_deleted,
+    SavedRollRestored: _roll_restored,
+    HistoryCleared: _history_cleared,
+    RollTyped: _roll_typed,
+    SavedRollTapped: _saved_roll_tapped,
+    RollSaved: _roll_saved,
+    QuickDieTapped: _quick_die,
+    DiceTyped: _dice_typed,
+}
