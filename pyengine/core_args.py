@@ -18,37 +18,33 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Callable
-from dataclasses import MISSING, dataclass, fields
 from typing import Any, TypeVar
 
 from .errors import RuleError
+from .record import Record
 
 __all__ = ["read_args", "typed", "Target", "Edit", "Added", "Delay", "HitPoints", "Temporary", "NewCondition", "GoneCondition",
            "Flag", "Option", "Rename", "Initiative", "Batch", "Nothing"]
 
-T = TypeVar("T")
+T = TypeVar("T", bound=Record)
 
 
-@dataclass(frozen=True)
-class Nothing:
+class Nothing(Record):
     """An action without arguments (previous turn, end of the fight)."""
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(Record):
     """One combatant (remove, act now)."""
 
     id: str
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(Record):
     id: str
     fields: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Added:
+class Added(Record):
     """A combatant (or a group) joining: its fields, the ids resolve picked, the initiative rolled mid-fight."""
 
     combatant: dict[str, Any]
@@ -58,14 +54,12 @@ class Added:
     count: int = 1
 
 
-@dataclass(frozen=True)
-class Delay:
+class Delay(Record):
     id: str
     after: str
 
 
-@dataclass(frozen=True)
-class HitPoints:
+class HitPoints(Record):
     """Damage or healing: who, how much, from whom, the roll shown, halved by a save."""
 
     id: str
@@ -75,14 +69,12 @@ class HitPoints:
     half: bool = False
 
 
-@dataclass(frozen=True)
-class Temporary:
+class Temporary(Record):
     id: str
     amount: int
 
 
-@dataclass(frozen=True)
-class NewCondition:
+class NewCondition(Record):
     id: str
     name: str = ""
     until: str = "never"
@@ -92,38 +84,32 @@ class NewCondition:
     note: str = ""
 
 
-@dataclass(frozen=True)
-class GoneCondition:
+class GoneCondition(Record):
     id: str
     condition: str
 
 
-@dataclass(frozen=True)
-class Flag:
+class Flag(Record):
     id: str
     flag: str
     on: bool = True
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(Record):
     key: str
     value: Any
 
 
-@dataclass(frozen=True)
-class Rename:
+class Rename(Record):
     name: str = ""
 
 
-@dataclass(frozen=True)
-class Initiative:
+class Initiative(Record):
     id: str
     value: int
 
 
-@dataclass(frozen=True)
-class Batch:
+class Batch(Record):
     actions: list[Any]
 
 
@@ -175,12 +161,12 @@ def read_args(cls: type[T], args: dict[str, Any]) -> T:
         raise RuleError(f"{cls.__name__}: the arguments are unreadable.")
     hints = typing.get_type_hints(cls)
     values: dict[str, Any] = {}
-    for f in fields(cls):  # type: ignore[arg-type]
-        if f.name not in args:
-            if f.default is MISSING:
-                raise RuleError(f"{cls.__name__}: {f.name} is missing.")
+    for name in cls._fields:
+        if name not in args:
+            if name not in cls._defaults and name not in cls._factories:
+                raise RuleError(f"{cls.__name__}: {name} is missing.")
             continue
-        values[f.name] = _read(cls, f.name, hints[f.name], args[f.name])
+        values[name] = _read(cls, name, hints[name], args[name])
     return cls(**values)
 
 

@@ -3,9 +3,8 @@ runtime (web/runtime.py's `perform`) is the only place that carries them out in 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pyengine.dice import RollResult
+from pyengine.record import Record
 from pyengine.tracker import Timeline
 
 __all__ = [
@@ -16,33 +15,27 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class SaveFight:
+class SaveFight(Record):
     """The fight on screen changed: store it (and its line in the list of encounters)."""
 
 
-@dataclass(frozen=True)
-class Render:
+class Render(Record):
     """Draw the turn order, the round, Undo / Redo and the open sheet again."""
 
 
-@dataclass(frozen=True)
-class RenderSheet:
+class RenderSheet(Record):
     pass
 
 
-@dataclass(frozen=True)
-class RenderNotices:
+class RenderNotices(Record):
     pass
 
 
-@dataclass(frozen=True)
-class RenderRolls:
+class RenderRolls(Record):
     """Draw the saved rolls and the dice history again."""
 
 
-@dataclass(frozen=True)
-class Toast:
+class Toast(Record):
     """A short message where the thumb is; with `undo`, an Undo button in it."""
 
     text: str
@@ -50,82 +43,69 @@ class Toast:
     undo: bool = False
 
 
-@dataclass(frozen=True)
-class HideToast:
+class HideToast(Record):
     pass
 
 
-@dataclass(frozen=True)
-class Refuse:
+class Refuse(Record):
     """A refusal, said where the tap was (the open sheet's error line, else a notice)."""
 
     text: str
 
 
-@dataclass(frozen=True)
-class ShowSheet:
+class ShowSheet(Record):
     """Draw the open sheet anew (the UI state says which) and show it; `focus`: its first field takes the focus."""
 
     focus: bool = False
 
 
-@dataclass(frozen=True)
-class ScheduleSheet:
+class ScheduleSheet(Record):
     """Draw the open sheet a moment from now (typing, then tapping a button: the tap lands first)."""
 
 
-@dataclass(frozen=True)
-class CloseSheet:
+class CloseSheet(Record):
     pass
 
 
-@dataclass(frozen=True)
-class StoreCollection:
+class StoreCollection(Record):
     """Store one collection of the model (persist.COLLECTIONS' key: rolls, saved rolls ...)."""
 
     key: str
 
 
-@dataclass(frozen=True)
-class SayOnLine:
+class SayOnLine(Record):
     """A line of text in an element that stays on screen (the roller's error line)."""
 
     line: str
     text: str
 
 
-@dataclass(frozen=True)
-class SetField:
+class SetField(Record):
     """An input's value (the dice box, the saved roll's name)."""
 
     field: str
     value: str
 
 
-@dataclass(frozen=True)
-class ShowRoll:
+class ShowRoll(Record):
     """A roll's result where the Roll button is (the dice and the total)."""
 
     result: RollResult
 
 
-@dataclass(frozen=True)
-class RefreshOdds:
+class RefreshOdds(Record):
     """The roller's odds for the expression in the box, now."""
 
 
-@dataclass(frozen=True)
-class ScheduleOdds:
+class ScheduleOdds(Record):
     """The roller's odds a moment after typing stops."""
 
 
-@dataclass(frozen=True)
-class ClearLink:
+class ClearLink(Record):
     """Take the link's part after # off the address bar (a reload does not offer it again)."""
 
 
-@dataclass(frozen=True)
-class SwitchTo:
+class SwitchTo(Record):
     """Show this fight (saving the one left, listing the new one with `origin`); with `replacing`,
     it is stored over the encounter of that id (its stored revision forgotten first)."""
 
@@ -134,8 +114,7 @@ class SwitchTo:
     replacing: str | None = None
 
 
-@dataclass(frozen=True)
-class ForgetStored:
+class ForgetStored(Record):
     """Take an encounter out of storage and out of the list; then show the first one left (read
     from storage), or, when there is none or it cannot be read, `fresh`."""
 
@@ -143,75 +122,64 @@ class ForgetStored:
     fresh: Timeline
 
 
-@dataclass(frozen=True)
-class KeepAwake:
+class KeepAwake(Record):
     """Hold the screen awake while a fight runs (and let it sleep when none does)."""
 
 
-@dataclass(frozen=True)
-class AskToKeepStorage:
+class AskToKeepStorage(Record):
     """Once a fight has started, ask the browser to keep our storage."""
 
 
 
-@dataclass(frozen=True)
-class LoadEncounter:
+class LoadEncounter(Record):
     """Show the stored encounter of this id (the one on screen stays stored); one that cannot be read is said."""
 
     ident: str
 
 
-@dataclass(frozen=True)
-class TrimStored:
+class TrimStored(Record):
     """Every stored fight but the one on screen keeps its last `keep` undo steps."""
 
     keep: int
 
 
-@dataclass(frozen=True)
-class AddEncounters:
+class AddEncounters(Record):
     """Imported fights: each stored and listed (from a file); the last one is shown."""
 
     timelines: tuple[Timeline, ...]
 
 
-@dataclass(frozen=True)
-class SetTheme:
+class SetTheme(Record):
     """Dark or light, on the page and remembered."""
 
     theme: str
 
 
-@dataclass(frozen=True)
-class Download:
+class Download(Record):
     """The open fight ("current") or everything ("all") as a file."""
 
     what: str
 
 
-@dataclass(frozen=True)
-class ShowShareLink:
+class ShowShareLink(Record):
     """The share screen's link for `kind` ("view": the players' view, "fight": a co-GM's copy) in its
     field, copied, and drawn as a QR code."""
 
     kind: str
 
 
-@dataclass(frozen=True)
-class CopyLink:
+class CopyLink(Record):
     """The link in the field `field`, selected and copied; how it went said on `line`."""
 
     field: str
     line: str
 
 
-@dataclass(frozen=True)
-class Reload:
+class Reload(Record):
     """Load the page again."""
 
 
-@dataclass(frozen=True)
-class FillForm:
+class FillForm(Record):
     """Inputs' values (text, or a box's tick), then the focus on `focus`."""
 
     fields: tuple[tuple[str, str | bool], ...]

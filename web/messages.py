@@ -4,10 +4,10 @@ dice carries the `rng` to roll with (randomness is a parameter, as in the engine
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from pyengine.dice import Rng
+from pyengine.record import Record, field
 
 __all__ = [
     "Act", "NextTurnTapped", "StartTapped", "InitiativeEntered", "UndoTapped", "RedoTapped", "HitPointsTyped",
@@ -23,8 +23,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Act:
+class Act(Record):
     """A request to the fight (any tracker or system action), with what closes on success."""
 
     kind: str
@@ -33,8 +32,7 @@ class Act:
     close_sheet: bool = False
 
 
-@dataclass(frozen=True)
-class NextTurnTapped:
+class NextTurnTapped(Record):
     """Next turn (or Start fight). `now`: monotonic seconds, for the double-tap guard; `start_args`:
     the system's start options as chosen on screen."""
 
@@ -43,16 +41,14 @@ class NextTurnTapped:
     start_args: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class StartTapped:
+class StartTapped(Record):
     """Start fight (the button under the list): never a Next turn, whatever the screen showed."""
 
     rng: Rng
     start_args: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class InitiativeEntered:
+class InitiativeEntered(Record):
     """The initiative step: the numbers the players called out, by combatant id."""
 
     typed: dict[str, int]
@@ -60,18 +56,15 @@ class InitiativeEntered:
     start_args: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class UndoTapped:
+class UndoTapped(Record):
     from_toast: bool = False
 
 
-@dataclass(frozen=True)
-class RedoTapped:
+class RedoTapped(Record):
     pass
 
 
-@dataclass(frozen=True)
-class HitPointsTyped:
+class HitPointsTyped(Record):
     """Damage, Heal or Temporary HP on a combatant's sheet, with the amount as typed."""
 
     kind: str  # "damage", "heal" or "temp_hp"
@@ -80,8 +73,7 @@ class HitPointsTyped:
     rng: Rng
 
 
-@dataclass(frozen=True)
-class BatchApplied:
+class BatchApplied(Record):
     """One amount (half for those who saved) or one condition, for every selected combatant."""
 
     kind: str  # "damage", "heal", "temp_hp" or "add_condition"
@@ -91,8 +83,7 @@ class BatchApplied:
     condition: str = ""
 
 
-@dataclass(frozen=True)
-class QuickAdded:
+class QuickAdded(Record):
     """A party member from the roster, or an opponent from the templates, into the fight."""
 
     roster: bool
@@ -100,48 +91,39 @@ class QuickAdded:
     rng: Rng
 
 
-@dataclass(frozen=True)
-class AttackApplied:
+class AttackApplied(Record):
     """Apply on an attack panel: the rolled attack waiting there becomes one undoable step."""
 
 
-@dataclass(frozen=True)
-class SelectingToggled:
+class SelectingToggled(Record):
     pass
 
 
-@dataclass(frozen=True)
-class SelectionToggled:
+class SelectionToggled(Record):
     ident: str
 
 
-@dataclass(frozen=True)
-class SectionPicked:
+class SectionPicked(Record):
     key: str
 
 
-@dataclass(frozen=True)
-class SavedRollDeleted:
+class SavedRollDeleted(Record):
     index: int
 
 
-@dataclass(frozen=True)
-class SavedRollRestored:
+class SavedRollRestored(Record):
     pass
 
 
-@dataclass(frozen=True)
-class CharacterDeleted:
+class CharacterDeleted(Record):
     ident: str
 
 
-@dataclass(frozen=True)
-class CharacterRestored:
+class CharacterRestored(Record):
     pass
 
 
-@dataclass(frozen=True)
-class CombatantAdded:
+class CombatantAdded(Record):
     """The add form: a combatant (or a group of `count`), remembered in the party or the saved
     opponents when asked."""
 
@@ -151,8 +133,7 @@ class CombatantAdded:
     rng: Rng
 
 
-@dataclass(frozen=True)
-class RollTyped:
+class RollTyped(Record):
     """Roll in the dice roller; `at_ms`: the time, for the history."""
 
     expr: str
@@ -160,23 +141,20 @@ class RollTyped:
     at_ms: int
 
 
-@dataclass(frozen=True)
-class SavedRollTapped:
+class SavedRollTapped(Record):
     index: int
     rng: Rng
     at_ms: int
 
 
-@dataclass(frozen=True)
-class RollSaved:
+class RollSaved(Record):
     """Save roll: the expression in the box under a name (the expression itself without one)."""
 
     expr: str
     name: str
 
 
-@dataclass(frozen=True)
-class QuickDieTapped:
+class QuickDieTapped(Record):
     """A quick die (adds to the expression being built) or Adv / Dis (rewrites its d20); `box`: the
     dice box's text."""
 
@@ -184,13 +162,11 @@ class QuickDieTapped:
     box: str
 
 
-@dataclass(frozen=True)
-class DiceTyped:
+class DiceTyped(Record):
     """The dice box was typed in by hand: the quick dice add to it from now on."""
 
 
-@dataclass(frozen=True)
-class AttackRolled:
+class AttackRolled(Record):
     """Roll on an attack panel: against `target` in the fight (with the attacker the panel shows),
     or, on a character's screen, the character's practice attack (kept in the dice history)."""
 
@@ -200,8 +176,7 @@ class AttackRolled:
     at_ms: int
 
 
-@dataclass(frozen=True)
-class CharacterSaved:
+class CharacterSaved(Record):
     """The character form as typed: the system, the character edited (None: a new one, stored
     under `new_id`), its fields and own stats, and with `attack` (name, weapon stats) Save attack."""
 
@@ -215,8 +190,7 @@ class CharacterSaved:
     attack: tuple[str, dict[str, Any]] | None = None
 
 
-@dataclass(frozen=True)
-class ShareOffered:
+class ShareOffered(Record):
     """A #fight= link: its payload, and the list of encounters (to tell a fight opened before)."""
 
     payload: str
@@ -224,8 +198,7 @@ class ShareOffered:
     locked: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True)
-class ShareOpened:
+class ShareOpened(Record):
     """The user's answer to a shared fight: open it under `new_id`, or replace the copy opened before."""
 
     replace_earlier: bool
@@ -234,8 +207,7 @@ class ShareOpened:
     locked: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True)
-class EncounterCreated:
+class EncounterCreated(Record):
     """New encounter, of the system chosen in the menu (None: the open fight's), under `new_id`;
     `listed`: how many encounters the list holds."""
 
@@ -244,15 +216,13 @@ class EncounterCreated:
     listed: int
 
 
-@dataclass(frozen=True)
-class EncounterCopied:
+class EncounterCopied(Record):
     """Copy the open fight, history included, under `new_id`."""
 
     new_id: str
 
 
-@dataclass(frozen=True)
-class EncounterDeleted:
+class EncounterDeleted(Record):
     """Delete the open encounter (it goes to the trash); `new_id` and `left` (how many other
     encounters are listed): for the fresh one shown when no other can be."""
 
@@ -260,20 +230,17 @@ class EncounterDeleted:
     left: int
 
 
-@dataclass(frozen=True)
-class EncounterRestored:
+class EncounterRestored(Record):
     """An encounter back from the trash (-1: the last deleted), opened."""
 
     index: int
 
 
-@dataclass(frozen=True)
-class HistoryCleared:
+class HistoryCleared(Record):
     pass
 
 
-@dataclass(frozen=True)
-class NoticeDismissed:
+class NoticeDismissed(Record):
     index: int
 
 
@@ -281,91 +248,78 @@ class NoticeDismissed:
 
 # -- sheets ---------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class SheetOpened:
+class SheetOpened(Record):
     """A sheet over the turn order: a combatant's, the add form, the menu, My characters ..."""
 
     kind: str
     ident: str | None = None
 
 
-@dataclass(frozen=True)
-class SheetClosed:
+class SheetClosed(Record):
     """The sheet was closed (its ✕, the backdrop, a swipe down, Escape)."""
 
 
-@dataclass(frozen=True)
-class AttackLastTapped:
+class AttackLastTapped(Record):
     """Attack…: the panel on the last target still standing, else the first foe of whoever's turn it is."""
 
 
-@dataclass(frozen=True)
-class TargetPicked:
+class TargetPicked(Record):
     """The attack panel moves to another target."""
 
     ident: str
 
 
-@dataclass(frozen=True)
-class AttackConfigured:
+class AttackConfigured(Record):
     """The attack panel's inputs, read whole; `typing`: from a text field (redrawn a moment later)."""
 
     config: dict[str, Any]
     typing: bool = False
 
 
-@dataclass(frozen=True)
-class ThemeToggled:
+class ThemeToggled(Record):
     """Dark to light or back; `theme`: the one shown now."""
 
     theme: str
 
 
-@dataclass(frozen=True)
-class Exported:
+class Exported(Record):
     """Export the open fight ("current") or everything ("all") to a file."""
 
     what: str
 
 
-@dataclass(frozen=True)
-class ShareLinkAsked:
+class ShareLinkAsked(Record):
     """The share screen's link (for the players' view or a co-GM's copy), as text and QR code."""
 
     kind: str
 
 
-@dataclass(frozen=True)
-class LinkCopied:
+class LinkCopied(Record):
     """Copy a link field (`field`) and say how it went on `line`."""
 
     field: str
     line: str
 
 
-@dataclass(frozen=True)
-class ReloadTapped:
+class ReloadTapped(Record):
     """The page is reloaded (a newer version is in another tab)."""
 
 
 # -- encounters -----------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class EncounterPicked:
+class EncounterPicked(Record):
     """Another encounter of the list opened (the one on screen stays stored)."""
 
     ident: str
 
 
-@dataclass(frozen=True)
-class HistoryTrimmed:
+class HistoryTrimmed(Record):
     """Make room: every stored fight keeps its last `keep` undo steps, the roll history its last `keep` rolls."""
 
     keep: int = 20
 
 
-@dataclass(frozen=True)
-class FileImported:
+class FileImported(Record):
     """An export file's text: its encounters, party, opponents and characters join ours."""
 
     text: str
@@ -376,31 +330,27 @@ class FileImported:
 
 # -- what comes from elsewhere: another tab, a link ------------------------------------------------
 
-@dataclass(frozen=True)
-class FightChangedElsewhere:
+class FightChangedElsewhere(Record):
     """Another tab stored the fight on screen: its version is shown; `conflict`: ours was not saved."""
 
     timeline: Any
     conflict: bool = False
 
 
-@dataclass(frozen=True)
-class CollectionChanged:
+class CollectionChanged(Record):
     """Another tab stored a collection (persist key): its items as stored now."""
 
     key: str
     items: tuple[dict[str, Any], ...]
 
 
-@dataclass(frozen=True)
-class StorageKept:
+class StorageKept(Record):
     """What the browser answered when asked whether it keeps our storage."""
 
     kept: bool
 
 
-@dataclass(frozen=True)
-class ViewOpened:
+class ViewOpened(Record):
     """A #view= link: the players' read-only view of a fight, shown at once, nothing saved."""
 
     payload: str
@@ -408,24 +358,21 @@ class ViewOpened:
 
 # -- My characters --------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class CharacterOpened:
+class CharacterOpened(Record):
     """A character's attack screen, with the chosen named attack (else its first) in the panel."""
 
     ident: str
     index: int | None = None
 
 
-@dataclass(frozen=True)
-class CharacterOffered:
+class CharacterOffered(Record):
     """A character from a #character= link, or a pasted code (`from_link` False)."""
 
     payload: str
     from_link: bool = True
 
 
-@dataclass(frozen=True)
-class CharacterTaken:
+class CharacterTaken(Record):
     """The offered character joins the open fight, or goes into My characters (under `new_id` if its id is taken)."""
 
     into_fight: bool
@@ -433,27 +380,23 @@ class CharacterTaken:
     rng: Rng
 
 
-@dataclass(frozen=True)
-class AttackPicked:
+class AttackPicked(Record):
     """A saved attack of the character being edited, into the attack form to be changed."""
 
     index: int
 
 
-@dataclass(frozen=True)
-class AttackRemoved:
+class AttackRemoved(Record):
     """A saved attack of the character being edited, removed."""
 
     index: int
 
 
-@dataclass(frozen=True)
-class AttackOptionsSaved:
+class AttackOptionsSaved(Record):
     """The attack panel's options as they are now, kept in the chosen named attack."""
 
 
-@dataclass(frozen=True)
-class TargetDescribed:
+class TargetDescribed(Record):
     """What the game master says about a character's practice target (stats as typed, by key)."""
 
     stats: dict[str, Any]
@@ -463,15 +406,13 @@ class TargetDescribed:
     typing: bool = False
 
 
-@dataclass(frozen=True)
-class SidePicked:
+class SidePicked(Record):
     """The add form's side: Party makes the new combatant a player character (it can be changed after)."""
 
     side: str
 
 
-@dataclass(frozen=True)
-class OddsTargetTyped:
+class OddsTargetTyped(Record):
     """The roller's "chance of at least" was typed: the odds a moment after typing stops."""
 
 

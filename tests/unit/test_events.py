@@ -224,7 +224,7 @@ def test_the_attack_panel_is_read_whole_and_typing_redraws_later():
     assert m == msg.AttackConfigured({"attacker": "c1", "adv": True, "bonus": None}, typing=True)
     after, effects = update(model, m)
     assert after.ui.attack == {"attacker": "c1", "adv": True, "bonus": None, "pending": None} and effects == (ScheduleSheet(),)
-    assert update(model, replace(m, typing=False))[1] == (RenderSheet(),)
+    assert update(model, m.but(typing=False))[1] == (RenderSheet(),)
 
 
 def test_enchanted_realms_adds_the_attackers_skill_boxes_to_the_panel():
@@ -362,7 +362,7 @@ def test_the_practice_target_is_read_and_a_bad_number_refused():
     after, effects = update(model, m)
     assert after.ui.practice["name"] == "Ogre" and after.ui.practice["hp"] == 30 and after.ui.practice["target"] == {"ac": 12}
     assert effects == (ScheduleSheet(),)
-    _, effects = update(model, replace(m, hp="lots"))
+    _, effects = update(model, m.but(hp="lots"))
     assert isinstance(effects[0], Refuse)
 
 
