@@ -18,7 +18,7 @@ from .model import Combatant, Encounter, Event, StatField
 from .turns import INITIATIVE, TurnFlow
 
 __all__ = [
-    "AttackOutcome",
+    "AttackOutcome", "whole",
     "ActionRule", "CORE_KINDS", "System", "register", "unregister", "get_system", "system_of", "systems", "roll_off", "settle_ties",
 ]
 
@@ -59,8 +59,16 @@ class AttackOutcome:
     crit: bool
     text: str
 
+    @classmethod
+    def read(cls, args: dict[str, Any], hit: Any, damage: Any, crit: Any) -> AttackOutcome:
+        """The outcome of an attack whose resolved arguments are `args` (attacker, target and text are
+        named the same in every system's); `damage` is read as a whole number (0 when it is none)."""
+        return cls(str(args.get("attacker", "")), str(args.get("target", "")), bool(hit), whole(damage), bool(crit),
+                   str(args.get("text", "")))
 
-def _int(value: Any) -> int:
+
+def whole(value: Any) -> int:
+    """`value` when it is a whole number (not a bool), else 0: a count read from saved arguments."""
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
@@ -138,8 +146,7 @@ class System:
     def attack_outcome(self, args: dict[str, Any]) -> AttackOutcome:
         """The outcome of an attack of `attack_kind`, from its resolved arguments (the generic d20
         attack's keys: hit, crit, damage, text); a system whose attack says it otherwise overrides this."""
-        return AttackOutcome(str(args.get("attacker", "")), str(args.get("target", "")), bool(args.get("hit")),
-                             _int(args.get("damage")), bool(args.get("crit")), str(args.get("text", "")))
+        return AttackOutcome.read(args, args.get("hit"), args.get("damage"), args.get("crit"))
 
     def on_damage(self, encounter: Encounter, before: Combatant, amount: int) -> tuple[Encounter, list[Event]]:
         """After `before` took `amount` damage (the encounter already holds its new hit points):

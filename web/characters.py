@@ -47,7 +47,8 @@ class Stats:
         return self.stats.get(key, default)
 
 
-def _fields(system: str, keys: tuple[str, ...] | None = None, exclude: tuple[str, ...] = ()) -> tuple[StatField, ...]:
+def stat_fields_of(system: str, keys: tuple[str, ...] | None = None, exclude: tuple[str, ...] = ()) -> tuple[StatField, ...]:
+    """The system's stat fields named in `keys` (in that order), else all but those in `exclude`."""
     fields = get_system(system).stat_fields
     if keys is not None:
         order = {k: i for i, k in enumerate(keys)}
@@ -113,8 +114,8 @@ def characters_html(characters: list[Character], note: str = "") -> str:
 def character_form_html(system: str, c: Character | None, editing_attack: NamedAttack | None = None) -> str:
     """New or edit: name, HP, the system's own fields, and the named attacks (each with its weapon)."""
     view = view_for(system)
-    own = _fields(system, exclude=view.weapon_fields)
-    weapon = _fields(system, view.weapon_fields)
+    own = stat_fields_of(system, exclude=view.weapon_fields)
+    weapon = stat_fields_of(system, view.weapon_fields)
     stats = Stats(c.stats if c else {})
     attacks = "".join(
         f'<li><button type="button" data-action="pick-attack" data-index="{i}" data-testid="character-attack-item">{esc(a.name)}</button>'
@@ -172,7 +173,7 @@ def character_sheet_html(c: Character, practice: dict[str, Any], attack: dict[st
         + field("Chance of at least … damage", "at_least", "" if practice.get("at_least") is None else practice["at_least"], "number",
                 ' inputmode="numeric" min="0" data-action-change="practice-target"', prefix="t")
         + '</div>'
-        + stat_fields_html(_fields(c.system, view.target_fields), Stats(target_stats), prefix="t",
+        + stat_fields_html(stat_fields_of(c.system, view.target_fields), Stats(target_stats), prefix="t",
                            extra=' data-action-change="practice-target"')
     )
     try:

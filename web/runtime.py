@@ -220,10 +220,7 @@ class Runtime:
     def pick_up_other_tab(self, conflict: bool = False) -> None:
         eid = self.model.timeline.present.id
         self.persistence.revs.pop(eid, None)
-        notices: list[Notice] = []
-        timeline, _ = self.persistence.load_timeline(eid, notices)
-        for notice in notices:
-            self.say(notice)
+        timeline, _ = self.load(eid)
         if timeline is not None:
             self.dispatch(FightChangedElsewhere(timeline, conflict))
 
@@ -277,11 +274,18 @@ class Runtime:
         else:
             self.switch_to(effect.timeline, dict(effect.origin))
 
-    def load_encounter(self, eid: str) -> None:
+    def load(self, eid: str) -> tuple[Timeline | None, bool]:
+        """A stored fight (None when it cannot be read; `locked`: a newer version's); what went wrong is said."""
         notices: list[Notice] = []
-        timeline, locked = self.persistence.load_timeline(eid, notices)
+        found = self.persistence.load_timeline(eid, notices)
         for notice in notices:
-            self.say(notice)
+            self.model = notify(self.model, notice)
+        if notices:
+            self.render_notices()
+        return found
+
+    def load_encounter(self, eid: str) -> None:
+        timeline, locked = self.load(eid)
         if timeline is None:
             if locked:
                 self.ws.locked.add(eid)
@@ -293,10 +297,7 @@ class Runtime:
         self.persistence.delete_encounter(effect.ident)
         self.ws.encounters = [e for e in self.ws.encounters if e["id"] != effect.ident]
         first = next((e for e in self.ws.encounters if e["id"] not in self.ws.locked), None)
-        notices: list[Notice] = []
-        timeline = self.persistence.load_timeline(first["id"], notices)[0] if first is not None else None
-        for notice in notices:
-            self.say(notice)
+        timeline = self.load(first["id"])[0] if first is not None else None
         self.switch_to(timeline if timeline is not None else effect.fresh)
 
     def add_encounters(self, effect: fx.AddEncounters) -> None:

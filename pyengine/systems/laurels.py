@@ -14,7 +14,7 @@ from ..dice import Rng
 from ..errors import RuleError
 from ..model import Combatant, Encounter, Event, Outcome, StatField
 from ..odds import Distribution, distribution, explosion_count
-from ..rules import ActionRule, AttackOutcome, System
+from ..rules import ActionRule, AttackOutcome, System, whole
 from ..turns import SIDES, side_state
 
 __all__ = [
@@ -481,10 +481,6 @@ def _resolve_attack(encounter: Encounter, args: dict[str, Any], rng: Rng) -> dic
     }
 
 
-def _whole(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 class LaurelsSystem(System):
     """Laurels and Loot in the tracker (seed 003): side initiative, Stamina as HP, Injuries."""
 
@@ -504,9 +500,8 @@ class LaurelsSystem(System):
         """What the target takes: Stamina, then Injuries (a blow on its shield, or parried, is none).
         No critical: the dice explode instead."""
         r = args.get("result") or {}
-        taken = [_whole(r.get(k)) for k in ("to_stamina", "to_injuries", "to_shield")]
-        return AttackOutcome(str(args.get("attacker", "")), str(args.get("target", "")), any(n > 0 for n in taken),
-                             taken[0] + taken[1], False, str(args.get("text", "")))
+        taken = [whole(r.get(k)) for k in ("to_stamina", "to_injuries", "to_shield")]
+        return AttackOutcome.read(args, any(n > 0 for n in taken), taken[0] + taken[1], False)
 
     def can_be_surprised(self, combatant: Combatant) -> bool:
         return can_be_surprised(combatant)

@@ -804,11 +804,8 @@ class StrifeSystem(System):
 
     def attack_outcome(self, args: dict[str, Any]) -> AttackOutcome:
         """Crit miss, miss, stopped (by a ward, parry or block), hit or crit."""
-        damage = args.get("damage", 0)
         outcome = args.get("outcome")
-        return AttackOutcome(str(args.get("attacker", "")), str(args.get("target", "")), outcome in ("hit", "crit"),
-                             damage if isinstance(damage, int) and not isinstance(damage, bool) else 0, outcome == "crit",
-                             str(args.get("text", "")))
+        return AttackOutcome.read(args, outcome in ("hit", "crit"), args.get("damage"), outcome == "crit")
 
     actions = {"ros_part": ActionRule(_apply_part), "ros_bottom": ActionRule(_apply_bottom),
                "ros_attack": ActionRule(_apply_attack, _resolve_attack), "ros_resource": ActionRule(_apply_resource)}

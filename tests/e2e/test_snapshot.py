@@ -268,6 +268,16 @@ def test_storage_that_refuses_is_a_normal_start(browser, server):
         ctx.close()
 
 
+def kill_renderers(browser, page) -> None:
+    """Every renderer dies (SIGKILL: a crash, or the phone killing it); `page` is the one open."""
+    session = browser.new_browser_cdp_session()
+    with page.expect_event("crash"):
+        for process in session.send("SystemInfo.getProcessInfo")["processInfo"]:
+            if process["type"] == "renderer":
+                os.kill(process["id"], signal.SIGKILL)
+    session.detach()
+
+
 def test_a_start_from_the_snapshot_that_never_finished_is_not_repeated(browser, snap_context, server):
     page = snap_context.new_page()
     start(page, server["url"] + "/")
@@ -279,12 +289,7 @@ def test_a_start_from_the_snapshot_that_never_finished_is_not_repeated(browser, 
     crashing.wait_for_function("localStorage.getItem('roundkeeper-snapshot-trying:/')", polling="raf")
     assert crashing.evaluate("document.documentElement.dataset.engine") is None
     # The renderer dies in the middle of the start from the snapshot (a crash, or the phone killing it).
-    session = browser.new_browser_cdp_session()
-    with crashing.expect_event("crash"):
-        for process in session.send("SystemInfo.getProcessInfo")["processInfo"]:
-            if process["type"] == "renderer":
-                os.kill(process["id"], signal.SIGKILL)
-    session.detach()
+    kill_renderers(browser, crashing)
     crashing.close()
     page = snap_context.new_page()
     after = start(page, server["url"] + "/")
@@ -327,12 +332,7 @@ def test_a_start_from_the_snapshot_hidden_then_killed_is_no_crash(browser, snap_
         document.dispatchEvent(new Event("visibilitychange"));
     }""")
     assert hidden.evaluate("localStorage.getItem('roundkeeper-snapshot-trying:/')") is None
-    session = browser.new_browser_cdp_session()
-    with hidden.expect_event("crash"):
-        for process in session.send("SystemInfo.getProcessInfo")["processInfo"]:
-            if process["type"] == "renderer":
-                os.kill(process["id"], signal.SIGKILL)
-    session.detach()
+    kill_renderers(browser, hidden)
     hidden.close()
     page = snap_context.new_page()
     assert start(page, server["url"] + "/")["state"] == "used"

@@ -8,7 +8,6 @@ from typing import Any
 
 from pyengine.characters import Character, character_from_dict
 from pyengine.errors import EngineError
-from pyengine.rules import get_system
 
 from .. import characters as html
 from ..messages import (
@@ -75,6 +74,11 @@ SCREENS = (
 )
 
 
+def open_character(model: Model) -> Character | None:
+    """The character whose screen (or form) is open, if it is still stored."""
+    return find(model.characters, model.ui.sheet[1] if model.ui.sheet is not None else None)
+
+
 def fresh_id(characters: Sequence[dict[str, Any]], new_id: str) -> str:
     """An id for a new character, not taken by another: "k<n>-<the end of a fresh id>"."""
     ids = {c.get("id") for c in characters}
@@ -102,9 +106,7 @@ def saved(page: Page) -> Events:
     c = None if ident.startswith("new:") else find(page.model.characters, ident)
     system = ident[4:] if ident.startswith("new:") else (c.system if c is not None else "generic")
     weapon_keys = view_for(system).weapon_fields
-    fields = get_system(system).stat_fields
-    own = tuple(f for f in fields if f.key not in weapon_keys)
-    weapon = tuple(f for f in fields if f.key in weapon_keys)
+    own, weapon = html.stat_fields_of(system, exclude=weapon_keys), html.stat_fields_of(system, weapon_keys)
     attack = None
     if page.data("action") == "save-attack":
         attack = (page.value("a-name"), html.read_stats(weapon, "a", page.value, page.ticked))
@@ -115,10 +117,10 @@ def saved(page: Page) -> Events:
 
 def target_described(page: Page) -> Events:
     """What the game master says about the practice target, read whole from the character's screen."""
-    c = find(page.model.characters, page.model.ui.sheet[1] if page.model.ui.sheet else None)
+    c = open_character(page.model)
     if c is None:
         return None
-    fields = tuple(f for f in get_system(c.system).stat_fields if f.key in view_for(c.system).target_fields)
+    fields = html.stat_fields_of(c.system, view_for(c.system).target_fields)
     return TargetDescribed(html.read_stats(fields, "t", page.value, page.ticked), page.value("t-hp"), page.value("t-at_least"),
                            page.value("t-name"), page.typing)
 

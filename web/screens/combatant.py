@@ -8,6 +8,7 @@ from .. import render
 from ..messages import Act, AttackApplied, AttackConfigured, AttackRolled, HitPointsTyped, SectionPicked, SheetOpened, TargetPicked
 from ..views import Events, Handler, Page, view_for
 from .base import Context, Elsewhere, Screen
+from .characters import open_character
 
 
 def draw(ctx: Context, ident: str | None) -> str | Elsewhere:
@@ -24,10 +25,7 @@ SCREENS = (Screen("combatant", draw, "sheet-error"),)
 
 def panel_system(page: Page) -> str:
     """The system of the attack panel on screen: the character's on its attack screen, else the fight's."""
-    from .characters import find
-
-    ui = page.model.ui
-    c = find(page.model.characters, ui.sheet[1]) if ui.practising and ui.sheet is not None else None
+    c = open_character(page.model) if page.model.ui.practising else None
     return c.system if c is not None else page.model.timeline.present.system
 
 

@@ -51,7 +51,7 @@ from ..persist import (
     CHARACTERS,
     Notice,
 )
-from ..screens.characters import edited, fresh_id
+from ..screens.characters import edited, fresh_id, open_character
 from ..screens.characters import find as find_character
 from ..views import view_for
 from .common import (
@@ -215,7 +215,7 @@ def _attack_removed(model: Model, m: AttackRemoved) -> Result:
 
 def _attack_options_saved(model: Model, m: AttackOptionsSaved) -> Result:
     """The attack panel's options as they are now, kept in the chosen named attack."""
-    c = find_character(model.characters, model.ui.sheet[1] if model.ui.sheet else None)
+    c = open_character(model)
     index = model.ui.practice.get("attack")
     chosen = c.attack(index) if c is not None and isinstance(index, int) else None
     if c is None or chosen is None:
@@ -231,11 +231,11 @@ def _attack_options_saved(model: Model, m: AttackOptionsSaved) -> Result:
 
 def _target_described(model: Model, m: TargetDescribed) -> Result:
     """What the game master says about the target, read whole from the character's screen."""
-    c = find_character(model.characters, model.ui.sheet[1] if model.ui.sheet else None)
+    c = open_character(model)
     if c is None:
         return model, ()
     system = get_system(c.system)
-    fields = tuple(f for f in system.stat_fields if f.key in view_for(c.system).target_fields)
+    fields = character_text.stat_fields_of(c.system, view_for(c.system).target_fields)
     try:
         stats = validated_stats(fields, dict(m.stats), system.label)
         hp = typed_number(m.hp)

@@ -74,7 +74,7 @@ from ..persist import (
     TEMPLATES,
 )
 from ..render import needs_initiative_entry
-from ..screens.characters import find as find_character
+from ..screens.characters import open_character
 from .common import (
     Result,
     act,
@@ -249,7 +249,7 @@ def _combatant_added(model: Model, m: CombatantAdded) -> Result:
 def practice_of(model: Model) -> tuple[Character, Encounter]:
     """The open character and its practice encounter (the target the game master described);
     EngineError when it cannot be built (the character deleted in another tab, a stat out of bounds)."""
-    c = find_character(model.characters, model.ui.sheet[1] if model.ui.sheet is not None else None)
+    c = open_character(model)
     if c is None:
         raise EngineError("That character is gone (deleted in another tab?).")
     p = model.ui.practice

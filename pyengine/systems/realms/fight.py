@@ -485,10 +485,7 @@ class RealmsSystem(System):
 
     def attack_outcome(self, args: dict[str, Any]) -> AttackOutcome:
         """A miss, or damage to Body (negative: an absorbing target heals); a crit chain is the critical."""
-        damage = args.get("damage", 0)
-        return AttackOutcome(str(args.get("attacker", "")), str(args.get("target", "")), not args.get("miss"),
-                             damage if isinstance(damage, int) and not isinstance(damage, bool) else 0, bool(args.get("crit")),
-                             str(args.get("text", "")))
+        return AttackOutcome.read(args, not args.get("miss"), args.get("damage"), args.get("crit"))
 
     actions = {
         "er_attack": ActionRule(_apply_attack, _resolve_attack), "er_stance": ActionRule(_apply_stance),
