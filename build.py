@@ -47,6 +47,16 @@ RUNTIMES = {
         "0.7.31",
         "sha512-GqM1aonc1N4RTkNZ1zJ8jJk8+i2cqeztZslPsAiQtn+wHHkUX9Z1FgIg4HjCvhBylB68UKmbTVTzOobpgPIMVQ==",
     ),
+    # The live table: Trystero's torrent strategy and its core (no other dependencies), ES modules
+    # served as they are from ./trystero/ (the one bare import rewritten to a path).
+    "@trystero-p2p/torrent": (
+        "0.25.4",
+        "sha512-HjC1V9+70j2fhqK26BzDhjJM5A5toLGLgGgS/jZAq+7ufA8HxUHRE4qPU8kn1Wu0E0K7cMGzpWcMCcbVB7AzZA==",
+    ),
+    "@trystero-p2p/core": (
+        "0.25.4",
+        "sha512-ehvSL1FqW962XyEctXngeDF/IOM1bWmfCKBNR4vwmVa0JGfM0+dlY4TEzSEGghYp3qqGCrpFIVTxdvlBUGVO6Q==",
+    ),
 }
 # The five Pyodide files a page needs (no maps, no .d.ts, no console pages).
 PYODIDE_FILES = (
@@ -70,6 +80,9 @@ SITE_WHEELS = {
 }
 WHEEL_CACHE = ROOT / ".cache" / "wheels"
 STDLIB_EXTRA = "stdlib-extra.zip"
+# The tests' own live-table relay (tools/relay.mjs, a WebTorrent tracker from npm) listens here;
+# the build the tests drive allows it in its CSP beside the public relays.
+TEST_RELAY = "ws://127.0.0.1:47913"
 TEST_REQUIREMENTS = ("pytest==9.2.0", "playwright==1.65.2", "hypothesis==6.170.15", "ruff==0.14.6", "mypy==1.19.0",
                      "pytest-rerunfailures==16.7")
 CHROMIUM_FLAGS = (
@@ -320,6 +333,34 @@ def _write_trimmed_lock(source: Path, dest: Path) -> None:
     dest.write_text(json.dumps(lock, separators=(",", ":")))
 
 
+def copy_trystero(modules: Path, out: Path) -> None:
+    """Trystero's torrent strategy as ./trystero/torrent.mjs and its core in ./trystero/core/."""
+    dest = out / "trystero"
+    (dest / "core").mkdir(parents=True)
+    for path in sorted((modules / "@trystero-p2p" / "core" / "dist").glob("*.mjs")):
+        shutil.copy2(path, dest / "core" / path.name)
+    source = (modules / "@trystero-p2p" / "torrent" / "dist" / "index.mjs").read_text()
+    rewritten = source.replace('from "@trystero-p2p/core"', 'from "./core/index.mjs"')
+    if rewritten == source or "@trystero-p2p/" in rewritten.replace("@trystero-p2p/torrent", ""):
+        sys.exit("@trystero-p2p/torrent: its import of the core was not found where build.py expects it")
+    (dest / "torrent.mjs").write_text(rewritten)
+
+
+def connect_src(extra_relays: tuple[str, ...] = ()) -> str:
+    """The CSP's connect-src: our own origin, and the live table's relays (pyengine/live.py's, and any
+    this build adds, e.g. the tests' own on 127.0.0.1); nothing else."""
+    from pyengine.live import DEFAULT_RELAYS
+
+    origins = []
+    for url in (*DEFAULT_RELAYS, *extra_relays):
+        origin = re.match(r"^(wss?://[^/\s;,'\"]+)", url)
+        if origin is None:
+            sys.exit(f"not a relay address: {url!r}")
+        if origin.group(1) not in origins:
+            origins.append(origin.group(1))
+    return " ".join(["'self'", *origins])
+
+
 def copy_pyscript(modules: Path, out: Path) -> None:
     source = modules / "@pyscript" / "core" / "dist"
     dest = out / "pyscript"
@@ -424,14 +465,15 @@ def build_web_zip(out: Path, bytecode: bool = True) -> str:
 # Site assembly
 # --------------------------------------------------------------------------------------------
 
-def build(out: Path = DIST, full_stdlib: bool = False) -> Path:
-    """Make the deployable site in `out`."""
+def build(out: Path = DIST, full_stdlib: bool = False, relays: tuple[str, ...] = ()) -> Path:
+    """Make the deployable site in `out`; `relays`: live-table relays allowed beside the defaults."""
     modules = ensure_runtimes()
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
     copy_pyodide(modules, out, full_stdlib)
     copy_pyscript(modules, out)
+    copy_trystero(modules, out)
     wheel = build_wheel(out)
     web_zip = build_web_zip(out)
     config = {
@@ -449,7 +491,10 @@ def build(out: Path = DIST, full_stdlib: bool = False) -> Path:
     # PyScript loads every plugin once for each interpreter type that has no config of its own;
     # an inline MicroPython config (no MicroPython script runs) switches them off there too.
     index = out / "index.html"
-    index.write_text(index.read_text().replace('"__PLUGINS_OFF__"', json.dumps(config["plugins"])))
+    page = index.read_text().replace('"__PLUGINS_OFF__"', json.dumps(config["plugins"]))
+    if "connect-src 'self';" not in page:
+        sys.exit("static/index.html: the CSP's connect-src is not where build.py expects it")
+    index.write_text(page.replace("connect-src 'self';", f"connect-src {connect_src(relays)};"))
     (out / "rules.html").write_text(rules_page((ROOT / "docs" / "rules.md").read_text()))
     write_service_worker(out)
     log(f"built {out} ({sum(p.stat().st_size for p in out.rglob('*') if p.is_file()) / 1e6:.1f} MB)")
@@ -685,7 +730,7 @@ def run_tests(pytest_args: list[str]) -> int:
     ensure_zbar()
     checks = {"ruff": [str(python), "-m", "ruff", "check", "."], "mypy": [str(python), "-m", "mypy"]}
     failed = [name for name, command in checks.items() if subprocess.run(command, cwd=ROOT).returncode != 0]
-    build(DIST)
+    build(DIST, relays=(TEST_RELAY,))
     env = {**os.environ, "CHROMIUM": chromium, "RK_DIST": str(DIST), "PYTHONPATH": str(ROOT)}
     code = subprocess.run([str(python), "-m", "pytest", *pytest_args], cwd=ROOT, env=env).returncode
     if failed:
@@ -707,6 +752,7 @@ def main(argv: list[str] | None = None) -> int:
     p_build = sub.add_parser("build", help="make dist/")
     p_build.add_argument("--out", type=Path, default=DIST)
     p_build.add_argument("--full-stdlib", action="store_true", help="ship Python's whole standard library")
+    p_build.add_argument("--relay", action="append", default=[], help="a live-table relay to allow beside the defaults (CSP)")
     p_serve = sub.add_parser("serve", help="build and serve on 127.0.0.1")
     p_serve.add_argument("--port", type=int, default=8000)
     p_serve.add_argument("--base", default="/", help="serve under a sub-path, e.g. /roundkeeper/")
@@ -719,7 +765,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
 
     if args.command == "build":
-        build(args.out.resolve(), args.full_stdlib)
+        build(args.out.resolve(), args.full_stdlib, tuple(args.relay))
         return 0
     if args.command == "serve":
         out = build(DIST)
@@ -736,7 +782,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "bench":
         python = ensure_venv()
         chromium = find_chromium()
-        build(DIST)
+        build(DIST, relays=(TEST_RELAY,))
         env = {**os.environ, "CHROMIUM": chromium, "RK_DIST": str(DIST), "PYTHONPATH": str(ROOT)}
         return subprocess.run(
             [str(python), str(ROOT / "tests" / "bench.py"), "--runs", str(args.runs), *(["--skip-startup"] if args.skip_startup else [])], env=env

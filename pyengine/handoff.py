@@ -13,17 +13,43 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import SchemaError
-from .model import MAX_COMBATANTS, Combatant, Encounter
+from .model import HIDDEN_FLAG, MAX_COMBATANTS, UNKNOWN_FLAG, Combatant, Encounter
 from .rules import System, system_of
 from .storage import pack, unpack
 from .text import clean_text
 from .turns import active_unit, turn_units, unit_name, unit_skipped
 
-__all__ = ["VIEW_VERSION", "health_word", "table_view", "view_payload", "read_view", "WORDS"]
+__all__ = ["VIEW_VERSION", "health_word", "table_view", "view_payload", "read_view", "check_view", "WORDS",
+           "HIDDEN", "UNKNOWN", "UNKNOWN_NAME", "PLAYERS_HP", "shown_to_players"]
 
 VIEW_VERSION = 1
 WORDS = ("unhurt", "hurt", "bloodied", "down", "")  # an opponent's state as the players see it
 MAX_PAYLOAD = 20_000
+# What the players may see is the game master's call: flags on a combatant (the core "flag" action,
+# undoable) and one option of the encounter.
+HIDDEN = HIDDEN_FLAG        # not shown to the players at all until revealed (an ambush, reinforcements)
+UNKNOWN = UNKNOWN_FLAG      # shown, but its name kept as UNKNOWN_NAME
+UNKNOWN_NAME = "Unknown creature"
+PLAYERS_HP = "players_hp"    # option: "words" (default: opponents' HP as unhurt/hurt/bloodied/down) or "numbers"
+PLAYERS_HP_VALUES = ("words", "numbers")
+
+
+def shown_to_players(c: Combatant) -> bool:
+    return HIDDEN not in c.flags
+
+
+def _players_name(c: Combatant) -> str:
+    return UNKNOWN_NAME if UNKNOWN in c.flags else c.name
+
+
+def _players_unit_name(unit: tuple[Combatant, ...]) -> str:
+    """A unit's name as the players may know it ("" when none of it is shown)."""
+    shown = [c for c in unit if shown_to_players(c)]
+    if not shown:
+        return ""
+    if any(UNKNOWN in c.flags for c in shown):
+        return UNKNOWN_NAME if len(shown) == 1 else f"{UNKNOWN_NAME} ×{len(shown)}"
+    return unit_name(shown)
 
 
 def health_word(c: Combatant, system: System) -> str:
@@ -56,24 +82,30 @@ def _next_unit(enc: Encounter, system: System) -> tuple[Combatant, ...]:
 
 def table_view(enc: Encounter) -> dict[str, Any]:
     """The fight as the players may see it. Rows: [name, side ("p" party / "o" opponents), HP, max HP
-    (the party's; None for opponents), state word (opponents), conditions, "now" / "next" / ""]."""
+    (the party's, or everyone's when the game master shows numbers; else None), state word
+    (opponents), conditions, "now" / "next" / ""]. A hidden combatant is in no part of it (not its
+    row, not its name as now or next); an unknown one is named UNKNOWN_NAME."""
     system = system_of(enc)
-    now = {c.id for c in active_unit(enc)} if enc.started else set()
+    active = tuple(active_unit(enc)) if enc.started else ()
+    now = {c.id for c in active}
     after = _next_unit(enc, system)
     nxt = {c.id for c in after}
+    numbers = dict(enc.options).get(PLAYERS_HP) == "numbers"
     rows = []
     for c in enc.combatants:
+        if not shown_to_players(c):
+            continue
         party = c.side == "party"
         rows.append([
-            c.name, "p" if party else "o",
-            c.hp if party else None, c.max_hp if party else None,
+            _players_name(c), "p" if party else "o",
+            c.hp if party or numbers else None, c.max_hp if party or numbers else None,
             "" if party else health_word(c, system),
             [k.name for k in c.conditions],
             "now" if c.id in now else "next" if c.id in nxt else "",
         ])
     return {"v": VIEW_VERSION, "name": enc.name, "system": enc.system, "round": enc.round if enc.started else 0,
-            "now": unit_name(active_unit(enc)) if enc.started and enc.active_id else "",
-            "next": unit_name(after) if after else "", "rows": rows}
+            "now": _players_unit_name(active) if enc.started and enc.active_id else "",
+            "next": _players_unit_name(after) if after else "", "rows": rows}
 
 
 def view_payload(enc: Encounter) -> str:
@@ -96,7 +128,12 @@ def _int_or_none(value: Any) -> int | None:
 
 def read_view(payload: str) -> dict[str, Any]:
     """A players' view from a link's fragment, fully checked; raises SchemaError."""
-    doc = unpack(payload, "the link's view of a fight", MAX_PAYLOAD, 500_000)
+    return check_view(unpack(payload, "the link's view of a fight", MAX_PAYLOAD, 500_000))
+
+
+def check_view(doc: Any) -> dict[str, Any]:
+    """A players' view as another phone sent it (a link, a live message), fully checked and its texts
+    cleaned; raises SchemaError."""
     if not isinstance(doc, dict) or doc.get("v") != VIEW_VERSION:
         raise SchemaError("This view was made by another version of Roundkeeper: reload both phones.")
     rows = doc.get("rows")

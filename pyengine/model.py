@@ -49,6 +49,13 @@ class Condition:
     note: str = ""
 
 
+# Flags that are no turn's: what the players may see of a combatant (pyengine/handoff.py), kept when
+# a system clears its per-turn flags at the start of a turn.
+HIDDEN_FLAG = "hidden"
+UNKNOWN_FLAG = "unknown"
+LASTING_FLAGS = frozenset({HIDDEN_FLAG, UNKNOWN_FLAG})
+
+
 @dataclass(frozen=True)
 class Combatant:
     id: str

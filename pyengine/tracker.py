@@ -371,13 +371,26 @@ def _remove_condition(enc: Encounter, a: GoneCondition) -> Outcome:
 def _flag(enc: Encounter, a: Flag) -> Outcome:
     c = enc.get(a.id)
     flags = tuple(sorted(set(c.flags) | {a.flag})) if a.on else tuple(f for f in c.flags if f != a.flag)
-    return _with(enc, replace(c, flags=flags)), (enc.event("flag", f"{c.name}: {a.flag.replace('_', ' ')} {'on' if a.on else 'off'}", who=c.id),)
+    words = _FLAG_WORDS.get((a.flag, a.on))
+    said = words.replace("{name}", c.name) if words else f"{c.name}: {a.flag.replace('_', ' ')} {'on' if a.on else 'off'}"
+    return _with(enc, replace(c, flags=flags)), (enc.event("flag", said, who=c.id),)
+
+
+# What the log says of the flags that decide what the players see (pyengine/handoff.py).
+_FLAG_WORDS = {
+    ("hidden", True): "{name} is hidden from the players",
+    ("hidden", False): "{name} is revealed to the players",
+    ("unknown", True): "{name} is shown to the players as an unknown creature",
+    ("unknown", False): "{name} is shown to the players by name",
+}
 
 
 def _option(enc: Encounter, a: Option) -> Outcome:
     key, value = a.key, a.value
     if key == "skip_down" and value not in SKIP_DOWN:
         raise RuleError("skip_down is none, npcs or all.")
+    if key == "players_hp" and value not in ("words", "numbers"):
+        raise RuleError("players_hp is words or numbers.")
     system_of(enc).check_option(key, value)
     options = tuple(sorted({**dict(enc.options), key: value}.items()))
     return replace(enc, options=options), (enc.event("option", f"Option {key} set to {value}"),)

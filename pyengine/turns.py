@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from .errors import RuleError
-from .model import LIMITS, Combatant, Encounter, Event
+from .model import LASTING_FLAGS, LIMITS, Combatant, Encounter, Event
 
 __all__ = [
     "DONE", "INITIATIVE", "SIDES", "TurnHooks", "TurnFlow", "InitiativeFlow", "SideFlow", "SideRoll",
@@ -136,13 +136,14 @@ def tick(enc: Encounter, event: str, anchors: set[str]) -> tuple[Encounter, tupl
 
 
 def turn_starts(enc: Encounter, hooks: TurnHooks) -> tuple[Encounter, tuple[Event, ...]]:
-    """The active unit's turn begins: per-turn flags reset, the system's turn-start rules, and
+    """The active unit's turn begins: per-turn flags reset (not LASTING_FLAGS), the system's turn-start rules, and
     conditions timed to the start of this turn count down."""
     unit = active_unit(enc)
     ids = {c.id for c in unit}
     events = [Event("turn", enc.round, f"{unit_name(unit)}'s turn", who=unit[0].id if unit else None)]
     if hooks.clear_flags_at_turn_start:
-        enc = replace(enc, combatants=tuple(replace(c, flags=()) if c.id in ids and c.flags else c for c in enc.combatants))
+        enc = replace(enc, combatants=tuple(replace(c, flags=tuple(f for f in c.flags if f in LASTING_FLAGS))
+                                            if c.id in ids and c.flags else c for c in enc.combatants))
     enc = hooks.on_turn_start(enc)
     enc, expired = tick(enc, "start", ids)
     return enc, tuple(events) + expired

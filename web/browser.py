@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pyodide.ffi import JsException
+from pyodide.ffi import JsException, to_js
 from pyscript import document, window
 
 from pyengine.dice import Distribution, Estimate, Rng, parse
@@ -104,6 +104,10 @@ class DomPage:
     @property
     def locked(self) -> frozenset[str]:
         return frozenset(self._runtime.ws.locked)
+
+    @property
+    def servers(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return self._runtime.servers  # type: ignore[no-any-return]
 
 
 class Later:
@@ -229,6 +233,53 @@ class WakeLock:
             self.lock = None
 
 
+class Transport:
+    """The live table's connections: the room at the relays (static/live.mjs over Trystero, loaded the
+    first time a table goes live, like the QR encoder), and this device's BroadcastChannel (the
+    table display, no network). Whatever comes in goes to `heard(peer, text)` as it is; None when
+    it was refused before reaching Python (not text, or too large)."""
+
+    def __init__(self, channel_name: str, heard: Callable[[str, str | None], None], joined: Callable[[str, bool], None]) -> None:
+        self.heard, self.joined = heard, joined
+        self.module: Any = None
+        self.connected = False
+        self.channel: Any = None
+        self.channel_peer = "display"   # what this page calls the other end of the channel
+        if hasattr(window, "BroadcastChannel"):
+            self.channel = window.BroadcastChannel.new(channel_name)
+            self.channel.onmessage = dom.proxy(self._on_channel)
+        self._on_message = dom.proxy(self._from_peer)
+        self._on_peer = dom.proxy(lambda peer, joined: self.joined(str(peer), bool(joined)))
+
+    def _on_channel(self, event: JsObject) -> None:
+        data = dom.py(event.data)
+        self.heard(self.channel_peer, data if isinstance(data, str) and len(data) <= 64_000 else None)
+
+    def _from_peer(self, peer: JsObject, text: JsObject) -> None:
+        data = dom.py(text)
+        self.heard(str(peer), data if isinstance(data, str) else None)
+
+    async def connect(self, room: str, secret: str, relays: tuple[str, ...], stun: tuple[str, ...], hello: str | None) -> None:
+        if self.module is None:
+            self.module = await window.RK.importLive()
+        await self.module.connect(room, secret, to_js(list(relays)), to_js(list(stun)), self._on_peer, self._on_message,
+                                  hello or "")
+        self.connected = True
+
+    def send(self, text: str, peer: str | None = None) -> None:
+        if self.connected:
+            self.module.send(text, peer or "")
+
+    def post(self, text: str) -> None:
+        if self.channel is not None:
+            self.channel.postMessage(text)
+
+    def leave(self) -> None:
+        if self.connected:
+            self.connected = False
+            self.module.leave()
+
+
 class Toast:
     """A short message where the thumb is: at the bottom of the open sheet, else above the turn
     controls; read out by screen readers; gone after a few seconds."""
@@ -282,9 +333,9 @@ def copy_link(field_id: str, out_id: str) -> None:
         told("Copy the link from the field (long-press it)."))
 
 
-async def show_qr(link: str) -> None:
+async def show_qr(link: str, field_id: str = "share-field", box_id: str = "share-qr", note_id: str = "share-qr-note") -> None:
     """The link as a QR code under it; segno is installed the first time (a moment, said)."""
-    box, note = dom.el("share-qr"), dom.el("share-qr-note")
+    box, note = dom.el(box_id), dom.el(note_id)
     if box is None:
         return
     if qr.loaded() is None:
@@ -293,11 +344,11 @@ async def show_qr(link: str) -> None:
         segno = await qr.load_segno()
         svg, version, modules = qr.qr_svg(segno, link)
     except Exception as error:  # noqa: BLE001 (the encoder's install or a browser refusal: say so, keep the link)
-        if dom.el("share-qr-note") is not None:
-            dom.el("share-qr-note").textContent = f"The QR code could not be drawn ({error}); the link above works the same."
+        if dom.el(note_id) is not None:
+            dom.el(note_id).textContent = f"The QR code could not be drawn ({error}); the link above works the same."
         return
-    box, note = dom.el("share-qr"), dom.el("share-qr-note")  # the menu may have been redrawn meanwhile
-    field = dom.el("share-field")
+    box, note = dom.el(box_id), dom.el(note_id)  # the sheet may have been redrawn meanwhile
+    field = dom.el(field_id)
     if box is None or field is None or str(field.value) != link:
         return  # closed, or another link asked for since
     box.innerHTML = svg

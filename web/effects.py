@@ -3,6 +3,8 @@ runtime (web/runtime.py's `perform`) is the only place that carries them out in 
 
 from __future__ import annotations
 
+from typing import Any
+
 from pyengine.dice import RollResult
 from pyengine.record import Record
 from pyengine.tracker import Timeline
@@ -11,7 +13,8 @@ __all__ = [
     "SaveFight", "Render", "RenderSheet", "RenderNotices", "RenderRolls", "Toast", "HideToast", "Refuse", "ShowSheet",
     "ScheduleSheet", "CloseSheet", "StoreCollection", "SayOnLine", "SetField", "ShowRoll", "RefreshOdds", "ScheduleOdds",
     "ClearLink", "SwitchTo", "ForgetStored", "KeepAwake", "AskToKeepStorage", "LoadEncounter", "TrimStored",
-    "AddEncounters", "SetTheme", "Download", "ShowShareLink", "CopyLink", "Reload", "FillForm", "Effect"
+    "AddEncounters", "SetTheme", "Download", "ShowShareLink", "CopyLink", "Reload", "FillForm", "LiveConnect", "LiveSend",
+    "LiveLeave", "StoreLive", "OpenDisplay", "ShowLiveLink", "Effect"
 ]
 
 
@@ -186,7 +189,49 @@ class FillForm(Record):
     focus: str | None = None
 
 
+
+class LiveConnect(Record):
+    """Join the room at the relays (role "host" or "follow"), or only the table display's channel
+    (role "display"); "follow" and "display" say hello once there."""
+
+    role: str
+    room: str = ""
+    secret: str = ""
+    relays: tuple[str, ...] = ()
+    stun: tuple[str, ...] = ()
+    hello: str = ""
+
+
+class LiveSend(Record):
+    """The players' view of the present to one follower (`peer`), or to all and the table display
+    (None); the runtime stamps it with the next revision."""
+
+    view: dict[str, Any]
+    peer: str | None = None
+
+
+class LiveLeave(Record):
+    pass
+
+
+class StoreLive(Record):
+    """Keep (or forget: None) the hosted room, so that a reload of the game master's phone goes on."""
+
+    room: tuple[str, str] | None
+
+
+class OpenDisplay(Record):
+    pass
+
+
+class ShowLiveLink(Record):
+    """The join link in the Live table's field and as its QR code."""
+
+    fragment: str
+
+
 Effect = (SaveFight | Render | RenderSheet | RenderNotices | RenderRolls | Toast | HideToast | Refuse | ShowSheet |
           ScheduleSheet | CloseSheet | StoreCollection | SayOnLine | SetField | ShowRoll | RefreshOdds | ScheduleOdds |
           ClearLink | SwitchTo | ForgetStored | KeepAwake | AskToKeepStorage | LoadEncounter | TrimStored |
-          AddEncounters | SetTheme | Download | ShowShareLink | CopyLink | Reload | FillForm)
+          AddEncounters | SetTheme | Download | ShowShareLink | CopyLink | Reload | FillForm |
+          LiveConnect | LiveSend | LiveLeave | StoreLive | OpenDisplay | ShowLiveLink)

@@ -19,7 +19,8 @@ __all__ = [
     "Exported", "ShareLinkAsked", "LinkCopied", "ReloadTapped", "EncounterPicked", "HistoryTrimmed", "FileImported",
     "FightChangedElsewhere", "CollectionChanged", "StorageKept", "ViewOpened", "CharacterOpened", "CharacterOffered",
     "CharacterTaken", "AttackPicked", "AttackRemoved", "AttackOptionsSaved", "TargetDescribed", "SidePicked",
-    "OddsTargetTyped", "Message"
+    "OddsTargetTyped", "LiveOpened", "LiveStopped", "LiveFollowed", "PeerChanged", "PeerSaid", "LiveTicked",
+    "DisplayOpened", "Message"
 ]
 
 
@@ -416,6 +417,57 @@ class OddsTargetTyped(Record):
     """The roller's "chance of at least" was typed: the odds a moment after typing stops."""
 
 
+
+# -- the live table (web/update/live.py) -------------------------------------------------------------
+class LiveOpened(Record):
+    """The game master opened the Live table: host a fresh room (room, secret), or the one already
+    live; `shown`: open its screen (False when a reload takes the table up again, quietly)."""
+
+    room: str
+    secret: str
+    relays: tuple[str, ...]
+    stun: tuple[str, ...]
+    shown: bool = True
+
+
+class LiveStopped(Record):
+    """The game master ended the live table, or a follower stopped following."""
+
+
+class LiveFollowed(Record):
+    """A join link was opened (`fragment` "ROOM.SECRET"), or "display" for the table display."""
+
+    fragment: str
+    relays: tuple[str, ...]
+    stun: tuple[str, ...]
+    name: str = ""
+
+
+class PeerChanged(Record):
+    """Another phone came into the room or left it (as the connection library says)."""
+
+    peer: str
+    joined: bool
+
+
+class PeerSaid(Record):
+    """A message from another phone or window: any text (None: refused before it reached Python)."""
+
+    peer: str
+    text: str | None
+    at_ms: float
+
+
+class LiveTicked(Record):
+    """A follower's clock, every few seconds: "last update 40 s ago"."""
+
+    now_ms: float
+
+
+class DisplayOpened(Record):
+    """"Open table display": a second window follows through BroadcastChannel."""
+
+
 Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped | RedoTapped | HitPointsTyped |
            BatchApplied | QuickAdded | AttackApplied | SelectingToggled | SelectionToggled | SectionPicked |
            SavedRollDeleted | SavedRollRestored | CharacterDeleted | CharacterRestored | CombatantAdded | RollTyped |
@@ -425,4 +477,5 @@ Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped |
            ThemeToggled | Exported | ShareLinkAsked | LinkCopied | ReloadTapped | EncounterPicked | HistoryTrimmed |
            FileImported | FightChangedElsewhere | CollectionChanged | StorageKept | ViewOpened | CharacterOpened |
            CharacterOffered | CharacterTaken | AttackPicked | AttackRemoved | AttackOptionsSaved | TargetDescribed |
-           SidePicked | OddsTargetTyped)
+           SidePicked | OddsTargetTyped | LiveOpened | LiveStopped | LiveFollowed | PeerChanged | PeerSaid | LiveTicked |
+           DisplayOpened)

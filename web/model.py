@@ -11,7 +11,7 @@ from pyengine.tracker import Timeline
 from .persist import Notice
 from .state import Ui
 
-__all__ = ["Model", "NEXT_TURN_GUARD", "Trash"]
+__all__ = ["Model", "NEXT_TURN_GUARD", "Trash", "Live", "Peer"]
 
 NEXT_TURN_GUARD = 0.4  # seconds: two taps on Next turn closer than this are one tap (RK.nextTurnGuardMs)
 
@@ -27,6 +27,48 @@ class Trash:
 
 
 @dataclass(frozen=True)
+class Peer:
+    """Another phone in the live table's room: its connection library's id, the name it said."""
+
+    id: str
+    name: str = ""
+    connected: bool = True
+
+
+@dataclass(frozen=True)
+class Live:
+    """The live table, seen from this page. The game master's phone hosts ("host": the one writer);
+    a player's phone follows ("follow"); a second window of the game master's shows the table
+    display ("display", through BroadcastChannel, no network)."""
+
+    role: str = "off"                       # "off" | "host" | "follow" | "display"
+    room: str = ""
+    secret: str = ""
+    relays: tuple[str, ...] = ()
+    stun: tuple[str, ...] = ()
+    peers: tuple[Peer, ...] = ()            # the others in the room, in the order they came
+    display: bool = False                   # host: a table display listens
+    sent: Any = None                        # host: the last view sent (a change sends the next)
+    refused: int = 0                        # messages refused (broken or hostile), counted
+    view: Any = None                        # follow: the newest view received
+    revision: int = 0                       # follow: its revision (an older one is ignored)
+    host: str = ""                          # follow: the peer whose states are taken
+    updated_ms: float = 0.0                 # follow: when the newest view came
+    now_ms: float = 0.0                     # follow: the clock at the last tick
+
+    @property
+    def hosting(self) -> bool:
+        return self.role == "host"
+
+    @property
+    def following(self) -> bool:
+        return self.role in ("follow", "display")
+
+    def host_here(self) -> bool:
+        return any(p.id == self.host and p.connected for p in self.peers) or (self.role == "display" and bool(self.host))
+
+
+@dataclass(frozen=True)
 class Model:
     timeline: Timeline                        # the fight on screen, with its undo history
     ui: Ui = field(default_factory=Ui)         # sheets, the attack panel, selections ... (web/state.py)
@@ -39,3 +81,4 @@ class Model:
     trash: Trash = field(default_factory=Trash)
     next_turn_guard: float = NEXT_TURN_GUARD
     storage_kept: bool | None = None           # the browser keeps our storage (navigator.storage.persisted), once known
+    live: Live = field(default_factory=Live)   # the live table (web/update/live.py)

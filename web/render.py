@@ -10,6 +10,7 @@ from typing import Any
 
 from pyengine.dice import RollResult
 from pyengine.errors import EngineError
+from pyengine.handoff import HIDDEN, UNKNOWN
 from pyengine.model import Combatant, Encounter, Event
 from pyengine.rules import get_system, system_of, systems
 from pyengine.text import quoted
@@ -71,6 +72,9 @@ def combatant_row(enc: Encounter, c: Combatant, active_ids: set[str], names: dic
     if selected is None and system.flow.may_act_now(system, enc, c):
         act = f'<button type="button" class="act" data-action="act-now" data-id="{esc(c.id)}" data-testid="act-now">Act</button>'
     tag = '<span class="muted pc">PC</span>' if c.pc else ""
+    hidden = ' data-hidden="true"' if HIDDEN in c.flags else ""
+    secret = ('<span class="muted pc" title="Hidden from the players">hidden</span>' if hidden
+              else '<span class="muted pc" title="The players see an unknown creature">unknown</span>' if UNKNOWN in c.flags else "")
     aria = ' aria-current="true"' if current else ""
     action = "open-combatant"
     if selected is not None:
@@ -80,8 +84,8 @@ def combatant_row(enc: Encounter, c: Combatant, active_ids: set[str], names: dic
             classes.append("selected")
     return (
         f'<li class="{" ".join(classes)}" data-testid="combatant-row" data-combatant-id="{esc(c.id)}" '
-        f'data-action="{action}" data-id="{esc(c.id)}"{aria} tabindex="0">'
-        f'<span class="init">{esc(init)}</span><span class="name">{esc(c.name)}{tag}</span>'
+        f'data-action="{action}" data-id="{esc(c.id)}"{aria}{hidden} tabindex="0">'
+        f'<span class="init">{esc(init)}</span><span class="name">{esc(c.name)}{tag}{secret}</span>'
         f'<span class="hp" data-testid="hp">{act}{esc(_hp(c))}</span>{_bar(c)}'
         + (f'<div class="chips">{flags}{chips}</div>' if chips or flags else "")
         + "</li>"
@@ -319,12 +323,65 @@ def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict[str, Any] | 
         f'<label class="field">Whose turn (caster)<select id="cond-anchor" data-testid="condition-anchor">{anchors}</select></label>'
         '</div>'
         f'<button type="button" data-action="add-condition" data-id="{esc(c.id)}" data-testid="add-condition">Add condition</button>'
-        f'{delay}'
+        f'{delay}{_players_sees(c)}'
         + '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
         '<div class="row">'
         f'<button type="button" data-action="edit" data-id="{esc(c.id)}" data-testid="edit-combatant">Edit</button>'
         f'<button type="button" class="danger" data-action="remove" data-id="{esc(c.id)}" data-testid="remove-combatant">Remove</button>'
         '<button type="button" data-action="close-sheet" data-testid="close-sheet">Close</button></div>'
+    )
+
+
+def _players_sees(c: Combatant) -> str:
+    """What the players may see of this combatant (the live table, the players' view, the table display)."""
+    hidden, unknown = HIDDEN in c.flags, UNKNOWN in c.flags
+    return (
+        '<p class="muted">The players see</p><div class="grid2">'
+        f'<button type="button" data-action="players-flag" data-flag="{HIDDEN}" data-id="{esc(c.id)}" data-testid="hide-toggle" '
+        f'aria-pressed="{"true" if hidden else "false"}">{"Hidden: reveal" if hidden else "Hide from players"}</button>'
+        f'<button type="button" data-action="players-flag" data-flag="{UNKNOWN}" data-id="{esc(c.id)}" data-testid="unknown-toggle" '
+        f'aria-pressed="{"true" if unknown else "false"}">{"Unknown: show name" if unknown else "Name as unknown"}</button></div>'
+    )
+
+
+def live_host_html(followers: str, players_hp: str) -> str:
+    """The game master's Live table: the join code and link, who follows, what players may see."""
+    pick = "".join(f'<option value="{v}"{" selected" if v == players_hp else ""}>{label}</option>'
+                   for v, label in (("words", "Opponents' HP as words (hurt, bloodied)"), ("numbers", "Opponents' HP as numbers")))
+    return (
+        '<h3>Live table</h3>'
+        '<p class="muted">Players scan this code (or open the link) and follow the fight on their phones as it happens.</p>'
+        '<div id="live-qr" class="qr" data-testid="live-qr" hidden></div>'
+        '<p id="live-qr-note" class="muted" aria-live="polite"></p>'
+        '<div class="row share-row"><input id="live-link" readonly data-testid="live-link" aria-label="Join link">'
+        '<button type="button" data-action="copy-live" data-testid="copy-live">Copy</button></div>'
+        '<p id="live-out" class="muted" aria-live="polite"></p>'
+        f'<p data-testid="live-followers" id="live-followers" aria-live="polite">{esc(followers)}</p>'
+        f'<label class="field">What players see<select id="players-hp" data-action-change="players-hp" data-testid="players-hp">{pick}</select></label>'
+        '<p class="muted">Hide a combatant (an ambush, reinforcements) or keep its name unknown from its sheet: what is hidden is '
+        'never sent to a phone.</p>'
+        '<p class="err" id="live-error" role="alert"></p>'
+        '<div class="grid2">'
+        '<button type="button" data-action="table-display" data-testid="table-display">Open table display</button>'
+        '<button type="button" class="danger" data-action="live-stop" data-testid="live-stop">Stop live table</button></div>'
+        '<details class="help"><summary>How the live table connects</summary><p>The phones meet through public relays '
+        '(WebTorrent trackers), which only see that two browsers asked for the same coded room name; the fight then goes '
+        'from phone to phone, encrypted by WebRTC. The room and its password are only in this code and link. The table display '
+        'is a second window on this device and needs no network.</p></details>'
+        '<div class="row"><button type="button" data-action="close-sheet" data-testid="close-sheet">Close</button></div>'
+    )
+
+
+def live_follow_html(view: dict[str, Any] | None, state: str, display: bool) -> str:
+    """A player's phone (or the table display) following the fight live: the players' view, and how
+    the connection stands."""
+    body = (_view_body(view) if view is not None
+            else '<p class="muted">Waiting for the game master\'s phone…</p>')
+    stop = "" if display else '<button type="button" data-action="live-stop" data-testid="live-leave">Stop following</button>'
+    return (
+        f'<div class="live-view{" display" if display else ""}" data-testid="live-view">'
+        f'<p class="live-state" id="live-state" data-testid="live-state" aria-live="polite">{esc(state)}</p>{body}</div>'
+        f'<div class="row">{stop}<button type="button" data-action="close-sheet" data-testid="close-sheet">Close</button></div>'
     )
 
 
@@ -401,6 +458,7 @@ def menu_sheet_html(encounters: list[dict[str, Any]], current_id: str, locked: s
         '<button type="button" data-action="export-current" data-testid="export-current">Export fight</button>'
         '<label class="button-like" data-testid="import-label">Import file<input type="file" id="import-file" accept=".json,application/json" data-testid="import-file" class="sr"></label>'
         '<button type="button" data-action="share-link" data-testid="share-link">Share link</button>'
+        '<button type="button" data-action="live-table" data-testid="live-table">Live table</button>'
         '</div><label class="field">Share with<select id="share-for" data-action-change="share-for" data-testid="share-for">'
         '<option value="view">Players at the table (a read-only view)</option>'
         '<option value="fight">A co-GM (takes the fight over)</option></select></label>'
@@ -427,12 +485,21 @@ def menu_sheet_html(encounters: list[dict[str, Any]], current_id: str, locked: s
 def table_view_html(view: dict[str, Any]) -> str:
     """A fight as the players see it from the game master's QR code: read-only, HP of the party,
     the opponents' state in words. Every text escaped (it came from another phone)."""
+    return (
+        _view_body(view)
+        + '<p class="muted">A read-only view of the game master\'s screen at the moment the code was shown: scan it again to '
+        'see the fight move on. Nothing here is saved on this phone.</p>'
+        '<div class="row"><button type="button" data-action="close-sheet">Close</button></div>'
+    )
+
+
+def _view_body(view: dict[str, Any]) -> str:
     rows = "".join(
         f'<li class="{"active" if mark == "now" else ""}" data-testid="view-row" data-mark="{esc(mark)}">'
         f'<span class="grow"><b>{esc(name)}</b>{" · now" if mark == "now" else " · next" if mark == "next" else ""}'
         + "".join(f' <span class="chip">{esc(k)}</span>' for k in conditions)
         + '</span>'
-        + (f'<span data-testid="view-hp">{esc(hp)}{"/" + esc(top) if top is not None else ""}</span>' if side == "p" and hp is not None
+        + (f'<span data-testid="view-hp">{esc(hp)}{"/" + esc(top) if top is not None else ""}</span>' if hp is not None
            else f'<span class="muted" data-testid="view-state">{esc(word)}</span>')
         + "</li>"
         for name, side, hp, top, word, conditions, mark in view["rows"]
@@ -445,9 +512,6 @@ def table_view_html(view: dict[str, Any]) -> str:
         + (f' · next <b data-testid="view-next">{esc(view["next"])}</b>' if view["next"] else "")
         + '</p>'
         f'<ol class="order view" data-testid="view-order">{rows}</ol>'
-        '<p class="muted">A read-only view of the game master\'s screen at the moment the code was shown: scan it again to '
-        'see the fight move on. Nothing here is saved on this phone.</p>'
-        '<div class="row"><button type="button" data-action="close-sheet">Close</button></div>'
     )
 
 

@@ -21,6 +21,7 @@ from pyscript import document, window
 from pyengine.dice import RollResult
 from pyengine.errors import EngineError, SchemaError
 from pyengine.handoff import view_payload
+from pyengine.live import DEFAULT_RELAYS, DEFAULT_STUN, LiveError, hello_text, read_room, read_servers, state_text
 from pyengine.rules import system_of
 from pyengine.tracker import Timeline
 
@@ -32,7 +33,12 @@ from .messages import (
     CollectionChanged,
     FightChangedElsewhere,
     FileImported,
+    LiveFollowed,
+    LiveOpened,
+    LiveTicked,
     Message,
+    PeerChanged,
+    PeerSaid,
     ShareOffered,
     SheetClosed,
     SheetOpened,
@@ -101,6 +107,10 @@ class Runtime:
         self.wake = browser.WakeLock()
         self.sheet_later = browser.Later(self.render_sheet)
         self.asked_to_keep = False
+        self.servers = live_servers()
+        self.transport = browser.Transport(prefix + "live", self.heard, self.peer_changed)
+        self.revision = 0        # the live table's last revision sent (a millisecond clock, always rising)
+        self.ticker: Any = None  # a follower's clock for its connection line
         self._performers = self.performing()
 
     # -- the loop: message -> update -> effects ----------------------------------------------
@@ -144,7 +154,7 @@ class Runtime:
             fx.ShowSheet: lambda e: self.show_sheet(e.focus),
             fx.CloseSheet: lambda e: self.close_sheet(),
             fx.StoreCollection: lambda e: self.store_collection(e.key),
-            fx.KeepAwake: lambda e: self.wake.want(self.model.timeline.present.started),
+            fx.KeepAwake: lambda e: self.wake.want(self.model.timeline.present.started or self.model.live.following),
             fx.AskToKeepStorage: lambda e: self.ask_to_keep_storage(),
             fx.SayOnLine: lambda e: setattr(dom.el(e.line), "textContent", e.text),
             fx.SetField: lambda e: self.fill(((e.field, e.value),)),
@@ -163,7 +173,82 @@ class Runtime:
             fx.ShowShareLink: lambda e: self.show_share_link(e.kind),
             fx.CopyLink: lambda e: browser.copy_link(e.field, e.line),
             fx.Reload: lambda e: window.location.reload(),
+            fx.LiveConnect: self.live_connect,
+            fx.LiveSend: self.live_send,
+            fx.LiveLeave: lambda e: self.live_leave(),
+            fx.StoreLive: self.store_live,
+            fx.OpenDisplay: lambda e: window.open(f"{window.location.pathname}{window.location.search}#display", "roundkeeper-display"),
+            fx.ShowLiveLink: self.show_live_link,
         }
+
+    # -- the live table ---------------------------------------------------------------------
+    def heard(self, peer: str, text: str | None) -> None:
+        """A message from another phone (or, as "display", from this device's other windows)."""
+        if peer == "display" and self.model.live.role == "display":
+            peer = "gm"  # the display hears the game master's window on the channel
+        self.dispatch(PeerSaid(peer, text, time.time() * 1000))
+
+    def peer_changed(self, peer: str, joined: bool) -> None:
+        self.dispatch(PeerChanged(peer, joined))
+
+    def live_connect(self, e: fx.LiveConnect) -> None:
+        if e.role == "display":
+            self.transport.channel_peer = "gm"
+            self.transport.post(hello_text(e.hello))
+        else:
+            hello = hello_text(e.hello) if e.role == "follow" else None
+            asyncio.ensure_future(self._connect(e, hello))
+        if e.role != "host" and self.ticker is None:
+            self.ticker = window.setInterval(dom.proxy(lambda: self.dispatch(LiveTicked(time.time() * 1000))), 5000)
+
+    async def _connect(self, e: fx.LiveConnect, hello: str | None) -> None:
+        try:
+            await self.transport.connect(e.room, e.secret, e.relays, e.stun, hello)
+        except JsException as error:
+            self.say(Notice("error", f"The live table could not connect ({str(error)[:200]}). The fight goes on here; "
+                                     "check the connection and open Live table again."))
+
+    def live_send(self, e: fx.LiveSend) -> None:
+        self.revision = max(int(time.time() * 1000), self.revision + 1)
+        text = state_text(e.view, self.revision)
+        if e.peer == "display":
+            self.transport.post(text)
+        elif e.peer is not None:
+            self.transport.send(text, e.peer)
+        else:
+            if self.model.live.hosting:
+                self.transport.send(text)
+            if self.model.live.display:
+                self.transport.post(text)
+
+    def live_leave(self) -> None:
+        self.transport.leave()
+        if self.ticker is not None:
+            window.clearInterval(self.ticker)
+            self.ticker = None
+
+    def store_live(self, e: fx.StoreLive) -> None:
+        try:
+            if e.room is None:
+                self.store.remove(LIVE_KEY)
+            else:
+                self.store.set(LIVE_KEY, f"{e.room[0]}.{e.room[1]}")
+        except (StorageFull, StorageUnavailable):
+            pass  # the table stays live until this page closes
+
+    def show_live_link(self, e: fx.ShowLiveLink) -> None:
+        field = dom.el("live-link")
+        if field is None:
+            return
+        relays, stun = self.servers
+        query = []
+        if relays != DEFAULT_RELAYS:
+            query.append("relays=" + str(window.encodeURIComponent(",".join(relays) or "none")))
+        if stun != DEFAULT_STUN:
+            query.append("stun=" + str(window.encodeURIComponent(",".join(stun) or "none")))
+        link = f"{window.location.origin}{window.location.pathname}{'?' + '&'.join(query) if query else ''}#{e.fragment}"
+        field.value = link
+        asyncio.ensure_future(browser.show_qr(link, "live-link", "live-qr", "live-qr-note"))
 
     # -- storage ---------------------------------------------------------------------------
     def workspace(self) -> Workspace:
@@ -631,6 +716,19 @@ def next_initiative(event: JsObject) -> None:
         dom.el("init-form").requestSubmit()
 
 
+LIVE_KEY = "live"  # the hosted live table's "room.secret", while it is live
+
+
+def live_servers() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The relays and STUN servers: the page's `relays` / `stun` parameters, else the defaults."""
+    params = window.URLSearchParams.new(window.location.search)
+    try:
+        return (read_servers(dom.py(params.get("relays")), ("wss://", "ws://"), DEFAULT_RELAYS),
+                read_servers(dom.py(params.get("stun")), ("stun:", "stuns:", "turn:", "turns:"), DEFAULT_STUN))
+    except LiveError:
+        return DEFAULT_RELAYS, DEFAULT_STUN
+
+
 def open_fragment(rt: Runtime) -> None:
     """A link with a shared fight, a player's character or the players' view: offered, never opened
     unasked (also when the link is opened on a page already running: only the part after # changed)."""
@@ -641,6 +739,24 @@ def open_fragment(rt: Runtime) -> None:
         rt.dispatch(CharacterOffered(fragment[len("#character="):]))
     elif fragment.startswith("#view="):
         rt.dispatch(ViewOpened(fragment[len("#view="):]))
+    elif fragment.startswith("#live=") or fragment == "#display":
+        # Kept in the address: a reload follows again.
+        relays, stun = rt.servers
+        name = str(rt.model.characters[0].get("name", "")) if rt.model.characters else ""
+        rt.dispatch(LiveFollowed(fragment[len("#live="):] if fragment.startswith("#live=") else "display", relays, stun, name))
+
+
+
+def resume_live(rt: Runtime) -> None:
+    """The game master's table stays live across a reload of their phone: the same room again."""
+    stored = rt.store.get(LIVE_KEY) if rt.persistent and rt.model.live.role == "off" else None
+    if stored:
+        try:
+            room, secret = read_room(stored)
+        except LiveError:
+            return
+        relays, stun = rt.servers
+        rt.dispatch(LiveOpened(room, secret, relays, stun, shown=False))
 
 
 async def import_file(rt: Runtime, file: JsObject) -> None:
@@ -675,7 +791,8 @@ def start() -> None:
     for node in (dom.el("undo"), dom.el("redo"), dom.el("next-turn")):
         node.setAttribute("data-action", node.id)
     open_fragment(rt)
-    rt.wake.want(rt.model.timeline.present.started)
+    resume_live(rt)
+    rt.wake.want(rt.model.timeline.present.started or rt.model.live.following)
     rt.hints()
     rt.render_notices()
     asyncio.ensure_future(rt.check_storage_kept(ask=False))

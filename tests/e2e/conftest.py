@@ -31,7 +31,7 @@ def dist(tmp_path_factory) -> Path:
     given = os.environ.get("RK_DIST")
     if given and (Path(given) / "index.html").exists():
         return Path(given)
-    return build.build(tmp_path_factory.mktemp("dist") / "site")
+    return build.build(tmp_path_factory.mktemp("dist") / "site", relays=(build.TEST_RELAY,))
 
 
 @pytest.fixture(scope="session")

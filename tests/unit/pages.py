@@ -24,6 +24,7 @@ class FakePage:
         self.encounters, self.locked = encounters, locked
         self._now, self._mono, self._id = now_ms, monotonic, new_id
         self.asked: list[tuple[str, str]] = []
+        self.servers: tuple[tuple[str, ...], tuple[str, ...]] = (("ws://127.0.0.1:1",), ())
 
     @property
     def attack(self) -> dict[str, Any]:

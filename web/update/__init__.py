@@ -16,7 +16,7 @@ from typing import Any
 
 from ..messages import Message
 from ..model import Model
-from . import characters, encounters, fight, roller
+from . import characters, encounters, fight, live, roller
 from .characters import character_document
 from .common import (
     COLLECTION_OF,
@@ -45,9 +45,12 @@ __all__ = ["update", "QUIET_ACTIONS", "FIGHT_CHANGED", "MAX_AMOUNT", "COLLECTION
            "without", "notify", "in_place", "with_roll", "opened", "closed", "commit", "redrawn", "Result", "FOCUSED",
            "character_document", "shared_before", "batch_actions", "numbered_name", "practice_entry", "practice_of"]
 
-_UPDATES: dict[type, Callable[[Model, Any], Result]] = {**fight.UPDATES, **roller.UPDATES, **characters.UPDATES, **encounters.UPDATES}
+_UPDATES: dict[type, Callable[[Model, Any], Result]] = {**fight.UPDATES, **roller.UPDATES, **characters.UPDATES, **encounters.UPDATES,
+                                                         **live.UPDATES}
 
 
 def update(model: Model, message: Message) -> Result:
     """The model after `message`, and the effects the runtime performs, in order."""
-    return _UPDATES[type(message)](model, message)
+    after, effects = _UPDATES[type(message)](model, message)
+    after, sent = live.broadcast(model, after)
+    return after, effects + sent

@@ -105,6 +105,11 @@ class Page(Protocol):
         """Encounters saved by a newer version of the app (never written)."""
         ...
 
+    @property
+    def servers(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The live table's relays and STUN servers (the page's `relays` / `stun`, else the defaults)."""
+        ...
+
 
 Events = Message | tuple[Message, ...] | None  # what a handler answers: a message, several in order, or none
 Handler = Callable[[Page], Events]

@@ -1,0 +1,140 @@
+"""The live table's messages: what the game master's phone sends the players' phones and the table
+display, and what they send back. Text on the wire (JSON), every message read here whatever its
+source, bounded before it is parsed (size, then nesting), checked against its schema and version, and
+only ever data: a message can make nothing run and can change no fight by itself.
+
+One writer: the game master's phone. It sends the players' view of the present (`handoff.table_view`,
+what players may see and nothing else) as a `state` with a rising revision; a follower keeps the
+newest revision it was given and ignores older ones. Followers send `hello` (who they are) and
+nothing that changes a fight.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import SchemaError
+from .handoff import check_view
+from .storage import check_json_depth
+from .text import clean_text
+
+__all__ = [
+    "LIVE_VERSION", "MAX_MESSAGE", "MAX_DEPTH", "Incoming", "LiveError", "new_room", "read_room", "join_fragment",
+    "state_text", "hello_text", "read_message", "read_servers", "FROM_HOST", "FROM_FOLLOWER", "DEFAULT_RELAYS",
+    "DEFAULT_STUN",
+]
+
+LIVE_VERSION = 1
+MAX_MESSAGE = 64_000      # characters: a 50-combatant view with conditions is under 10,000
+MAX_DEPTH = 8             # the view nests 4 deep
+MAX_REVISION = 2**53      # revisions are a millisecond clock: JSON's safe integers
+FROM_HOST = frozenset({"state"})
+FROM_FOLLOWER = frozenset({"hello"})
+# Where phones meet to exchange their WebRTC handshakes: public WebTorrent trackers (Trystero's
+# torrent strategy; build.py writes these and only these into the CSP's connect-src). They see that
+# two browsers asked for the same hashed room, never the fight: that goes phone to phone, encrypted.
+DEFAULT_RELAYS = (
+    "wss://tracker.openwebtorrent.com",
+    "wss://tracker.webtorrent.dev",
+    "wss://tracker.files.fm:7073/announce",
+)
+# What WebRTC asks a phone's public address from (not a relay: no data passes through them).
+DEFAULT_STUN = ("stun:stun.l.google.com:19302", "stun:stun.cloudflare.com:3478")
+MAX_SERVERS = 8
+ROOM_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+
+
+class LiveError(SchemaError):
+    """A message refused: too large, too deep, not JSON, another version, not expected here."""
+
+
+@dataclass(frozen=True)
+class Incoming:
+    kind: str                 # "state" | "hello"
+    revision: int = 0         # a state's
+    view: Any = None          # a state's players' view, checked (handoff.check_view)
+    name: str = ""            # a hello's: the follower's own words for itself ("Ana's phone")
+
+
+def new_room() -> tuple[str, str]:
+    """A fresh room and its secret: the room names the meeting place at the relays, the secret is
+    the password of its handshake. Both travel only in the link's fragment and the QR code."""
+    return secrets.token_urlsafe(8), secrets.token_urlsafe(12)
+
+
+def join_fragment(room: str, secret: str) -> str:
+    return f"live={room}.{secret}"
+
+
+def read_room(text: str) -> tuple[str, str]:
+    """(room, secret) from a join link's fragment ("ROOM.SECRET"); raises LiveError."""
+    room, dot, secret = text.partition(".")
+    if not dot or not 6 <= len(room) <= 40 or not 8 <= len(secret) <= 60 or not set(room + secret) <= ROOM_CHARS:
+        raise LiveError("That live table link is damaged: scan the game master's code again.")
+    return room, secret
+
+
+def read_servers(text: str | None, schemes: tuple[str, ...], default: tuple[str, ...]) -> tuple[str, ...]:
+    """A comma-separated list of relay or STUN addresses (a setting, or the page's `relays` / `stun`
+    parameter); "none" for none; None or blank for the defaults. Raises LiveError on a bad one."""
+    if text is None or not text.strip():
+        return default
+    if text.strip().lower() == "none":
+        return ()
+    urls = tuple(u.strip() for u in text.split(",") if u.strip())
+    if len(urls) > MAX_SERVERS:
+        raise LiveError(f"At most {MAX_SERVERS} addresses.")
+    for url in urls:
+        if not url.startswith(schemes) or len(url) > 200 or any(ch.isspace() or ch in "'\"<>;" for ch in url):
+            raise LiveError(f"{url[:60]!r} is not a {' or '.join(s.rstrip(':/') for s in schemes)} address.")
+    return urls
+
+
+def _dumps(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+
+
+def state_text(view: dict[str, Any], revision: int) -> str:
+    return _dumps({"v": LIVE_VERSION, "t": "state", "rev": revision, "view": view})
+
+
+def hello_text(name: str) -> str:
+    return _dumps({"v": LIVE_VERSION, "t": "hello", "name": clean_text(name)[:60]})
+
+
+def read_message(text: Any, expected: frozenset[str]) -> Incoming:
+    """One message from another phone or window, checked whole; raises LiveError with what was wrong."""
+    if not isinstance(text, str):
+        raise LiveError("not text")
+    if len(text) > MAX_MESSAGE:
+        raise LiveError(f"too large ({len(text):,} characters)")
+    try:
+        check_json_depth(text, MAX_DEPTH, "message")
+        doc = json.loads(text)
+    except SchemaError as error:
+        raise LiveError(f"too deep ({error})") from None
+    except (ValueError, RecursionError):
+        raise LiveError("not JSON") from None
+    if not isinstance(doc, dict):
+        raise LiveError("not a message")
+    if doc.get("v") != LIVE_VERSION:
+        raise LiveError("another version of Roundkeeper: reload both phones")
+    kind = doc.get("t")
+    if kind not in expected:
+        raise LiveError(f"a {str(kind)[:20]!r} is not expected here")
+    if kind == "state":
+        revision = doc.get("rev")
+        if isinstance(revision, bool) or not isinstance(revision, int) or not 0 < revision < MAX_REVISION:
+            raise LiveError("a state without a valid revision")
+        try:
+            view = check_view(doc.get("view"))
+        except SchemaError as error:
+            raise LiveError(f"an unreadable view ({error})") from None
+        return Incoming("state", revision=revision, view=view)
+    name = doc.get("name", "")
+    if not isinstance(name, str):
+        raise LiveError("a hello without a name")
+    return Incoming("hello", name=clean_text(name)[:60])

@@ -1,0 +1,56 @@
+"""The live table: the game master's screen (the join code and link, who follows, what players may
+see, the table display) and the followed view on a player's phone or the table display."""
+
+from __future__ import annotations
+
+from pyengine.live import new_room
+
+from .. import render
+from ..live import followers_line, state_line
+from ..messages import Act, DisplayOpened, LinkCopied, LiveOpened, LiveStopped, SheetOpened
+from ..views import Events, Handler, Page
+from .base import Context, Elsewhere, Screen
+
+
+def draw_host(ctx: Context, ident: str | None) -> str | Elsewhere:
+    live = ctx.model.live
+    if not live.hosting:
+        return Elsewhere()
+    enc = ctx.model.timeline.present
+    return render.live_host_html(followers_line(live), str(enc.option("players_hp", "words")))
+
+
+def draw_follow(ctx: Context, ident: str | None) -> str | Elsewhere:
+    live = ctx.model.live
+    if not live.following:
+        return Elsewhere()
+    return render.live_follow_html(live.view, state_line(live), live.role == "display")
+
+
+SCREENS = (Screen("live", draw_host, "live-error"), Screen("live-follow", draw_follow))
+
+
+def live_table(page: Page) -> Events:
+    """The menu's Live table: a follower sees its view again; the game master hosts (a fresh room, or
+    the one already live)."""
+    if page.model.live.following:
+        return SheetOpened("live-follow")
+    relays, stun = page.servers
+    return LiveOpened(*new_room(), relays=relays, stun=stun)
+
+
+def hide_toggled(page: Page) -> Events:
+    c = page.model.timeline.present.get(str(page.data("id")))
+    return Act("set_flag", {"id": c.id, "flag": str(page.data("flag")), "on": str(page.data("flag")) not in c.flags}, page.rng)
+
+
+EVENTS: dict[str, Handler] = {
+    "live-table": live_table,
+    "live-stop": lambda page: LiveStopped(),
+    "copy-live": lambda page: LinkCopied("live-link", "live-out"),
+    "table-display": lambda page: DisplayOpened(),
+    "players-flag": hide_toggled,
+}
+CHANGES: dict[str, Handler] = {
+    "players-hp": lambda page: Act("set_option", {"key": "players_hp", "value": page.chosen}, page.rng),
+}
