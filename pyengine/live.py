@@ -22,8 +22,8 @@ from .storage import check_json_depth
 from .text import clean_text
 
 __all__ = [
-    "LIVE_VERSION", "MAX_MESSAGE", "MAX_DEPTH", "Incoming", "LiveError", "new_room", "read_room", "join_fragment",
-    "state_text", "hello_text", "read_message", "read_servers", "FROM_HOST", "FROM_FOLLOWER", "DEFAULT_RELAYS",
+    "LIVE_VERSION", "MAX_MESSAGE", "MAX_DEPTH", "Incoming", "LiveError", "new_room", "read_room", "join_code",
+    "state_text", "beat_text", "hello_text", "BEAT_MS", "SILENT_MS", "read_message", "read_servers", "FROM_HOST", "FROM_FOLLOWER", "DEFAULT_RELAYS",
     "DEFAULT_STUN",
 ]
 
@@ -31,7 +31,9 @@ LIVE_VERSION = 1
 MAX_MESSAGE = 64_000      # characters: a 50-combatant view with conditions is under 10,000
 MAX_DEPTH = 8             # the view nests 4 deep
 MAX_REVISION = 2**53      # revisions are a millisecond clock: JSON's safe integers
-FROM_HOST = frozenset({"state"})
+FROM_HOST = frozenset({"state", "beat"})
+BEAT_MS = 4_000           # the host says it is there this often (a phone killed says nothing)
+SILENT_MS = 11_000        # a follower that heard nothing from its host this long is reconnecting
 FROM_FOLLOWER = frozenset({"hello"})
 # Where phones meet to exchange their WebRTC handshakes: public WebTorrent trackers (Trystero's
 # torrent strategy; build.py writes these and only these into the CSP's connect-src). They see that
@@ -53,7 +55,7 @@ class LiveError(SchemaError):
 
 @dataclass(frozen=True)
 class Incoming:
-    kind: str                 # "state" | "hello"
+    kind: str                 # "state" | "beat" | "hello"
     revision: int = 0         # a state's
     view: Any = None          # a state's players' view, checked (handoff.check_view)
     name: str = ""            # a hello's: the follower's own words for itself ("Ana's phone")
@@ -65,16 +67,21 @@ def new_room() -> tuple[str, str]:
     return secrets.token_urlsafe(8), secrets.token_urlsafe(12)
 
 
-def join_fragment(room: str, secret: str) -> str:
-    return f"live={room}.{secret}"
+def join_code(room: str, secret: str, host_key: str) -> str:
+    """What follows "#live=" in a join link: the room, its secret and the game master's public key
+    (which signs every state: a follower takes no one else's)."""
+    return f"{room}.{secret}.{host_key}"
 
 
-def read_room(text: str) -> tuple[str, str]:
-    """(room, secret) from a join link's fragment ("ROOM.SECRET"); raises LiveError."""
-    room, dot, secret = text.partition(".")
-    if not dot or not 6 <= len(room) <= 40 or not 8 <= len(secret) <= 60 or not set(room + secret) <= ROOM_CHARS:
+def read_room(text: str, with_key: bool = True) -> tuple[str, str, str]:
+    """(room, secret, the host's public key) from a join link's fragment ("ROOM.SECRET.KEY"), or
+    from the game master's stored "ROOM.SECRET" (with_key False: the key is ""); raises LiveError."""
+    parts = text.split(".")
+    key = parts[2] if with_key and len(parts) == 3 else ""
+    if len(parts) != (3 if with_key else 2) or not 6 <= len(parts[0]) <= 40 or not 8 <= len(parts[1]) <= 60 \
+            or (with_key and not 80 <= len(key) <= 100) or not set("".join(parts)) <= ROOM_CHARS:
         raise LiveError("That live table link is damaged: scan the game master's code again.")
-    return room, secret
+    return parts[0], parts[1], key
 
 
 def read_servers(text: str | None, schemes: tuple[str, ...], default: tuple[str, ...]) -> tuple[str, ...]:
@@ -101,6 +108,10 @@ def state_text(view: dict[str, Any], revision: int) -> str:
     return _dumps({"v": LIVE_VERSION, "t": "state", "rev": revision, "view": view})
 
 
+def beat_text(revision: int) -> str:
+    return _dumps({"v": LIVE_VERSION, "t": "beat", "rev": revision})
+
+
 def hello_text(name: str) -> str:
     return _dumps({"v": LIVE_VERSION, "t": "hello", "name": clean_text(name)[:60]})
 
@@ -125,10 +136,12 @@ def read_message(text: Any, expected: frozenset[str]) -> Incoming:
     kind = doc.get("t")
     if kind not in expected:
         raise LiveError(f"a {str(kind)[:20]!r} is not expected here")
-    if kind == "state":
+    if kind in ("state", "beat"):
         revision = doc.get("rev")
-        if isinstance(revision, bool) or not isinstance(revision, int) or not 0 < revision < MAX_REVISION:
-            raise LiveError("a state without a valid revision")
+        if isinstance(revision, bool) or not isinstance(revision, int) or not 0 <= revision < MAX_REVISION:
+            raise LiveError(f"a {kind} without a valid revision")
+        if kind == "beat":
+            return Incoming("beat", revision=revision)
         try:
             view = check_view(doc.get("view"))
         except SchemaError as error:

@@ -259,11 +259,20 @@ class Transport:
         data = dom.py(text)
         self.heard(str(peer), data if isinstance(data, str) else None)
 
-    async def connect(self, room: str, secret: str, relays: tuple[str, ...], stun: tuple[str, ...], hello: str | None) -> None:
+    async def load(self) -> Any:
         if self.module is None:
             self.module = await window.RK.importLive()
-        await self.module.connect(room, secret, to_js(list(relays)), to_js(list(stun)), self._on_peer, self._on_message,
-                                  hello or "")
+        return self.module
+
+    async def host_key(self, kept: str | None) -> tuple[str, str]:
+        """The game master's signing key (JWK text, kept with the room) and its public half."""
+        found = await (await self.load()).hostKey(kept or "")
+        return str(found[0]), str(found[1])
+
+    async def connect(self, room: str, secret: str, relays: tuple[str, ...], stun: tuple[str, ...], hello: str | None,
+                      host_key: str | None) -> None:
+        await (await self.load()).connect(room, secret, to_js(list(relays)), to_js(list(stun)), self._on_peer,
+                                          self._on_message, hello or "", host_key or "")
         self.connected = True
 
     def send(self, text: str, peer: str | None = None) -> None:

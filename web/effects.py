@@ -200,6 +200,7 @@ class LiveConnect(Record):
     relays: tuple[str, ...] = ()
     stun: tuple[str, ...] = ()
     hello: str = ""
+    host_key: str = ""     # follow: take only what this key signed
 
 
 class LiveSend(Record):
@@ -225,7 +226,8 @@ class OpenDisplay(Record):
 
 
 class ShowLiveLink(Record):
-    """The join link in the Live table's field and as its QR code."""
+    """The join link in the Live table's field and as its QR code (the runtime adds the game
+    master's public key once it has it)."""
 
     fragment: str
 

@@ -34,13 +34,13 @@ def followers_line(live: Live) -> str:
     """The game master's line: how many phones follow, and how each is connected."""
     # A phone that reloaded comes back under a new id: its old entry goes once the new one named itself.
     named_now = {p.name for p in live.peers if p.connected and p.name}
-    peers = [p for p in live.peers if p.connected or not p.name or p.name not in named_now]
-    on = [p for p in peers if p.connected]
+    peers = [(i, p) for i, p in enumerate(live.peers) if p.connected or not p.name or p.name not in named_now]
+    on = [p for _, p in peers if p.connected]
     if not peers:
         text = "No phone follows yet."
     else:
         names = ", ".join(f"{p.name or f'phone {i + 1}'} ({'connected' if p.connected else 'disconnected'})"
-                          for i, p in enumerate(peers))
+                          for i, p in peers)
         text = f"{len(on)} {'phone follows' if len(on) == 1 else 'phones follow'}: {names}."
     if live.display:
         text += " A table display follows on this device."

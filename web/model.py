@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyengine.live import SILENT_MS
 from pyengine.tracker import Timeline
 
 from .persist import Notice
@@ -44,6 +45,7 @@ class Live:
     role: str = "off"                       # "off" | "host" | "follow" | "display"
     room: str = ""
     secret: str = ""
+    host_key: str = ""                      # follow: the game master's public key (from the link)
     relays: tuple[str, ...] = ()
     stun: tuple[str, ...] = ()
     peers: tuple[Peer, ...] = ()            # the others in the room, in the order they came
@@ -54,6 +56,7 @@ class Live:
     revision: int = 0                       # follow: its revision (an older one is ignored)
     host: str = ""                          # follow: the peer whose states are taken
     updated_ms: float = 0.0                 # follow: when the newest view came
+    heard_ms: float = 0.0                   # follow: when the host last said anything (a state, a beat)
     now_ms: float = 0.0                     # follow: the clock at the last tick
 
     @property
@@ -65,7 +68,10 @@ class Live:
         return self.role in ("follow", "display")
 
     def host_here(self) -> bool:
-        return any(p.id == self.host and p.connected for p in self.peers) or (self.role == "display" and bool(self.host))
+        """The host is connected and was heard from lately (a phone killed in the background never says it left)."""
+        if not self.host or self.now_ms - self.heard_ms > SILENT_MS:
+            return False
+        return self.role == "display" or any(p.id == self.host and p.connected for p in self.peers)
 
 
 @dataclass(frozen=True)

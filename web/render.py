@@ -459,6 +459,7 @@ def menu_sheet_html(encounters: list[dict[str, Any]], current_id: str, locked: s
         '<label class="button-like" data-testid="import-label">Import file<input type="file" id="import-file" accept=".json,application/json" data-testid="import-file" class="sr"></label>'
         '<button type="button" data-action="share-link" data-testid="share-link">Share link</button>'
         '<button type="button" data-action="live-table" data-testid="live-table">Live table</button>'
+        '<button type="button" data-action="table-display" data-testid="table-display">Table display</button>'
         '</div><label class="field">Share with<select id="share-for" data-action-change="share-for" data-testid="share-for">'
         '<option value="view">Players at the table (a read-only view)</option>'
         '<option value="fight">A co-GM (takes the fight over)</option></select></label>'

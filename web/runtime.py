@@ -9,6 +9,7 @@ encounters, timers, the wake lock). index.html calls `start()`.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 from collections.abc import Callable
@@ -21,7 +22,7 @@ from pyscript import document, window
 from pyengine.dice import RollResult
 from pyengine.errors import EngineError, SchemaError
 from pyengine.handoff import view_payload
-from pyengine.live import DEFAULT_RELAYS, DEFAULT_STUN, LiveError, hello_text, read_room, read_servers, state_text
+from pyengine.live import BEAT_MS, DEFAULT_RELAYS, DEFAULT_STUN, LiveError, beat_text, hello_text, read_room, read_servers, state_text
 from pyengine.rules import system_of
 from pyengine.tracker import Timeline
 
@@ -111,6 +112,7 @@ class Runtime:
         self.transport = browser.Transport(prefix + "live", self.heard, self.peer_changed)
         self.revision = 0        # the live table's last revision sent (a millisecond clock, always rising)
         self.ticker: Any = None  # a follower's clock for its connection line
+        self.connecting: Any = None  # the room being joined (a task; its result: the host's public key)
         self._performers = self.performing()
 
     # -- the loop: message -> update -> effects ----------------------------------------------
@@ -176,7 +178,7 @@ class Runtime:
             fx.LiveConnect: self.live_connect,
             fx.LiveSend: self.live_send,
             fx.LiveLeave: lambda e: self.live_leave(),
-            fx.StoreLive: self.store_live,
+            fx.StoreLive: lambda e: self.keep_live(None) if e.room is None else None,  # kept with its key once connected
             fx.OpenDisplay: lambda e: window.open(f"{window.location.pathname}{window.location.search}#display", "roundkeeper-display"),
             fx.ShowLiveLink: self.show_live_link,
         }
@@ -196,23 +198,68 @@ class Runtime:
             self.transport.channel_peer = "gm"
             self.transport.post(hello_text(e.hello))
         else:
-            hello = hello_text(e.hello) if e.role == "follow" else None
-            asyncio.ensure_future(self._connect(e, hello))
-        if e.role != "host" and self.ticker is None:
-            self.ticker = window.setInterval(dom.proxy(lambda: self.dispatch(LiveTicked(time.time() * 1000))), 5000)
+            self.connecting = asyncio.ensure_future(self._connect(e))
+        self.keep_time(e.role == "host")
 
-    async def _connect(self, e: fx.LiveConnect, hello: str | None) -> None:
+    def keep_time(self, host: bool) -> None:
+        """The host (or a window with a table display) says it is there every few seconds; a follower
+        checks its clock as often."""
+        if self.ticker is None:
+            self.ticker = window.setInterval(dom.proxy(self.beat if host else self.tick), BEAT_MS if host else 2000)
+
+    def beat(self) -> None:
+        if self.model.live.hosting:
+            self.transport.send(beat_text(self.revision))
+        if self.model.live.display:
+            self.transport.post(beat_text(self.revision))
+
+    def tick(self) -> None:
+        self.dispatch(LiveTicked(time.time() * 1000))
+
+    async def _connect(self, e: fx.LiveConnect) -> str:
+        """Into the room; the game master's phone first takes its signing key (the one kept with the
+        room, else a new one, kept). Returns the host's public key ("" for a follower)."""
         try:
-            await self.transport.connect(e.room, e.secret, e.relays, e.stun, hello)
+            public = ""
+            if e.role == "host":
+                kept = self.stored_live()
+                jwk, public = await self.transport.host_key(kept[2] if kept and kept[:2] == (e.room, e.secret) else None)
+                self.keep_live((e.room, e.secret, jwk))
+            await self.transport.connect(e.room, e.secret, e.relays, e.stun, hello_text(e.hello) if e.role == "follow" else None,
+                                         e.host_key or None)
+            return public
         except JsException as error:
             self.say(Notice("error", f"The live table could not connect ({str(error)[:200]}). The fight goes on here; "
                                      "check the connection and open Live table again."))
+            return ""
+
+    def stored_live(self) -> tuple[str, str, str] | None:
+        """The hosted room kept for a reload: (room, secret, signing key as JWK text)."""
+        raw = self.store.get(LIVE_KEY) if self.persistent else None
+        try:
+            doc = json.loads(raw) if raw and len(raw) < 2000 else None
+            if isinstance(doc, dict) and all(isinstance(doc.get(k), str) for k in ("room", "secret", "key")):
+                read_room(f"{doc['room']}.{doc['secret']}", with_key=False)
+                return doc["room"], doc["secret"], doc["key"]
+        except (ValueError, LiveError):
+            pass
+        return None
+
+    def keep_live(self, kept: tuple[str, str, str] | None) -> None:
+        try:
+            if kept is None:
+                self.store.remove(LIVE_KEY)
+            else:
+                self.store.set(LIVE_KEY, json.dumps({"room": kept[0], "secret": kept[1], "key": kept[2]}))
+        except (StorageFull, StorageUnavailable):
+            pass  # the table stays live until this page closes
 
     def live_send(self, e: fx.LiveSend) -> None:
         self.revision = max(int(time.time() * 1000), self.revision + 1)
         text = state_text(e.view, self.revision)
         if e.peer == "display":
             self.transport.post(text)
+            self.keep_time(host=True)
         elif e.peer is not None:
             self.transport.send(text, e.peer)
         else:
@@ -227,18 +274,14 @@ class Runtime:
             window.clearInterval(self.ticker)
             self.ticker = None
 
-    def store_live(self, e: fx.StoreLive) -> None:
-        try:
-            if e.room is None:
-                self.store.remove(LIVE_KEY)
-            else:
-                self.store.set(LIVE_KEY, f"{e.room[0]}.{e.room[1]}")
-        except (StorageFull, StorageUnavailable):
-            pass  # the table stays live until this page closes
-
     def show_live_link(self, e: fx.ShowLiveLink) -> None:
+        asyncio.ensure_future(self._show_live_link(e))
+
+    async def _show_live_link(self, e: fx.ShowLiveLink) -> None:
+        """The join link (with the game master's public key, once the room is joined) and its QR code."""
+        public = await self.connecting if self.connecting is not None else ""
         field = dom.el("live-link")
-        if field is None:
+        if field is None or not public:
             return
         relays, stun = self.servers
         query = []
@@ -246,7 +289,7 @@ class Runtime:
             query.append("relays=" + str(window.encodeURIComponent(",".join(relays) or "none")))
         if stun != DEFAULT_STUN:
             query.append("stun=" + str(window.encodeURIComponent(",".join(stun) or "none")))
-        link = f"{window.location.origin}{window.location.pathname}{'?' + '&'.join(query) if query else ''}#{e.fragment}"
+        link = f"{window.location.origin}{window.location.pathname}{'?' + '&'.join(query) if query else ''}#{e.fragment}.{public}"
         field.value = link
         asyncio.ensure_future(browser.show_qr(link, "live-link", "live-qr", "live-qr-note"))
 
@@ -749,12 +792,9 @@ def open_fragment(rt: Runtime) -> None:
 
 def resume_live(rt: Runtime) -> None:
     """The game master's table stays live across a reload of their phone: the same room again."""
-    stored = rt.store.get(LIVE_KEY) if rt.persistent and rt.model.live.role == "off" else None
+    stored = rt.stored_live() if rt.model.live.role == "off" else None
     if stored:
-        try:
-            room, secret = read_room(stored)
-        except LiveError:
-            return
+        room, secret, _ = stored
         relays, stun = rt.servers
         rt.dispatch(LiveOpened(room, secret, relays, stun, shown=False))
 

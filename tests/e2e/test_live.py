@@ -5,7 +5,6 @@ the machine. The table display follows through BroadcastChannel in a second page
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import time
@@ -16,7 +15,7 @@ import build
 from tests.e2e.conftest import add_combatant, open_app, wait_ready
 
 PHONE = {"width": 390, "height": 844}
-LIVE_MS = 30_000
+LIVE_MS = 45_000
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +118,7 @@ def test_a_player_follows_the_fight_live_and_hidden_combatants_stay_hidden(brows
         gm.wait_for_function("document.querySelector('[data-testid=combatant-row][data-hidden=true]') !== null")
         gm.get_by_test_id("close-sheet").click()
         link = go_live(gm)
-        assert re.search(r"\?relays=.*#live=[\w-]+\.[\w-]+$", link), link
+        assert re.search(r"\?relays=.*#live=[\w-]+\.[\w-]+\.[\w-]{80,}$", link), link
         gm.wait_for_function("document.querySelector('[data-testid=live-qr] svg') !== null", timeout=60_000)
 
         player = follow(player_ctx, link)
@@ -166,3 +165,173 @@ def test_a_player_follows_the_fight_live_and_hidden_combatants_stay_hidden(brows
                 ctx.close()
             except Exception:  # noqa: BLE001 - closed above
                 pass
+
+
+def next_turn(gm) -> None:
+    gm.get_by_test_id("next-turn").click()
+
+
+def now_name(gm) -> str:
+    return gm.eval_on_selector("[data-testid=combatant-row][aria-current=true] .name", "e => e.firstChild.textContent")
+
+
+def close(*contexts) -> None:
+    for ctx in contexts:
+        try:
+            ctx.close()
+        except Exception:  # noqa: BLE001 - already closed
+            pass
+
+
+def test_players_reload_join_late_and_follow_again_after_the_game_master_reloads(browser, site, relay):
+    gm_ctx, a_ctx, b_ctx = phone(browser), phone(browser), phone(browser)
+    try:
+        gm = open_app(gm_ctx, gm_url(site)).page
+        add_combatant(gm, "Aldric", hp=30, side="party", pc=True, initiative=18)
+        add_combatant(gm, "Bryn", hp=24, side="party", pc=True, initiative=14)
+        add_combatant(gm, "Goblin", hp=10, initiative=12)
+        gm.get_by_test_id("start-combat").click()
+        link = go_live(gm)
+        a = follow(a_ctx, link)
+        wait_text(a, "view-now", "^Aldric$")
+
+        # The player's phone reloads: it follows again by itself.
+        a.reload()
+        wait_ready(a)
+        wait_live(a)
+        wait_text(a, "view-now", "^Aldric$")
+        gm.get_by_test_id("close-sheet").click()
+        next_turn(gm)
+        wait_text(a, "view-now", "^Bryn$")
+
+        # A phone that joins late gets the present at once.
+        b = follow(b_ctx, link)
+        wait_text(b, "view-now", "^Bryn$")
+        wait_text(b, "view-next", "^Goblin$")
+        gm.get_by_test_id("menu-button").click()
+        gm.get_by_test_id("live-table").click()
+        wait_text(gm, "live-followers", r"^2 phones follow")
+
+        # The game master's phone reloads mid-fight: the table stays live, the players follow again.
+        gm.reload()
+        wait_ready(gm)
+        wait_text(a, "live-state", "^(reconnecting|live)")
+        next_turn(gm)
+        for p in (a, b):
+            wait_live(p)
+            wait_text(p, "view-now", "^Goblin$")
+        assert gm.evaluate("localStorage.getItem('roundkeeper:/:live')") is not None
+
+        # The game master's phone is gone (closed, or killed in the background: no word of leaving):
+        # within a few beats the players say so, and keep the last view.
+        gm_ctx.close()
+        for p in (a, b):
+            try:
+                wait_text(p, "live-state", "^reconnecting", timeout=25_000)
+            except Exception:
+                print("STATE", a.get_by_test_id("live-state").inner_text(), "|", b.get_by_test_id("live-state").inner_text())
+                raise
+            assert p.get_by_test_id("view-now").inner_text() == "Goblin"
+    finally:
+        close(gm_ctx, a_ctx, b_ctx)
+
+
+def test_six_players_follow_at_once(browser, site, relay):
+    gm_ctx = phone(browser)
+    players = [phone(browser) for _ in range(6)]
+    try:
+        gm = open_app(gm_ctx, gm_url(site)).page
+        for i, name in enumerate(("Aldric", "Bryn", "Cyra", "Dax", "Eld", "Fen")):
+            add_combatant(gm, name, hp=20 + i, side="party", pc=True, initiative=20 - i)
+        add_combatant(gm, "Ogre", hp=40, initiative=3)
+        gm.get_by_test_id("start-combat").click()
+        link = go_live(gm)
+        pages = [follow(ctx, link) for ctx in players]
+        wait_text(gm, "live-followers", r"^6 phones follow")
+        gm.get_by_test_id("close-sheet").click()
+        for expected in ("Bryn", "Cyra", "Dax"):
+            next_turn(gm)
+            for p in pages:
+                wait_text(p, "view-now", f"^{expected}$")
+    finally:
+        close(gm_ctx, *players)
+
+
+def test_the_table_display_follows_in_a_second_window_with_no_network(browser, site):
+    ctx = phone(browser)
+    try:
+        gm = open_app(ctx, site["url"] + "/?seed=2").page
+        add_combatant(gm, "Aldric", hp=30, side="party", pc=True, initiative=18)
+        add_combatant(gm, "Hidden Ogre", hp=40, initiative=10)
+        gm.locator("[data-testid=combatant-row]", has_text="Hidden Ogre").click()
+        gm.get_by_test_id("hide-toggle").click()
+        gm.get_by_test_id("close-sheet").click()
+        add_combatant(gm, "Goblin", hp=10, initiative=12)
+        ctx.set_offline(True)  # BroadcastChannel needs no network
+        gm.get_by_test_id("menu-button").click()
+        with ctx.expect_page() as opened:
+            gm.get_by_test_id("table-display").click()
+        display = opened.value
+        wait_ready(display)
+        wait_live(display)
+        wait_rows(display, ["Aldric", "Goblin"])
+        assert "display" in display.get_by_test_id("live-view").get_attribute("class")
+        gm.get_by_test_id("sheet-close").click()
+        gm.get_by_test_id("start-combat").click()
+        wait_text(display, "view-now", "^Aldric$")
+        next_turn(gm)
+        wait_text(display, "view-now", "^Goblin$")
+        assert "Ogre" not in display.get_by_test_id("live-view").inner_text()
+    finally:
+        close(ctx)
+
+
+HOSTILE = """
+async ([relay, room, secret, gmName]) => {
+  const { joinRoom } = await import('/trystero/torrent.mjs');
+  const r = joinRoom({ appId: 'roundkeeper-live-1', password: secret, relayConfig: { urls: [relay] }, rtcConfig: { iceServers: [] } }, room);
+  const act = r.makeAction('rk');
+  const peers = await new Promise((resolve) => { const seen = []; r.onPeerJoin = (id) => { seen.push(id); if (seen.length >= 2) resolve(seen); }; });
+  let deep = '1'; for (let i = 0; i < 5000; i++) deep = '[' + deep + ']';
+  const view = { v: 1, name: 'Forged', system: 'generic', round: 99, now: 'Nobody', next: '', rows: [['Forged row', 'p', 1, 1, '', [], 'now']] };
+  const forged = JSON.stringify({ v: 1, t: 'state', rev: 9007199254740000, view });
+  const sends = [
+    'x'.repeat(70000),                                                  // oversized
+    deep,                                                               // deep
+    JSON.stringify({ v: 2, t: 'hello', name: 'future' }),               // another version
+    forged,                                                             // a state, unsigned
+    'S' + btoa('x'.repeat(64)).replace(/=+$/, '') + '|' + forged,       // a state, signed by nobody we know
+    JSON.stringify({ v: 1, t: 'claim', id: 'c1' }),                     // not a message the game master takes
+  ];
+  for (const text of sends) await act.send(text);
+  return peers.length;
+}
+"""
+
+
+def test_hostile_messages_from_a_peer_change_nothing_and_are_counted(browser, site, relay):
+    gm_ctx, player_ctx, hostile_ctx = phone(browser), phone(browser), phone(browser)
+    try:
+        gm = open_app(gm_ctx, gm_url(site)).page
+        add_combatant(gm, "Aldric", hp=30, side="party", pc=True, initiative=18)
+        gm.get_by_test_id("start-combat").click()
+        link = go_live(gm)
+        player = follow(player_ctx, link)
+        wait_rows(player, ["Aldric"])
+        room, secret, _key = link.split("#live=")[1].split(".")
+        hostile = hostile_ctx.new_page()
+        hostile.goto(site["url"] + "/no-such-page")  # our origin, no app, no CSP: a bare peer
+        assert hostile.evaluate(HOSTILE, [build.TEST_RELAY, room, secret, ""]) == 2
+        # Six messages to the game master: every one refused, the fight as it was.
+        wait_text(gm, "live-followers", r"6 messages refused")
+        assert gm.evaluate("localStorage.getItem('roundkeeper:/:live')") is not None
+        # The player took none of them: the forged states (unsigned, or signed by another key) are dropped.
+        time.sleep(1)
+        wait_rows(player, ["Aldric"])
+        assert "Forged" not in player.get_by_test_id("live-view").inner_text()
+        wait_live(player)
+        gm.get_by_test_id("close-sheet").click()
+        gm.get_by_test_id("undo").click()  # the fight still answers the game master, and the player follows
+        player.wait_for_function("!document.querySelector('[data-testid=view-now]')")
+    finally:
+        close(gm_ctx, player_ctx, hostile_ctx)

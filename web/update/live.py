@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from pyengine.handoff import table_view
-from pyengine.live import FROM_FOLLOWER, FROM_HOST, LiveError, join_fragment, read_message, read_room
+from pyengine.live import FROM_FOLLOWER, FROM_HOST, LiveError, read_message, read_room
 
 from ..effects import (
     ClearLink,
@@ -45,7 +45,7 @@ def _hosted(model: Model, m: LiveOpened) -> Result:
                                    if fresh else ())
     if m.shown:
         model, shown = opened(model, "live")
-        effects += shown + (ShowLiveLink(join_fragment(live.room, live.secret)),)
+        effects += shown + (ShowLiveLink(f"live={live.room}.{live.secret}"),)
     return model, effects
 
 
@@ -66,12 +66,12 @@ def _followed(model: Model, m: LiveFollowed) -> Result:
         model, effects = opened(replace(model, live=live), "live-follow")
         return model, (LiveConnect("display", hello=m.name), *effects)
     try:
-        room, secret = read_room(m.fragment)
+        room, secret, key = read_room(m.fragment)
     except LiveError as error:
         return notify(model, Notice("error", str(error))), (ClearLink(), RenderNotices())
-    live = Live(role="follow", room=room, secret=secret, relays=m.relays, stun=m.stun)
+    live = Live(role="follow", room=room, secret=secret, host_key=key, relays=m.relays, stun=m.stun)
     model, effects = opened(replace(model, live=live), "live-follow")
-    return model, (LiveConnect("follow", room, secret, m.relays, m.stun, hello=m.name), *effects, KeepAwake())
+    return model, (LiveConnect("follow", room, secret, m.relays, m.stun, hello=m.name, host_key=key), *effects, KeepAwake())
 
 
 def _peer_changed(model: Model, m: PeerChanged) -> Result:
@@ -100,7 +100,8 @@ def _said(model: Model, m: PeerSaid) -> Result:
             read_message(m.text, FROM_FOLLOWER)
         except LiveError:
             return model, ()
-        return replace(model, live=replace(live, display=True)), (LiveSend(table_view(model.timeline.present), "display"),)
+        view = table_view(model.timeline.present)
+        return replace(model, live=replace(live, display=True, sent=view)), (LiveSend(view, "display"),)
     if live.role == "off":
         return model, ()
     expected = FROM_FOLLOWER if live.hosting else FROM_HOST
@@ -114,13 +115,19 @@ def _said(model: Model, m: PeerSaid) -> Result:
         peers = live.peers if any(p.id == m.peer for p in live.peers) else live.peers + (Peer(m.peer),)
         peers = tuple(replace(p, name=message.name, connected=True) if p.id == m.peer else p for p in peers)
         return replace(model, live=replace(live, peers=peers)), _redraw(model)
+    if message.kind == "beat":
+        if m.peer != live.host:
+            return model, ()
+        was = live.host_here()
+        live = replace(live, heard_ms=m.at_ms, now_ms=max(live.now_ms, m.at_ms))
+        return replace(model, live=live), (SayOnLine("live-state", state_line(live)),) if was != live.host_here() else ()
     if message.revision <= live.revision:
         return model, ()  # older than what is shown (or the same again): ignored
     peers = live.peers
     if live.role == "follow" and not any(p.id == m.peer for p in peers):
         peers = peers + (Peer(m.peer),)
     live = replace(live, view=message.view, revision=message.revision, host=m.peer, updated_ms=m.at_ms, now_ms=m.at_ms,
-                   peers=peers)
+                   heard_ms=m.at_ms, peers=peers)
     return replace(model, live=live), (RenderSheet(),) if model.ui.sheet == ("live-follow", None) else ()
 
 
@@ -132,8 +139,9 @@ def _ticked(model: Model, m: LiveTicked) -> Result:
 
 
 def _display(model: Model, m: DisplayOpened) -> Result:
-    model = replace(model, live=replace(model.live, display=True))
-    return model, (OpenDisplay(), LiveSend(table_view(model.timeline.present), "display"))
+    view = table_view(model.timeline.present)
+    model = replace(model, live=replace(model.live, display=True, sent=view))
+    return model, (OpenDisplay(), LiveSend(view, "display"))
 
 
 def _redraw(model: Model) -> tuple[Effect, ...]:
