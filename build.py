@@ -36,7 +36,7 @@ STATIC = ROOT / "static"
 APP_NAME = "roundkeeper"
 
 # npm packages the tests use and the site never ships (pinned in package.json's devDependencies).
-TEST_NPM = {"axe-core": "4.14.1"}
+TEST_NPM = {"axe-core": "4.14.1", "bittorrent-tracker": "11.2.3"}
 # Pinned runtimes: version and the npm integrity of the tarball (must match package-lock.json).
 RUNTIMES = {
     "pyodide": (

@@ -561,6 +561,93 @@ def qr_sizes() -> None:
         print(f"  {n:>6} {row[0]:>20} {row[1]:>8} {row[2]:>8} {row[3]:>19} {row[4]:>8} {row[5]:>8}")
 
 
+SEEN_JS = """() => {
+    const key = () => document.querySelector('[data-testid=live-view] [data-testid=view-round]')?.textContent || '';
+    window.__rkArm = () => { window.__rkLast = key(); window.__rkAt = null; };
+    new MutationObserver(() => {
+        if (window.__rkAt === null && key() !== window.__rkLast) window.__rkAt = performance.timeOrigin + performance.now();
+    }).observe(document.body, {subtree: true, childList: true, characterData: true});
+    window.__rkArm();
+}"""
+
+
+def live(p, base_url: str) -> None:
+    """The live table over real WebRTC on 127.0.0.1 (the tests' relay, no STUN): the game master's
+    tap to the players' screens, for 1 and 6 players; a scan (the link opened) to the first live
+    view; bytes per update; what the live table adds to the site."""
+    import subprocess
+
+    from pyengine.handoff import table_view
+    from pyengine.live import state_text
+    from tests.e2e.conftest import add_combatant
+
+    relay = subprocess.Popen(["node", str(ROOT / "tools" / "relay.mjs"), build.TEST_RELAY.rsplit(":", 1)[1]], cwd=ROOT,
+                             stdout=subprocess.PIPE, text=True)
+    relay.stdout.readline()
+    browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), headless=True,
+                                args=list(build.CHROMIUM_FLAGS))
+    print("\n== Live table (real WebRTC on 127.0.0.1 through the tests' WebTorrent tracker; no STUN) ==")
+    try:
+        for players in (1, 6):
+            contexts = []
+            gm_ctx = browser.new_context(viewport={"width": 390, "height": 844})
+            gm_ctx.add_init_script("window.__rkNextTurnGuardMs = 0; window.__rkSnapshot = 'off'")
+            gm = gm_ctx.new_page()
+            gm.goto(base_url + f"/?relays={build.TEST_RELAY}&stun=none")
+            gm.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=120_000)
+            for i in range(2):
+                add_combatant(gm, f"Hero {i}", hp=30, side="party", pc=True, initiative=20 - i)
+            add_combatant(gm, "Goblin", hp=10, count=4, initiative=5)
+            gm.get_by_test_id("start-combat").click()
+            gm.get_by_test_id("menu-button").click()
+            gm.get_by_test_id("live-table").click()
+            gm.wait_for_function("document.querySelector('[data-testid=live-link]').value.includes('#live=')")
+            link = gm.get_by_test_id("live-link").input_value()
+            scans, pages = [], []
+            for _ in range(players):
+                ctx = browser.new_context(viewport={"width": 390, "height": 844})
+                ctx.add_init_script("window.__rkSnapshot = 'off'")
+                contexts.append(ctx)
+                page = ctx.new_page()
+                started = time.perf_counter()
+                page.goto(link)
+                page.wait_for_function("(document.querySelector('[data-testid=live-state]')?.textContent || '').startsWith('live')"
+                                       " && document.querySelector('[data-testid=view-row]') !== null", timeout=120_000)
+                scans.append((time.perf_counter() - started) * 1000)
+                page.evaluate(SEEN_JS)
+                pages.append(page)
+            gm.get_by_test_id("close-sheet").click()
+            latencies = []
+            for _ in range(24):
+                for page in pages:
+                    page.evaluate("window.__rkArm()")
+                before = gm.evaluate("performance.timeOrigin + performance.now()")
+                gm.get_by_test_id("next-turn").click()
+                for page in pages:  # the turn's view drawn on every phone (the observer notes when)
+                    page.wait_for_function("window.__rkAt !== null", timeout=30_000)
+                    latencies.append(page.evaluate("window.__rkAt") - before)
+                time.sleep(0.2)
+            latencies.sort()
+            p95 = latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))]
+            print(f"  {players} player{'s' if players > 1 else ''}: tap to the players' screens median {median(latencies):.0f} ms, "
+                  f"95th percentile {p95:.0f} ms ({len(latencies)} updates); link opened to the first live view "
+                  f"(a fresh phone: engine start included) median {median(scans):.0f} ms")
+            for ctx in (gm_ctx, *contexts):
+                ctx.close()
+    finally:
+        browser.close()
+        relay.terminate()
+    for n in (6, 12, 24):
+        text = state_text(table_view(table_fight(n).present), 1_800_000_000_000)
+        print(f"  bytes per update, {n:>2}-combatant fight: {len(text.encode()) + 88} (the players' view, signed; sent whole)")
+    site = Path(os.environ.get("RK_DIST", ROOT / "dist"))
+    files = [site / "live.mjs", *sorted((site / "trystero").rglob("*.mjs"))]
+    raw = sum(f.stat().st_size for f in files)
+    packed = sum(len(gzip.compress(f.read_bytes())) for f in files)
+    print(f"  added to the site: {len(files)} files, {raw / 1024:.1f} KB ({packed / 1024:.1f} KB gzip), fetched when a table "
+          "first goes live or follows (and precached by the service worker for offline use)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
@@ -583,6 +670,7 @@ def main() -> int:
             lighthouse(p, url)
         engine(p, url)
         taps(p, url)
+        live(p, url)
     save_sizes()
     qr_sizes()
     print(f"\n(bench took {time.time() - started:.0f} s)")

@@ -72,9 +72,7 @@ def combatant_row(enc: Encounter, c: Combatant, active_ids: set[str], names: dic
     if selected is None and system.flow.may_act_now(system, enc, c):
         act = f'<button type="button" class="act" data-action="act-now" data-id="{esc(c.id)}" data-testid="act-now">Act</button>'
     tag = '<span class="muted pc">PC</span>' if c.pc else ""
-    hidden = ' data-hidden="true"' if HIDDEN in c.flags else ""
-    secret = ('<span class="muted pc" title="Hidden from the players">hidden</span>' if hidden
-              else '<span class="muted pc" title="The players see an unknown creature">unknown</span>' if UNKNOWN in c.flags else "")
+    hidden = ' data-hidden="true"' if HIDDEN in c.flags else ""  # its "hidden" chip is the flag's (view.flag_html)
     aria = ' aria-current="true"' if current else ""
     action = "open-combatant"
     if selected is not None:
@@ -85,7 +83,7 @@ def combatant_row(enc: Encounter, c: Combatant, active_ids: set[str], names: dic
     return (
         f'<li class="{" ".join(classes)}" data-testid="combatant-row" data-combatant-id="{esc(c.id)}" '
         f'data-action="{action}" data-id="{esc(c.id)}"{aria}{hidden} tabindex="0">'
-        f'<span class="init">{esc(init)}</span><span class="name">{esc(c.name)}{tag}{secret}</span>'
+        f'<span class="init">{esc(init)}</span><span class="name">{esc(c.name)}{tag}</span>'
         f'<span class="hp" data-testid="hp">{act}{esc(_hp(c))}</span>{_bar(c)}'
         + (f'<div class="chips">{flags}{chips}</div>' if chips or flags else "")
         + "</li>"

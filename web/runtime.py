@@ -113,6 +113,7 @@ class Runtime:
         self.revision = 0        # the live table's last revision sent (a millisecond clock, always rising)
         self.ticker: Any = None  # a follower's clock for its connection line
         self.connecting: Any = None  # the room being joined (a task; its result: the host's public key)
+        self.live_link = ""          # the hosted table's join link, once its key is known
         self._performers = self.performing()
 
     # -- the loop: message -> update -> effects ----------------------------------------------
@@ -270,6 +271,7 @@ class Runtime:
 
     def live_leave(self) -> None:
         self.transport.leave()
+        self.live_link = ""
         if self.ticker is not None:
             window.clearInterval(self.ticker)
             self.ticker = None
@@ -280,8 +282,7 @@ class Runtime:
     async def _show_live_link(self, e: fx.ShowLiveLink) -> None:
         """The join link (with the game master's public key, once the room is joined) and its QR code."""
         public = await self.connecting if self.connecting is not None else ""
-        field = dom.el("live-link")
-        if field is None or not public:
+        if not public:
             return
         relays, stun = self.servers
         query = []
@@ -289,9 +290,15 @@ class Runtime:
             query.append("relays=" + str(window.encodeURIComponent(",".join(relays) or "none")))
         if stun != DEFAULT_STUN:
             query.append("stun=" + str(window.encodeURIComponent(",".join(stun) or "none")))
-        link = f"{window.location.origin}{window.location.pathname}{'?' + '&'.join(query) if query else ''}#{e.fragment}.{public}"
-        field.value = link
-        asyncio.ensure_future(browser.show_qr(link, "live-link", "live-qr", "live-qr-note"))
+        self.live_link = f"{window.location.origin}{window.location.pathname}{'?' + '&'.join(query) if query else ''}#{e.fragment}.{public}"
+        self.show_link(self.live_link)
+
+    def show_link(self, link: str) -> None:
+        """The join link in the Live table's field and as its QR code (drawn again with the sheet)."""
+        field = dom.el("live-link")
+        if field is not None and str(field.value) != link:
+            field.value = link
+            asyncio.ensure_future(browser.show_qr(link, "live-link", "live-qr", "live-qr-note"))
 
     # -- storage ---------------------------------------------------------------------------
     def workspace(self) -> Workspace:
@@ -498,6 +505,8 @@ class Runtime:
             self.dispatch(SheetClosed() if drawn.kind is None else SheetOpened(drawn.kind))
             return
         dom.set_html("sheet-body", drawn)
+        if self.model.ui.sheet[0] == "live" and self.live_link:
+            self.show_link(self.live_link)
 
     def show_sheet(self, focus: bool) -> None:
         dom.forget("sheet-body")

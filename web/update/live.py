@@ -26,7 +26,7 @@ from ..effects import (
     ShowLiveLink,
     StoreLive,
 )
-from ..live import state_line
+from ..live import followers_line, state_line
 from ..messages import DisplayOpened, LiveFollowed, LiveOpened, LiveStopped, LiveTicked, PeerChanged, PeerSaid
 from ..model import Live, Model, Peer
 from ..persist import Notice
@@ -145,7 +145,10 @@ def _display(model: Model, m: DisplayOpened) -> Result:
 
 
 def _redraw(model: Model) -> tuple[Effect, ...]:
-    return (RenderSheet(),) if model.ui.sheet is not None and model.ui.sheet[0] in ("live", "live-follow") else ()
+    """The line that changed, on the screen that shows it."""
+    if model.ui.sheet == ("live", None):
+        return (SayOnLine("live-followers", followers_line(model.live)),)
+    return (SayOnLine("live-state", state_line(model.live)),) if model.ui.sheet == ("live-follow", None) else ()
 
 
 def broadcast(before: Model, after: Model) -> tuple[Model, tuple[Effect, ...]]:
