@@ -17,13 +17,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import SchemaError
-from .handoff import check_view
+from .handoff import UNKNOWN_NAME, check_view, shown_to_players
+from .model import UNKNOWN_FLAG
 from .storage import check_json_depth
 from .text import clean_text
+from .turns import active_unit
 
 __all__ = [
     "LIVE_VERSION", "MAX_MESSAGE", "MAX_DEPTH", "Incoming", "LiveError", "new_room", "read_room", "join_code",
-    "state_text", "beat_text", "hello_text", "BEAT_MS", "SILENT_MS", "read_message", "read_servers", "FROM_HOST", "FROM_FOLLOWER", "DEFAULT_RELAYS",
+    "state_text", "beat_text", "hello_text", "request_text", "you_text", "players_ids", "BEAT_MS", "SILENT_MS", "read_message", "read_servers", "FROM_HOST", "FROM_FOLLOWER", "DEFAULT_RELAYS",
     "DEFAULT_STUN",
 ]
 
@@ -31,10 +33,11 @@ LIVE_VERSION = 1
 MAX_MESSAGE = 64_000      # characters: a 50-combatant view with conditions is under 10,000
 MAX_DEPTH = 8             # the view nests 4 deep
 MAX_REVISION = 2**53      # revisions are a millisecond clock: JSON's safe integers
-FROM_HOST = frozenset({"state", "beat"})
+FROM_HOST = frozenset({"state", "beat", "you"})
 BEAT_MS = 4_000           # the host says it is there this often (a phone killed says nothing)
 SILENT_MS = 11_000        # a follower that heard nothing from its host this long is reconnecting
-FROM_FOLLOWER = frozenset({"hello"})
+FROM_FOLLOWER = frozenset({"hello", "claim", "init", "done", "roll"})
+MAX_ROLL = 1_000_000
 # Where phones meet to exchange their WebRTC handshakes: public WebTorrent trackers (Trystero's
 # torrent strategy; build.py writes these and only these into the CSP's connect-src). They see that
 # two browsers asked for the same hashed room, never the fight: that goes phone to phone, encrypted.
@@ -55,10 +58,17 @@ class LiveError(SchemaError):
 
 @dataclass(frozen=True)
 class Incoming:
-    kind: str                 # "state" | "beat" | "hello"
+    kind: str                 # host: "state" | "beat" | "you"; follower: "hello" | "claim" | "init" | "done" | "roll"
     revision: int = 0         # a state's
     view: Any = None          # a state's players' view, checked (handoff.check_view)
+    ids: tuple[tuple[str, str, str], ...] = ()   # a state's: (id, name as shown, "p"/"o") of who players may see
+    turn: tuple[str, ...] = ()                   # a state's: the ids of whose turn it is (the shown ones)
     name: str = ""            # a hello's: the follower's own words for itself ("Ana's phone")
+    device: str = ""          # a hello's: the follower's lasting id (its claims are kept under it)
+    cid: str = ""             # a claim's, or a you's (the combatant this phone plays; "" none)
+    value: int = 0            # an init's number, a roll's total
+    target: str = ""          # a roll's target (a combatant id)
+    text: str = ""            # a roll's dice and label, as the player's phone rolled them
 
 
 def new_room() -> tuple[str, str]:
@@ -104,16 +114,59 @@ def _dumps(doc: dict[str, Any]) -> str:
     return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
 
 
-def state_text(view: dict[str, Any], revision: int) -> str:
-    return _dumps({"v": LIVE_VERSION, "t": "state", "rev": revision, "view": view})
+def players_ids(enc: Any) -> tuple[list[list[str]], list[str]]:
+    """([id, name as the players see it, "p"/"o"] of who the players may see, the shown ids of whose turn it is)."""
+    shown = [c for c in enc.combatants if shown_to_players(c)]
+    ids = [[c.id, UNKNOWN_NAME if UNKNOWN_FLAG in c.flags else c.name, "p" if c.side == "party" else "o"] for c in shown]
+    turn = [c.id for c in active_unit(enc) if shown_to_players(c)] if enc.started else []
+    return ids, turn
+
+
+def state_text(view: dict[str, Any], revision: int, ids: list[list[str]] | None = None, turn: list[str] | None = None) -> str:
+    """The players' view with a revision; `ids`: [id, name as shown, side] of who players may see
+    (what a player claims and targets by), `turn`: the ids of whose turn it is."""
+    return _dumps({"v": LIVE_VERSION, "t": "state", "rev": revision, "view": view, "ids": ids or [], "turn": turn or []})
 
 
 def beat_text(revision: int) -> str:
     return _dumps({"v": LIVE_VERSION, "t": "beat", "rev": revision})
 
 
-def hello_text(name: str) -> str:
-    return _dumps({"v": LIVE_VERSION, "t": "hello", "name": clean_text(name)[:60]})
+def hello_text(name: str, device: str = "") -> str:
+    return _dumps({"v": LIVE_VERSION, "t": "hello", "name": clean_text(name)[:60], "device": device})
+
+
+def request_text(kind: str, **fields: Any) -> str:
+    """A follower's request: claim (cid), init (value), done, roll (target, value, text)."""
+    return _dumps({"v": LIVE_VERSION, "t": kind, **fields})
+
+
+def you_text(cid: str) -> str:
+    return _dumps({"v": LIVE_VERSION, "t": "you", "cid": cid})
+
+
+def _ident(value: Any, what: str, empty: bool = False) -> str:
+    if not isinstance(value, str) or len(value) > 40 or (not value and not empty) or not set(value) <= ROOM_CHARS:
+        raise LiveError(f"a {what} without a valid id")
+    return value
+
+
+def _whole(value: Any, what: str, limit: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or abs(value) > limit:
+        raise LiveError(f"a {what} without a valid number")
+    return int(value)
+
+
+def _ids(doc: dict[str, Any]) -> tuple[tuple[tuple[str, str, str], ...], tuple[str, ...]]:
+    ids, turn = doc.get("ids", []), doc.get("turn", [])
+    if not isinstance(ids, list) or len(ids) > 500 or not isinstance(turn, list) or len(turn) > 500:
+        raise LiveError("a state with unreadable ids")
+    out = []
+    for row in ids:
+        if not isinstance(row, list) or len(row) != 3 or row[2] not in ("p", "o") or not isinstance(row[1], str):
+            raise LiveError("a state with unreadable ids")
+        out.append((_ident(row[0], "state"), clean_text(row[1])[:200], row[2]))
+    return tuple(out), tuple(_ident(t, "state") for t in turn)
 
 
 def read_message(text: Any, expected: frozenset[str]) -> Incoming:
@@ -146,8 +199,23 @@ def read_message(text: Any, expected: frozenset[str]) -> Incoming:
             view = check_view(doc.get("view"))
         except SchemaError as error:
             raise LiveError(f"an unreadable view ({error})") from None
-        return Incoming("state", revision=revision, view=view)
-    name = doc.get("name", "")
+        ids, turn = _ids(doc)
+        return Incoming("state", revision=revision, view=view, ids=ids, turn=turn)
+    if kind == "you":
+        return Incoming("you", cid=_ident(doc.get("cid"), "you", empty=True))
+    if kind == "claim":
+        return Incoming("claim", cid=_ident(doc.get("cid"), "claim"))
+    if kind == "init":
+        return Incoming("init", value=_whole(doc.get("value"), "initiative", 1000))
+    if kind == "done":
+        return Incoming("done")
+    if kind == "roll":
+        text = doc.get("text")
+        if not isinstance(text, str):
+            raise LiveError("a roll without its dice")
+        return Incoming("roll", target=_ident(doc.get("target"), "roll"), value=_whole(doc.get("value"), "roll", MAX_ROLL),
+                        text=clean_text(text)[:200])
+    name, device = doc.get("name", ""), doc.get("device", "")
     if not isinstance(name, str):
         raise LiveError("a hello without a name")
-    return Incoming("hello", name=clean_text(name)[:60])
+    return Incoming("hello", name=clean_text(name)[:60], device=_ident(device, "hello", empty=True))

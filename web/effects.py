@@ -13,7 +13,7 @@ __all__ = [
     "SaveFight", "Render", "RenderSheet", "RenderNotices", "RenderRolls", "Toast", "HideToast", "Refuse", "ShowSheet",
     "ScheduleSheet", "CloseSheet", "StoreCollection", "SayOnLine", "SetField", "ShowRoll", "RefreshOdds", "ScheduleOdds",
     "ClearLink", "SwitchTo", "ForgetStored", "KeepAwake", "AskToKeepStorage", "LoadEncounter", "TrimStored",
-    "AddEncounters", "SetTheme", "Download", "ShowShareLink", "CopyLink", "Reload", "FillForm", "LiveConnect", "LiveSend",
+    "AddEncounters", "SetTheme", "Download", "ShowShareLink", "CopyLink", "Reload", "FillForm", "LiveConnect", "LiveSend", "LiveTell",
     "LiveLeave", "StoreLive", "OpenDisplay", "ShowLiveLink", "Effect"
 ]
 
@@ -209,6 +209,15 @@ class LiveSend(Record):
 
     view: dict[str, Any]
     peer: str | None = None
+    ids: tuple[tuple[str, str, str], ...] = ()
+    turn: tuple[str, ...] = ()
+
+
+class LiveTell(Record):
+    """A message other than a state (a follower's request, the game master's "you play …") to one peer."""
+
+    text: str
+    peer: str
 
 
 class LiveLeave(Record):
@@ -236,4 +245,4 @@ Effect = (SaveFight | Render | RenderSheet | RenderNotices | RenderRolls | Toast
           ScheduleSheet | CloseSheet | StoreCollection | SayOnLine | SetField | ShowRoll | RefreshOdds | ScheduleOdds |
           ClearLink | SwitchTo | ForgetStored | KeepAwake | AskToKeepStorage | LoadEncounter | TrimStored |
           AddEncounters | SetTheme | Download | ShowShareLink | CopyLink | Reload | FillForm |
-          LiveConnect | LiveSend | LiveLeave | StoreLive | OpenDisplay | ShowLiveLink)
+          LiveConnect | LiveSend | LiveTell | LiveLeave | StoreLive | OpenDisplay | ShowLiveLink)

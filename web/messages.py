@@ -20,7 +20,8 @@ __all__ = [
     "FightChangedElsewhere", "CollectionChanged", "StorageKept", "ViewOpened", "CharacterOpened", "CharacterOffered",
     "CharacterTaken", "AttackPicked", "AttackRemoved", "AttackOptionsSaved", "TargetDescribed", "SidePicked",
     "OddsTargetTyped", "LiveOpened", "LiveStopped", "LiveFollowed", "PeerChanged", "PeerSaid", "LiveTicked",
-    "DisplayOpened", "Message"
+    "DisplayOpened", "RequestAnswered", "AutoDoneToggled", "ClaimTapped", "InitiativeSent", "DoneTapped", "RollSent",
+    "Message"
 ]
 
 
@@ -456,12 +457,50 @@ class PeerSaid(Record):
     peer: str
     text: str | None
     at_ms: float
+    rng: Any = None          # a player's "I'm done" may pass the turn (the game master's dice for whoever is next)
 
 
 class LiveTicked(Record):
     """A follower's clock, every few seconds: "last update 40 s ago"."""
 
     now_ms: float
+
+
+class RequestAnswered(Record):
+    """The game master applied (or dismissed) a player's request."""
+
+    id: int
+    apply: bool
+    rng: Rng
+
+
+class AutoDoneToggled(Record):
+    """The game master lets a player's "I'm done" pass the turn without asking (or not)."""
+
+    on: bool
+
+
+class ClaimTapped(Record):
+    """A player: "this is me" on a party row."""
+
+    cid: str
+
+
+class InitiativeSent(Record):
+    value: int | None
+
+
+class DoneTapped(Record):
+    pass
+
+
+class RollSent(Record):
+    """A player rolled against a target (dice typed, or an attack of My characters) to send the game master."""
+
+    target: str
+    expression: str
+    label: str
+    rng: Rng
 
 
 class DisplayOpened(Record):
@@ -478,4 +517,4 @@ Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped |
            FileImported | FightChangedElsewhere | CollectionChanged | StorageKept | ViewOpened | CharacterOpened |
            CharacterOffered | CharacterTaken | AttackPicked | AttackRemoved | AttackOptionsSaved | TargetDescribed |
            SidePicked | OddsTargetTyped | LiveOpened | LiveStopped | LiveFollowed | PeerChanged | PeerSaid | LiveTicked |
-           DisplayOpened)
+           DisplayOpened | RequestAnswered | AutoDoneToggled | ClaimTapped | InitiativeSent | DoneTapped | RollSent)

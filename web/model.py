@@ -12,7 +12,7 @@ from pyengine.tracker import Timeline
 from .persist import Notice
 from .state import Ui
 
-__all__ = ["Model", "NEXT_TURN_GUARD", "Trash", "Live", "Peer"]
+__all__ = ["Model", "NEXT_TURN_GUARD", "Trash", "Live", "Peer", "Request"]
 
 NEXT_TURN_GUARD = 0.4  # seconds: two taps on Next turn closer than this are one tap (RK.nextTurnGuardMs)
 
@@ -34,7 +34,21 @@ class Peer:
     id: str
     name: str = ""
     connected: bool = True
+    device: str = ""        # its lasting id (what it claimed is kept under it, across reloads)
 
+
+@dataclass(frozen=True)
+class Request:
+    """What a player's phone asked the game master, waiting for Apply or Dismiss."""
+
+    id: int
+    peer: str
+    device: str
+    kind: str               # "claim" | "done" | "roll"
+    cid: str                # the player's combatant (claimed, or asked for)
+    text: str               # what the game master reads
+    target: str = ""        # a roll's target
+    amount: int = 0         # a roll's total
 
 @dataclass(frozen=True)
 class Live:
@@ -52,7 +66,17 @@ class Live:
     display: bool = False                   # host: a table display listens
     sent: Any = None                        # host: the last view sent (a change sends the next)
     refused: int = 0                        # messages refused (broken or hostile), counted
+    claims: tuple[tuple[str, str], ...] = ()  # host: (device, combatant id) the game master approved
+    requests: tuple[Request, ...] = ()      # host: waiting for Apply / Dismiss
+    initiatives: tuple[tuple[str, int], ...] = ()  # host: initiatives the players sent (they fill the initiative step)
+    auto_done: bool = False                 # host: a player's "I'm done" passes the turn without asking
+    asked: int = 0                          # host: requests numbered so far
     view: Any = None                        # follow: the newest view received
+    ids: tuple[tuple[str, str, str], ...] = ()  # follow: (id, name, side) of who the players see
+    turn: tuple[str, ...] = ()              # follow: whose turn it is (ids)
+    you: str = ""                           # follow: the combatant the game master let this phone play
+    claiming: str = ""                      # follow: the one asked for, not yet answered
+    said: str = ""                          # follow: what the last request came to ("Sent.")
     revision: int = 0                       # follow: its revision (an older one is ignored)
     host: str = ""                          # follow: the peer whose states are taken
     updated_ms: float = 0.0                 # follow: when the newest view came

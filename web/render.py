@@ -342,7 +342,7 @@ def _players_sees(c: Combatant) -> str:
     )
 
 
-def live_host_html(followers: str, players_hp: str) -> str:
+def live_host_html(followers: str, players_hp: str, auto_done: bool = False) -> str:
     """The game master's Live table: the join code and link, who follows, what players may see."""
     pick = "".join(f'<option value="{v}"{" selected" if v == players_hp else ""}>{label}</option>'
                    for v, label in (("words", "Opponents' HP as words (hurt, bloodied)"), ("numbers", "Opponents' HP as numbers")))
@@ -356,6 +356,8 @@ def live_host_html(followers: str, players_hp: str) -> str:
         '<p id="live-out" class="muted" aria-live="polite"></p>'
         f'<p data-testid="live-followers" id="live-followers" aria-live="polite">{esc(followers)}</p>'
         f'<label class="field">What players see<select id="players-hp" data-action-change="players-hp" data-testid="players-hp">{pick}</select></label>'
+        '<label class="check"><input type="checkbox" id="auto-done" data-action-change="auto-done" data-testid="auto-done"'
+        f'{" checked" if auto_done else ""}> A player\'s "I\'m done" passes the turn without asking</label>'
         '<p class="muted">Hide a combatant (an ambush, reinforcements) or keep its name unknown from its sheet: what is hidden is '
         'never sent to a phone.</p>'
         '<p class="err" id="live-error" role="alert"></p>'
@@ -370,17 +372,57 @@ def live_host_html(followers: str, players_hp: str) -> str:
     )
 
 
-def live_follow_html(view: dict[str, Any] | None, state: str, display: bool) -> str:
-    """A player's phone (or the table display) following the fight live: the players' view, and how
-    the connection stands."""
-    body = (_view_body(view) if view is not None
+def live_follow_html(live: Any, state: str, display: bool) -> str:
+    """A player's phone (or the table display) following the fight live: the players' view, how the
+    connection stands, and (a player's phone) what it may ask the game master."""
+    body = (_view_body(live.view) if live.view is not None
             else '<p class="muted">Waiting for the game master\'s phone…</p>')
     stop = "" if display else '<button type="button" data-action="live-stop" data-testid="live-leave">Stop following</button>'
     return (
         f'<div class="live-view{" display" if display else ""}" data-testid="live-view">'
         f'<p class="live-state" id="live-state" data-testid="live-state" aria-live="polite">{esc(state)}</p>{body}</div>'
-        f'<div class="row">{stop}<button type="button" data-action="close-sheet" data-testid="close-sheet">Close</button></div>'
+        + ("" if display or live.view is None else _player_asks(live))
+        + f'<div class="row">{stop}<button type="button" data-action="close-sheet" data-testid="close-sheet">Close</button></div>'
     )
+
+
+def _player_asks(live: Any) -> str:
+    """A player's part: claim a party combatant; then send an initiative, "I'm done", a roll."""
+    said = f'<p class="muted" id="live-said" data-testid="live-said" aria-live="polite">{esc(live.said)}</p>'
+    err = '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
+    names = {i: n for i, n, _ in live.ids}
+    if not live.you:
+        party = [(i, n) for i, n, side in live.ids if side == "p"]
+        if not party:
+            return said
+        return (
+            '<h4>Which one is you?</h4><div class="grid2">'
+            + "".join(f'<button type="button" data-action="live-claim" data-id="{esc(i)}" data-testid="claim">{esc(n)}</button>'
+                      for i, n in party)
+            + f'</div>{said}{err}'
+        )
+    me = names.get(live.you, "your character")
+    targets = "".join(f'<option value="{esc(i)}">{esc(n)}</option>' for i, n, side in live.ids if i != live.you)
+    started = bool(live.view and live.view.get("round"))
+    parts = [f'<h4>You play <b data-testid="live-you">{esc(me)}</b></h4>']
+    if not started:
+        parts.append(
+            '<div class="row"><input id="live-init" type="number" inputmode="numeric" placeholder="Your initiative" '
+            'aria-label="Your initiative" data-testid="live-init">'
+            '<button type="button" data-action="send-initiative" data-testid="send-initiative">Send initiative</button></div>')
+    else:
+        mine = live.you in live.turn
+        label = "I'm done" if mine else "I'm done (on your turn)"
+        parts.append(f'<button type="button" class="primary" data-action="im-done" data-testid="im-done"{"" if mine else " disabled"}>'
+                     f'{label}</button>')
+    parts.append(
+        '<div class="grid2"><label class="field">Target<select id="live-target" data-testid="live-target">'
+        f'{targets}</select></label>'
+        '<label class="field">Dice<input id="live-dice" data-testid="live-dice" autocomplete="off" placeholder="1d8+3"></label></div>'
+        '<div class="row"><input id="live-label" data-testid="live-label" maxlength="60" autocomplete="off" placeholder="What (e.g. Longsword)" '
+        'aria-label="What the roll is">'
+        '<button type="button" data-action="send-roll" data-testid="send-roll">Roll and send</button></div>')
+    return "".join(parts) + said + err
 
 
 STORAGE_STATES = {
@@ -541,6 +583,17 @@ def roll_result_html(result: RollResult) -> str:
         f'<div class="total" data-testid="roll-total">{esc(result.total)}</div>'
         f'<div class="dice" data-testid="roll-dice">{dice}</div>'
         f'<code class="roll" data-testid="roll-text">{esc(result.text)}</code>'
+    )
+
+
+def requests_html(requests: tuple[Any, ...]) -> str:
+    """What players' phones asked (the live table), each with Apply and Dismiss, above the notices."""
+    return "".join(
+        f'<div class="notice info request" data-testid="request" data-kind="{esc(r.kind)}"><span>{esc(r.text)}</span> '
+        f'<button type="button" data-action="request-apply" data-id="{r.id}" data-testid="request-apply">'
+        f'{"Approve" if r.kind == "claim" else "Next turn" if r.kind == "done" else "Apply"}</button> '
+        f'<button type="button" data-action="request-dismiss" data-id="{r.id}" data-testid="request-dismiss">Dismiss</button></div>'
+        for r in requests
     )
 
 

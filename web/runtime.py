@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -178,6 +179,7 @@ class Runtime:
             fx.Reload: lambda e: window.location.reload(),
             fx.LiveConnect: self.live_connect,
             fx.LiveSend: self.live_send,
+            fx.LiveTell: lambda e: self.transport.send(e.text, e.peer),
             fx.LiveLeave: lambda e: self.live_leave(),
             fx.StoreLive: lambda e: self.keep_live(None) if e.room is None else None,  # kept with its key once connected
             fx.OpenDisplay: lambda e: window.open(f"{window.location.pathname}{window.location.search}#display", "roundkeeper-display"),
@@ -189,7 +191,7 @@ class Runtime:
         """A message from another phone (or, as "display", from this device's other windows)."""
         if peer == "display" and self.model.live.role == "display":
             peer = "gm"  # the display hears the game master's window on the channel
-        self.dispatch(PeerSaid(peer, text, time.time() * 1000))
+        self.dispatch(PeerSaid(peer, text, time.time() * 1000, self.rng))
 
     def peer_changed(self, peer: str, joined: bool) -> None:
         self.dispatch(PeerChanged(peer, joined))
@@ -226,13 +228,25 @@ class Runtime:
                 kept = self.stored_live()
                 jwk, public = await self.transport.host_key(kept[2] if kept and kept[:2] == (e.room, e.secret) else None)
                 self.keep_live((e.room, e.secret, jwk))
-            await self.transport.connect(e.room, e.secret, e.relays, e.stun, hello_text(e.hello) if e.role == "follow" else None,
-                                         e.host_key or None)
+            await self.transport.connect(e.room, e.secret, e.relays, e.stun,
+                                         hello_text(e.hello, self.device()) if e.role == "follow" else None, e.host_key or None)
             return public
         except JsException as error:
             self.say(Notice("error", f"The live table could not connect ({str(error)[:200]}). The fight goes on here; "
                                      "check the connection and open Live table again."))
             return ""
+
+    def device(self) -> str:
+        """This phone's lasting id at live tables: what the game master let it play is kept under it."""
+        known = self.store.get(DEVICE_KEY) if self.persistent else None
+        if known and 8 <= len(known) <= 40 and known.replace("-", "").replace("_", "").isalnum():
+            return known
+        made = secrets.token_urlsafe(12)
+        try:
+            self.store.set(DEVICE_KEY, made)
+        except (StorageFull, StorageUnavailable):
+            pass
+        return made
 
     def stored_live(self) -> tuple[str, str, str] | None:
         """The hosted room kept for a reload: (room, secret, signing key as JWK text)."""
@@ -257,7 +271,7 @@ class Runtime:
 
     def live_send(self, e: fx.LiveSend) -> None:
         self.revision = max(int(time.time() * 1000), self.revision + 1)
-        text = state_text(e.view, self.revision)
+        text = state_text(e.view, self.revision, [list(i) for i in e.ids], list(e.turn))
         if e.peer == "display":
             self.transport.post(text)
             self.keep_time(host=True)
@@ -478,7 +492,7 @@ class Runtime:
         dom.set_html("roll-result", render.roll_result_html(result))
 
     def render_notices(self) -> None:
-        dom.set_html("notices", render.notices_html(list(self.model.notices)))
+        dom.set_html("notices", render.requests_html(self.model.live.requests) + render.notices_html(list(self.model.notices)))
 
     def render_rolls(self) -> None:
         dom.set_html("saved-rolls", render.saved_rolls_html(list(self.model.saved_rolls)))
@@ -768,7 +782,8 @@ def next_initiative(event: JsObject) -> None:
         dom.el("init-form").requestSubmit()
 
 
-LIVE_KEY = "live"  # the hosted live table's "room.secret", while it is live
+LIVE_KEY = "live"  # the hosted live table's room, secret and signing key, while it is live
+DEVICE_KEY = "live-device"  # this phone's lasting id at live tables
 
 
 def live_servers() -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -20,18 +20,39 @@ from pyengine.live import (
     hello_text,
     join_code,
     new_room,
+    players_ids,
     read_message,
     read_room,
     read_servers,
+    request_text,
     state_text,
+    you_text,
 )
 from tests.unit.pages import FakePage
-from tests.unit.test_update import PARTY, fight, ids
-from web.effects import LiveConnect, LiveLeave, LiveSend, OpenDisplay, SayOnLine, ShowLiveLink, StoreLive
+from tests.unit.scripted import Scripted
+from tests.unit.test_update import PARTY, fight, hp, ids
+from web.effects import (
+    LiveConnect,
+    LiveLeave,
+    LiveSend,
+    LiveTell,
+    OpenDisplay,
+    Refuse,
+    RenderNotices,
+    SayOnLine,
+    SetField,
+    ShowLiveLink,
+    StoreLive,
+    Toast,
+)
 from web.live import followers_line, state_line
 from web.messages import (
     Act,
+    AutoDoneToggled,
+    ClaimTapped,
     DisplayOpened,
+    DoneTapped,
+    InitiativeSent,
     LiveFollowed,
     LiveOpened,
     LiveStopped,
@@ -39,6 +60,8 @@ from web.messages import (
     NextTurnTapped,
     PeerChanged,
     PeerSaid,
+    RequestAnswered,
+    RollSent,
     UndoTapped,
 )
 from web.model import Live, Model
@@ -62,6 +85,12 @@ def hosting(model: Model) -> Model:
 def following(model: Model | None = None) -> Model:
     model, _ = update(model or fight(), LiveFollowed(f"room1234.secret1234.{KEY}", ("ws://127.0.0.1:1",), ()))
     return model
+
+
+def present(model: Model, peer: str | None = None) -> LiveSend:
+    """The LiveSend of the present as the host sends it: the view, who is who, whose turn."""
+    ids, turn = players_ids(model.timeline.present)
+    return LiveSend(table_view(model.timeline.present), peer, tuple(tuple(i) for i in ids), tuple(turn))
 
 
 def state_from(view: dict, rev: int) -> str:
@@ -177,7 +206,7 @@ def test_going_live_joins_the_room_shows_the_link_and_sends_the_present():
     assert model.live.role == "host" and model.ui.sheet == ("live", None)
     kinds = [type(e) for e in effects]
     assert kinds[:2] == [StoreLive, LiveConnect] and ShowLiveLink in kinds
-    assert effects[-1] == LiveSend(table_view(model.timeline.present))
+    assert effects[-1] == present(model)
     # Open again: the same room, nothing joined twice.
     again, effects = update(model, LiveOpened("other999", "other99999", DEFAULT_RELAYS, ()))
     assert again.live.room == "room1234" and not any(isinstance(e, LiveConnect) for e in effects)
@@ -187,7 +216,7 @@ def test_every_change_players_may_see_goes_out_once_and_nothing_else_does():
     model = hosting(fight(*PARTY, started=True))
     model, effects = update(model, NextTurnTapped(100.0, RNG))
     sent = [e for e in effects if isinstance(e, LiveSend)]
-    assert sent == [LiveSend(table_view(model.timeline.present))]
+    assert sent == [present(model)]
     # Hiding a combatant changes the view (it goes); the same view is not sent again.
     model, effects = update(model, Act("set_flag", {"id": ids(model)["Ogre"], "flag": "hidden", "on": True}, RNG))
     assert [e for e in effects if isinstance(e, LiveSend)]
@@ -201,7 +230,7 @@ def test_every_change_players_may_see_goes_out_once_and_nothing_else_does():
 def test_a_phone_that_joins_gets_the_present_and_the_followers_line_counts_it():
     model = hosting(fight(*PARTY))
     model, effects = update(model, PeerChanged("p1", True))
-    assert LiveSend(table_view(model.timeline.present), "p1") in effects
+    assert present(model, "p1") in effects
     model, _ = update(model, PeerSaid("p1", hello_text("Ana"), 1.0))
     model, _ = update(model, PeerChanged("p2", True))
     assert followers_line(model.live) == "2 phones follow: Ana (connected), phone 2 (connected)."
@@ -272,7 +301,7 @@ def test_a_bad_join_link_is_said_and_nothing_connects():
 def test_the_table_display_follows_the_game_masters_window_on_the_channel():
     gm = fight(*PARTY)
     gm, effects = update(gm, DisplayOpened())
-    assert effects == (OpenDisplay(), LiveSend(table_view(gm.timeline.present), "display"))
+    assert effects == (OpenDisplay(), present(gm, "display"))
     # A display is listening: changes go to it even with no live table.
     gm, effects = update(gm, Act("start_combat", {}, RNG))
     assert any(isinstance(e, LiveSend) and e.peer is None for e in effects)
@@ -282,7 +311,7 @@ def test_the_table_display_follows_the_game_masters_window_on_the_channel():
     assert display.live.view["round"] == 1 and state_line(display.live) == "live"
     # A new display says hello: the game master's window, live or not, answers with the present.
     other, effects = update(fight(*PARTY), PeerSaid("display", hello_text(""), 1.0))
-    assert other.live.display and effects == (LiveSend(table_view(other.timeline.present), "display"),)
+    assert other.live.display and effects == (present(other, "display"),)
 
 
 def test_a_new_room_is_random_and_link_safe():
@@ -290,3 +319,139 @@ def test_a_new_room_is_random_and_link_safe():
     assert len(rooms) == 50
     for room, secret in rooms:
         read_room(join_code(room, secret, KEY))
+
+
+# -- players ask, the game master decides --------------------------------------------------------
+
+def joined(model: Model, peer: str = "p1", device: str = "dev-ana-0001", name: str = "Ana") -> Model:
+    model, _ = update(model, PeerChanged(peer, True))
+    model, _ = update(model, PeerSaid(peer, hello_text(name, device), 1.0))
+    return model
+
+
+def asked(model: Model, kind: str, peer: str = "p1", **fields) -> tuple[Model, tuple]:
+    return update(model, PeerSaid(peer, request_text(kind, **fields), 2.0, random.Random(5)))
+
+
+def approved(model: Model, name: str = "Cyra", peer: str = "p1") -> Model:
+    model, _ = asked(model, "claim", peer, cid=ids(model)[name])
+    request = model.live.requests[-1]
+    model, effects = update(model, RequestAnswered(request.id, True, RNG))
+    assert LiveTell(you_text(ids(model)[name]), peer) in effects
+    return model
+
+
+def test_a_claim_waits_for_the_game_master_and_is_kept_for_the_phone_across_a_reload():
+    model = joined(hosting(fight(*PARTY)))
+    model, effects = asked(model, "claim", cid=ids(model)["Cyra"])
+    assert [r.text for r in model.live.requests] == ["Ana asks to play Cyra."] and RenderNotices() in effects
+    model, _ = asked(model, "claim", cid=ids(model)["Cyra"])  # asked twice: one request
+    assert len(model.live.requests) == 1
+    model = approved(model)
+    assert model.live.claims == (("dev-ana-0001", ids(model)["Cyra"]),) and model.live.requests == ()
+    # The phone reloads (a new peer id, the same device): it is told at once whom it plays.
+    model, _ = update(model, PeerChanged("p9", True))
+    model, effects = update(model, PeerSaid("p9", hello_text("Ana", "dev-ana-0001"), 3.0))
+    assert LiveTell(you_text(ids(model)["Cyra"]), "p9") in effects
+    # Another phone cannot take Cyra, nor an opponent.
+    model = joined(model, "p2", "dev-ben-0002", "Ben")
+    before = model.live.refused
+    model, _ = asked(model, "claim", "p2", cid=ids(model)["Cyra"])
+    model, _ = asked(model, "claim", "p2", cid=ids(model)["Goblin"])
+    assert model.live.refused == before + 2 and model.live.requests == ()
+
+
+def test_dismissing_a_claim_tells_the_phone():
+    model = joined(hosting(fight(*PARTY)))
+    model, _ = asked(model, "claim", cid=ids(model)["Dax"])
+    model, effects = update(model, RequestAnswered(model.live.requests[0].id, False, RNG))
+    assert model.live.claims == () and LiveTell(you_text(""), "p1") in effects
+
+
+def test_requests_for_a_combatant_not_claimed_are_refused_and_counted():
+    model = joined(hosting(fight(*PARTY, started=True)))
+    timeline = model.timeline
+    for kind, fields in (("init", {"value": 12}), ("done", {}), ("roll", {"target": ids(model)["Goblin"], "value": 9, "text": "1d8"})):
+        model, _ = asked(model, kind, **fields)
+    assert model.live.refused == 3 and model.live.requests == () and model.timeline is timeline
+
+
+def test_a_sent_initiative_fills_the_game_masters_initiative_step():
+    model = approved(joined(hosting(fight(*PARTY))))
+    model = replace_ui_sheet(model, ("init", None))
+    model, effects = asked(model, "init", value=17)
+    cyra = ids(model)["Cyra"]
+    assert model.live.initiatives == ((cyra, 17),)
+    assert SetField(f"init-{cyra}", "17") in effects and Toast("Cyra: initiative 17") in effects
+
+
+def replace_ui_sheet(model: Model, sheet):
+    from dataclasses import replace as rep
+    return rep(model, ui=rep(model.ui, sheet=sheet))
+
+
+def test_im_done_asks_for_the_next_turn_or_passes_it_when_allowed():
+    model = approved(joined(hosting(fight(*PARTY, started=True))))  # Cyra (18) acts first
+    first = model.timeline.present.active_id
+    model, _ = asked(model, "done")
+    assert model.live.requests[-1].kind == "done" and model.timeline.present.active_id == first
+    model, _ = update(model, RequestAnswered(model.live.requests[-1].id, True, RNG))
+    assert model.timeline.present.active_id != first and model.live.requests == ()
+    # Not her turn now: "I'm done" does nothing.
+    model, _ = asked(model, "done")
+    assert model.live.requests == ()
+    model, _ = update(model, UndoTapped())
+    model, _ = update(model, AutoDoneToggled(True))
+    model, _ = asked(model, "done")
+    assert model.timeline.present.active_id != first and model.live.requests == ()
+
+
+def test_a_roll_arrives_as_a_pending_result_and_apply_is_one_undoable_step():
+    model = approved(joined(hosting(fight(*PARTY, started=True))))
+    goblin = ids(model)["Goblin"]
+    model, _ = asked(model, "roll", target=goblin, value=5, text="Longsword 1d8+3 (2+3)")
+    assert model.live.requests[-1].text == "Cyra: Longsword 1d8+3 (2+3) = 5 against Goblin."
+    model, _ = asked(model, "roll", target=goblin, value=4, text="Dagger 1d4 (4)")
+    first, second = model.live.requests
+    model, _ = update(model, RequestAnswered(first.id, True, RNG))
+    assert hp(model, "Goblin") == 2
+    model, _ = update(model, RequestAnswered(second.id, False, RNG))
+    assert hp(model, "Goblin") == 2 and model.live.requests == ()
+    model, _ = update(model, UndoTapped())
+    assert hp(model, "Goblin") == 7
+
+
+def test_a_roll_at_a_hidden_or_unknown_target_is_refused():
+    model = approved(joined(hosting(fight(*PARTY, started=True))))
+    model = flag(model, "Ogre", "hidden")
+    model, _ = asked(model, "roll", target=ids(model)["Ogre"], value=5, text="1d8")
+    model, _ = asked(model, "roll", target="nobody", value=5, text="1d8")
+    assert model.live.refused == 2 and model.live.requests == ()
+
+
+def test_a_players_phone_claims_sends_and_rolls_through_its_host():
+    gm = fight(*PARTY, started=True)
+    model = following(fight())
+    model, effects = update(model, ClaimTapped("c1"))
+    assert model.live.said == "Not connected to the game master yet." and not any(isinstance(e, LiveTell) for e in effects)
+    ids_, turn = players_ids(gm.timeline.present)
+    model, _ = update(model, PeerChanged("gm", True))
+    model, _ = update(model, PeerSaid("gm", state_text(table_view(gm.timeline.present), 5, ids_, turn), 10.0))
+    model, effects = update(model, ClaimTapped(ids(gm)["Cyra"]))
+    assert LiveTell(request_text("claim", cid=ids(gm)["Cyra"]), "gm") in effects
+    model, _ = update(model, PeerSaid("gm", you_text(ids(gm)["Cyra"]), 11.0))
+    assert model.live.you == ids(gm)["Cyra"]
+    model, effects = update(model, RollSent(ids(gm)["Goblin"], "1d8+3", "Longsword", Scripted([5])))
+    sent = next(e for e in effects if isinstance(e, LiveTell))
+    assert json.loads(sent.text) == {"v": 1, "t": "roll", "target": ids(gm)["Goblin"], "value": 8,
+                                     "text": json.loads(sent.text)["text"]}
+    assert json.loads(sent.text)["text"].startswith("Longsword 1d8+3")
+    _, effects = update(model, RollSent(ids(gm)["Goblin"], "1d8+", "", RNG))
+    assert isinstance(effects[0], Refuse)
+    _, effects = update(model, InitiativeSent(None))
+    assert isinstance(effects[0], Refuse)
+    _, effects = update(model, DoneTapped())
+    assert LiveTell(request_text("done"), "gm") in effects
+    # A "you" from another phone is not the game master's: ignored.
+    model, _ = update(model, PeerSaid("evil", you_text(""), 12.0))
+    assert model.live.you == ids(gm)["Cyra"]

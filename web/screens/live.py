@@ -7,7 +7,20 @@ from pyengine.live import new_room
 
 from .. import render
 from ..live import followers_line, state_line
-from ..messages import Act, DisplayOpened, LinkCopied, LiveOpened, LiveStopped, SheetOpened
+from ..messages import (
+    Act,
+    AutoDoneToggled,
+    ClaimTapped,
+    DisplayOpened,
+    DoneTapped,
+    InitiativeSent,
+    LinkCopied,
+    LiveOpened,
+    LiveStopped,
+    RequestAnswered,
+    RollSent,
+    SheetOpened,
+)
 from ..views import Events, Handler, Page
 from .base import Context, Elsewhere, Screen
 
@@ -17,17 +30,17 @@ def draw_host(ctx: Context, ident: str | None) -> str | Elsewhere:
     if not live.hosting:
         return Elsewhere()
     enc = ctx.model.timeline.present
-    return render.live_host_html(followers_line(live), str(enc.option("players_hp", "words")))
+    return render.live_host_html(followers_line(live), str(enc.option("players_hp", "words")), live.auto_done)
 
 
 def draw_follow(ctx: Context, ident: str | None) -> str | Elsewhere:
     live = ctx.model.live
     if not live.following:
         return Elsewhere()
-    return render.live_follow_html(live.view, state_line(live), live.role == "display")
+    return render.live_follow_html(live, state_line(live), live.role == "display")
 
 
-SCREENS = (Screen("live", draw_host, "live-error"), Screen("live-follow", draw_follow))
+SCREENS = (Screen("live", draw_host, "live-error"), Screen("live-follow", draw_follow, "sheet-error"))
 
 
 def live_table(page: Page) -> Events:
@@ -50,7 +63,14 @@ EVENTS: dict[str, Handler] = {
     "copy-live": lambda page: LinkCopied("live-link", "live-out"),
     "table-display": lambda page: DisplayOpened(),
     "players-flag": hide_toggled,
+    "request-apply": lambda page: RequestAnswered(int(page.data("id")), True, page.rng),
+    "request-dismiss": lambda page: RequestAnswered(int(page.data("id")), False, page.rng),
+    "live-claim": lambda page: ClaimTapped(str(page.data("id"))),
+    "send-initiative": lambda page: InitiativeSent(page.number(page.value("live-init"))),
+    "im-done": lambda page: DoneTapped(),
+    "send-roll": lambda page: RollSent(page.value("live-target"), page.value("live-dice"), page.value("live-label"), page.rng),
 }
 CHANGES: dict[str, Handler] = {
+    "auto-done": lambda page: AutoDoneToggled(page.ticked("auto-done")),
     "players-hp": lambda page: Act("set_option", {"key": "players_hp", "value": page.chosen}, page.rng),
 }

@@ -7,10 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from random import Random
 from typing import Any
 
-from pyengine.handoff import table_view
-from pyengine.live import FROM_FOLLOWER, FROM_HOST, LiveError, read_message, read_room
+from pyengine.dice import roll
+from pyengine.errors import EngineError
+from pyengine.handoff import shown_to_players, table_view
+from pyengine.live import FROM_FOLLOWER, FROM_HOST, Incoming, LiveError, players_ids, read_message, read_room, request_text, you_text
+from pyengine.text import clean_text
+from pyengine.turns import active_unit
 
 from ..effects import (
     ClearLink,
@@ -19,20 +24,45 @@ from ..effects import (
     LiveConnect,
     LiveLeave,
     LiveSend,
+    LiveTell,
     OpenDisplay,
+    Refuse,
     RenderNotices,
     RenderSheet,
     SayOnLine,
+    SetField,
     ShowLiveLink,
     StoreLive,
+    Toast,
 )
 from ..live import followers_line, state_line
-from ..messages import DisplayOpened, LiveFollowed, LiveOpened, LiveStopped, LiveTicked, PeerChanged, PeerSaid
-from ..model import Live, Model, Peer
+from ..messages import (
+    AutoDoneToggled,
+    ClaimTapped,
+    DisplayOpened,
+    DoneTapped,
+    InitiativeSent,
+    LiveFollowed,
+    LiveOpened,
+    LiveStopped,
+    LiveTicked,
+    PeerChanged,
+    PeerSaid,
+    RequestAnswered,
+    RollSent,
+)
+from ..model import Live, Model, Peer, Request
 from ..persist import Notice
-from .common import Result, closed, notify, opened
+from .common import Result, act, closed, notify, opened
 
 __all__ = ["UPDATES", "broadcast"]
+
+
+def _present(model: Model, peer: str | None = None) -> LiveSend:
+    """The present as the players may see it: the view, and who is who in it (ids, whose turn)."""
+    enc = model.timeline.present
+    ids, turn = players_ids(enc)
+    return LiveSend(table_view(enc), peer, tuple((a, b, c) for a, b, c in ids), tuple(turn))
 
 
 def _hosted(model: Model, m: LiveOpened) -> Result:
@@ -87,7 +117,7 @@ def _peer_changed(model: Model, m: PeerChanged) -> Result:
     effects: tuple[Effect, ...] = ()
     if live.hosting and m.joined:
         # One who joins (late, or back after a reload) gets the present at once.
-        effects = (LiveSend(table_view(model.timeline.present), m.peer),)
+        effects = (_present(model, m.peer),)
     return model, effects + _redraw(model)
 
 
@@ -100,8 +130,8 @@ def _said(model: Model, m: PeerSaid) -> Result:
             read_message(m.text, FROM_FOLLOWER)
         except LiveError:
             return model, ()
-        view = table_view(model.timeline.present)
-        return replace(model, live=replace(live, display=True, sent=view)), (LiveSend(view, "display"),)
+        present = _present(model, "display")
+        return replace(model, live=replace(live, display=True, sent=_sent(present))), (present,)
     if live.role == "off":
         return model, ()
     expected = FROM_FOLLOWER if live.hosting else FROM_HOST
@@ -112,9 +142,12 @@ def _said(model: Model, m: PeerSaid) -> Result:
     except LiveError:
         return replace(model, live=replace(live, refused=live.refused + 1)), _redraw(model)
     if live.hosting:
-        peers = live.peers if any(p.id == m.peer for p in live.peers) else live.peers + (Peer(m.peer),)
-        peers = tuple(replace(p, name=message.name, connected=True) if p.id == m.peer else p for p in peers)
-        return replace(model, live=replace(live, peers=peers)), _redraw(model)
+        return _asked(model, m, message)
+    if message.kind == "you":
+        if m.peer != live.host:
+            return model, ()
+        live = replace(live, you=message.cid, claiming="", said="")
+        return replace(model, live=live), _follow_redraw(model)
     if message.kind == "beat":
         if m.peer != live.host:
             return model, ()
@@ -126,9 +159,154 @@ def _said(model: Model, m: PeerSaid) -> Result:
     peers = live.peers
     if live.role == "follow" and not any(p.id == m.peer for p in peers):
         peers = peers + (Peer(m.peer),)
-    live = replace(live, view=message.view, revision=message.revision, host=m.peer, updated_ms=m.at_ms, now_ms=m.at_ms,
-                   heard_ms=m.at_ms, peers=peers)
-    return replace(model, live=live), (RenderSheet(),) if model.ui.sheet == ("live-follow", None) else ()
+    live = replace(live, view=message.view, ids=message.ids, turn=message.turn, revision=message.revision, host=m.peer,
+                   updated_ms=m.at_ms, now_ms=m.at_ms, heard_ms=m.at_ms, peers=peers)
+    return replace(model, live=live), _follow_redraw(model)
+
+
+def _follow_redraw(model: Model) -> tuple[Effect, ...]:
+    return (RenderSheet(),) if model.ui.sheet == ("live-follow", None) else ()
+
+
+# -- what players ask (the game master's phone) ---------------------------------------------------
+
+def _asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
+    """A follower's message, on the game master's phone: a hello, or a request about the combatant
+    its phone plays. Nothing changes the fight here but a player's "I'm done" when the game master
+    allowed it (through the same Next turn); a request for a combatant not this phone's is refused."""
+    live = model.live
+    peer = next((p for p in live.peers if p.id == m.peer), None) or Peer(m.peer)
+    if message.kind == "hello":
+        peer = replace(peer, name=message.name, device=message.device, connected=True)
+        peers = tuple(peer if p.id == m.peer else p for p in live.peers) if any(p.id == m.peer for p in live.peers) \
+            else live.peers + (peer,)
+        model = replace(model, live=replace(live, peers=peers))
+        mine = _claimed(model.live, message.device)
+        return model, ((LiveTell(you_text(mine), m.peer),) if mine else ()) + _redraw(model)
+    enc = model.timeline.present
+    party = {c.id: c for c in enc.combatants if c.side == "party" and shown_to_players(c)}
+    who = peer.name or "A player's phone"
+    if message.kind == "claim":
+        taken = {cid for device, cid in live.claims if device != peer.device}
+        if not peer.device or message.cid not in party or message.cid in taken:
+            return _refused(model)
+        if _claimed(live, peer.device) == message.cid:
+            return model, (LiveTell(you_text(message.cid), m.peer),)
+        text = f"{who} asks to play {party[message.cid].name}."
+        return _request(model, Request(live.asked + 1, m.peer, peer.device, "claim", message.cid, text))
+    mine = _claimed(live, peer.device) if peer.device else ""
+    if not mine or mine not in party:
+        return _refused(model)  # a request for a combatant this phone does not play
+    c = party[mine]
+    if message.kind == "init":
+        if enc.started:
+            return model, ()
+        initiatives = tuple((cid, v) for cid, v in live.initiatives if cid != mine) + ((mine, message.value),)
+        model = replace(model, live=replace(live, initiatives=initiatives))
+        fill = (SetField(f"init-{mine}", str(message.value)),) if model.ui.sheet == ("init", None) else ()
+        return model, fill + (Toast(f"{c.name}: initiative {message.value}"),)
+    if message.kind == "done":
+        if mine not in {x.id for x in active_unit(enc)} or not enc.started:
+            return model, ()
+        if live.auto_done:
+            return _next_turn(model, m.rng)
+        return _request(model, Request(live.asked + 1, m.peer, peer.device, "done", mine, f"{c.name} is done: next turn?"))
+    target = enc.get(message.target) if message.target in enc.names() else None
+    if target is None or not shown_to_players(target):
+        return _refused(model)
+    text = f"{c.name}: {message.text} = {message.value} against {target.name}."
+    return _request(model, Request(live.asked + 1, m.peer, peer.device, "roll", mine, text, target.id, message.value))
+
+
+def _claimed(live: Live, device: str) -> str:
+    return next((cid for d, cid in live.claims if d == device), "") if device else ""
+
+
+def _refused(model: Model) -> Result:
+    model = replace(model, live=replace(model.live, refused=model.live.refused + 1))
+    return model, _redraw(model)
+
+
+def _request(model: Model, request: Request) -> Result:
+    live = model.live
+    if any((r.device, r.kind, r.cid, r.text) == (request.device, request.kind, request.cid, request.text) for r in live.requests):
+        return model, ()  # asked twice: once is enough
+    model = replace(model, live=replace(live, requests=live.requests + (request,), asked=request.id))
+    return model, (RenderNotices(),)
+
+
+def _next_turn(model: Model, rng: Any) -> Result:
+    """The turn passes as by the game master's Next turn (its double-tap guard is for thumbs: a request
+    is answered once)."""
+    return act(model, "next_turn", {}, rng if rng is not None else Random())
+
+
+def _answered(model: Model, m: RequestAnswered) -> Result:
+    """Apply: the request becomes what the game master would have done (one undoable step); Dismiss: it goes."""
+    live = model.live
+    request = next((r for r in live.requests if r.id == m.id), None)
+    if request is None:
+        return model, (RenderNotices(),)
+    model = replace(model, live=replace(live, requests=tuple(r for r in live.requests if r.id != m.id)))
+    if not m.apply:
+        return model, (RenderNotices(), *((LiveTell(you_text(""), request.peer),) if request.kind == "claim" else ()))
+    if request.kind == "claim":
+        claims = tuple((d, cid) for d, cid in model.live.claims if d != request.device and cid != request.cid)
+        model = replace(model, live=replace(model.live, claims=claims + ((request.device, request.cid),)))
+        return model, (RenderNotices(), LiveTell(you_text(request.cid), request.peer), *_redraw(model))
+    if request.kind == "done":
+        if request.cid not in {x.id for x in active_unit(model.timeline.present)}:
+            return model, (RenderNotices(), Toast("That turn is over already."))
+        model, effects = _next_turn(model, m.rng)
+        return model, (RenderNotices(), *effects)
+    model, effects = act(model, "damage", {"id": request.target, "amount": request.amount}, m.rng)
+    return model, (RenderNotices(), *effects)
+
+
+def _auto_done(model: Model, m: AutoDoneToggled) -> Result:
+    return replace(model, live=replace(model.live, auto_done=m.on)), ()
+
+
+# -- a player's phone asks ---------------------------------------------------------------------
+
+def _tell_host(model: Model, text: str, said: str) -> Result:
+    live = model.live
+    if live.role != "follow" or not live.host:
+        return replace(model, live=replace(live, said="Not connected to the game master yet.")), _follow_redraw(model)
+    return replace(model, live=replace(live, said=said)), (LiveTell(text, live.host), *_follow_redraw(model))
+
+
+def _claim(model: Model, m: ClaimTapped) -> Result:
+    model, effects = _tell_host(model, request_text("claim", cid=m.cid), "Asked the game master…")
+    return replace(model, live=replace(model.live, claiming=m.cid)), effects
+
+
+def _initiative(model: Model, m: InitiativeSent) -> Result:
+    if m.value is None or abs(m.value) > 1000:
+        return model, (Refuse("Initiative is a whole number from -1,000 to 1,000."),)
+    return _tell_host(model, request_text("init", value=m.value), f"Initiative {m.value} sent.")
+
+
+def _done(model: Model, m: DoneTapped) -> Result:
+    return _tell_host(model, request_text("done"), "Told the game master you are done.")
+
+
+def _roll_sent(model: Model, m: RollSent) -> Result:
+    live = model.live
+    if not live.you:
+        return model, (Refuse("Tap \"This is me\" on your character first."),)
+    if m.target not in {i for i, _, _ in live.ids}:
+        return model, (Refuse("Pick a target."),)
+    try:
+        result = roll(m.expression, m.rng)
+    except EngineError as error:
+        return model, (Refuse(str(error)),)
+    if abs(result.total) > 1_000_000:
+        return model, (Refuse("That total is too large to send."),)
+    label = clean_text(m.label)[:60]
+    text = f"{label + ' ' if label else ''}{m.expression.strip()} ({result.text})"[:200]
+    return _tell_host(model, request_text("roll", target=m.target, value=result.total, text=text),
+                      f"Sent: {text} = {result.total}. The game master applies it.")
 
 
 def _ticked(model: Model, m: LiveTicked) -> Result:
@@ -139,9 +317,9 @@ def _ticked(model: Model, m: LiveTicked) -> Result:
 
 
 def _display(model: Model, m: DisplayOpened) -> Result:
-    view = table_view(model.timeline.present)
-    model = replace(model, live=replace(model.live, display=True, sent=view))
-    return model, (OpenDisplay(), LiveSend(view, "display"))
+    present = _present(model, "display")
+    model = replace(model, live=replace(model.live, display=True, sent=_sent(present)))
+    return model, (OpenDisplay(), present)
 
 
 def _redraw(model: Model) -> tuple[Effect, ...]:
@@ -151,16 +329,20 @@ def _redraw(model: Model) -> tuple[Effect, ...]:
     return (SayOnLine("live-state", state_line(model.live)),) if model.ui.sheet == ("live-follow", None) else ()
 
 
+def _sent(present: LiveSend) -> Any:
+    return (present.view, present.ids, present.turn)
+
+
 def broadcast(before: Model, after: Model) -> tuple[Model, tuple[Effect, ...]]:
     """After every update: while the table is live (or a table display listens), a change to what
     the players may see goes out, once. Only the players' view is ever sent (hidden data is not in it)."""
     live = after.live
     if not (live.hosting or live.display) or (after.timeline is before.timeline and live is before.live):
         return after, ()
-    view = table_view(after.timeline.present)
-    if view == live.sent:
+    present = _present(after)
+    if _sent(present) == live.sent:
         return after, ()
-    return replace(after, live=replace(live, sent=view)), (LiveSend(view),)
+    return replace(after, live=replace(live, sent=_sent(present))), (present,)
 
 
 UPDATES: dict[type, Callable[[Model, Any], Result]] = {
@@ -171,4 +353,10 @@ UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     PeerSaid: _said,
     LiveTicked: _ticked,
     DisplayOpened: _display,
+    RequestAnswered: _answered,
+    AutoDoneToggled: _auto_done,
+    ClaimTapped: _claim,
+    InitiativeSent: _initiative,
+    DoneTapped: _done,
+    RollSent: _roll_sent,
 }
