@@ -345,6 +345,7 @@ def test_a_claim_waits_for_the_game_master_and_is_kept_for_the_phone_across_a_re
     model = joined(hosting(fight(*PARTY)))
     model, effects = asked(model, "claim", cid=ids(model)["Cyra"])
     assert [r.text for r in model.live.requests] == ["Ana asks to play Cyra."] and RenderNotices() in effects
+    assert Toast("Ana asks to play Cyra.") in effects
     model, _ = asked(model, "claim", cid=ids(model)["Cyra"])  # asked twice: one request
     assert len(model.live.requests) == 1
     model = approved(model)
@@ -455,3 +456,11 @@ def test_a_players_phone_claims_sends_and_rolls_through_its_host():
     # A "you" from another phone is not the game master's: ignored.
     model, _ = update(model, PeerSaid("evil", you_text(""), 12.0))
     assert model.live.you == ids(gm)["Cyra"]
+
+
+def test_the_followers_line_says_the_count_with_the_refusal_that_made_it():
+    model = hosting(fight(*PARTY))
+    for n in (1, 2):
+        model, effects = update(model, PeerSaid("evil", "{", 1.0))
+        assert effects == (SayOnLine("live-followers", followers_line(model.live)),)
+        assert followers_line(model.live).endswith(f"{n} {'message' if n == 1 else 'messages'} refused.")

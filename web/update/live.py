@@ -140,7 +140,7 @@ def _said(model: Model, m: PeerSaid) -> Result:
             raise LiveError("too large")
         message = read_message(m.text, expected)
     except LiveError:
-        return replace(model, live=replace(live, refused=live.refused + 1)), _redraw(model)
+        return _refused(model)
     if live.hosting:
         return _asked(model, m, message)
     if message.kind == "you":
@@ -232,7 +232,7 @@ def _request(model: Model, request: Request) -> Result:
     if any((r.device, r.kind, r.cid, r.text) == (request.device, request.kind, request.cid, request.text) for r in live.requests):
         return model, ()  # asked twice: once is enough
     model = replace(model, live=replace(live, requests=live.requests + (request,), asked=request.id))
-    return model, (RenderNotices(),)
+    return model, (RenderNotices(), Toast(request.text))
 
 
 def _next_turn(model: Model, rng: Any) -> Result:
