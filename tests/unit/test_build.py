@@ -177,3 +177,27 @@ def test_the_web_modules_the_snapshot_keeps_import_without_the_browser():
             "print(sorted(n for n in ('pyscript', 'js', 'pyodide', 'pyodide_js') if n in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=build.ROOT, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_csp_lets_the_page_reach_its_own_origin_and_the_live_tables_relays_only():
+    from pyengine.live import DEFAULT_RELAYS
+
+    policy = build.connect_src()
+    assert policy.split() == ["'self'", "wss://tracker.openwebtorrent.com", "wss://tracker.webtorrent.dev",
+                              "wss://tracker.files.fm:7073"]
+    assert len(DEFAULT_RELAYS) == 3
+    assert build.connect_src((build.TEST_RELAY,)).endswith(" ws://127.0.0.1:47913")
+    with pytest.raises(SystemExit):
+        build.connect_src(("https://elsewhere.example",))
+    # Only a relay's origin is written: nothing after it reaches the policy.
+    assert build.connect_src(("wss://a.example; script-src *",)).endswith(" wss://a.example")
+
+
+def test_trystero_is_served_from_our_files_with_its_one_bare_import_rewritten(tmp_path):
+    modules = build.ensure_runtimes()
+    build.copy_trystero(modules, tmp_path)
+    torrent = (tmp_path / "trystero" / "torrent.mjs").read_text()
+    assert 'from "./core/index.mjs"' in torrent and "@trystero-p2p" not in torrent
+    for path in (tmp_path / "trystero").rglob("*.mjs"):
+        imports = [line for line in path.read_text().splitlines() if line.startswith("import ")]
+        assert all('from "./' in line for line in imports), (path, imports)
