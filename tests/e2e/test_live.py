@@ -89,18 +89,21 @@ def received(page) -> list[str]:
 
 RECORD = """
 (() => {
+  // Every message this page's WebRTC data channels receive, as text (Trystero sets `onmessage` and
+  // sends binary frames with the payload in UTF-8 inside): what a player's phone was ever given.
   window.__rkReceived = [];
-  const wrap = (proto) => {
-    const add = proto.addEventListener;
-    proto.addEventListener = function (type, fn, opts) {
-      if (type === 'message') {
-        const inner = fn;
-        fn = function (e) { try { window.__rkReceived.push(typeof e.data === 'string' ? e.data : new TextDecoder().decode(e.data)); } catch (_) {} return inner.apply(this, arguments); };
-      }
-      return add.call(this, type, fn, opts);
-    };
-  };
-  wrap(RTCDataChannel.prototype);
+  const desc = Object.getOwnPropertyDescriptor(RTCDataChannel.prototype, 'onmessage');
+  const text = (data) => typeof data === 'string' ? data : new TextDecoder('utf-8', { fatal: false }).decode(data);
+  Object.defineProperty(RTCDataChannel.prototype, 'onmessage', {
+    configurable: true,
+    get() { return desc.get.call(this); },
+    set(fn) {
+      desc.set.call(this, fn && function (e) {
+        try { window.__rkReceived.push(text(e.data)); } catch (_) { /* a Blob: not used here */ }
+        return fn.apply(this, arguments);
+      });
+    },
+  });
 })();
 """
 
@@ -147,7 +150,8 @@ def test_a_player_follows_the_fight_live_and_hidden_combatants_stay_hidden(brows
         gm.get_by_test_id("close-sheet").click()
         player.wait_for_function("[...document.querySelectorAll('[data-testid=view-hp]')].some(e => e.textContent === '23/30')")
 
-        assert not any("Vex" in m for m in received(player))
+        got = received(player)
+        assert any("Aldric" in m for m in got) and not any("Vex" in m for m in got), got[:3]
         # Revealed: now the players see it.
         gm.locator("[data-testid=combatant-row]", has_text="Assassin Vex").click()
         gm.get_by_test_id("hide-toggle").click()
@@ -298,7 +302,9 @@ async ([relay, room, secret, gmName]) => {
     JSON.stringify({ v: 2, t: 'hello', name: 'future' }),               // another version
     forged,                                                             // a state, unsigned
     'S' + btoa('x'.repeat(64)).replace(/=+$/, '') + '|' + forged,       // a state, signed by nobody we know
-    JSON.stringify({ v: 1, t: 'claim', id: 'c1' }),                     // not a message the game master takes
+    JSON.stringify({ v: 1, t: 'claim', id: 'c1' }),                     // a claim without its field
+    JSON.stringify({ v: 1, t: 'init', value: 12 }),                     // for a combatant not claimed
+    JSON.stringify({ v: 1, t: 'roll', target: 'c1', value: 999, text: '1d1000' }),  // the same
   ];
   for (const text of sends) await act.send(text);
   return peers.length;
@@ -319,8 +325,9 @@ def test_hostile_messages_from_a_peer_change_nothing_and_are_counted(browser, si
         hostile = hostile_ctx.new_page()
         hostile.goto(site["url"] + "/no-such-page")  # our origin, no app, no CSP: a bare peer
         assert hostile.evaluate(HOSTILE, [build.TEST_RELAY, room, secret, ""]) == 2
-        # Six messages to the game master: every one refused, the fight as it was.
-        wait_text(gm, "live-followers", r"6 messages refused")
+        # Eight messages to the game master: every one refused, the fight as it was, nothing asked of it.
+        wait_text(gm, "live-followers", r"8 messages refused")
+        assert gm.get_by_test_id("request").count() == 0
         assert gm.evaluate("localStorage.getItem('roundkeeper:/:live')") is not None
         # The player took none of them: the forged states (unsigned, or signed by another key) are dropped.
         time.sleep(1)

@@ -464,3 +464,22 @@ def test_the_followers_line_says_the_count_with_the_refusal_that_made_it():
         model, effects = update(model, PeerSaid("evil", "{", 1.0))
         assert effects == (SayOnLine("live-followers", followers_line(model.live)),)
         assert followers_line(model.live).endswith(f"{n} {'message' if n == 1 else 'messages'} refused.")
+
+
+def test_the_live_screens_close_when_no_table_is_live():
+    from web.screens import SCREENS, Context, Elsewhere
+
+    model = fight(*PARTY)
+    assert SCREENS["live"].draw(Context(model), None) == Elsewhere()
+    assert SCREENS["live-follow"].draw(Context(model), None) == Elsewhere()
+    # A follower's screen: the claim buttons before the game master answers, the player's part after.
+    gm = fight(*PARTY, started=True)
+    ids_, turn = players_ids(gm.timeline.present)
+    follower = following(fight())
+    follower, _ = update(follower, PeerChanged("gm", True))
+    follower, _ = update(follower, PeerSaid("gm", state_text(table_view(gm.timeline.present), 5, ids_, turn), 10.0))
+    drawn = SCREENS["live-follow"].draw(Context(follower), None)
+    assert drawn.count('data-testid="claim"') == 2 and "send-roll" not in drawn
+    follower, _ = update(follower, PeerSaid("gm", you_text(ids(gm)["Cyra"]), 11.0))
+    drawn = SCREENS["live-follow"].draw(Context(follower), None)
+    assert 'data-testid="claim"' not in drawn and "send-roll" in drawn and 'data-testid="im-done">' in drawn

@@ -14,7 +14,7 @@ import pytest
 from pyengine.handoff import read_view, view_payload
 from pyengine.tracker import Timeline, new_encounter, resolve
 from web import state
-from web.model import Model
+from web.model import Live, Model
 from web.persist import CHARACTERS, ROLLS
 from web.screens import SCREENS, Context, Elsewhere, screen_of
 from web.screens.characters import find, readable
@@ -70,6 +70,11 @@ def test_every_screen_draws_the_everyday_fight_with_its_error_line(kind):
         model = replace(model, ui=state.update(state.update(model.ui, "selecting-toggled"), "selection-toggled", ident="c2"))
     if kind == "view":
         model = replace(model, ui=replace(model.ui, table_view=read_view(view_payload(model.timeline.present))))
+    if kind == "live":
+        model = replace(model, live=Live(role="host", room="room1234", secret="secret1234"))
+    if kind == "live-follow":
+        view = read_view(view_payload(model.timeline.present))
+        model = replace(model, live=Live(role="follow", view=view, ids=(("c1", "Cyra", "p"),), you="c1"))
     screen = SCREENS[kind]
     drawn = screen.draw(Context(model, page_url="http://127.0.0.1/"), IDENTS.get(kind))
     assert isinstance(drawn, str) and drawn
