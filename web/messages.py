@@ -21,7 +21,7 @@ __all__ = [
     "CharacterTaken", "AttackPicked", "AttackRemoved", "AttackOptionsSaved", "TargetDescribed", "SidePicked",
     "OddsTargetTyped", "LiveOpened", "LiveStopped", "LiveFollowed", "PeerChanged", "PeerSaid", "LiveTicked",
     "DisplayOpened", "RequestAnswered", "AutoDoneToggled", "ClaimTapped", "InitiativeSent", "DoneTapped", "RollSent",
-    "Message"
+    "LiveAttackPicked", "Message"
 ]
 
 
@@ -503,6 +503,13 @@ class RollSent(Record):
     rng: Rng
 
 
+class LiveAttackPicked(Record):
+    """A player picked one of My characters' attacks for a roll: its dice and name fill the form."""
+
+    dice: str
+    label: str
+
+
 class DisplayOpened(Record):
     """"Open table display": a second window follows through BroadcastChannel."""
 
@@ -517,4 +524,5 @@ Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped |
            FileImported | FightChangedElsewhere | CollectionChanged | StorageKept | ViewOpened | CharacterOpened |
            CharacterOffered | CharacterTaken | AttackPicked | AttackRemoved | AttackOptionsSaved | TargetDescribed |
            SidePicked | OddsTargetTyped | LiveOpened | LiveStopped | LiveFollowed | PeerChanged | PeerSaid | LiveTicked |
-           DisplayOpened | RequestAnswered | AutoDoneToggled | ClaimTapped | InitiativeSent | DoneTapped | RollSent)
+           DisplayOpened | RequestAnswered | AutoDoneToggled | ClaimTapped | InitiativeSent | DoneTapped | RollSent |
+           LiveAttackPicked)

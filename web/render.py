@@ -372,7 +372,7 @@ def live_host_html(followers: str, players_hp: str, auto_done: bool = False) -> 
     )
 
 
-def live_follow_html(live: Any, state: str, display: bool) -> str:
+def live_follow_html(live: Any, state: str, display: bool, attacks: list[tuple[str, str]] | None = None) -> str:
     """A player's phone (or the table display) following the fight live: the players' view, how the
     connection stands, and (a player's phone) what it may ask the game master."""
     body = (_view_body(live.view) if live.view is not None
@@ -381,12 +381,12 @@ def live_follow_html(live: Any, state: str, display: bool) -> str:
     return (
         f'<div class="live-view{" display" if display else ""}" data-testid="live-view">'
         f'<p class="live-state" id="live-state" data-testid="live-state" aria-live="polite">{esc(state)}</p>{body}</div>'
-        + ("" if display or live.view is None else _player_asks(live))
+        + ("" if display or live.view is None else _player_asks(live, attacks or []))
         + f'<div class="row">{stop}<button type="button" data-action="close-sheet" data-testid="close-sheet">Close</button></div>'
     )
 
 
-def _player_asks(live: Any) -> str:
+def _player_asks(live: Any, attacks: list[tuple[str, str]]) -> str:
     """A player's part: claim a party combatant; then send an initiative, "I'm done", a roll."""
     said = f'<p class="muted" id="live-said" data-testid="live-said" aria-live="polite">{esc(live.said)}</p>'
     err = '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
@@ -415,6 +415,12 @@ def _player_asks(live: Any) -> str:
         label = "I'm done" if mine else "I'm done (on your turn)"
         parts.append(f'<button type="button" class="primary" data-action="im-done" data-testid="im-done"{"" if mine else " disabled"}>'
                      f'{label}</button>')
+    if attacks:
+        parts.append(
+            '<label class="field">From My characters<select id="live-attack" data-action-change="live-attack" data-testid="live-attack">'
+            '<option value="">Pick an attack…</option>'
+            + "".join(f'<option value="{i}">{esc(label)} ({esc(dice)})</option>' for i, (label, dice) in enumerate(attacks))
+            + '</select></label>')
     parts.append(
         '<div class="grid2"><label class="field">Target<select id="live-target" data-testid="live-target">'
         f'{targets}</select></label>'

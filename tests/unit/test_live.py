@@ -483,3 +483,19 @@ def test_the_live_screens_close_when_no_table_is_live():
     follower, _ = update(follower, PeerSaid("gm", you_text(ids(gm)["Cyra"]), 11.0))
     drawn = SCREENS["live-follow"].draw(Context(follower), None)
     assert 'data-testid="claim"' not in drawn and "send-roll" in drawn and 'data-testid="im-done">' in drawn
+
+
+def test_a_players_attack_from_my_characters_fills_the_roll():
+    from web.messages import LiveAttackPicked
+    from web.screens.live import my_attacks
+
+    characters = ({"name": "Cyra", "stats": {"damage": "1d6"}, "attacks": [
+        {"name": "Longsword", "stats": {"damage": "1d8+3"}}, {"name": "Fists", "stats": {}}]},
+        {"name": "Odd", "stats": "x", "attacks": "y"}, {"name": "Odder", "stats": {"damage": "2"}, "attacks": ["z"]})
+    assert my_attacks(characters) == [("Cyra: Longsword", "1d8+3"), ("Cyra: Fists", "1d6")]
+    model = Model(fight().timeline, characters=characters)
+    picked = CHANGES["live-attack"](FakePage(model, chosen="0"))
+    assert picked == LiveAttackPicked("1d8+3", "Longsword")
+    assert CHANGES["live-attack"](FakePage(model, chosen="")) is None
+    _, effects = update(model, picked)
+    assert effects[0].fields == (("live-dice", "1d8+3"), ("live-label", "Longsword"))

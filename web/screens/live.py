@@ -3,6 +3,8 @@ see, the table display) and the followed view on a player's phone or the table d
 
 from __future__ import annotations
 
+from typing import Any
+
 from pyengine.live import new_room
 
 from .. import render
@@ -15,6 +17,7 @@ from ..messages import (
     DoneTapped,
     InitiativeSent,
     LinkCopied,
+    LiveAttackPicked,
     LiveOpened,
     LiveStopped,
     RequestAnswered,
@@ -37,7 +40,33 @@ def draw_follow(ctx: Context, ident: str | None) -> str | Elsewhere:
     live = ctx.model.live
     if not live.following:
         return Elsewhere()
-    return render.live_follow_html(live, state_line(live), live.role == "display")
+    return render.live_follow_html(live, state_line(live), live.role == "display", my_attacks(ctx.model.characters))
+
+
+def my_attacks(characters: tuple[dict[str, Any], ...]) -> list[tuple[str, str]]:
+    """(label, damage dice) of My characters' attacks (an attack's own damage, else its character's),
+    for a player's roll against a target at a live table."""
+    out = []
+    for c in characters:
+        stats_of_c = c.get("stats")
+        own = stats_of_c.get("damage") if isinstance(stats_of_c, dict) else None
+        for a in c.get("attacks", []) if isinstance(c.get("attacks"), list) else []:
+            if not isinstance(a, dict):
+                continue
+            weapon = a.get("stats")
+            dice = (weapon.get("damage") if isinstance(weapon, dict) else None) or own
+            if isinstance(dice, str) and dice.strip():
+                out.append((f"{c.get('name', '')}: {a.get('name', '')}", dice.strip()))
+    return out[:50]
+
+
+def attack_picked(page: Page) -> Events:
+    found = my_attacks(page.model.characters)
+    at = page.number(page.chosen)
+    if at is None or not 0 <= at < len(found):
+        return None
+    label, dice = found[at]
+    return LiveAttackPicked(dice, label.split(": ", 1)[-1])
 
 
 SCREENS = (Screen("live", draw_host, "live-error"), Screen("live-follow", draw_follow, "sheet-error"))
@@ -72,5 +101,6 @@ EVENTS: dict[str, Handler] = {
 }
 CHANGES: dict[str, Handler] = {
     "auto-done": lambda page: AutoDoneToggled(page.ticked("auto-done")),
+    "live-attack": attack_picked,
     "players-hp": lambda page: Act("set_option", {"key": "players_hp", "value": page.chosen}, page.rng),
 }

@@ -20,6 +20,7 @@ from pyengine.turns import active_unit
 from ..effects import (
     ClearLink,
     Effect,
+    FillForm,
     KeepAwake,
     LiveConnect,
     LiveLeave,
@@ -42,6 +43,7 @@ from ..messages import (
     DisplayOpened,
     DoneTapped,
     InitiativeSent,
+    LiveAttackPicked,
     LiveFollowed,
     LiveOpened,
     LiveStopped,
@@ -345,6 +347,10 @@ def broadcast(before: Model, after: Model) -> tuple[Model, tuple[Effect, ...]]:
     return replace(after, live=replace(live, sent=_sent(present))), (present,)
 
 
+def _attack_picked(model: Model, m: LiveAttackPicked) -> Result:
+    return model, (FillForm((("live-dice", m.dice), ("live-label", m.label)), "live-target"),)
+
+
 UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     LiveOpened: _hosted,
     LiveStopped: _stopped,
@@ -359,4 +365,5 @@ UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     InitiativeSent: _initiative,
     DoneTapped: _done,
     RollSent: _roll_sent,
+    LiveAttackPicked: _attack_picked,
 }
