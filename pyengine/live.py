@@ -69,6 +69,7 @@ class Incoming:
     value: int = 0            # an init's number, a roll's total
     target: str = ""          # a roll's target (a combatant id)
     text: str = ""            # a roll's dice and label, as the player's phone rolled them
+    sender: str = ""          # a state's: the game master's phone in the room
 
 
 def new_room() -> tuple[str, str]:
@@ -122,10 +123,13 @@ def players_ids(enc: Any) -> tuple[list[list[str]], list[str]]:
     return ids, turn
 
 
-def state_text(view: dict[str, Any], revision: int, ids: list[list[str]] | None = None, turn: list[str] | None = None) -> str:
+def state_text(view: dict[str, Any], revision: int, ids: list[list[str]] | None = None, turn: list[str] | None = None,
+               sender: str = "") -> str:
     """The players' view with a revision; `ids`: [id, name as shown, side] of who players may see
-    (what a player claims and targets by), `turn`: the ids of whose turn it is."""
-    return _dumps({"v": LIVE_VERSION, "t": "state", "rev": revision, "view": view, "ids": ids or [], "turn": turn or []})
+    (what a player claims and targets by), `turn`: the ids of whose turn it is, `sender`: the game
+    master's phone in the room (signed with the rest: followers say hello and ask only there)."""
+    return _dumps({"v": LIVE_VERSION, "t": "state", "rev": revision, "view": view, "ids": ids or [], "turn": turn or [],
+                   "from": sender})
 
 
 def beat_text(revision: int) -> str:
@@ -200,7 +204,7 @@ def read_message(text: Any, expected: frozenset[str]) -> Incoming:
         except SchemaError as error:
             raise LiveError(f"an unreadable view ({error})") from None
         ids, turn = _ids(doc)
-        return Incoming("state", revision=revision, view=view, ids=ids, turn=turn)
+        return Incoming("state", revision=revision, view=view, ids=ids, turn=turn, sender=_ident(doc.get("from", ""), "state", empty=True))
     if kind == "you":
         return Incoming("you", cid=_ident(doc.get("cid"), "you", empty=True))
     if kind == "claim":

@@ -41,7 +41,12 @@ export async function hostKey(kept) {
   return [jwk, b64(await crypto.subtle.exportKey('raw', publicKey))]
 }
 
-export async function connect(roomId, secret, relays, stun, onPeer, onMessage, hello, hostPublic) {
+// This page's id in the room (the game master's is named inside its signed states: a follower says
+// hello and asks only there, never to the other players' phones).
+let ownId = ''
+export function me() { return ownId }
+
+export async function connect(roomId, secret, relays, stun, onPeer, onMessage, hostPublic) {
   leave()
   let verifier = null
   if (hostPublic) {
@@ -49,7 +54,8 @@ export async function connect(roomId, secret, relays, stun, onPeer, onMessage, h
     signer = null
     ownKey = null
   }
-  const { joinRoom } = await import('./trystero/torrent.mjs')
+  const { joinRoom, selfId } = await import('./trystero/torrent.mjs')
+  ownId = selfId
   room = joinRoom({
     appId: 'roundkeeper-live-1',
     password: secret,
@@ -67,10 +73,7 @@ export async function connect(roomId, secret, relays, stun, onPeer, onMessage, h
     if (text !== null) passOn(data, meta.peerId)
     onMessage(meta.peerId, text)
   }
-  room.onPeerJoin = (peerId) => {
-    if (hello) quietly(channel.send(hello, { target: peerId }))
-    onPeer(peerId, true)
-  }
+  room.onPeerJoin = (peerId) => onPeer(peerId, true)
   room.onPeerLeave = (peerId) => onPeer(peerId, false)
 }
 
@@ -78,7 +81,10 @@ export async function connect(roomId, secret, relays, stun, onPeer, onMessage, h
 // phone may meet other players before it meets the game master: what the game master signed is
 // passed on once by every follower, so whoever is met first brings the fight.
 function passOn(data, from) {
-  const signature = data.slice(1, data.indexOf('|'))
+  const bar = data.indexOf('|')
+  // Only what is for everyone (the present, the heartbeat): what the game master tells one phone is not passed on.
+  if (!data.startsWith('{"v":1,"t":"state"', bar + 1) && !data.startsWith('{"v":1,"t":"beat"', bar + 1)) return
+  const signature = data.slice(1, bar)
   if (passedOn.has(signature)) return
   passedOn.add(signature)
   if (passedOn.size > 1000) passedOn.delete(passedOn.values().next().value)

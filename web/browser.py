@@ -243,6 +243,7 @@ class Transport:
         self.heard, self.joined = heard, joined
         self.module: Any = None
         self.connected = False
+        self.self_id = ""            # this page's id in the room (the host names it in its states)
         self.channel: Any = None
         self.channel_peer = "display"   # what this page calls the other end of the channel
         if hasattr(window, "BroadcastChannel"):
@@ -269,10 +270,10 @@ class Transport:
         found = await (await self.load()).hostKey(kept or "")
         return str(found[0]), str(found[1])
 
-    async def connect(self, room: str, secret: str, relays: tuple[str, ...], stun: tuple[str, ...], hello: str | None,
-                      host_key: str | None) -> None:
-        await (await self.load()).connect(room, secret, to_js(list(relays)), to_js(list(stun)), self._on_peer,
-                                          self._on_message, hello or "", host_key or "")
+    async def connect(self, room: str, secret: str, relays: tuple[str, ...], stun: tuple[str, ...], host_key: str | None) -> None:
+        module = await self.load()
+        await module.connect(room, secret, to_js(list(relays)), to_js(list(stun)), self._on_peer, self._on_message, host_key or "")
+        self.self_id = str(module.me())
         self.connected = True
 
     def send(self, text: str, peer: str | None = None) -> None:

@@ -192,7 +192,7 @@ class FillForm(Record):
 
 class LiveConnect(Record):
     """Join the room at the relays (role "host" or "follow"), or only the table display's channel
-    (role "display"); "follow" and "display" say hello once there."""
+    (role "display", which says hello there: `hello` is its name)."""
 
     role: str
     room: str = ""

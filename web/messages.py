@@ -441,7 +441,8 @@ class LiveFollowed(Record):
     fragment: str
     relays: tuple[str, ...]
     stun: tuple[str, ...]
-    name: str = ""
+    name: str = ""           # what the phone says it is (its first character's name)
+    device: str = ""         # its lasting id at live tables (what it plays is kept under it)
 
 
 class PeerChanged(Record):

@@ -75,10 +75,12 @@ class Live:
     ids: tuple[tuple[str, str, str], ...] = ()  # follow: (id, name, side) of who the players see
     turn: tuple[str, ...] = ()              # follow: whose turn it is (ids)
     you: str = ""                           # follow: the combatant the game master let this phone play
-    claiming: str = ""                      # follow: the one asked for, not yet answered
     said: str = ""                          # follow: what the last request came to ("Sent.")
     revision: int = 0                       # follow: its revision (an older one is ignored)
-    host: str = ""                          # follow: the peer whose states are taken
+    host: str = ""                          # follow: the peer the newest state came through (the host, or a follower passing it on)
+    gm: str = ""                            # follow: the game master's phone in the room (named in its signed states)
+    me: str = ""                            # follow: what this phone says it is (hello)
+    device: str = ""                        # follow: this phone's lasting id (hello)
     updated_ms: float = 0.0                 # follow: when the newest view came
     heard_ms: float = 0.0                   # follow: when the host last said anything (a state, a beat)
     now_ms: float = 0.0                     # follow: the clock at the last tick

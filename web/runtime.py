@@ -228,8 +228,7 @@ class Runtime:
                 kept = self.stored_live()
                 jwk, public = await self.transport.host_key(kept[2] if kept and kept[:2] == (e.room, e.secret) else None)
                 self.keep_live((e.room, e.secret, jwk))
-            await self.transport.connect(e.room, e.secret, e.relays, e.stun,
-                                         hello_text(e.hello, self.device()) if e.role == "follow" else None, e.host_key or None)
+            await self.transport.connect(e.room, e.secret, e.relays, e.stun, e.host_key or None)
             return public
         except JsException as error:
             self.say(Notice("error", f"The live table could not connect ({str(error)[:200]}). The fight goes on here; "
@@ -271,7 +270,7 @@ class Runtime:
 
     def live_send(self, e: fx.LiveSend) -> None:
         self.revision = max(int(time.time() * 1000), self.revision + 1)
-        text = state_text(e.view, self.revision, [list(i) for i in e.ids], list(e.turn))
+        text = state_text(e.view, self.revision, [list(i) for i in e.ids], list(e.turn), self.transport.self_id)
         if e.peer == "display":
             self.transport.post(text)
             self.keep_time(host=True)
@@ -810,7 +809,8 @@ def open_fragment(rt: Runtime) -> None:
         # Kept in the address: a reload follows again.
         relays, stun = rt.servers
         name = str(rt.model.characters[0].get("name", "")) if rt.model.characters else ""
-        rt.dispatch(LiveFollowed(fragment[len("#live="):] if fragment.startswith("#live=") else "display", relays, stun, name))
+        rt.dispatch(LiveFollowed(fragment[len("#live="):] if fragment.startswith("#live=") else "display", relays, stun, name,
+                                 rt.device()))
 
 
 

@@ -263,8 +263,8 @@ def test_stopping_leaves_the_room_and_forgets_it():
 
 def test_a_follower_takes_newer_states_only_and_says_how_it_is_connected():
     gm = fight(*PARTY, started=True)
-    model, effects = update(fight(), LiveFollowed(f"room1234.secret1234.{KEY}", ("ws://127.0.0.1:1",), (), "Ana"))
-    assert effects[0] == LiveConnect("follow", "room1234", "secret1234", ("ws://127.0.0.1:1",), (), "Ana", KEY)
+    model, effects = update(fight(), LiveFollowed(f"room1234.secret1234.{KEY}", ("ws://127.0.0.1:1",), (), "Ana", "dev-ana-0001"))
+    assert effects[0] == LiveConnect("follow", "room1234", "secret1234", ("ws://127.0.0.1:1",), (), host_key=KEY)
     assert model.ui.sheet == ("live-follow", None)
     assert state_line(model.live).startswith("reconnecting")
     view = table_view(gm.timeline.present)
@@ -499,3 +499,28 @@ def test_a_players_attack_from_my_characters_fills_the_roll():
     assert CHANGES["live-attack"](FakePage(model, chosen="")) is None
     _, effects = update(model, picked)
     assert effects[0].fields == (("live-dice", "1d8+3"), ("live-label", "Longsword"))
+
+
+def test_a_follower_says_hello_to_the_game_masters_phone_alone_and_takes_you_from_it_alone():
+    gm = fight(*PARTY, started=True)
+    ids_, turn = players_ids(gm.timeline.present)
+    view = table_view(gm.timeline.present)
+    model, _ = update(fight(), LiveFollowed(f"room1234.secret1234.{KEY}", ("ws://x:1",), (), "Ana", "dev-ana-0001"))
+    # The state came through Ben's phone ("ben"), signed by the game master's ("gm1"): hello goes to gm1.
+    model, effects = update(model, PeerSaid("ben", state_text(view, 5, ids_, turn, "gm1"), 10.0))
+    assert effects[0] == LiveTell(hello_text("Ana", "dev-ana-0001"), "gm1") and model.live.gm == "gm1"
+    model, effects = update(model, PeerSaid("ben", state_text(view, 6, ids_, turn, "gm1"), 11.0))
+    assert not any(isinstance(e, LiveTell) for e in effects)  # the same game master: no second hello
+    model, effects = update(model, PeerChanged("gm1", True))  # met it directly: hello again, there
+    assert effects[0] == LiveTell(hello_text("Ana", "dev-ana-0001"), "gm1")
+    # A "you" is taken from the game master's phone only.
+    model, _ = update(model, PeerSaid("ben", you_text("c1"), 12.0))
+    assert model.live.you == ""
+    model, _ = update(model, PeerSaid("gm1", you_text("c1"), 12.0))
+    assert model.live.you == "c1"
+    # Requests go to the game master's phone, not to whoever passed the state on.
+    _, effects = update(model, DoneTapped())
+    assert LiveTell(request_text("done"), "gm1") in effects
+    # The game master's phone reloads (a new id in its states): hello to the new one.
+    model, effects = update(model, PeerSaid("ben", state_text(view, 9, ids_, turn, "gm2"), 20.0))
+    assert effects[0] == LiveTell(hello_text("Ana", "dev-ana-0001"), "gm2")

@@ -13,7 +13,18 @@ from typing import Any
 from pyengine.dice import roll
 from pyengine.errors import EngineError
 from pyengine.handoff import shown_to_players, table_view
-from pyengine.live import FROM_FOLLOWER, FROM_HOST, Incoming, LiveError, players_ids, read_message, read_room, request_text, you_text
+from pyengine.live import (
+    FROM_FOLLOWER,
+    FROM_HOST,
+    Incoming,
+    LiveError,
+    hello_text,
+    players_ids,
+    read_message,
+    read_room,
+    request_text,
+    you_text,
+)
 from pyengine.text import clean_text
 from pyengine.turns import active_unit
 
@@ -101,9 +112,9 @@ def _followed(model: Model, m: LiveFollowed) -> Result:
         room, secret, key = read_room(m.fragment)
     except LiveError as error:
         return notify(model, Notice("error", str(error))), (ClearLink(), RenderNotices())
-    live = Live(role="follow", room=room, secret=secret, host_key=key, relays=m.relays, stun=m.stun)
+    live = Live(role="follow", room=room, secret=secret, host_key=key, relays=m.relays, stun=m.stun, me=m.name, device=m.device)
     model, effects = opened(replace(model, live=live), "live-follow")
-    return model, (LiveConnect("follow", room, secret, m.relays, m.stun, hello=m.name, host_key=key), *effects, KeepAwake())
+    return model, (LiveConnect("follow", room, secret, m.relays, m.stun, host_key=key), *effects, KeepAwake())
 
 
 def _peer_changed(model: Model, m: PeerChanged) -> Result:
@@ -120,6 +131,9 @@ def _peer_changed(model: Model, m: PeerChanged) -> Result:
     if live.hosting and m.joined:
         # One who joins (late, or back after a reload) gets the present at once.
         effects = (_present(model, m.peer),)
+    elif live.role == "follow" and m.joined and m.peer == live.gm:
+        # Met the game master's phone itself (its states may have come through another player's).
+        effects = (LiveTell(hello_text(live.me, live.device), m.peer),)
     return model, effects + _redraw(model)
 
 
@@ -146,9 +160,9 @@ def _said(model: Model, m: PeerSaid) -> Result:
     if live.hosting:
         return _asked(model, m, message)
     if message.kind == "you":
-        if m.peer != live.host:
-            return model, ()
-        live = replace(live, you=message.cid, claiming="", said="")
+        if m.peer != live.gm:
+            return model, ()  # told to one phone, straight from the game master's (never passed on)
+        live = replace(live, you=message.cid, said="")
         return replace(model, live=live), _follow_redraw(model)
     if message.kind == "beat":
         if m.peer != live.host:
@@ -161,9 +175,14 @@ def _said(model: Model, m: PeerSaid) -> Result:
     peers = live.peers
     if live.role == "follow" and not any(p.id == m.peer for p in peers):
         peers = peers + (Peer(m.peer),)
-    live = replace(live, view=message.view, ids=message.ids, turn=message.turn, revision=message.revision, host=m.peer,
+    gm = message.sender or m.peer
+    hello: tuple[Effect, ...] = ()
+    if live.role == "follow" and gm != live.gm:
+        # The game master's phone, new or back after a reload: this phone says who it is, to it alone.
+        hello = (LiveTell(hello_text(live.me, live.device), gm),)
+    live = replace(live, view=message.view, ids=message.ids, turn=message.turn, revision=message.revision, host=m.peer, gm=gm,
                    updated_ms=m.at_ms, now_ms=m.at_ms, heard_ms=m.at_ms, peers=peers)
-    return replace(model, live=live), _follow_redraw(model)
+    return replace(model, live=live), hello + _follow_redraw(model)
 
 
 def _follow_redraw(model: Model) -> tuple[Effect, ...]:
@@ -273,14 +292,13 @@ def _auto_done(model: Model, m: AutoDoneToggled) -> Result:
 
 def _tell_host(model: Model, text: str, said: str) -> Result:
     live = model.live
-    if live.role != "follow" or not live.host:
+    if live.role != "follow" or not live.gm:
         return replace(model, live=replace(live, said="Not connected to the game master yet.")), _follow_redraw(model)
-    return replace(model, live=replace(live, said=said)), (LiveTell(text, live.host), *_follow_redraw(model))
+    return replace(model, live=replace(live, said=said)), (LiveTell(text, live.gm), *_follow_redraw(model))
 
 
 def _claim(model: Model, m: ClaimTapped) -> Result:
-    model, effects = _tell_host(model, request_text("claim", cid=m.cid), "Asked the game master…")
-    return replace(model, live=replace(model.live, claiming=m.cid)), effects
+    return _tell_host(model, request_text("claim", cid=m.cid), "Asked the game master…")
 
 
 def _initiative(model: Model, m: InitiativeSent) -> Result:
@@ -296,7 +314,7 @@ def _done(model: Model, m: DoneTapped) -> Result:
 def _roll_sent(model: Model, m: RollSent) -> Result:
     live = model.live
     if not live.you:
-        return model, (Refuse("Tap \"This is me\" on your character first."),)
+        return model, (Refuse("First tap your character under \"Which one is you?\"."),)
     if m.target not in {i for i, _, _ in live.ids}:
         return model, (Refuse("Pick a target."),)
     try:
