@@ -196,13 +196,19 @@ def needs_initiative_entry(enc: Encounter) -> bool:
             and any(c.pc and c.initiative is None for c in enc.combatants))
 
 
-def initiative_sheet_html(enc: Encounter) -> str:
+def initiative_sheet_html(enc: Encounter, sent: dict[str, int] | None = None) -> str:
     """The players call out their initiative: one number field per player character, in order;
-    Enter moves on; whoever is left empty (and every other combatant) is rolled."""
+    Enter moves on; whoever is left empty (and every other combatant) is rolled. `sent`: what
+    players' phones sent at the live table (their latest roll: it fills the field)."""
+    sent = sent or {}
+
+    def value(c: Combatant) -> str:
+        return str(sent[c.id]) if c.id in sent else "" if c.initiative is None else str(c.initiative)
+
     rows = "".join(
         f'<label class="field init-row">{esc(c.name)}<input id="init-{esc(c.id)}" type="number" inputmode="numeric" '
         f'enterkeyhint="next" autocomplete="off" data-testid="init-input" data-combatant-id="{esc(c.id)}" '
-        f'value="{"" if c.initiative is None else esc(c.initiative)}" placeholder="roll"></label>'
+        f'value="{esc(value(c))}" placeholder="roll"></label>'
         for c in enc.combatants if c.pc
     )
     return (

@@ -524,3 +524,14 @@ def test_a_follower_says_hello_to_the_game_masters_phone_alone_and_takes_you_fro
     # The game master's phone reloads (a new id in its states): hello to the new one.
     model, effects = update(model, PeerSaid("ben", state_text(view, 9, ids_, turn, "gm2"), 20.0))
     assert effects[0] == LiveTell(hello_text("Ana", "dev-ana-0001"), "gm2")
+
+
+def test_an_initiative_sent_before_the_step_is_open_is_in_its_field_when_it_opens():
+    from web.screens import SCREENS, Context
+
+    model = approved(joined(hosting(fight(*PARTY))))
+    model, effects = asked(model, "init", value=17)
+    assert not any(isinstance(e, SetField) for e in effects)  # the step is not open yet
+    cyra = ids(model)["Cyra"]
+    drawn = SCREENS["init"].draw(Context(replace_ui_sheet(model, ("init", None))), None)
+    assert f'id="init-{cyra}"' in drawn and 'value="17"' in drawn

@@ -11,7 +11,7 @@ from .tracker import start_args
 
 def draw(ctx: Context, ident: str | None) -> str | Elsewhere:
     enc = ctx.model.timeline.present
-    return Elsewhere() if enc.started else render.initiative_sheet_html(enc)
+    return Elsewhere() if enc.started else render.initiative_sheet_html(enc, dict(ctx.model.live.initiatives))
 
 
 SCREENS = (Screen("init", draw, "form-error"),)
