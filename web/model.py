@@ -84,6 +84,7 @@ class Live:
     updated_ms: float = 0.0                 # follow: when the newest view came
     heard_ms: float = 0.0                   # follow: when the host last said anything (a state, a beat)
     now_ms: float = 0.0                     # follow: the clock at the last tick
+    rejoined_ms: float = 0.0                # follow: when it last joined the room (again)
 
     @property
     def hosting(self) -> bool:

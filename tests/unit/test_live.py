@@ -279,10 +279,17 @@ def test_a_follower_takes_newer_states_only_and_says_how_it_is_connected():
     assert effects == (SayOnLine("live-state", "live"),)
     model, effects = update(model, LiveTicked(4_000.0 + SILENT_MS + 1))  # silent: killed in the background
     assert effects == (SayOnLine("live-state", "reconnecting…"),)
-    model, effects = update(model, LiveTicked(1_000.0 + 40_000))
-    assert effects == (SayOnLine("live-state", "last update 40 s ago · reconnecting…"),)
+    model, effects = update(model, LiveTicked(1_000.0 + 30_000))
+    # Still connected to a phone (the game master's passes nothing on): no new join.
+    assert effects == (SayOnLine("live-state", "last update 30 s ago · reconnecting…"),)
     model, _ = update(model, PeerChanged("gm", False))
     assert not model.live.host_here()
+    model, effects = update(model, LiveTicked(1_000.0 + 40_000))
+    # Connected to no one and silent past REJOIN_MS: the phone joins the room again (a fresh announce).
+    assert effects == (SayOnLine("live-state", "last update 40 s ago · reconnecting…"),
+                       LiveConnect("follow", "room1234", "secret1234", ("ws://127.0.0.1:1",), (), host_key=KEY))
+    model, effects = update(model, LiveTicked(1_000.0 + 42_000))
+    assert effects == (SayOnLine("live-state", "last update 42 s ago · reconnecting…"),)  # not again at once
 
 
 def test_a_follower_refuses_what_is_broken_and_takes_no_hello():

@@ -329,11 +329,24 @@ def _roll_sent(model: Model, m: RollSent) -> Result:
                       f"Sent: {text} = {result.total}. The game master applies it.")
 
 
+REJOIN_MS = 8_000  # a follower that hears no game master this long joins the room again
+
+
 def _ticked(model: Model, m: LiveTicked) -> Result:
-    if not model.live.following:
+    """A follower's clock: its line says how it stands; one connected to no phone at all that has
+    heard no game master for a while joins the room again (a fresh announce at the relays: the trackers pair phones at random
+    and retry only every few minutes by themselves, and a phone that slept or changed networks
+    may have lost them)."""
+    live = model.live
+    if not live.following:
         return model, ()
-    model = replace(model, live=replace(model.live, now_ms=m.now_ms))
-    return model, (SayOnLine("live-state", state_line(model.live)),)
+    live = replace(live, now_ms=m.now_ms, rejoined_ms=live.rejoined_ms or m.now_ms)
+    effects: tuple[Effect, ...] = (SayOnLine("live-state", state_line(live)),)
+    alone = not any(p.connected for p in live.peers)  # (connected to anyone: what the game master signs comes through)
+    if live.role == "follow" and alone and not live.host_here() and m.now_ms - max(live.heard_ms, live.rejoined_ms) >= REJOIN_MS:
+        live = replace(live, rejoined_ms=m.now_ms)
+        effects += (LiveConnect("follow", live.room, live.secret, live.relays, live.stun, host_key=live.host_key),)
+    return replace(model, live=live), effects
 
 
 def _display(model: Model, m: DisplayOpened) -> Result:
