@@ -26,7 +26,7 @@ from .turns import active_unit
 __all__ = [
     "LIVE_VERSION", "MAX_MESSAGE", "MAX_DEPTH", "Incoming", "LiveError", "new_room", "read_room", "join_code",
     "state_text", "beat_text", "hello_text", "request_text", "you_text", "players_ids", "BEAT_MS", "SILENT_MS", "read_message", "read_servers", "FROM_HOST", "FROM_FOLLOWER", "DEFAULT_RELAYS",
-    "DEFAULT_STUN",
+    "DEFAULT_STUN", "relay_origin", "allowed_relays", "check_relays",
 ]
 
 LIVE_VERSION = 1
@@ -109,6 +109,29 @@ def read_servers(text: str | None, schemes: tuple[str, ...], default: tuple[str,
         if not url.startswith(schemes) or len(url) > 200 or any(ch.isspace() or ch in "'\"<>;" for ch in url):
             raise LiveError(f"{url[:60]!r} is not a {' or '.join(s.rstrip(':/') for s in schemes)} address.")
     return urls
+
+
+def relay_origin(url: str) -> str:
+    """"wss://host:port" of a relay address (what a Content-Security-Policy names)."""
+    rest = url.split("://", 1)[1] if "://" in url else url
+    return url[: len(url) - len(rest)] + rest.split("/", 1)[0]
+
+
+def allowed_relays(policy: str) -> tuple[str, ...]:
+    """The relay origins a page's Content-Security-Policy lets it reach (its connect-src, less 'self')."""
+    for part in policy.split(";"):
+        words = part.split()
+        if words and words[0] == "connect-src":
+            return tuple(w for w in words[1:] if w.startswith(("ws://", "wss://")))
+    return ()
+
+
+def check_relays(relays: tuple[str, ...], allowed: tuple[str, ...]) -> None:
+    """Refuse relays this site was not built to reach (its CSP would block them); raises LiveError."""
+    blocked = [r for r in relays if relay_origin(r) not in allowed]
+    if blocked:
+        raise LiveError(f"{blocked[0][:60]} is not among the relays this site may reach ({', '.join(allowed) or 'none'}); "
+                        "a table's own relay is added when the site is built (python3 build.py build --relay …).")
 
 
 def _dumps(doc: dict[str, Any]) -> str:

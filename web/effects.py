@@ -14,7 +14,7 @@ __all__ = [
     "ScheduleSheet", "CloseSheet", "StoreCollection", "SayOnLine", "SetField", "ShowRoll", "RefreshOdds", "ScheduleOdds",
     "ClearLink", "SwitchTo", "ForgetStored", "KeepAwake", "AskToKeepStorage", "LoadEncounter", "TrimStored",
     "AddEncounters", "SetTheme", "Download", "ShowShareLink", "CopyLink", "Reload", "FillForm", "LiveConnect", "LiveSend", "LiveTell",
-    "LiveLeave", "StoreLive", "OpenDisplay", "ShowLiveLink", "Effect"
+    "LiveLeave", "StoreLive", "StoreServers", "OpenDisplay", "ShowLiveLink", "Effect"
 ]
 
 
@@ -230,6 +230,13 @@ class StoreLive(Record):
     room: tuple[str, str] | None
 
 
+class StoreServers(Record):
+    """Keep the live table's relays and STUN servers (a setting: the next table that goes live uses them)."""
+
+    relays: tuple[str, ...]
+    stun: tuple[str, ...]
+
+
 class OpenDisplay(Record):
     pass
 
@@ -245,4 +252,4 @@ Effect = (SaveFight | Render | RenderSheet | RenderNotices | RenderRolls | Toast
           ScheduleSheet | CloseSheet | StoreCollection | SayOnLine | SetField | ShowRoll | RefreshOdds | ScheduleOdds |
           ClearLink | SwitchTo | ForgetStored | KeepAwake | AskToKeepStorage | LoadEncounter | TrimStored |
           AddEncounters | SetTheme | Download | ShowShareLink | CopyLink | Reload | FillForm |
-          LiveConnect | LiveSend | LiveTell | LiveLeave | StoreLive | OpenDisplay | ShowLiveLink)
+          LiveConnect | LiveSend | LiveTell | LiveLeave | StoreLive | StoreServers | OpenDisplay | ShowLiveLink)

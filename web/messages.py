@@ -21,7 +21,7 @@ __all__ = [
     "CharacterTaken", "AttackPicked", "AttackRemoved", "AttackOptionsSaved", "TargetDescribed", "SidePicked",
     "OddsTargetTyped", "LiveOpened", "LiveStopped", "LiveFollowed", "PeerChanged", "PeerSaid", "LiveTicked",
     "DisplayOpened", "RequestAnswered", "AutoDoneToggled", "ClaimTapped", "InitiativeSent", "DoneTapped", "RollSent",
-    "LiveAttackPicked", "Message"
+    "LiveAttackPicked", "ServersSaved", "Message"
 ]
 
 
@@ -511,6 +511,15 @@ class LiveAttackPicked(Record):
     label: str
 
 
+class ServersSaved(Record):
+    """The Live table's connection settings: relays and STUN servers (comma-separated, "none", or
+    blank for the defaults), and the relays this page's CSP lets it reach."""
+
+    relays: str
+    stun: str
+    allowed: tuple[str, ...]
+
+
 class DisplayOpened(Record):
     """"Open table display": a second window follows through BroadcastChannel."""
 
@@ -526,4 +535,4 @@ Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped |
            CharacterOffered | CharacterTaken | AttackPicked | AttackRemoved | AttackOptionsSaved | TargetDescribed |
            SidePicked | OddsTargetTyped | LiveOpened | LiveStopped | LiveFollowed | PeerChanged | PeerSaid | LiveTicked |
            DisplayOpened | RequestAnswered | AutoDoneToggled | ClaimTapped | InitiativeSent | DoneTapped | RollSent |
-           LiveAttackPicked)
+           LiveAttackPicked | ServersSaved)

@@ -348,7 +348,8 @@ def _players_sees(c: Combatant) -> str:
     )
 
 
-def live_host_html(followers: str, players_hp: str, auto_done: bool = False) -> str:
+def live_host_html(followers: str, players_hp: str, auto_done: bool = False, relays: tuple[str, ...] = (),
+                   stun: tuple[str, ...] = ()) -> str:
     """The game master's Live table: the join code and link, who follows, what players may see."""
     pick = "".join(f'<option value="{v}"{" selected" if v == players_hp else ""}>{label}</option>'
                    for v, label in (("words", "Opponents' HP as words (hurt, bloodied)"), ("numbers", "Opponents' HP as numbers")))
@@ -366,10 +367,17 @@ def live_host_html(followers: str, players_hp: str, auto_done: bool = False) -> 
         f'{" checked" if auto_done else ""}> A player\'s "I\'m done" passes the turn without asking</label>'
         '<p class="muted">Hide a combatant (an ambush, reinforcements) or keep its name unknown from its sheet: what is hidden is '
         'never sent to a phone.</p>'
-        '<p class="err" id="live-error" role="alert"></p>'
+        '<p class="err" id="live-error" data-testid="live-error" role="alert"></p>'
         '<div class="grid2">'
         '<button type="button" data-action="table-display" data-testid="table-display">Open table display</button>'
         '<button type="button" class="danger" data-action="live-stop" data-testid="live-stop">Stop live table</button></div>'
+        '<details class="help"><summary>Connection settings</summary>'
+        f'<label class="field">Relays (WebTorrent trackers, comma-separated)<input id="live-relays" data-testid="live-relays" '
+        f'autocomplete="off" value="{esc(", ".join(relays))}"></label>'
+        f'<label class="field">STUN servers (or "none")<input id="live-stun" data-testid="live-stun" autocomplete="off" '
+        f'value="{esc(", ".join(stun) or "none")}"></label>'
+        '<button type="button" data-action="save-servers" data-testid="save-servers">Save</button>'
+        '<p class="muted" id="live-servers-out" aria-live="polite"></p></details>'
         '<details class="help"><summary>How the live table connects</summary><p>The phones meet through public relays '
         '(WebTorrent trackers), which only see that two browsers asked for the same coded room name; the fight then goes '
         'from phone to phone, encrypted by WebRTC. The room and its password are only in this code and link. The table display '

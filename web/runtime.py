@@ -109,7 +109,7 @@ class Runtime:
         self.wake = browser.WakeLock()
         self.sheet_later = browser.Later(self.render_sheet)
         self.asked_to_keep = False
-        self.servers = live_servers()
+        self.servers = live_servers(self.store.get(SERVERS_KEY) if self.persistent else None)
         self.transport = browser.Transport(prefix + "live", self.heard, self.peer_changed)
         self.revision = 0        # the live table's last revision sent (a millisecond clock, always rising)
         self.ticker: Any = None  # a follower's clock for its connection line
@@ -181,6 +181,7 @@ class Runtime:
             fx.LiveSend: self.live_send,
             fx.LiveTell: lambda e: self.transport.send(e.text, e.peer),
             fx.LiveLeave: lambda e: self.live_leave(),
+            fx.StoreServers: self.store_servers,
             fx.StoreLive: lambda e: self.keep_live(None) if e.room is None else None,  # kept with its key once connected
             fx.OpenDisplay: lambda e: window.open(f"{window.location.pathname}{window.location.search}#display", "roundkeeper-display"),
             fx.ShowLiveLink: self.show_live_link,
@@ -234,6 +235,13 @@ class Runtime:
             self.say(Notice("error", f"The live table could not connect ({str(error)[:200]}). The fight goes on here; "
                                      "check the connection and open Live table again."))
             return ""
+
+    def store_servers(self, e: fx.StoreServers) -> None:
+        self.servers = (e.relays, e.stun)
+        try:
+            self.store.set(SERVERS_KEY, json.dumps({"relays": list(e.relays), "stun": list(e.stun)}))
+        except (StorageFull, StorageUnavailable):
+            pass  # kept for this page
 
     def device(self) -> str:
         """This phone's lasting id at live tables: what the game master let it play is kept under it."""
@@ -783,15 +791,29 @@ def next_initiative(event: JsObject) -> None:
 
 LIVE_KEY = "live"  # the hosted live table's room, secret and signing key, while it is live
 DEVICE_KEY = "live-device"  # this phone's lasting id at live tables
+SERVERS_KEY = "live-servers"  # the Live table's connection settings
 
 
-def live_servers() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The relays and STUN servers: the page's `relays` / `stun` parameters, else the defaults."""
+def live_servers(stored: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The relays and STUN servers: the page's `relays` / `stun` parameters (a join link carries the
+    game master's), else the Live table's settings, else the defaults."""
     params = window.URLSearchParams.new(window.location.search)
+    saved: dict[str, Any] = {}
     try:
-        return (read_servers(dom.py(params.get("relays")), ("wss://", "ws://"), DEFAULT_RELAYS),
-                read_servers(dom.py(params.get("stun")), ("stun:", "stuns:", "turn:", "turns:"), DEFAULT_STUN))
-    except LiveError:
+        doc = json.loads(stored) if stored and len(stored) < 5000 else {}
+        saved = doc if isinstance(doc, dict) else {}
+    except ValueError:
+        pass
+
+    def given(name: str) -> str | None:
+        typed = dom.py(params.get(name))
+        listed = saved.get(name)
+        return typed if typed is not None else ",".join(listed) or "none" if isinstance(listed, list) else None
+
+    try:
+        return (read_servers(given("relays"), ("wss://", "ws://"), DEFAULT_RELAYS),
+                read_servers(given("stun"), ("stun:", "stuns:", "turn:", "turns:"), DEFAULT_STUN))
+    except (LiveError, TypeError):
         return DEFAULT_RELAYS, DEFAULT_STUN
 
 

@@ -348,6 +348,16 @@ def test_a_player_claims_sends_initiative_is_done_and_rolls_the_game_master_appl
         add_combatant(gm, "Aldric", hp=30, side="party", pc=True)
         add_combatant(gm, "Goblin", hp=12, initiative=1)
         link = go_live(gm)
+        # The connection settings take only the relays this build's CSP lets the page reach.
+        gm.get_by_text("Connection settings").click()
+        assert gm.get_by_test_id("live-relays").input_value() == build.TEST_RELAY
+        gm.get_by_test_id("live-relays").fill("wss://relay.elsewhere.example")
+        gm.get_by_test_id("save-servers").click()
+        wait_text(gm, "live-error", "not among the relays this site may reach")
+        gm.get_by_test_id("live-relays").fill(build.TEST_RELAY)
+        gm.get_by_test_id("save-servers").click()
+        gm.wait_for_function("document.getElementById('live-servers-out').textContent.startsWith('Saved')")
+        assert "relay.elsewhere" not in gm.evaluate("localStorage.getItem('roundkeeper:/:live-servers')")
         gm.get_by_test_id("close-sheet").click()
         player = follow(player_ctx, link)
         player.get_by_test_id("claim").filter(has_text="Aldric").click()

@@ -542,3 +542,27 @@ def test_an_initiative_sent_before_the_step_is_open_is_in_its_field_when_it_open
     cyra = ids(model)["Cyra"]
     drawn = SCREENS["init"].draw(Context(replace_ui_sheet(model, ("init", None))), None)
     assert f'id="init-{cyra}"' in drawn and 'value="17"' in drawn
+
+
+def test_the_connection_settings_take_only_relays_the_site_may_reach():
+    from pyengine.live import allowed_relays, check_relays, relay_origin
+    from web.effects import StoreServers
+    from web.messages import ServersSaved
+
+    policy = "default-src 'self'; connect-src 'self' wss://tracker.openwebtorrent.com wss://tracker.files.fm:7073 ws://127.0.0.1:47913; worker-src 'self'"
+    allowed = allowed_relays(policy)
+    assert allowed == ("wss://tracker.openwebtorrent.com", "wss://tracker.files.fm:7073", "ws://127.0.0.1:47913")
+    assert relay_origin("wss://tracker.files.fm:7073/announce") == "wss://tracker.files.fm:7073"
+    check_relays(("wss://tracker.files.fm:7073/announce",), allowed)
+    with pytest.raises(LiveError, match="not among the relays"):
+        check_relays(("wss://evil.example",), allowed)
+    model = hosting(fight())
+    _, effects = update(model, ServersSaved("ws://127.0.0.1:47913", "none", allowed))
+    assert effects[0] == StoreServers(("ws://127.0.0.1:47913",), ()) and "next time" in effects[1].text
+    for relays, stun, why in (("wss://evil.example", "", "not among"), ("none", "", "at least one relay"),
+                              ("http://x", "", "not a"), ("", "http://stun", "not a")):
+        _, effects = update(model, ServersSaved(relays, stun, allowed))
+        assert isinstance(effects[0], Refuse) and why in effects[0].text, (relays, effects)
+    answer = EVENTS["save-servers"](FakePage(model, {"live-relays": "ws://127.0.0.1:47913", "live-stun": "none",
+                                                     "meta[http-equiv=Content-Security-Policy]@content": policy}))
+    assert answer == ServersSaved("ws://127.0.0.1:47913", "none", allowed)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyengine.live import new_room
+from pyengine.live import allowed_relays, new_room
 
 from .. import render
 from ..live import followers_line, state_line
@@ -22,6 +22,7 @@ from ..messages import (
     LiveStopped,
     RequestAnswered,
     RollSent,
+    ServersSaved,
     SheetOpened,
 )
 from ..views import Events, Handler, Page
@@ -33,7 +34,7 @@ def draw_host(ctx: Context, ident: str | None) -> str | Elsewhere:
     if not live.hosting:
         return Elsewhere()
     enc = ctx.model.timeline.present
-    return render.live_host_html(followers_line(live), str(enc.option("players_hp", "words")), live.auto_done)
+    return render.live_host_html(followers_line(live), str(enc.option("players_hp", "words")), live.auto_done, live.relays, live.stun)
 
 
 def draw_follow(ctx: Context, ident: str | None) -> str | Elsewhere:
@@ -97,6 +98,8 @@ EVENTS: dict[str, Handler] = {
     "live-claim": lambda page: ClaimTapped(str(page.data("id"))),
     "send-initiative": lambda page: InitiativeSent(page.number(page.value("live-init"))),
     "im-done": lambda page: DoneTapped(),
+    "save-servers": lambda page: ServersSaved(page.value("live-relays"), page.value("live-stun"), allowed_relays(
+        page.attribute("meta[http-equiv=Content-Security-Policy]", "content") or "")),
     "send-roll": lambda page: RollSent(page.value("live-target"), page.value("live-dice"), page.value("live-label"), page.rng),
 }
 CHANGES: dict[str, Handler] = {

@@ -14,14 +14,18 @@ from pyengine.dice import roll
 from pyengine.errors import EngineError
 from pyengine.handoff import shown_to_players, table_view
 from pyengine.live import (
+    DEFAULT_RELAYS,
+    DEFAULT_STUN,
     FROM_FOLLOWER,
     FROM_HOST,
     Incoming,
     LiveError,
+    check_relays,
     hello_text,
     players_ids,
     read_message,
     read_room,
+    read_servers,
     request_text,
     you_text,
 )
@@ -45,6 +49,7 @@ from ..effects import (
     SetField,
     ShowLiveLink,
     StoreLive,
+    StoreServers,
     Toast,
 )
 from ..live import followers_line, state_line
@@ -63,6 +68,7 @@ from ..messages import (
     PeerSaid,
     RequestAnswered,
     RollSent,
+    ServersSaved,
 )
 from ..model import Live, Model, Peer, Request
 from ..persist import Notice
@@ -378,6 +384,19 @@ def broadcast(before: Model, after: Model) -> tuple[Model, tuple[Effect, ...]]:
     return replace(after, live=replace(live, sent=_sent(present))), (present,)
 
 
+def _servers_saved(model: Model, m: ServersSaved) -> Result:
+    try:
+        relays = read_servers(m.relays, ("wss://", "ws://"), DEFAULT_RELAYS)
+        stun = read_servers(m.stun, ("stun:", "stuns:", "turn:", "turns:"), DEFAULT_STUN)
+        if not relays:
+            raise LiveError("The live table needs at least one relay.")
+        check_relays(relays, m.allowed)
+    except LiveError as error:
+        return model, (Refuse(str(error)),)
+    when = "the next time the table goes live" if model.live.hosting else "when the table goes live"
+    return model, (StoreServers(relays, stun), SayOnLine("live-servers-out", f"Saved: used {when}."))
+
+
 def _attack_picked(model: Model, m: LiveAttackPicked) -> Result:
     return model, (FillForm((("live-dice", m.dice), ("live-label", m.label)), "live-target"),)
 
@@ -397,4 +416,5 @@ UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     DoneTapped: _done,
     RollSent: _roll_sent,
     LiveAttackPicked: _attack_picked,
+    ServersSaved: _servers_saved,
 }
