@@ -17,6 +17,7 @@ import os
 import random
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -667,7 +668,10 @@ def main() -> int:
     with sync_playwright() as p:
         if not args.skip_startup:
             startup(p, site, url, args.runs)
-            lighthouse(p, url)
+            try:
+                lighthouse(p, url)
+            except subprocess.CalledProcessError as error:  # its npm install: say so, measure the rest
+                print(f"  Lighthouse not run: {error}")
         engine(p, url)
         taps(p, url)
         live(p, url)

@@ -289,6 +289,7 @@ class Runtime:
                 self.transport.send(text)
             if self.model.live.display:
                 self.transport.post(text)
+                self.keep_time(host=True)  # the display hears the beats even with no table live
 
     def live_leave(self) -> None:
         self.transport.leave()
@@ -305,7 +306,7 @@ class Runtime:
         public = await self.connecting if self.connecting is not None else ""
         if not public:
             return
-        relays, stun = self.servers
+        relays, stun = self.model.live.relays, self.model.live.stun  # the room's, not a setting saved since
         query = []
         if relays != DEFAULT_RELAYS:
             query.append("relays=" + str(window.encodeURIComponent(",".join(relays) or "none")))
