@@ -20,7 +20,7 @@ from .text import clean_text
 from .turns import active_unit, turn_units, unit_name, unit_skipped
 
 __all__ = ["VIEW_VERSION", "health_word", "table_view", "view_payload", "read_view", "check_view", "WORDS",
-           "HIDDEN", "UNKNOWN", "UNKNOWN_NAME", "PLAYERS_HP", "shown_to_players"]
+           "HIDDEN", "UNKNOWN", "UNKNOWN_NAME", "PLAYERS_HP", "shown_to_players", "players_ids"]
 
 VIEW_VERSION = 1
 WORDS = ("unhurt", "hurt", "bloodied", "down", "")  # an opponent's state as the players see it
@@ -36,6 +36,14 @@ PLAYERS_HP_VALUES = ("words", "numbers")
 
 def shown_to_players(c: Combatant) -> bool:
     return HIDDEN not in c.flags
+
+
+def players_ids(enc: Encounter) -> tuple[list[list[str]], list[str]]:
+    """([id, name as the players see it, "p"/"o"] of who the players may see, the shown ids of whose
+    turn it is): what a player claims and targets by at the live table."""
+    ids = [[c.id, _players_name(c), "p" if c.side == "party" else "o"] for c in enc.combatants if shown_to_players(c)]
+    turn = [c.id for c in active_unit(enc) if shown_to_players(c)] if enc.started else []
+    return ids, turn
 
 
 def _players_name(c: Combatant) -> str:

@@ -17,16 +17,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import SchemaError
-from .handoff import UNKNOWN_NAME, check_view, shown_to_players
-from .model import UNKNOWN_FLAG
+from .handoff import check_view
 from .storage import check_json_depth
 from .text import clean_text
-from .turns import active_unit
 
 __all__ = [
     "LIVE_VERSION", "MAX_MESSAGE", "MAX_DEPTH", "Incoming", "LiveError", "new_room", "read_room", "join_code",
-    "state_text", "beat_text", "hello_text", "request_text", "you_text", "players_ids", "BEAT_MS", "SILENT_MS", "read_message", "read_servers", "FROM_HOST", "FROM_FOLLOWER", "DEFAULT_RELAYS",
-    "DEFAULT_STUN", "relay_origin", "allowed_relays", "check_relays",
+    "state_text", "beat_text", "hello_text", "request_text", "you_text", "BEAT_MS", "SILENT_MS", "read_message", "read_servers", "FROM_HOST", "FROM_FOLLOWER", "DEFAULT_RELAYS",
+    "DEFAULT_STUN", "RELAY_SCHEMES", "STUN_SCHEMES", "relay_origin", "allowed_relays", "check_relays",
 ]
 
 LIVE_VERSION = 1
@@ -49,6 +47,8 @@ DEFAULT_RELAYS = (
 # What WebRTC asks a phone's public address from (not a relay: no data passes through them).
 DEFAULT_STUN = ("stun:stun.l.google.com:19302", "stun:stun.cloudflare.com:3478")
 MAX_SERVERS = 8
+RELAY_SCHEMES = ("wss://", "ws://")
+STUN_SCHEMES = ("stun:", "stuns:", "turn:", "turns:")
 ROOM_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
 
 
@@ -136,14 +136,6 @@ def check_relays(relays: tuple[str, ...], allowed: tuple[str, ...]) -> None:
 
 def _dumps(doc: dict[str, Any]) -> str:
     return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
-
-
-def players_ids(enc: Any) -> tuple[list[list[str]], list[str]]:
-    """([id, name as the players see it, "p"/"o"] of who the players may see, the shown ids of whose turn it is)."""
-    shown = [c for c in enc.combatants if shown_to_players(c)]
-    ids = [[c.id, UNKNOWN_NAME if UNKNOWN_FLAG in c.flags else c.name, "p" if c.side == "party" else "o"] for c in shown]
-    turn = [c.id for c in active_unit(enc) if shown_to_players(c)] if enc.started else []
-    return ids, turn
 
 
 def state_text(view: dict[str, Any], revision: int, ids: list[list[str]] | None = None, turn: list[str] | None = None,

@@ -23,7 +23,19 @@ from pyscript import document, window
 from pyengine.dice import RollResult
 from pyengine.errors import EngineError, SchemaError
 from pyengine.handoff import view_payload
-from pyengine.live import BEAT_MS, DEFAULT_RELAYS, DEFAULT_STUN, LiveError, beat_text, hello_text, read_room, read_servers, state_text
+from pyengine.live import (
+    BEAT_MS,
+    DEFAULT_RELAYS,
+    DEFAULT_STUN,
+    RELAY_SCHEMES,
+    STUN_SCHEMES,
+    LiveError,
+    beat_text,
+    hello_text,
+    read_room,
+    read_servers,
+    state_text,
+)
 from pyengine.rules import system_of
 from pyengine.tracker import Timeline
 
@@ -812,8 +824,8 @@ def live_servers(stored: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return typed if typed is not None else ",".join(listed) or "none" if isinstance(listed, list) else None
 
     try:
-        return (read_servers(given("relays"), ("wss://", "ws://"), DEFAULT_RELAYS),
-                read_servers(given("stun"), ("stun:", "stuns:", "turn:", "turns:"), DEFAULT_STUN))
+        return (read_servers(given("relays"), RELAY_SCHEMES, DEFAULT_RELAYS),
+                read_servers(given("stun"), STUN_SCHEMES, DEFAULT_STUN))
     except (LiveError, TypeError):
         return DEFAULT_RELAYS, DEFAULT_STUN
 

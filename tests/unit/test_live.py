@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from pyengine.handoff import UNKNOWN_NAME, check_view, table_view
+from pyengine.handoff import UNKNOWN_NAME, check_view, players_ids, table_view
 from pyengine.live import (
     DEFAULT_RELAYS,
     FROM_FOLLOWER,
@@ -20,7 +20,6 @@ from pyengine.live import (
     hello_text,
     join_code,
     new_room,
-    players_ids,
     read_message,
     read_room,
     read_servers,

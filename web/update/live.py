@@ -12,17 +12,18 @@ from typing import Any
 
 from pyengine.dice import roll
 from pyengine.errors import EngineError
-from pyengine.handoff import shown_to_players, table_view
+from pyengine.handoff import players_ids, shown_to_players, table_view
 from pyengine.live import (
     DEFAULT_RELAYS,
     DEFAULT_STUN,
     FROM_FOLLOWER,
     FROM_HOST,
+    RELAY_SCHEMES,
+    STUN_SCHEMES,
     Incoming,
     LiveError,
     check_relays,
     hello_text,
-    players_ids,
     read_message,
     read_room,
     read_servers,
@@ -386,8 +387,8 @@ def broadcast(before: Model, after: Model) -> tuple[Model, tuple[Effect, ...]]:
 
 def _servers_saved(model: Model, m: ServersSaved) -> Result:
     try:
-        relays = read_servers(m.relays, ("wss://", "ws://"), DEFAULT_RELAYS)
-        stun = read_servers(m.stun, ("stun:", "stuns:", "turn:", "turns:"), DEFAULT_STUN)
+        relays = read_servers(m.relays, RELAY_SCHEMES, DEFAULT_RELAYS)
+        stun = read_servers(m.stun, STUN_SCHEMES, DEFAULT_STUN)
         if not relays:
             raise LiveError("The live table needs at least one relay.")
         check_relays(relays, m.allowed)
