@@ -15,6 +15,7 @@ from pyscript import document, window
 
 from pyengine.dice import Distribution, Estimate, Rng, parse
 from pyengine.errors import EngineError
+from pyengine.live import MAX_MESSAGE
 from pyengine.reading import readings
 
 from . import dom, qr, render
@@ -245,7 +246,6 @@ class Transport:
         self.connected = False
         self.self_id = ""            # this page's id in the room (the host names it in its states)
         self.channel: Any = None
-        self.channel_peer = "display"   # what this page calls the other end of the channel
         if hasattr(window, "BroadcastChannel"):
             self.channel = window.BroadcastChannel.new(channel_name)
             self.channel.onmessage = dom.proxy(self._on_channel)
@@ -254,7 +254,7 @@ class Transport:
 
     def _on_channel(self, event: JsObject) -> None:
         data = dom.py(event.data)
-        self.heard(self.channel_peer, data if isinstance(data, str) and len(data) <= 64_000 else None)
+        self.heard("display", data if isinstance(data, str) and len(data) <= MAX_MESSAGE else None)
 
     def _from_peer(self, peer: JsObject, text: JsObject) -> None:
         data = dom.py(text)

@@ -14,7 +14,7 @@ __all__ = [
     "ScheduleSheet", "CloseSheet", "StoreCollection", "SayOnLine", "SetField", "ShowRoll", "RefreshOdds", "ScheduleOdds",
     "ClearLink", "SwitchTo", "ForgetStored", "KeepAwake", "AskToKeepStorage", "LoadEncounter", "TrimStored",
     "AddEncounters", "SetTheme", "Download", "ShowShareLink", "CopyLink", "Reload", "FillForm", "LiveConnect", "LiveSend", "LiveTell",
-    "LiveLeave", "StoreLive", "StoreServers", "OpenDisplay", "ShowLiveLink", "Effect"
+    "LiveLeave", "ForgetLive", "StoreServers", "OpenDisplay", "ShowLiveLink", "Effect"
 ]
 
 
@@ -224,10 +224,9 @@ class LiveLeave(Record):
     pass
 
 
-class StoreLive(Record):
-    """Keep (or forget: None) the hosted room, so that a reload of the game master's phone goes on."""
-
-    room: tuple[str, str] | None
+class ForgetLive(Record):
+    """The hosted room is over: a reload does not take it up again. (While live, the runtime keeps
+    the room with its signing key as it joins: LiveConnect.)"""
 
 
 class StoreServers(Record):
@@ -252,4 +251,4 @@ Effect = (SaveFight | Render | RenderSheet | RenderNotices | RenderRolls | Toast
           ScheduleSheet | CloseSheet | StoreCollection | SayOnLine | SetField | ShowRoll | RefreshOdds | ScheduleOdds |
           ClearLink | SwitchTo | ForgetStored | KeepAwake | AskToKeepStorage | LoadEncounter | TrimStored |
           AddEncounters | SetTheme | Download | ShowShareLink | CopyLink | Reload | FillForm |
-          LiveConnect | LiveSend | LiveTell | LiveLeave | StoreLive | StoreServers | OpenDisplay | ShowLiveLink)
+          LiveConnect | LiveSend | LiveTell | LiveLeave | ForgetLive | StoreServers | OpenDisplay | ShowLiveLink)

@@ -194,7 +194,7 @@ class Runtime:
             fx.LiveTell: lambda e: self.transport.send(e.text, e.peer),
             fx.LiveLeave: lambda e: self.live_leave(),
             fx.StoreServers: self.store_servers,
-            fx.StoreLive: lambda e: self.keep_live(None) if e.room is None else None,  # kept with its key once connected
+            fx.ForgetLive: lambda e: self.keep_live(None),
             fx.OpenDisplay: lambda e: window.open(f"{window.location.pathname}{window.location.search}#display", "roundkeeper-display"),
             fx.ShowLiveLink: self.show_live_link,
         }
@@ -211,7 +211,6 @@ class Runtime:
 
     def live_connect(self, e: fx.LiveConnect) -> None:
         if e.role == "display":
-            self.transport.channel_peer = "gm"
             self.transport.post(hello_text(e.hello))
         else:
             self.connecting = asyncio.ensure_future(self._connect(e))

@@ -31,6 +31,7 @@ from tests.unit.pages import FakePage
 from tests.unit.scripted import Scripted
 from tests.unit.test_update import PARTY, fight, hp, ids
 from web.effects import (
+    ForgetLive,
     LiveConnect,
     LiveLeave,
     LiveSend,
@@ -41,7 +42,6 @@ from web.effects import (
     SayOnLine,
     SetField,
     ShowLiveLink,
-    StoreLive,
     Toast,
 )
 from web.live import followers_line, state_line
@@ -204,7 +204,7 @@ def test_going_live_joins_the_room_shows_the_link_and_sends_the_present():
     model, effects = update(fight(*PARTY), LiveOpened("room1234", "secret1234", DEFAULT_RELAYS, ()))
     assert model.live.role == "host" and model.ui.sheet == ("live", None)
     kinds = [type(e) for e in effects]
-    assert kinds[:2] == [StoreLive, LiveConnect] and ShowLiveLink in kinds
+    assert kinds[0] == LiveConnect and ShowLiveLink in kinds
     assert effects[-1] == present(model)
     # Open again: the same room, nothing joined twice.
     again, effects = update(model, LiveOpened("other999", "other99999", DEFAULT_RELAYS, ()))
@@ -255,7 +255,7 @@ def test_the_host_refuses_and_counts_what_it_does_not_take_and_the_fight_is_unto
 
 def test_stopping_leaves_the_room_and_forgets_it():
     model, effects = update(hosting(fight()), LiveStopped())
-    assert model.live == Live() and LiveLeave() in effects and StoreLive(None) in effects
+    assert model.live == Live() and LiveLeave() in effects and ForgetLive() in effects
 
 
 # -- a follower -------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from ..effects import (
     ClearLink,
     Effect,
     FillForm,
+    ForgetLive,
     KeepAwake,
     LiveConnect,
     LiveLeave,
@@ -49,7 +50,6 @@ from ..effects import (
     SayOnLine,
     SetField,
     ShowLiveLink,
-    StoreLive,
     StoreServers,
     Toast,
 )
@@ -91,8 +91,7 @@ def _hosted(model: Model, m: LiveOpened) -> Result:
     if fresh:
         live = Live(role="host", room=m.room, secret=m.secret, relays=m.relays, stun=m.stun, display=live.display)
     model = replace(model, live=live)
-    effects: tuple[Effect, ...] = ((StoreLive((live.room, live.secret)), LiveConnect("host", live.room, live.secret, live.relays, live.stun))
-                                   if fresh else ())
+    effects: tuple[Effect, ...] = (LiveConnect("host", live.room, live.secret, live.relays, live.stun),) if fresh else ()
     if m.shown:
         model, shown = opened(model, "live")
         effects += shown + (ShowLiveLink(f"live={live.room}.{live.secret}"),)
@@ -107,7 +106,7 @@ def _stopped(model: Model, m: LiveStopped) -> Result:
     was_following = model.live.following
     model = replace(model, live=Live(display=model.live.display and model.live.hosting))
     model, effects = closed(model)
-    return model, (LiveLeave(), StoreLive(None), *effects, KeepAwake()) + ((ClearLink(),) if was_following else ())
+    return model, (LiveLeave(), ForgetLive(), *effects, KeepAwake()) + ((ClearLink(),) if was_following else ())
 
 
 def _followed(model: Model, m: LiveFollowed) -> Result:
