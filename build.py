@@ -57,6 +57,12 @@ RUNTIMES = {
         "0.25.4",
         "sha512-ehvSL1FqW962XyEctXngeDF/IOM1bWmfCKBNR4vwmVa0JGfM0+dlY4TEzSEGghYp3qqGCrpFIVTxdvlBUGVO6Q==",
     ),
+    # The scanner's QR reader where the browser has none (Safari on iPhone, desktop Linux): ZXing-C++
+    # as WebAssembly, its ES module and reader .wasm served from ./zxing/ (static/scan.mjs).
+    "zxing-wasm": (
+        "3.1.4",
+        "sha512-1+v8p7sauddySVNG+ye7GD/0TS95BG2ycdkrC+EnBrFBFkHeIghzUt2yVjtx3NucJeNrQnhT8yGAIz60Vx9o0w==",
+    ),
 }
 # The five Pyodide files a page needs (no maps, no .d.ts, no console pages).
 PYODIDE_FILES = (
@@ -346,6 +352,21 @@ def copy_trystero(modules: Path, out: Path) -> None:
     (dest / "torrent.mjs").write_text(rewritten)
 
 
+def copy_zxing(modules: Path, out: Path) -> None:
+    """zxing-wasm's reader as ./zxing/es/reader/index.js (with the ../share.js it imports) and
+    ./zxing/reader/zxing_reader.wasm. Its default would fetch the .wasm from a CDN: static/scan.mjs
+    always names ours (locateFile), and the build checks the module imports nothing else."""
+    source = modules / "zxing-wasm" / "dist"
+    dest = out / "zxing"
+    for name in ("es/reader/index.js", "es/share.js", "reader/zxing_reader.wasm"):
+        (dest / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source / name, dest / name)
+    for name in ("es/reader/index.js", "es/share.js"):
+        imports = set(re.findall(r'(?:from|import)\s*\(?\s*"([^"]+)"', (dest / name).read_text()))
+        if not imports <= {"../share.js"}:
+            sys.exit(f"zxing-wasm/{name} imports {sorted(imports)}: build.py copies only ../share.js")
+
+
 def connect_src(extra_relays: tuple[str, ...] = ()) -> str:
     """The CSP's connect-src: our own origin, and the live table's relays (pyengine/live.py's, and any
     this build adds, e.g. the tests' own on 127.0.0.1); nothing else."""
@@ -474,6 +495,7 @@ def build(out: Path = DIST, full_stdlib: bool = False, relays: tuple[str, ...] =
     copy_pyodide(modules, out, full_stdlib)
     copy_pyscript(modules, out)
     copy_trystero(modules, out)
+    copy_zxing(modules, out)
     wheel = build_wheel(out)
     web_zip = build_web_zip(out)
     config = {
@@ -706,20 +728,21 @@ def find_chromium() -> str:
     )
 
 
-def ensure_zbar() -> None:
-    """Debian's zbar-tools (zbarimg), the real QR decoder the end-to-end tests read the share screen's
-    code with: installed when we are root, else said."""
-    if shutil.which("zbarimg"):
+def ensure_debian_tool(command: str, package: str, why: str, *options: str) -> None:
+    """A Debian package a test needs (zbar-tools: the real QR decoder the share screen's code is read
+    with; ffmpeg: the fake camera's video of the no-internet join): installed when we are root, else said."""
+    if shutil.which(command):
         return
     if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
-        log("installing Debian's zbar-tools")
+        log(f"installing Debian's {package} ({why})")
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        subprocess.run(["apt-get", "install", "-y", "-qq", "zbar-tools"], check=False, env=env)
-        if not shutil.which("zbarimg"):
+        install = ["apt-get", "install", "-y", "-qq", *options, package]
+        subprocess.run(install, check=False, env=env)
+        if not shutil.which(command):
             subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-            subprocess.run(["apt-get", "install", "-y", "-qq", "zbar-tools"], check=True, env=env)
+            subprocess.run(install, check=True, env=env)
         return
-    log("zbarimg not found: the QR test will fail (sudo apt-get install zbar-tools)")
+    log(f"{command} not found: {why} will fail (sudo apt-get install {package})")
 
 
 def run_tests(pytest_args: list[str]) -> int:
@@ -727,7 +750,8 @@ def run_tests(pytest_args: list[str]) -> int:
     fails if any of them fails."""
     python = ensure_venv()
     chromium = find_chromium()
-    ensure_zbar()
+    ensure_debian_tool("zbarimg", "zbar-tools", "the share screen's QR test")
+    ensure_debian_tool("ffmpeg", "ffmpeg", "the no-internet join's camera test", "--no-install-recommends")
     checks = {"ruff": [str(python), "-m", "ruff", "check", "."], "mypy": [str(python), "-m", "mypy"]}
     failed = [name for name, command in checks.items() if subprocess.run(command, cwd=ROOT).returncode != 0]
     build(DIST, relays=(TEST_RELAY,))
@@ -760,6 +784,7 @@ def main(argv: list[str] | None = None) -> int:
     p_bench = sub.add_parser("bench", help="print the start-up and engine figures")
     p_bench.add_argument("--runs", type=int, default=5)
     p_bench.add_argument("--skip-startup", action="store_true", help="only the engine, tracker and save figures")
+    p_bench.add_argument("--only", choices=("offline",), help="only the no-internet live table's figures")
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "test":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -785,7 +810,8 @@ def main(argv: list[str] | None = None) -> int:
         build(DIST, relays=(TEST_RELAY,))
         env = {**os.environ, "CHROMIUM": chromium, "RK_DIST": str(DIST), "PYTHONPATH": str(ROOT)}
         return subprocess.run(
-            [str(python), str(ROOT / "tests" / "bench.py"), "--runs", str(args.runs), *(["--skip-startup"] if args.skip_startup else [])], env=env
+            [str(python), str(ROOT / "tests" / "bench.py"), "--runs", str(args.runs), *(["--skip-startup"] if args.skip_startup else []),
+             *(["--only", args.only] if args.only else [])], env=env
         ).returncode
     return 2
 

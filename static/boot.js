@@ -57,6 +57,7 @@
   RK.cleanSnapshot = clean;
   // The live table's connection module (and Trystero behind it): fetched the first time a table goes live.
   RK.importLive = function () { return import(new URL("live.mjs", document.baseURI).href); };
+  RK.importScan = function () { return import(new URL("scan.mjs", document.baseURI).href); };
   if (snapshot) {
     try {
       var host = document.getElementById("tracker");

@@ -46,15 +46,21 @@ export async function hostKey(kept) {
 let ownId = ''
 export function me() { return ownId }
 
+// Where peers and their messages go (Python's Transport), for the room at the relays and the direct
+// connections alike.
+let handlers = { onPeer: () => {}, onMessage: () => {}, onFail: () => {} }
+export function listen(onPeer, onMessage, onFail) { handlers = { onPeer, onMessage, onFail } }
+
 export async function connect(roomId, secret, relays, stun, onPeer, onMessage, hostPublic) {
-  leave()
+  leaveRoom()
   let verifier = null
   if (hostPublic) {
     verifier = await crypto.subtle.importKey('raw', unb64(hostPublic), ECDSA, false, ['verify'])
     signer = null
     ownKey = null
   }
-  const { joinRoom, selfId } = await import('./trystero/torrent.mjs')
+  relayModule = await import('./trystero/torrent.mjs')
+  const { joinRoom, selfId } = relayModule
   ownId = selfId
   room = joinRoom({
     appId: 'roundkeeper-live-1',
@@ -102,21 +108,134 @@ async function verified(key, data) {
 }
 
 export async function send(text, peerId) {
-  if (!channel) return
+  if (!channel && !direct.size) return
   let out = text
   if (signer) {
     const sig = await crypto.subtle.sign(SIGNING, signer, new TextEncoder().encode(text))
     out = SIGNED + b64(sig) + '|' + text
+  }
+  const near = peerId ? direct.get(peerId) : null
+  if (near || !peerId) {
+    for (const [id, link] of direct) {
+      if ((!peerId || id === peerId) && link.dc.readyState === 'open') {
+        try { link.dc.send(out) } catch (e) { /* closing */ }
+      }
+    }
+    if (near) return
   }
   try {
     quietly(channel && channel.send(out, peerId ? { target: peerId } : undefined))
   } catch (e) { /* a peer that just left */ }
 }
 
-export function leave() {
+// How many of the room's relays answer (0: this phone cannot reach the relays: no internet?).
+export function relaysUp() {
+  if (!room || !relayModule) return -1
+  return Object.values(relayModule.getRelaySockets()).filter((s) => s && s.readyState === 1).length
+}
+
+function leaveRoom() {
   if (room) room.leave()
   room = null
   channel = null
+}
+
+export function leave() {
+  leaveRoom()
+  for (const id of [...direct.keys()]) closeDirect(id)
+  for (const [token, p] of pending) { p.pc.close(); pending.delete(token) }
+}
+
+// -- No internet: direct connections, their details carried by two codes (pyengine/pairing.py) ------
+//
+// No STUN, no relay: each phone offers only its host candidates (its own addresses on the Wi-Fi),
+// and the whole description is waited for (no trickle: a code is read once). One data channel,
+// agreed on both sides (negotiated, id 0). The game master's phone makes one offer a player; a
+// player's phone has one game master. The channel is authenticated by the certificate fingerprints
+// the codes carried from screen to camera, so what comes on it from the game master's phone is
+// taken without the relays' signature check (its signature, if any, is dropped).
+const direct = new Map()   // peer id -> { pc, dc }
+const pending = new Map()  // offer token -> { pc, dc, id } (the game master's, until its answer is read)
+const everOpened = new Set() // direct peers that connected once (a drop later is not "could not connect")
+const OPEN_WAIT_MS = 20000 // an answer read that does not connect this long: the phones cannot reach each other
+const GATHER_MS = 4000     // the longest wait for this phone's addresses
+let relayModule = null
+
+function gathered(pc) {
+  return new Promise((resolve) => {
+    if (pc.iceGatheringState === 'complete') return resolve()
+    const done = () => { if (pc.iceGatheringState === 'complete') { clearTimeout(timer); resolve() } }
+    const timer = setTimeout(resolve, GATHER_MS)
+    pc.addEventListener('icegatheringstatechange', done)
+  })
+}
+
+function wire(id, pc, dc, fromHost) {
+  let opened = false
+  dc.onopen = () => { opened = true; everOpened.add(id); direct.set(id, { pc, dc }); handlers.onPeer(id, true) }
+  dc.onclose = () => { if (direct.get(id)?.dc === dc) direct.delete(id); if (opened) handlers.onPeer(id, false) }
+  dc.onmessage = (event) => {
+    let data = event.data
+    if (typeof data !== 'string' || data.length > MAX_MESSAGE + 200) return handlers.onMessage(id, null)
+    if (fromHost && data[0] === SIGNED) data = data.slice(data.indexOf('|') + 1)
+    handlers.onMessage(id, data)
+  }
+  pc.onconnectionstatechange = () => {
+    if (pc.connectionState === 'failed' && !opened) handlers.onFail(id)
+    if ((pc.connectionState === 'failed' || pc.connectionState === 'closed') && opened) dc.close()
+  }
+}
+
+function closeDirect(id) {
+  const link = direct.get(id)
+  direct.delete(id)
+  if (link) { link.dc.close(); link.pc.close() }
+}
+
+function channelFor(pc) { return pc.createDataChannel('rk', { negotiated: true, id: 0, ordered: true }) }
+
+// The game master's phone: a new offer (its description, all addresses in), kept under `token`.
+export async function offer(token) {
+  // Offers never answered (the game master made a new code) are let go, all but the last few (one
+  // may be answered just now: Python refuses answers to older codes before they get here).
+  for (const [old, p] of [...pending].slice(0, -3)) { p.pc.close(); pending.delete(old) }
+  const pc = new RTCPeerConnection({ iceServers: [] })
+  const dc = channelFor(pc)
+  const id = 'direct-' + token
+  wire(id, pc, dc, false)
+  await pc.setLocalDescription(await pc.createOffer())
+  await gathered(pc)
+  pending.set(token, { pc, dc, id })
+  return pc.localDescription.sdp
+}
+
+// The game master's phone read a player's answer to the offer `token`: connect (once; false when
+// that offer was answered or dropped already).
+export async function answered(token, sdp) {
+  const p = pending.get(token)
+  if (!p) return false
+  pending.delete(token)
+  await p.pc.setRemoteDescription({ type: 'answer', sdp })
+  setTimeout(() => { if (!everOpened.has(p.id) && p.pc.connectionState !== 'closed') { handlers.onFail(p.id); p.pc.close() } }, OPEN_WAIT_MS)
+  return true
+}
+
+// A player's phone read the game master's offer: its answer's description (all addresses in). The
+// game master's phone is then the peer 'direct-gm'.
+export async function accept(sdp) {
+  closeDirect('direct-gm')
+  const pc = new RTCPeerConnection({ iceServers: [] })
+  const dc = channelFor(pc)
+  wire('direct-gm', pc, dc, true)
+  await pc.setRemoteDescription({ type: 'offer', sdp })
+  await pc.setLocalDescription(await pc.createAnswer())
+  await gathered(pc)
+  return pc.localDescription.sdp
+}
+
+// What the last descriptions offered (for the bench and the note: host addresses or hidden .local names).
+export function candidatesOf(sdp) {
+  return sdp.split(/\r?\n/).filter((l) => l.startsWith('a=candidate:')).map((l) => l.split(' ').slice(4, 8).join(' '))
 }
 
 function quietly(sent) {

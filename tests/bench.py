@@ -649,10 +649,107 @@ def live(p, base_url: str) -> None:
           "first goes live or follows (and precached by the service worker for offline use)")
 
 
+def offline(p, base_url: str, tmp: Path) -> None:
+    """The live table with no internet (no relay, names resolving nowhere): the two codes' sizes and
+    QR versions, the time from a player's first scan to live with the camera (Chromium's fake camera
+    playing a video of the other phone's code), and what the camera permission changes in a
+    phone's host candidates."""
+    import statistics
+
+    from tests.e2e.conftest import add_combatant, wait_ready
+    from tests.e2e.test_offline import Phone, join_by_camera, paste
+
+    print("\n== Live table with no internet (two codes by camera; no relay; names resolve nowhere) ==")
+    sdp_js = """async () => {
+      const pc = new RTCPeerConnection({iceServers: []}); pc.createDataChannel('x', {negotiated: true, id: 0})
+      await pc.setLocalDescription(await pc.createOffer())
+      await new Promise(r => { const t = setTimeout(r, 4000); pc.onicegatheringstatechange = () => {
+        if (pc.iceGatheringState === 'complete') { clearTimeout(t); r() } } })
+      return pc.localDescription.sdp.split('\\r\\n').filter(l => l.startsWith('a=candidate:')).map(l => l.split(' ').slice(2, 8).join(' ')) }"""
+    for label, grant in (("without camera permission", False), ("with camera permission", True)):
+        b = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), headless=True,
+                              args=[*build.CHROMIUM_FLAGS, "--use-fake-device-for-media-stream"])
+        c = b.new_context()
+        if grant:
+            c.grant_permissions(["camera"])
+        page = c.new_page()
+        page.goto(base_url + "/sw.js")
+        print(f"  host candidates {label}: {page.evaluate(sdp_js)}")
+        b.close()
+
+    gm = Phone(p, tmp, "gm")
+    players = [Phone(p, tmp, f"player{i}") for i in range(5)]
+    try:
+        page = gm.page
+        page.goto(base_url + "/?seed=3")
+        wait_ready(page)
+        add_combatant(page, "Aldric", 30, side="party")
+        page.get_by_test_id("menu-button").click()
+        page.get_by_test_id("live-table").click()
+        began = time.monotonic()
+        page.get_by_test_id("live-offline").click()
+        page.get_by_test_id("offer-qr").wait_for(state="visible", timeout=30_000)
+        offer_ms = (time.monotonic() - began) * 1000
+        offer = page.get_by_test_id("offer-code").input_value()
+        version = page.get_by_test_id("offer-qr").get_attribute("data-version")
+        times, answers = [], []
+        for player in players:
+            seconds, answer_version = join_by_camera(gm, player, base_url)
+            times.append(seconds)
+            answers.append(answer_version)
+            page.wait_for_function("old => (document.querySelector('[data-testid=offer-code]')?.value || '') !== old", arg=offer)
+            offer = page.get_by_test_id("offer-code").input_value()
+        code = offer.split("#join=", 1)[1]
+        print(f"  tap to offer on screen (gathering + QR): {offer_ms:.0f} ms; offer: {len(code)} characters, as a link "
+              f"{len(offer)} (QR version {version}, level L); answers: QR versions {sorted(set(answers))}")
+        print(f"  first scan to live, {len(times)} players by camera: median {statistics.median(times):.1f} s, "
+              f"max {max(times):.1f} s (each: {', '.join(f'{t:.1f}' for t in times)})")
+        # Both phones with hidden (.local) names: a player pasting (no camera), a game master without permission;
+        # once with every name resolving nowhere (as in the tests), once with mDNS left to work.
+        for where, flags in (("names resolve nowhere", ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]),
+                             ("mDNS left to work", [])):
+            b = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), headless=True,
+                                  args=[*build.CHROMIUM_FLAGS, *flags])
+            pages = []
+            for _ in range(2):
+                ctx = b.new_context(viewport={"width": 390, "height": 844})
+                ctx.add_init_script("window.__rkSnapshot = 'off'")
+                pages.append(ctx.new_page())
+                pages[-1].goto(base_url + "/")
+                wait_ready(pages[-1])
+            host, guest = pages
+            host.get_by_test_id("menu-button").click()
+            host.get_by_test_id("live-table").click()
+            host.get_by_test_id("live-offline").click()
+            host.get_by_test_id("offer-code").wait_for(timeout=30_000)
+            guest.get_by_test_id("menu-button").click()
+            guest.get_by_test_id("join-table").click()
+            paste(guest, host.get_by_test_id("offer-code").input_value())
+            guest.wait_for_function("(document.querySelector('[data-testid=answer-code]')?.value || '').startsWith('RK')",
+                                    timeout=30_000)
+            host.get_by_test_id("scan-open").click()
+            began = time.monotonic()
+            paste(host, guest.get_by_test_id("answer-code").input_value())
+            try:
+                guest.wait_for_function("(document.querySelector('[data-testid=live-state]')?.textContent || '')"
+                                        ".startsWith('live')", timeout=30_000)
+                print(f"  both phones with hidden .local names ({where}): live {time.monotonic() - began:.1f} s after "
+                      "the answer was read")
+            except Exception:  # noqa: BLE001 (a measurement: say it did not connect)
+                print(f"  both phones with hidden .local names ({where}): not connected within 30 s")
+            b.close()
+    finally:
+        for phone in (gm, *players):
+            phone.close()
+    zxing = sum(f.stat().st_size for f in (ROOT / "dist" / "zxing").rglob("*") if f.is_file())
+    print(f"  the scanner's QR reader (zxing-wasm, loaded only when a scanner opens, precached): {zxing / 1024:.0f} KB")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--skip-startup", action="store_true")
+    parser.add_argument("--only", choices=("offline",), help="measure only this part")
     args = parser.parse_args()
     dist = Path(os.environ.get("RK_DIST", ROOT / "dist"))
     site = Path(tempfile.mkdtemp(prefix="rk-site-")) / "site"
@@ -666,6 +763,10 @@ def main() -> int:
     server, url = build.serve_in_thread({"/": site})
     started = time.time()
     with sync_playwright() as p:
+        if args.only == "offline":
+            offline(p, url, Path(tempfile.mkdtemp(prefix="rk-camera-")))
+            server.shutdown()
+            return 0
         if not args.skip_startup:
             startup(p, site, url, args.runs)
             try:
@@ -675,6 +776,7 @@ def main() -> int:
         engine(p, url)
         taps(p, url)
         live(p, url)
+        offline(p, url, Path(tempfile.mkdtemp(prefix="rk-camera-")))
     save_sizes()
     qr_sizes()
     print(f"\n(bench took {time.time() - started:.0f} s)")

@@ -240,8 +240,9 @@ class Transport:
     table display, no network). Whatever comes in goes to `heard(peer, text)` as it is; None when
     it was refused before reaching Python (not text, or too large)."""
 
-    def __init__(self, channel_name: str, heard: Callable[[str, str | None], None], joined: Callable[[str, bool], None]) -> None:
-        self.heard, self.joined = heard, joined
+    def __init__(self, channel_name: str, heard: Callable[[str, str | None], None], joined: Callable[[str, bool], None],
+                 failed: Callable[[str], Any]) -> None:
+        self.heard, self.joined, self.failed = heard, joined, failed
         self.module: Any = None
         self.connected = False
         self.self_id = ""            # this page's id in the room (the host names it in its states)
@@ -251,6 +252,7 @@ class Transport:
             self.channel.onmessage = dom.proxy(self._on_channel)
         self._on_message = dom.proxy(self._from_peer)
         self._on_peer = dom.proxy(lambda peer, joined: self.joined(str(peer), bool(joined)))
+        self._on_fail = dom.proxy(lambda peer: self.failed(str(peer)))
 
     def _on_channel(self, event: JsObject) -> None:
         data = dom.py(event.data)
@@ -261,8 +263,11 @@ class Transport:
         self.heard(str(peer), data if isinstance(data, str) else None)
 
     async def load(self) -> Any:
+        """static/live.mjs, listened to (the room at the relays and the direct connections alike)."""
         if self.module is None:
-            self.module = await window.RK.importLive()
+            module = await window.RK.importLive()
+            module.listen(self._on_peer, self._on_message, self._on_fail)
+            self.module = module
         return self.module
 
     async def host_key(self, kept: str | None) -> tuple[str, str]:
@@ -277,17 +282,87 @@ class Transport:
         self.connected = True
 
     def send(self, text: str, peer: str | None = None) -> None:
-        if self.connected:
+        if self.module is not None:
             self.module.send(text, peer or "")
+
+    # No internet: direct connections whose details two codes carry (pyengine/pairing.py).
+    async def offer(self, token: str) -> str:
+        """The game master's phone: a new direct connection's offer (its session description)."""
+        return str(await (await self.load()).offer(token))
+
+    async def accept(self, sdp: str) -> str:
+        """A player's phone: take the game master's offer; returns this phone's answer."""
+        return str(await (await self.load()).accept(sdp))
+
+    async def answered(self, token: str, sdp: str) -> bool:
+        """The game master's phone: a player's answer to the offer `token` (False: that offer is gone)."""
+        return bool(await (await self.load()).answered(token, sdp))
+
+    def relays_up(self) -> int:
+        """How many relays answer now (-1: not at the relays)."""
+        return int(self.module.relaysUp()) if self.module is not None else -1
 
     def post(self, text: str) -> None:
         if self.channel is not None:
             self.channel.postMessage(text)
 
     def leave(self) -> None:
-        if self.connected:
-            self.connected = False
+        self.connected = False
+        if self.module is not None:
             self.module.leave()
+
+
+class Scanner:
+    """The scanner sheet's camera (static/scan.mjs, loaded when a scanner first opens): what it reads
+    goes to `found(text, kind)`; it stops as soon as the sheet is closed or drawn again."""
+
+    STATES = {
+        "scanning": "Point the camera at the code.",
+        "scanning-wasm": "Point the camera at the code.",
+        "denied": "The camera is not allowed: allow it for this site in the browser's settings, or paste the code below.",
+        "no-camera": "No camera here: paste the code below (copied from the other phone's screen).",
+        "no-reader": "The scanner could not start here: paste the code below.",
+    }
+
+    def __init__(self, found: Callable[[str, str], Any]) -> None:
+        self.found = found
+        self.kind: str | None = None
+        self.module: Any = None
+        self._code = dom.proxy(lambda text: self.found(str(text), self.kind) if self.kind else None)
+        self._state = dom.proxy(self._said)
+
+    def show(self, kind: str | None) -> None:
+        """The camera for a scanner of `kind` just drawn (its video element is new), or none."""
+        if self.module is not None:
+            self.module.close()
+        self.kind = kind
+        if kind is not None:
+            asyncio.ensure_future(self._open(kind))
+
+    async def allow(self) -> str:
+        """Ask for the camera once (static/scan.mjs allowCamera): "granted", "denied" or "prompt"."""
+        try:
+            if self.module is None:
+                self.module = await window.RK.importScan()
+            return str(await self.module.allowCamera())
+        except JsException:
+            return "denied"
+
+    async def _open(self, kind: str) -> None:
+        try:
+            if self.module is None:
+                self.module = await window.RK.importScan()
+            video = dom.el("scan-video")
+            if video is not None and self.kind == kind:
+                await self.module.open(video, self._code, self._state)
+        except JsException:
+            self._said("no-reader")
+
+    def _said(self, state: Any) -> None:
+        line = dom.el("scan-state")
+        if line is not None:
+            line.textContent = self.STATES.get(str(state), "")
+            line.setAttribute("data-state", str(state))
 
 
 class Toast:

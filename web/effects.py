@@ -10,6 +10,7 @@ from pyengine.record import Record
 from pyengine.tracker import Timeline
 
 __all__ = [
+    "MakeOffer", "AcceptOffer", "ApplyAnswer",
     "SaveFight", "Render", "RenderSheet", "RenderNotices", "RenderRolls", "Toast", "HideToast", "Refuse", "ShowSheet",
     "ScheduleSheet", "CloseSheet", "StoreCollection", "SayOnLine", "SetField", "ShowRoll", "RefreshOdds", "ScheduleOdds",
     "ClearLink", "SwitchTo", "ForgetStored", "KeepAwake", "AskToKeepStorage", "LoadEncounter", "TrimStored",
@@ -247,8 +248,31 @@ class ShowLiveLink(Record):
     fragment: str
 
 
+# -- the live table with no internet ------------------------------------------------------------
+
+class MakeOffer(Record):
+    """A new direct connection on the game master's phone (the one offer on screen: an older one not
+    answered yet is dropped); its description comes back as OfferMade."""
+
+
+class AcceptOffer(Record):
+    """A player's phone takes the game master's offer (a description written by pyengine.pairing);
+    its answer comes back as AnswerMade."""
+
+    token: str
+    sdp: str
+
+
+class ApplyAnswer(Record):
+    """The game master's phone takes a player's answer to its offer `token`: the two phones connect."""
+
+    token: str
+    sdp: str
+
+
 Effect = (SaveFight | Render | RenderSheet | RenderNotices | RenderRolls | Toast | HideToast | Refuse | ShowSheet |
           ScheduleSheet | CloseSheet | StoreCollection | SayOnLine | SetField | ShowRoll | RefreshOdds | ScheduleOdds |
           ClearLink | SwitchTo | ForgetStored | KeepAwake | AskToKeepStorage | LoadEncounter | TrimStored |
           AddEncounters | SetTheme | Download | ShowShareLink | CopyLink | Reload | FillForm |
-          LiveConnect | LiveSend | LiveTell | LiveLeave | ForgetLive | StoreServers | OpenDisplay | ShowLiveLink)
+          LiveConnect | LiveSend | LiveTell | LiveLeave | ForgetLive | StoreServers | OpenDisplay | ShowLiveLink |
+          MakeOffer | AcceptOffer | ApplyAnswer)

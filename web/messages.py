@@ -10,6 +10,7 @@ from pyengine.dice import Rng
 from pyengine.record import Record, field
 
 __all__ = [
+    "OfflineStarted", "OfferMade", "ScanOpened", "CodeRead", "AnswerMade", "PairingFailed", "DirectFailed", "RelaysChecked",
     "Act", "NextTurnTapped", "StartTapped", "InitiativeEntered", "UndoTapped", "RedoTapped", "HitPointsTyped",
     "BatchApplied", "QuickAdded", "AttackApplied", "SelectingToggled", "SelectionToggled", "SectionPicked",
     "SavedRollDeleted", "SavedRollRestored", "CharacterDeleted", "CharacterRestored", "CombatantAdded", "RollTyped",
@@ -524,6 +525,66 @@ class DisplayOpened(Record):
     """"Open table display": a second window follows through BroadcastChannel."""
 
 
+# -- the live table with no internet (two codes, by camera) ---------------------------------------
+
+class OfflineStarted(Record):
+    """The game master's "No internet: join by two scans": a new offer (the table goes live first,
+    without the relays, if it was not). `room`, `secret`: a fresh room for that case."""
+
+    room: str
+    secret: str
+
+
+class OfferMade(Record):
+    """This phone's offer is ready: its id (`token`, 8 hex digits, chosen by the runtime), its
+    session description (all addresses in), and this page's address (the join link's start)."""
+
+    token: str
+    sdp: str
+    base: str
+
+
+class ScanOpened(Record):
+    """The scanner opens, to read an "offer" (a player joining) or an "answer" (the game master)."""
+
+    kind: str
+
+
+class CodeRead(Record):
+    """A code read by the camera, or pasted, in the scanner of `kind`."""
+
+    text: str
+    kind: str
+
+
+class AnswerMade(Record):
+    """A player's phone made its answer to the game master's offer `token` (the runtime adds what
+    this phone says it is, as for a join link)."""
+
+    token: str
+    sdp: str
+    name: str
+    device: str
+
+
+class PairingFailed(Record):
+    """The browser refused a step of the two-code join (its words)."""
+
+    text: str
+
+
+class DirectFailed(Record):
+    """A direct connection whose codes were exchanged did not open (the phones could not reach each other)."""
+
+    peer: str
+
+
+class RelaysChecked(Record):
+    """How many of the live table's relays answer (checked with the heartbeat; -1: not known)."""
+
+    up: int
+
+
 Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped | RedoTapped | HitPointsTyped |
            BatchApplied | QuickAdded | AttackApplied | SelectingToggled | SelectionToggled | SectionPicked |
            SavedRollDeleted | SavedRollRestored | CharacterDeleted | CharacterRestored | CombatantAdded | RollTyped |
@@ -535,4 +596,5 @@ Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped |
            CharacterOffered | CharacterTaken | AttackPicked | AttackRemoved | AttackOptionsSaved | TargetDescribed |
            SidePicked | OddsTargetTyped | LiveOpened | LiveStopped | LiveFollowed | PeerChanged | PeerSaid | LiveTicked |
            DisplayOpened | RequestAnswered | AutoDoneToggled | ClaimTapped | InitiativeSent | DoneTapped | RollSent |
-           LiveAttackPicked | ServersSaved)
+           LiveAttackPicked | ServersSaved | OfflineStarted | OfferMade | ScanOpened | CodeRead | AnswerMade |
+           PairingFailed | DirectFailed | RelaysChecked)

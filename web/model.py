@@ -85,6 +85,13 @@ class Live:
     heard_ms: float = 0.0                   # follow: when the host last said anything (a state, a beat)
     now_ms: float = 0.0                     # follow: the clock at the last tick
     rejoined_ms: float = 0.0                # follow: when it last joined the room (again)
+    # No internet (two codes by camera, pyengine/pairing.py):
+    direct: bool = False                    # follow: joined by the codes (the game master's phone is "direct-gm")
+    offer: Any = None                       # host: the offer on screen for the next player: (Pairing, its join link)
+    answered: tuple[tuple[str, Any, Any], ...] = ()  # host: (token, offer, answer) of each phone joined by codes
+    answer: str = ""                        # follow: this phone's answer code, until the game master's phone reads it
+    pairing: str = ""                       # what the two-code join says now (host: its section; follow: the join step)
+    relays_up: int = -1                     # host: how many relays answer (-1: not known yet, or none asked)
 
     @property
     def hosting(self) -> bool:

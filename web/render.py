@@ -349,19 +349,23 @@ def _players_sees(c: Combatant) -> str:
 
 
 def live_host_html(followers: str, players_hp: str, auto_done: bool = False, relays: tuple[str, ...] = (),
-                   stun: tuple[str, ...] = ()) -> str:
-    """The game master's Live table: the join code and link, who follows, what players may see."""
+                   stun: tuple[str, ...] = (), offline: str = "") -> str:
+    """The game master's Live table: the join code and link (when the table is at the relays), the
+    No internet section (`offline`, offline_html), who follows, what players may see."""
     pick = "".join(f'<option value="{v}"{" selected" if v == players_hp else ""}>{label}</option>'
                    for v, label in (("words", "Opponents' HP as words (hurt, bloodied)"), ("numbers", "Opponents' HP as numbers")))
-    return (
-        '<h3>Live table</h3>'
+    at_relays = (
         '<p class="muted">Players scan this code (or open the link) and follow the fight on their phones as it happens.</p>'
         '<div id="live-qr" class="qr" data-testid="live-qr" hidden></div>'
         '<p id="live-qr-note" class="muted" aria-live="polite"></p>'
         '<div class="row share-row"><input id="live-link" readonly data-testid="live-link" aria-label="Join link">'
         '<button type="button" data-action="copy-live" data-testid="copy-live">Copy</button></div>'
         '<p id="live-out" class="muted" aria-live="polite"></p>'
-        f'<p data-testid="live-followers" id="live-followers" aria-live="polite">{esc(followers)}</p>'
+    ) if relays else ""
+    return (
+        '<h3>Live table</h3>' + at_relays +
+        f'<p data-testid="live-followers" id="live-followers" aria-live="polite">{esc(followers)}</p>' + offline +
+        ''
         f'<label class="field">What players see<select id="players-hp" data-action-change="players-hp" data-testid="players-hp">{pick}</select></label>'
         '<label class="check"><input type="checkbox" id="auto-done" data-action-change="auto-done" data-testid="auto-done"'
         f'{" checked" if auto_done else ""}> A player\'s "I\'m done" passes the turn without asking</label>'
@@ -372,6 +376,7 @@ def live_host_html(followers: str, players_hp: str, auto_done: bool = False, rel
         '<button type="button" data-action="table-display" data-testid="table-display">Open table display</button>'
         '<button type="button" class="danger" data-action="live-stop" data-testid="live-stop">Stop live table</button></div>'
         '<details class="help"><summary>Connection settings</summary>'
+        '<p class="muted">A table that goes live uses these (a table live without the relays: stop it and open Live table).</p>'
         f'<label class="field">Relays (WebTorrent trackers, comma-separated)<input id="live-relays" data-testid="live-relays" '
         f'autocomplete="off" value="{esc(", ".join(relays))}"></label>'
         f'<label class="field">STUN servers (or "none")<input id="live-stun" data-testid="live-stun" autocomplete="off" '
@@ -386,12 +391,86 @@ def live_host_html(followers: str, players_hp: str, auto_done: bool = False, rel
     )
 
 
+def offline_html(said: str, relays_said: str, link: str) -> str:
+    """The Live table's No internet section: a player joins by two scans (the offer here, then its answer)."""
+    if link:
+        steps = (
+            '<ol class="steps"><li>The player opens Menu → <b>Join a table (scan)</b> and scans this code.</li>'
+            '<li>Their phone then shows a code: scan it with <b>Scan the player\'s answer</b>.</li></ol>'
+            '<div id="offer-qr" class="qr" data-testid="offer-qr" hidden></div>'
+            '<p id="offer-qr-note" class="muted" aria-live="polite"></p>'
+            f'<div class="row share-row"><input id="offer-code" readonly data-testid="offer-code" aria-label="The game master\'s code" value="{esc(link)}">'
+            '<button type="button" data-action="copy-offer" data-testid="copy-offer">Copy</button></div>'
+            '<p id="offer-out" class="muted" aria-live="polite"></p>'
+            '<button type="button" class="primary" data-action="scan-open" data-testid="scan-open">Scan the player\'s answer</button>'
+        )
+        again = "Make a new code"
+    else:
+        steps = ('<p class="muted">This phone shows a code for the next player, then reads the code their phone shows '
+                 '(it asks for the camera once).</p>')
+        again = "Join a phone without internet"
+    return (
+        '<section class="offline" data-testid="offline-section"><h4>No internet</h4>'
+        f'<p id="relays-state" data-testid="relays-state" aria-live="polite">{esc(relays_said)}</p>{steps}'
+        f'<p id="pairing-state" data-testid="pairing-state" aria-live="polite">{esc(said)}</p>'
+        f'<button type="button" data-action="live-offline" data-testid="live-offline">{again}</button>'
+        '<details class="help"><summary>When to join without internet</summary><p>When the phones cannot reach the relays '
+        '(no signal, no Wi-Fi internet) but are on one Wi-Fi: a venue\'s, a home router, or the game master\'s phone as a '
+        'hotspot (it works with no mobile data). Each player\'s phone and this one exchange two codes by camera; then the '
+        'fight goes from this phone to theirs directly. It cannot work between different networks, nor on a Wi-Fi that keeps '
+        'its devices apart (many guest and venue networks). A phone that drops or reloads joins again with the two scans; '
+        'the fight here is never affected.</p></details></section>'
+    )
+
+
+def scan_html(kind: str) -> str:
+    """The scanner: the camera in a frame, and a field for a pasted code."""
+    what = "the game master's code" if kind == "offer" else "the player's answer"
+    return (
+        f'<h3>Scan {what}</h3>'
+        '<p class="muted">Hold this phone so that the code on the other phone\'s screen fills the frame.</p>'
+        '<div class="scan-frame" data-testid="scan-frame"><video id="scan-video" data-testid="scan-video" playsinline muted '
+        'aria-label="Camera"></video><span class="scan-aim" aria-hidden="true"></span></div>'
+        '<p id="scan-state" class="muted" data-testid="scan-state" aria-live="polite">Opening the camera…</p>'
+        '<p class="err" id="scan-error" data-testid="scan-error" role="alert"></p>'
+        '<label class="field">No camera? Paste the code<textarea id="scan-paste" data-testid="scan-paste" rows="3" '
+        'autocomplete="off" autocapitalize="off" spellcheck="false"></textarea></label>'
+        f'<div class="row"><button type="button" class="primary" data-action="scan-submit" data-kind="{esc(kind)}" '
+        'data-testid="scan-submit">Use this code</button>'
+        + ('<button type="button" data-action="live-table" data-testid="scan-back">Back</button></div>' if kind == "answer" else
+           '<button type="button" data-action="close-sheet" data-testid="close-sheet">Cancel</button></div>')
+    )
+
+
+def join_html(said: str, code: str) -> str:
+    """A player's phone joining without internet: its answer, for the game master's phone to scan."""
+    shown = (
+        '<div id="answer-qr" class="qr" data-testid="answer-qr" hidden></div>'
+        '<p id="answer-qr-note" class="muted" aria-live="polite"></p>'
+        f'<div class="row share-row"><input id="answer-code" readonly data-testid="answer-code" aria-label="This phone\'s answer" value="{esc(code)}">'
+        '<button type="button" data-action="copy-answer" data-testid="copy-answer">Copy</button></div>'
+        '<p id="answer-out" class="muted" aria-live="polite"></p>'
+    ) if code else ""
+    return (
+        '<h3>Show this to the game master</h3>'
+        '<p class="muted">On their Live table screen they tap <b>Scan the player\'s answer</b> and point their phone at this code.</p>'
+        + shown +
+        f'<p id="join-state" data-testid="join-state" aria-live="polite">{esc(said)}</p>'
+        '<p class="err" id="join-error" data-testid="join-error" role="alert"></p>'
+        '<div class="row"><button type="button" data-action="join-table" data-testid="scan-again">Scan again</button>'
+        '<button type="button" data-action="live-stop" data-testid="join-cancel">Cancel</button></div>'
+    )
+
+
 def live_follow_html(live: Any, state: str, display: bool, attacks: list[tuple[str, str]] | None = None) -> str:
     """A player's phone (or the table display) following the fight live: the players' view, how the
     connection stands, and (a player's phone) what it may ask the game master."""
     body = (_view_body(live.view) if live.view is not None
             else '<p class="muted">Waiting for the game master\'s phone…</p>')
     stop = "" if display else '<button type="button" data-action="live-stop" data-testid="live-leave">Stop following</button>'
+    if live.direct and not live.host_here() and live.revision:
+        # Joined by two scans and lost: no relay to look again through; the two scans bring it back.
+        stop = '<button type="button" class="primary" data-action="join-table" data-testid="join-again">Join again (two scans)</button>' + stop
     return (
         f'<div class="live-view{" display" if display else ""}" data-testid="live-view">'
         f'<p class="live-state" id="live-state" data-testid="live-state" aria-live="polite">{esc(state)}</p>{body}</div>'
@@ -520,6 +599,7 @@ def menu_sheet_html(encounters: list[dict[str, Any]], current_id: str, locked: s
         '<button type="button" data-action="share-link" data-testid="share-link">Share link</button>'
         '<button type="button" data-action="live-table" data-testid="live-table">Live table</button>'
         '<button type="button" data-action="table-display" data-testid="table-display">Table display</button>'
+        '<button type="button" data-action="join-table" data-testid="join-table">Join a table (scan)</button>'
         '</div><label class="field">Share with<select id="share-for" data-action-change="share-for" data-testid="share-for">'
         '<option value="view">Players at the table (a read-only view)</option>'
         '<option value="fight">A co-GM (takes the fight over)</option></select></label>'

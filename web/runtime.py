@@ -43,16 +43,22 @@ from . import browser, dom, render
 from . import effects as fx
 from .dom import JsObject
 from .messages import (
+    AnswerMade,
     CharacterOffered,
+    CodeRead,
     CollectionChanged,
+    DirectFailed,
     FightChangedElsewhere,
     FileImported,
     LiveFollowed,
     LiveOpened,
     LiveTicked,
     Message,
+    OfferMade,
+    PairingFailed,
     PeerChanged,
     PeerSaid,
+    RelaysChecked,
     ShareOffered,
     SheetClosed,
     SheetOpened,
@@ -122,7 +128,8 @@ class Runtime:
         self.sheet_later = browser.Later(self.render_sheet)
         self.asked_to_keep = False
         self.servers = live_servers(self.store.get(SERVERS_KEY) if self.persistent else None)
-        self.transport = browser.Transport(prefix + "live", self.heard, self.peer_changed)
+        self.transport = browser.Transport(prefix + "live", self.heard, self.peer_changed, lambda peer: self.dispatch(DirectFailed(peer)))
+        self.scanner = browser.Scanner(lambda text, kind: self.dispatch(CodeRead(text, kind)))
         self.revision = 0        # the live table's last revision sent (a millisecond clock, always rising)
         self.ticker: Any = None  # a follower's clock for its connection line
         self.connecting: Any = None  # the room being joined (a task; its result: the host's public key)
@@ -172,7 +179,7 @@ class Runtime:
             fx.StoreCollection: lambda e: self.store_collection(e.key),
             fx.KeepAwake: lambda e: self.wake.want(self.model.timeline.present.started or self.model.live.following),
             fx.AskToKeepStorage: lambda e: self.ask_to_keep_storage(),
-            fx.SayOnLine: lambda e: setattr(dom.el(e.line), "textContent", e.text),
+            fx.SayOnLine: self.say_on_line,
             fx.SetField: lambda e: self.fill(((e.field, e.value),)),
             fx.FillForm: lambda e: self.fill(e.fields, e.focus),
             fx.ShowRoll: lambda e: self.show_roll(e.result),
@@ -197,7 +204,51 @@ class Runtime:
             fx.ForgetLive: lambda e: self.keep_live(None),
             fx.OpenDisplay: lambda e: window.open(f"{window.location.pathname}{window.location.search}#display", "roundkeeper-display"),
             fx.ShowLiveLink: self.show_live_link,
+            fx.MakeOffer: lambda e: self.later(self._make_offer()),
+            fx.AcceptOffer: lambda e: self.later(self._accept_offer(e)),
+            fx.ApplyAnswer: lambda e: self.later(self._apply_answer(e)),
         }
+
+    def say_on_line(self, e: fx.SayOnLine) -> None:
+        line = dom.el(e.line)
+        if line is not None:  # (its screen may have closed since)
+            line.textContent = e.text
+
+    def later(self, task: Any) -> None:
+        asyncio.ensure_future(task)
+
+    # -- the live table with no internet (two codes) ------------------------------------------
+    async def _make_offer(self) -> None:
+        token = secrets.token_hex(4)
+        await self.scanner.allow()  # (its addresses in the code, not hidden names; the answers need the camera anyway)
+        try:
+            sdp = await self.transport.offer(token)
+        except JsException as error:
+            self.dispatch(PairingFailed(f"This browser could not make a connection ({str(error)[:200]})."))
+            return
+        self.dispatch(OfferMade(token, sdp, f"{window.location.origin}{window.location.pathname}"))
+
+    async def _accept_offer(self, e: fx.AcceptOffer) -> None:
+        self.keep_time(host=False)
+        try:
+            sdp = await self.transport.accept(e.sdp)
+        except JsException as error:
+            self.dispatch(PairingFailed(f"This browser could not take the game master's code ({str(error)[:200]}). "
+                                        "Scan it again, or ask for a new one."))
+            return
+        name = str(self.model.characters[0].get("name", "")) if self.model.characters else ""
+        self.dispatch(AnswerMade(e.token, sdp, name, self.device()))
+
+    async def _apply_answer(self, e: fx.ApplyAnswer) -> None:
+        try:
+            taken = await self.transport.answered(e.token, e.sdp)
+        except JsException as error:
+            taken = False
+            self.dispatch(PairingFailed(f"This browser could not take the player's answer ({str(error)[:200]}): "
+                                        "the player scans the new code, then shows the new answer."))
+            return
+        if not taken:
+            self.dispatch(PairingFailed("That code was replaced meanwhile: the player scans the new one."))
 
     # -- the live table ---------------------------------------------------------------------
     def heard(self, peer: str, text: str | None) -> None:
@@ -225,6 +276,9 @@ class Runtime:
     def beat(self) -> None:
         if self.model.live.hosting:
             self.transport.send(beat_text(self.revision))
+            up = self.transport.relays_up() if self.model.live.relays else -1
+            if up != self.model.live.relays_up:
+                self.dispatch(RelaysChecked(up))
         if self.model.live.display:
             self.transport.post(beat_text(self.revision))
 
@@ -240,7 +294,10 @@ class Runtime:
                 kept = self.stored_live()
                 jwk, public = await self.transport.host_key(kept[2] if kept and kept[:2] == (e.room, e.secret) else None)
                 self.keep_live((e.room, e.secret, jwk))
-            await self.transport.connect(e.room, e.secret, e.relays, e.stun, e.host_key or None)
+            if e.relays:
+                await self.transport.connect(e.room, e.secret, e.relays, e.stun, e.host_key or None)
+            else:
+                await self.transport.load()  # live without the relays: phones join by two codes only
             return public
         except JsException as error:
             self.say(Notice("error", f"The live table could not connect ({str(error)[:200]}). The fight goes on here; "
@@ -540,6 +597,11 @@ class Runtime:
         dom.set_html("sheet-body", drawn)
         if self.model.ui.sheet[0] == "live" and self.live_link:
             self.show_link(self.live_link)
+        for field, box, note in (("offer-code", "offer-qr", "offer-qr-note"), ("answer-code", "answer-qr", "answer-qr-note")):
+            node = dom.el(field)
+            if node is not None and str(node.value):
+                self.later(browser.show_qr(str(node.value), field, box, note))
+        self.scanner.show(self.model.ui.sheet[1] if self.model.ui.sheet[0] == "scan" else None)
 
     def show_sheet(self, focus: bool) -> None:
         dom.forget("sheet-body")
@@ -554,6 +616,7 @@ class Runtime:
             first.focus()
 
     def close_sheet(self) -> None:
+        self.scanner.show(None)
         dialog = dom.el("sheet")
         if dialog.open:
             dialog.close()
@@ -839,6 +902,10 @@ def open_fragment(rt: Runtime) -> None:
         rt.dispatch(CharacterOffered(fragment[len("#character="):]))
     elif fragment.startswith("#view="):
         rt.dispatch(ViewOpened(fragment[len("#view="):]))
+    elif fragment.startswith("#join="):
+        # A game master's offer read by the phone's own camera app: this phone answers it (the two-code join).
+        browser.clear_link()
+        rt.dispatch(CodeRead(fragment, "offer"))
     elif fragment.startswith("#live=") or fragment == "#display":
         # Kept in the address: a reload follows again.
         relays, stun = rt.servers

@@ -75,6 +75,8 @@ def test_every_screen_draws_the_everyday_fight_with_its_error_line(kind):
     if kind == "live-follow":
         view = read_view(view_payload(model.timeline.present))
         model = replace(model, live=Live(role="follow", view=view, ids=(("c1", "Cyra", "p"),), you="c1"))
+    if kind == "join":
+        model = replace(model, live=Live(role="follow", direct=True, answer="RKABC", pairing="Waiting…"))
     screen = SCREENS[kind]
     drawn = screen.draw(Context(model, page_url="http://127.0.0.1/"), IDENTS.get(kind))
     assert isinstance(drawn, str) and drawn

@@ -27,6 +27,7 @@ from ..messages import (
 )
 from ..views import Events, Handler, Page
 from .base import Context, Elsewhere, Screen
+from .pairing import offline_section
 
 
 def draw_host(ctx: Context, ident: str | None) -> str | Elsewhere:
@@ -34,7 +35,8 @@ def draw_host(ctx: Context, ident: str | None) -> str | Elsewhere:
     if not live.hosting:
         return Elsewhere()
     enc = ctx.model.timeline.present
-    return render.live_host_html(followers_line(live), str(enc.option("players_hp", "words")), live.auto_done, live.relays, live.stun)
+    return render.live_host_html(followers_line(live), str(enc.option("players_hp", "words")), live.auto_done, live.relays, live.stun,
+                                 offline_section(live))
 
 
 def draw_follow(ctx: Context, ident: str | None) -> str | Elsewhere:

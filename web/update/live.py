@@ -74,6 +74,7 @@ from ..messages import (
 from ..model import Live, Model, Peer, Request
 from ..persist import Notice
 from .common import Result, act, closed, notify, opened
+from .pairing import GM_PEER
 
 __all__ = ["UPDATES", "broadcast"]
 
@@ -140,6 +141,13 @@ def _peer_changed(model: Model, m: PeerChanged) -> Result:
     elif live.role == "follow" and m.joined and m.peer == live.gm:
         # Met the game master's phone itself (its states may have come through another player's).
         effects = (LiveTell(hello_text(live.me, live.device), m.peer),)
+    elif live.direct and m.peer == GM_PEER and m.joined:
+        # Joined by two scans: the player's view opens (the game master's phone sends the present).
+        model = replace(model, live=replace(model.live, answer="", pairing=""))
+        model, effects = opened(model, "live-follow")
+        return model, effects
+    elif live.direct and m.peer == GM_PEER:
+        return model, _follow_redraw(model)  # lost: its view offers the two scans again
     return model, effects + _redraw(model)
 
 
@@ -181,7 +189,7 @@ def _said(model: Model, m: PeerSaid) -> Result:
     peers = live.peers
     if live.role == "follow" and not any(p.id == m.peer for p in peers):
         peers = peers + (Peer(m.peer),)
-    gm = message.sender or m.peer
+    gm = m.peer if live.direct else (message.sender or m.peer)  # (a direct connection has one other end)
     hello: tuple[Effect, ...] = ()
     if live.role == "follow" and gm != live.gm:
         # The game master's phone, new or back after a reload: this phone says who it is, to it alone.
@@ -349,7 +357,7 @@ def _ticked(model: Model, m: LiveTicked) -> Result:
     live = replace(live, now_ms=m.now_ms, rejoined_ms=live.rejoined_ms or m.now_ms)
     effects: tuple[Effect, ...] = (SayOnLine("live-state", state_line(live)),)
     alone = not any(p.connected for p in live.peers)  # (connected to anyone: what the game master signs comes through)
-    if live.role == "follow" and alone and not live.host_here() and m.now_ms - max(live.heard_ms, live.rejoined_ms) >= REJOIN_MS:
+    if live.role == "follow" and not live.direct and alone and not live.host_here() and m.now_ms - max(live.heard_ms, live.rejoined_ms) >= REJOIN_MS:
         live = replace(live, rejoined_ms=m.now_ms)
         effects += (LiveConnect("follow", live.room, live.secret, live.relays, live.stun, host_key=live.host_key),)
     return replace(model, live=live), effects
