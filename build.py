@@ -584,6 +584,7 @@ def rules_page(markdown: str) -> str:
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        '<link rel="icon" type="image/png" sizes="192x192" href="./icons/icon-192.png">'  # (else the browser asks for /favicon.ico)
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'self'; style-src 'unsafe-inline'; "
         "base-uri 'none'; object-src 'none'; form-action 'none'\">"
         "<title>Roundkeeper: rules reference</title><style>"
@@ -784,7 +785,7 @@ def main(argv: list[str] | None = None) -> int:
     p_bench = sub.add_parser("bench", help="print the start-up and engine figures")
     p_bench.add_argument("--runs", type=int, default=5)
     p_bench.add_argument("--skip-startup", action="store_true", help="only the engine, tracker and save figures")
-    p_bench.add_argument("--only", choices=("offline",), help="only the no-internet live table's figures")
+    p_bench.add_argument("--only", choices=("offline", "journal"), help="only these figures (the no-internet live table; the journal)")
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "test":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")

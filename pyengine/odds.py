@@ -173,12 +173,13 @@ class Estimate:
         return 1.96 * math.sqrt(max(p * (1.0 - p), 0.25 / self.rolls) / self.rolls) if self.rolls else 1.0
 
 
-def sample(ast: Node, estimate: Estimate, rng: Rng, rolls: int) -> Estimate:
-    """Roll `rolls` more times into `estimate`. A roll past a cap is counted as refused; an
-    impossible roll (division by zero) raises DiceValueError."""
+def sample(ast: Node, estimate: Estimate, rng: Rng, rolls: int, dice_limit: int | None = None) -> Estimate:
+    """Roll `rolls` more times into `estimate`. A roll past a cap (or past `dice_limit` dice drawn:
+    what one slice of a page may take) is counted as refused; an impossible roll (division by zero)
+    raises DiceValueError."""
     for _ in range(rolls):
         try:
-            estimate.add(roll_total(ast, rng))
+            estimate.add(roll_total(ast, rng) if dice_limit is None else roll_total(ast, rng, dice_limit))
         except DiceLimitError:
             estimate.refused += 1
     return estimate

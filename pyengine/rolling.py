@@ -132,14 +132,15 @@ class RollResult:
 
 
 class _Roller:
-    def __init__(self, rng: Rng) -> None:
+    def __init__(self, rng: Rng, limit: int = MAX_ROLLED) -> None:
         self.rng = rng
         self.rolled = 0
+        self.limit = limit   # faces one roll may draw (a simulation's slice sets fewer)
 
     def draw(self, dice: Dice) -> int:
         self.rolled += 1
-        if self.rolled > MAX_ROLLED:
-            raise DiceLimitError(f"More than {MAX_ROLLED:,} dice rolled in one expression.")
+        if self.rolled > self.limit:
+            raise DiceLimitError(f"More than {self.limit:,} dice rolled in one expression.")
         return self.rng.randint(dice.faces[0], dice.faces[-1])
 
     def face(self, dice: Dice, out: list[DieRoll], added: bool) -> int:
@@ -442,9 +443,9 @@ def roll_ast(ast: Node, rng: Rng | None = None, expression: str = "") -> RollRes
     return RollResult(expression, ast, tree, tree.value, text, tree.dice)
 
 
-def roll_total(ast: Node, rng: Rng) -> int:
-    """Only the total of one roll (for simulations: no text is built)."""
-    return _Roller(rng).eval(ast).value
+def roll_total(ast: Node, rng: Rng, limit: int = MAX_ROLLED) -> int:
+    """Only the total of one roll (for simulations: no text is built); DiceLimitError past `limit` dice."""
+    return _Roller(rng, min(limit, MAX_ROLLED)).eval(ast).value
 
 
 def roll(expression: str, rng: Rng | None = None) -> RollResult:

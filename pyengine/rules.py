@@ -91,6 +91,11 @@ class System:
     def is_down(self, combatant: Combatant) -> bool:
         return combatant.hp is not None and combatant.hp <= 0
 
+    def check_turn_state(self, encounter: Encounter) -> None:
+        """A saved fight's turn state as this system keeps it, else SchemaError (read from a link, a
+        file or storage: refused then, never by the next turn). By default its turn flow's."""
+        self.flow.check_state(encounter)
+
     def can_be_surprised(self, combatant: Combatant) -> bool:
         """Whether an ambush's surprise holds `combatant` back in the first round (side initiative)."""
         return True

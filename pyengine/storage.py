@@ -171,9 +171,9 @@ def _combatant_from_dict(d: Any) -> Combatant:
                 raise SchemaError(f"{label}: a condition has an unreadable duration.")
             duration = Duration(until[0], _str(until[1], "A duration's anchor", 20), _int(until[2], "A duration", 1000))
         conditions.append(Condition(
-            id=_str(k.get("id"), "A condition id", 20), name=_str(k.get("name"), "A condition name", 60),
+            id=_str(k.get("id"), "A condition id", 20), name=clean_text(_str(k.get("name"), "A condition name", 60)),
             duration=duration, source_id=_str(k.get("source"), "A condition source", 20, True) or None,
-            note=_str(k.get("note"), "A condition note", 200, True),
+            note=clean_text(_str(k.get("note"), "A condition note", 200, True)),
         ))
     flags = d.get("flags", []) or []
     if not isinstance(flags, list) or len(flags) > 100 or not all(isinstance(f, str) and len(f) <= 40 for f in flags):
@@ -183,6 +183,9 @@ def _combatant_from_dict(d: Any) -> Combatant:
         isinstance(k, str) and len(k) <= 40 and valid_stat(v) for k, v in stats.items()
     ):
         raise SchemaError(f"{label}: stats are unreadable.")
+    # Every text is cleaned as it is read, as typed text is (links, files and storage alike).
+    flags = [clean_text(f) for f in flags]
+    stats = {k: clean_text(v) if isinstance(v, str) else v for k, v in stats.items()}
     hp_limit = LIMITS["hp"]
     return Combatant(
         id=_str(d.get("id"), "A combatant id", 20), name=name, side=side, pc=bool(d.get("pc", False)),
@@ -192,7 +195,7 @@ def _combatant_from_dict(d: Any) -> Combatant:
         hp=_opt_int(d.get("hp"), f"{label}: HP", hp_limit),
         max_hp=_opt_int(d.get("max_hp"), f"{label}: max HP", hp_limit),
         temp_hp=_int(d.get("temp_hp", 0), f"{label}: temporary HP", hp_limit),
-        conditions=tuple(conditions), notes=_str(d.get("notes"), f"{label}: notes", LIMITS["notes"], True),
+        conditions=tuple(conditions), notes=clean_text(_str(d.get("notes"), f"{label}: notes", LIMITS["notes"], True)),
         group=_str(d.get("group"), "A group id", 20, True) or None, flags=tuple(flags),
         stats=tuple(sorted(stats.items())),
     )
@@ -219,15 +222,19 @@ def encounter_from_dict(d: Any) -> Encounter:
         raise SchemaError("The active combatant is not in the encounter.")
     system = _str(d.get("system", "generic"), "The game system", 40)
     try:
-        get_system(system)
+        rules = get_system(system)
     except EngineError as error:
         raise SchemaError(str(error)) from None
-    return Encounter(
+    enc = Encounter(
         id=_str(d.get("id"), "The encounter id", 40), name=clean_text(_str(d.get("name"), "The encounter name", 100)),
         system=system, options=tuple(sorted(options.items())), combatants=parsed,
         round=_int(d.get("round", 0), "The round", 10**6), active_id=active, seq=_int(d.get("seq", 0), "The id counter", 10**9),
         turn=_turn_state(d.get("turn", {})),
     )
+    if enc.started and enc.active_id is None and not rules.flow.table_picks_actor:
+        raise SchemaError("A started fight names whose turn it is.")
+    rules.check_turn_state(enc)  # each system's own schema (a started Laurels fight without its side roll ...)
+    return enc
 
 
 def _turn_state(turn: Any) -> tuple[Any, ...]:

@@ -353,7 +353,7 @@ def _add_condition(enc: Encounter, a: NewCondition) -> Outcome:
     else:
         raise RuleError(f"Unknown duration {kind!r}.")
     seq = enc.seq + 1
-    cond = Condition(id=f"k{seq}", name=name, duration=duration, source_id=a.source, note=a.note[:200])
+    cond = Condition(id=f"k{seq}", name=name, duration=duration, source_id=a.source, note=clean_text(a.note)[:200])
     updated = replace(c, conditions=c.conditions + (cond,))
     text = f"{c.name} is {name} ({duration.describe(enc.names())})"
     return replace(_with(enc, updated), seq=seq), (enc.event("condition", text, who=c.id),)
@@ -370,7 +370,8 @@ def _remove_condition(enc: Encounter, a: GoneCondition) -> Outcome:
 
 def _flag(enc: Encounter, a: Flag) -> Outcome:
     c = enc.get(a.id)
-    flags = tuple(sorted(set(c.flags) | {a.flag})) if a.on else tuple(f for f in c.flags if f != a.flag)
+    flag = clean_text(a.flag)
+    flags = tuple(sorted(set(c.flags) | {flag})) if a.on else tuple(f for f in c.flags if f != flag)
     words = _FLAG_WORDS.get((a.flag, a.on))
     said = words.replace("{name}", c.name) if words else f"{c.name}: {a.flag.replace('_', ' ')} {'on' if a.on else 'off'}"
     return _with(enc, replace(c, flags=flags)), (enc.event("flag", said, who=c.id),)

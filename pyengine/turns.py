@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any, Protocol
 
-from .errors import RuleError
+from .errors import RuleError, SchemaError
 from .model import LASTING_FLAGS, LIMITS, Combatant, Encounter, Event
 
 __all__ = [
@@ -265,6 +265,12 @@ class TurnFlow:
     def act_now(self, hooks: TurnHooks, enc: Encounter, cid: str) -> tuple[Encounter, tuple[Event, ...]]:
         raise RuleError("Only side initiative lets anyone of a side act next.")
 
+    def check_state(self, enc: Encounter) -> None:
+        """A saved fight's turn state as this flow writes it (else SchemaError): one from a link or a
+        file that would break the next turn is refused when it is read, not when it is played."""
+        if enc.turn:
+            raise SchemaError("The encounter's turn state is not one its game system keeps.")
+
     def may_act_now(self, hooks: TurnHooks, enc: Encounter, c: Combatant) -> bool:
         return False
 
@@ -349,6 +355,18 @@ class SideFlow(TurnFlow):
     ordered_by_initiative = False
     table_picks_actor = True
 
+    def check_state(self, enc: Encounter) -> None:
+        """Started: this round's side roll (its d6, the side that went first, the side acting, the
+        surprised side or none, its text); not started: nothing."""
+        st = side_state(enc)
+        if not enc.started:
+            return super().check_state(enc)
+        sides = ("party", "opponents")
+        face = st.get("face")
+        if (set(st) != {"face", "first", "surprised", "side", "text"} or isinstance(face, bool) or not isinstance(face, int)
+                or not 1 <= face <= 6 or st.get("first") not in sides or st.get("side") not in sides
+                or st.get("surprised") not in (None, *sides) or not isinstance(st.get("text"), str) or len(st["text"]) > 300):
+            raise SchemaError("The fight's side initiative state is unreadable.")
     def _first_eligible(self, hooks: TurnHooks, enc: Encounter, st: dict[str, Any]) -> Combatant | None:
         return next((c for c in enc.combatants if eligible(enc, hooks, c, st)), None)
 

@@ -13,6 +13,16 @@
    {state: "off" | "none" | "used" | "fallback" | "making" | "stored" | "failed", reason}. */
 import * as pyodide from "./pyodide/pyodide.mjs";
 
+// Pyodide switches WebAssembly stacks (JSPI) when the browser offers it, for what this app never
+// does (run_sync: blocking on a JavaScript promise from synchronous Python); Chromium's renderer
+// crashed beside a switched stack when several pages started at once, and Safari has failed on it
+// too. Hidden before Pyodide looks (its pyodide.asm.mjs reads `"Suspending" in WebAssembly` when
+// loadPyodide fetches it), here and in snapshot-worker.js alike. `__rkJspi = "on"`: the bench's
+// comparison only.
+if (globalThis.__rkJspi !== "on") {
+  try { delete WebAssembly.Suspending; } catch (e) { /* then Pyodide uses it, as before */ }
+}
+
 export const version = pyodide.version;
 
 const RK = globalThis.RK || (globalThis.RK = {});
@@ -34,11 +44,13 @@ const SWITCH = globalThis.__rkSnapshot;
 const NOT_IN_SNAPSHOT = /^(web\.(runtime|browser|dom|bench)|pyscript|_pyscript|polyscript|js|pyodide_js|pyodide|_pyodide|__main__|micropip|segno)(\.|$)/;
 // localStorage: a snapshot of this version failed on this browser; none is made again until an update.
 const FAILED = "roundkeeper-snapshot-failed:" + BASE;
-// localStorage: a start from the snapshot is under way (cleared when the app is ready, or when the
+// sessionStorage (this tab): a start from the snapshot is under way (cleared when the app is ready, or when the
 // page is left before that). Found at the next start, it means that start never finished (the tab
 // crashed or was killed): that is no start to repeat, so the snapshot is dropped and this start is a
 // normal one.
+// (In this tab's sessionStorage: a second tab starting at the same moment is not a start that failed.)
 const TRYING = "roundkeeper-snapshot-trying:" + BASE;
+const MAX_SNAPSHOT = 512 * 1024 * 1024;  // no snapshot of ours comes near (about 30 MB): a larger size is damage
 const status = RK.snapshot = {state: "none", reason: "", version: SITE_VERSION};
 
 function mark(name) {
@@ -76,9 +88,23 @@ async function findSnapshot() {
   const read = (async () => {
     try {
       const size = Number(response.headers.get("x-rk-size"));
-      const stream = response.body.pipeThrough(new DecompressionStream("gzip"));
-      const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
-      if (!(size > 0) || bytes.length !== size) throw new Error(`${bytes.length} bytes, ${size} were stored`);
+      if (!(size > 0) || size > MAX_SNAPSHOT) throw new Error(`a stored size of ${size} bytes`);
+      // Inflated chunk by chunk, never past the size written down (a damaged or hostile entry that
+      // would inflate to gigabytes stops at the first byte too many).
+      const reader = response.body.pipeThrough(new DecompressionStream("gzip")).getReader();
+      const bytes = new Uint8Array(size);
+      let at = 0;
+      for (;;) {
+        const {done, value} = await reader.read();
+        if (done) break;
+        if (at + value.length > size) {
+          reader.cancel().catch(() => {});
+          throw new Error(`more than the ${size} bytes stored`);
+        }
+        bytes.set(value, at);
+        at += value.length;
+      }
+      if (at !== size) throw new Error(`${at} bytes, ${size} were stored`);
       mark("snapshot-read");
       return bytes;
     } catch (error) {
@@ -111,8 +137,8 @@ function skipped() {
 
 function unfinished() {
   try {
-    const left = localStorage.getItem(TRYING) === SITE_VERSION;
-    localStorage.removeItem(TRYING);
+    const left = sessionStorage.getItem(TRYING) === SITE_VERSION;
+    sessionStorage.removeItem(TRYING);
     return left;
   } catch (e) {
     return false;
@@ -137,12 +163,12 @@ async function start() {
       // snapshot. Seen again before the start is done, it is held again.
       const hold = () => {
         try {
-          if (document.visibilityState === "hidden") localStorage.removeItem(TRYING);
-          else localStorage.setItem(TRYING, SITE_VERSION);
+          if (document.visibilityState === "hidden") sessionStorage.removeItem(TRYING);
+          else sessionStorage.setItem(TRYING, SITE_VERSION);
         } catch (e) { /* no guard without storage */ }
       };
       const finished = () => {
-        try { localStorage.removeItem(TRYING); } catch (e) { /* see above */ }
+        try { sessionStorage.removeItem(TRYING); } catch (e) { /* see above */ }
         removeEventListener("pagehide", finished);
         document.removeEventListener("visibilitychange", hold);
       };
@@ -241,5 +267,6 @@ async function makeSnapshot(interpreter) {
                   : {state: "failed", reason: String(reply.error).slice(0, 300)});
   };
   worker.onerror = (event) => done({state: "failed", reason: String(event.message || "the worker failed").slice(0, 300)});
-  worker.postMessage({indexURL: INDEX_URL, cache: CACHE, key: KEY, version: SITE_VERSION, files, modules});
+  worker.postMessage({indexURL: INDEX_URL, cache: CACHE, key: KEY, version: SITE_VERSION, files, modules,
+                      jspi: globalThis.__rkJspi === "on"});
 }

@@ -172,8 +172,9 @@ function gathered(pc) {
 
 function wire(id, pc, dc, fromHost) {
   let opened = false
+  let away = false  // connected once, then the other phone stopped answering (it may come back)
   dc.onopen = () => { opened = true; everOpened.add(id); direct.set(id, { pc, dc }); handlers.onPeer(id, true) }
-  dc.onclose = () => { if (direct.get(id)?.dc === dc) direct.delete(id); if (opened) handlers.onPeer(id, false) }
+  dc.onclose = () => { if (direct.get(id)?.dc === dc) direct.delete(id); if (opened && !away) handlers.onPeer(id, false) }
   dc.onmessage = (event) => {
     let data = event.data
     if (typeof data !== 'string' || data.length > MAX_MESSAGE + 200) return handlers.onMessage(id, null)
@@ -181,8 +182,13 @@ function wire(id, pc, dc, fromHost) {
     handlers.onMessage(id, data)
   }
   pc.onconnectionstatechange = () => {
-    if (pc.connectionState === 'failed' && !opened) handlers.onFail(id)
-    if ((pc.connectionState === 'failed' || pc.connectionState === 'closed') && opened) dc.close()
+    const state = pc.connectionState
+    if (state === 'failed' && !opened) handlers.onFail(id)
+    if ((state === 'failed' || state === 'closed') && opened) dc.close()
+    // A phone that is switched off or killed says nothing: its connection goes "disconnected" within
+    // seconds (ICE consent), "failed" only after half a minute. Said at once; taken back if it answers again.
+    if (state === 'disconnected' && opened && !away) { away = true; handlers.onPeer(id, false) }
+    if (state === 'connected' && away && dc.readyState === 'open') { away = false; handlers.onPeer(id, true) }
   }
 }
 

@@ -27,6 +27,10 @@ async function gzip(bytes) {
 
 self.onmessage = async (event) => {
   const job = event.data;
+  if (!job.jspi) {
+    // As on the page (interpreter.mjs): no stack switching, so the snapshot matches the start it serves.
+    try { delete WebAssembly.Suspending; } catch (e) { /* then both use it */ }
+  }
   try {
     const interpreter = await loadPyodide({indexURL: job.indexURL, _makeSnapshot: true});
     for (const url of job.files) {

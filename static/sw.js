@@ -33,11 +33,35 @@ self.addEventListener("message", (event) => {
   if (event.data && event.data.type === "VERSION" && event.ports[0]) event.ports[0].postMessage(VERSION);
 });
 
+/* Files of the precache that went missing (the browser or the user cleared part of the cache) are
+   fetched again when the app is opened, so that what is used rarely (the QR encoder, the rules page)
+   works offline again; only while the server still serves this version (else the update brings a
+   whole new cache). */
+async function refill() {
+  const cache = await caches.open(CACHE);
+  const have = new Set((await cache.keys()).map((r) => new URL(r.url).pathname));
+  const missing = PRECACHE.filter((u) => !have.has(new URL(u, self.location.href).pathname));
+  if (!missing.length) return;
+  try {
+    const current = await fetch(new Request("./sw.js", {cache: "no-cache"}));
+    if (!current.ok || !(await current.text()).includes(`const VERSION = "${VERSION}"`)) return;
+  } catch (e) {
+    return;  // offline: the next visit with a network
+  }
+  for (const url of missing) {
+    try {
+      const response = await fetch(new Request(url, {cache: "no-cache"}));
+      if (response.ok && response.type === "basic") await cache.put(url, response);
+    } catch (e) { /* the next visit */ }
+  }
+}
+
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.method !== "GET") return;
   const url = new URL(request.url);
   if (url.origin !== self.location.origin || !url.pathname.startsWith(SCOPE)) return;
+  if (request.mode === "navigate") event.waitUntil(refill().catch(() => {}));
   event.respondWith((async () => {
     const cache = await caches.open(CACHE);
     const hit = await cache.match(request, {ignoreSearch: true});

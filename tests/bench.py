@@ -745,11 +745,58 @@ def offline(p, base_url: str, tmp: Path) -> None:
     print(f"  the scanner's QR reader (zxing-wasm, loaded only when a scanner opens, precached): {zxing / 1024:.0f} KB")
 
 
+def journal(p, base_url: str, site: Path, runs: int) -> None:
+    """The durable journal (static/journal.js) at start: engine ready with and without it (the same
+    site with journal.js emptied), on a profile with a saved fight of 200 steps; when the journal was
+    read back; what one tap's durable write costs."""
+    off = site.parent / "site-nojournal"
+    if off.exists():
+        shutil.rmtree(off)
+    shutil.copytree(site, off)
+    (off / "journal.js").write_text("window.RK.journalReady = Promise.resolve(); window.RK.journal = {};\n")
+    server, off_url = build.serve_in_thread({"/": off})
+    print("\n== The durable journal at start (warm, same profile, a fight of 200 steps) ==")
+    browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), headless=True,
+                                args=list(build.CHROMIUM_FLAGS))
+    try:
+        for label, url in (("without the journal", off_url), ("with the journal", base_url)):
+            ctx = browser.new_context()
+            ctx.add_init_script("window.__rkNextTurnGuardMs = 0")
+            page = ctx.new_page()
+            page.goto(url + "/")
+            page.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=120_000)
+            from tests.e2e.conftest import add_combatant
+            add_combatant(page, "Aldric", 30)
+            add_combatant(page, "Goblin", 7)
+            page.get_by_test_id("start-combat").click()
+            if page.get_by_test_id("init-done").count():
+                page.get_by_test_id("init-done").click()
+            for _ in range(200):
+                page.evaluate("document.querySelector('[data-testid=next-turn]').click()")
+            ready, restored, taps = [], [], []
+            for _ in range(runs):
+                page.reload()
+                page.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=120_000)
+                ready.append(page.evaluate("performance.getEntriesByName('rk:ready')[0]?.startTime || performance.now()"))
+                restored.append(page.evaluate("performance.getEntriesByName('rk:journal-ready')[0]?.startTime || 0"))
+            for _ in range(20):
+                taps.append(page.evaluate("""() => new Promise(resolve => {
+                    const t0 = performance.now(); document.querySelector('[data-testid=next-turn]').click()
+                    const wait = () => (!RK.journal.put || RK.journal.pending === 0) ? resolve(performance.now() - t0) : setTimeout(wait, 1)
+                    wait() })"""))
+            print(f"  {label}: engine ready median {median(ready):.0f} ms (of {runs}); journal read back at "
+                  f"{median(restored):.0f} ms; a tap to its write on disk median {median(taps):.1f} ms, max {max(taps):.1f} ms")
+            ctx.close()
+    finally:
+        browser.close()
+        server.shutdown()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--skip-startup", action="store_true")
-    parser.add_argument("--only", choices=("offline",), help="measure only this part")
+    parser.add_argument("--only", choices=("offline", "journal"), help="measure only this part")
     args = parser.parse_args()
     dist = Path(os.environ.get("RK_DIST", ROOT / "dist"))
     site = Path(tempfile.mkdtemp(prefix="rk-site-")) / "site"
@@ -767,6 +814,10 @@ def main() -> int:
             offline(p, url, Path(tempfile.mkdtemp(prefix="rk-camera-")))
             server.shutdown()
             return 0
+        if args.only == "journal":
+            journal(p, url, site, args.runs)
+            server.shutdown()
+            return 0
         if not args.skip_startup:
             startup(p, site, url, args.runs)
             try:
@@ -777,6 +828,7 @@ def main() -> int:
         taps(p, url)
         live(p, url)
         offline(p, url, Path(tempfile.mkdtemp(prefix="rk-camera-")))
+        journal(p, url, site, args.runs)
     save_sizes()
     qr_sizes()
     print(f"\n(bench took {time.time() - started:.0f} s)")

@@ -22,7 +22,7 @@ from . import dom, qr, render
 from .dom import JsObject
 from .html import esc, odds_html
 from .model import Model
-from .odds_job import OddsJob
+from .odds_job import ESTIMATE_DICE, OddsJob
 from .update import typed_number
 
 TOAST_SECONDS = 5
@@ -157,7 +157,7 @@ class OddsPanel:
             self.show(job.exact)
         else:
             self.job = job
-            self.next_slice()
+            self._slice.soon(0)  # the estimate's first slice in a task of its own, after the exact attempt
 
     def schedule(self) -> None:
         """A moment after typing stops (no more slices for the expression being changed)."""
@@ -178,6 +178,11 @@ class OddsPanel:
         except EngineError as error:
             self.job = None
             dom.el("dice-error").textContent = str(error)
+            return
+        if job.too_costly:
+            self.job = None
+            dom.el("dice-error").textContent = (f"One roll of this draws over {ESTIMATE_DICE:,} dice: too many to estimate the odds "
+                                                "here without freezing the page. Roll it to see a result.")
             return
         dist = job.distribution()
         if dist is not None:

@@ -36,6 +36,10 @@ class BrowserStore:
     def __init__(self, prefix: str) -> None:
         self.prefix = prefix
         self.ls = window.localStorage
+        # Every write also goes to the durable journal (static/journal.js: IndexedDB, strict
+        # transactions), which puts back at start what localStorage had not written to disk yet.
+        journal = py(getattr(window.RK, "journal", None)) if hasattr(window, "RK") else None
+        self.journal = journal if journal is not None and py(getattr(journal, "put", None)) is not None else None
 
     def get(self, key: str) -> str | None:
         try:
@@ -51,12 +55,29 @@ class BrowserStore:
             if "quota" in str(error).lower() or "QuotaExceeded" in str(error):
                 raise StorageFull(key) from None
             raise StorageUnavailable(str(error)) from None
+        if self.journal is not None:
+            self.journal.put(self.prefix + key, value)
+
+    def restore(self, key: str, value: str) -> None:
+        """Put back what the journal holds (another tab's version, stored first): not journaled again."""
+        try:
+            self.ls.setItem(self.prefix + key, value)
+        except JsException:
+            pass  # full: the journal still has it, and the fight on screen is the merged one
+
+    def claim(self, key: str, rev: int, base: int) -> None:
+        """The write just made to `key` is revision `rev`, made from `base`: the journal refuses it if
+        another tab stored another version of `base` meanwhile (and says so: journal.onConflict)."""
+        if self.journal is not None:
+            self.journal.claim(self.prefix + key, rev, base)
 
     def remove(self, key: str) -> None:
         try:
             self.ls.removeItem(self.prefix + key)
         except JsException as error:
             raise StorageUnavailable(str(error)) from None
+        if self.journal is not None:
+            self.journal.put(self.prefix + key, None)
 
     def keys(self) -> list[str]:
         out = []
@@ -86,8 +107,11 @@ def open_store(prefix: str) -> tuple[Store, str]:
             return store, "ok"
     except StorageFull:
         try:
-            store.keys()
-            return store, "full"
+            # Full with our saves in it: they load and show, and Trim history can make room. Full with
+            # nothing of ours in it (a private window whose quota is nil): nothing to trim, so this page
+            # runs in memory and says the browser does not let it save.
+            if [k for k in store.keys() if k != probe]:
+                return store, "full"
         except StorageUnavailable:
             pass
     except (StorageUnavailable, JsException):

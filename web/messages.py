@@ -10,7 +10,7 @@ from pyengine.dice import Rng
 from pyengine.record import Record, field
 
 __all__ = [
-    "OfflineStarted", "OfferMade", "ScanOpened", "CodeRead", "AnswerMade", "PairingFailed", "DirectFailed", "RelaysChecked",
+    "EncountersImported", "OfflineStarted", "OfferMade", "ScanOpened", "CodeRead", "AnswerMade", "PairingFailed", "DirectFailed", "RelaysChecked",
     "Act", "NextTurnTapped", "StartTapped", "InitiativeEntered", "UndoTapped", "RedoTapped", "HitPointsTyped",
     "BatchApplied", "QuickAdded", "AttackApplied", "SelectingToggled", "SelectionToggled", "SectionPicked",
     "SavedRollDeleted", "SavedRollRestored", "CharacterDeleted", "CharacterRestored", "CombatantAdded", "RollTyped",
@@ -334,10 +334,12 @@ class FileImported(Record):
 # -- what comes from elsewhere: another tab, a link ------------------------------------------------
 
 class FightChangedElsewhere(Record):
-    """Another tab stored the fight on screen: its version is shown; `conflict`: ours was not saved."""
+    """Another tab stored the fight on screen: its version is shown; `conflict`: ours was not saved;
+    `said`: what to say instead (a merge of the two, web/persist.rebase_changes)."""
 
     timeline: Any
     conflict: bool = False
+    said: str = ""
 
 
 class CollectionChanged(Record):
@@ -579,6 +581,13 @@ class DirectFailed(Record):
     peer: str
 
 
+class EncountersImported(Record):
+    """An import's encounters were stored: how many of how many (storage may refuse some)."""
+
+    stored: int
+    total: int
+
+
 class RelaysChecked(Record):
     """How many of the live table's relays answer (checked with the heartbeat; -1: not known)."""
 
@@ -597,4 +606,4 @@ Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped |
            SidePicked | OddsTargetTyped | LiveOpened | LiveStopped | LiveFollowed | PeerChanged | PeerSaid | LiveTicked |
            DisplayOpened | RequestAnswered | AutoDoneToggled | ClaimTapped | InitiativeSent | DoneTapped | RollSent |
            LiveAttackPicked | ServersSaved | OfflineStarted | OfferMade | ScanOpened | CodeRead | AnswerMade |
-           PairingFailed | DirectFailed | RelaysChecked)
+           PairingFailed | DirectFailed | RelaysChecked | EncountersImported)

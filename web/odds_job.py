@@ -11,13 +11,17 @@ from collections.abc import Callable
 from pyengine.dice import Budget, Distribution, Estimate, Node, distribution_ast, sample
 from pyengine.errors import DiceLimitError, EngineError
 
-__all__ = ["PAGE_WORK", "SLICE_SECONDS", "ESTIMATE_ROLLS", "OddsJob"]
+__all__ = ["PAGE_WORK", "SLICE_SECONDS", "ESTIMATE_ROLLS", "ESTIMATE_DICE", "OddsJob"]
 
 # The exact odds computed while typing stay within one short task (about 10 ms of CPython, some 50 ms
 # of Pyodide, under the 100 ms a tap may take); past that, the panel estimates by rolling in slices.
 PAGE_WORK = 100_000
 SLICE_SECONDS = 0.012    # one slice of the estimate, then the page answers input again
 ESTIMATE_ROLLS = 20_000  # the estimate stops here (a 95% margin of under 0.7 points)
+# Dice one roll of the estimate may draw: a roll is one uninterrupted piece of work, so one that would
+# draw more (1000d6!>=2 draws about 6,000: 55-140 ms in Pyodide) is not rolled to its end. It counts as
+# refused; an expression whose rolls are mostly that big is not estimated ("roll it to see").
+ESTIMATE_DICE = 1_000
 
 
 # The last answers, by expression: typing back and forth, or the same roll tapped again, redraws
@@ -57,9 +61,15 @@ class OddsJob:
             self.estimate = Estimate()
 
     @property
+    def too_costly(self) -> bool:
+        """Most rolls are too big to draw within a slice: no estimate that would mean anything."""
+        est = self.estimate
+        return est is not None and est.refused >= 20 and est.refused > est.rolls
+
+    @property
     def done(self) -> bool:
         est = self.estimate
-        return est is None or est.rolls + est.refused >= ESTIMATE_ROLLS
+        return est is None or est.rolls + est.refused >= ESTIMATE_ROLLS or self.too_costly
 
     def step(self, seconds: float = SLICE_SECONDS) -> None:
         """Roll for about `seconds` (at least one roll). Raises EngineError if a roll is impossible
@@ -69,7 +79,7 @@ class OddsJob:
             return
         deadline = self.clock() + seconds
         while True:
-            sample(self.ast, est, self.rng, 1)
+            sample(self.ast, est, self.rng, 1, ESTIMATE_DICE)
             if est.rolls + est.refused >= ESTIMATE_ROLLS or self.clock() >= deadline:
                 return
 

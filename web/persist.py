@@ -18,10 +18,10 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from pyengine.characters import MAX_CHARACTERS, character_from_dict, character_to_dict
+from pyengine.characters import CHARACTER_VERSION, MAX_CHARACTERS, character_from_dict, character_to_dict
 from pyengine.errors import EngineError, SchemaError
 from pyengine.storage import (
     APP,
@@ -188,7 +188,7 @@ def _roll_entry(item: Any) -> dict[str, Any]:
     if not isinstance(item, dict) or isinstance(item.get("total"), bool) or not isinstance(item.get("total"), int):
         raise SchemaError("unreadable roll")
     at = item.get("at", 0)
-    entry = {"expr": _text(item.get("expr"), 1000), "total": item["total"], "text": _text(item.get("text"), 50_000),
+    entry = {"expr": clean_text(_text(item.get("expr"), 1000)), "total": item["total"], "text": clean_text(_text(item.get("text"), 50_000)),
              "at": at if isinstance(at, int) and not isinstance(at, bool) else 0}
     label = item.get("label")
     if isinstance(label, str) and label:  # a character's attack: who, with what, at what
@@ -203,7 +203,7 @@ def _roll_entry(item: Any) -> dict[str, Any]:
 def _saved_roll(item: Any) -> dict[str, Any]:
     if not isinstance(item, dict):
         raise SchemaError("unreadable saved roll")
-    return {"name": clean_text(_text(item.get("name"), 60)) or "Roll", "expr": _text(item.get("expr"), 1000)}
+    return {"name": clean_text(_text(item.get("name"), 60)) or "Roll", "expr": clean_text(_text(item.get("expr"), 1000))}
 
 
 def _character(item: Any) -> dict[str, Any]:
@@ -227,6 +227,12 @@ class Collection:
     identity: Callable[[dict[str, Any]], Any]
     limit: int
     newest_first: bool = False  # ordered by "at", newest first (the roll history)
+    newer: Callable[[Any], bool] | None = None  # an entry a newer version wrote: kept as it is through our writes
+
+
+def _newer_character(item: Any) -> bool:
+    version = item.get("v") if isinstance(item, dict) else None
+    return isinstance(version, int) and not isinstance(version, bool) and version > CHARACTER_VERSION
 
 
 COLLECTIONS = {
@@ -235,7 +241,7 @@ COLLECTIONS = {
     SAVED_ROLLS: Collection(SAVED_ROLLS, "saved rolls", _saved_roll, lambda r: r["name"], 200),
     ROSTER: Collection(ROSTER, "party roster", _person, lambda p: p.get("name"), 500),
     TEMPLATES: Collection(TEMPLATES, "saved opponents", _person, lambda p: p.get("name"), 500),
-    CHARACTERS: Collection(CHARACTERS, "characters", _character, lambda c: c["id"], MAX_CHARACTERS),
+    CHARACTERS: Collection(CHARACTERS, "characters", _character, lambda c: c["id"], MAX_CHARACTERS, newer=_newer_character),
 }
 
 
@@ -259,6 +265,7 @@ class Persistence:
         self.revs: dict[str, int] = {}
         self.seen: dict[str, str | None] = {}   # per collection key: the text last read or written
         self.base: dict[str, list[Any]] = {}         # per collection key: the items last read or written
+        self.newer: dict[str, list[Any]] = {}        # per collection key: entries a newer version wrote (kept as they are)
 
     # -- reading ---------------------------------------------------------------------------
     def backup(self, key: str, raw: str) -> str:
@@ -288,13 +295,17 @@ class Persistence:
         value = loads(raw, "saved data")
         if not isinstance(value, list):
             raise SchemaError("it is not a list")
-        good = []
+        good, newer = [], []
         for item in value[: spec.limit * 2]:
+            if spec.newer is not None and spec.newer(item):
+                newer.append(item)
+                continue
             try:
                 good.append(spec.check(item))
             except UNREADABLE:
                 continue
-        return good[: spec.limit], len(value) - len(good[: spec.limit])
+        self.newer[spec.key] = newer[:spec.limit]
+        return good[: spec.limit], len(value) - len(good[: spec.limit]) - len(newer)
 
     def read_collection(self, key: str, notices: list[Notice]) -> list[Any]:
         spec = COLLECTIONS[key]
@@ -310,6 +321,12 @@ class Persistence:
                 notices.append(Notice("warn", f"{bad} entr{'y' if bad == 1 else 'ies'} of the saved {spec.what} could not be "
                                               f"read and {'was' if bad == 1 else 'were'} set aside"
                                               f"{' (' + where + ')' if where else ''}. {EXPORT_HINT}", "export-all", "Export all"))
+        kept = len(self.newer.get(key, []))
+        if kept:
+            notices.append(Notice("warn", f"{kept} of the saved {spec.what} {'was' if kept == 1 else 'were'} saved by a newer "
+                                          "version of Roundkeeper (another tab, or another copy of the app): kept as "
+                                          f"{'it is' if kept == 1 else 'they are'}, not shown here. Reload to update the app.",
+                                  "reload", "Reload"))
         self.seen[key] = raw
         self.base[key] = list(items)
         return items
@@ -328,7 +345,7 @@ class Persistence:
         if spec.newest_first:
             items = sorted(items, key=lambda r: -r.get("at", 0))
         items = items[: spec.limit]
-        text = dumps(items)
+        text = dumps(items + self.newer.get(key, [])[: max(0, spec.limit - len(items))])  # a newer version's, kept
         self.store.set(key, text)
         self.seen[key] = text
         self.base[key] = list(items)
@@ -489,6 +506,11 @@ class Persistence:
         doc["rev"] = rev
         doc["name"] = timeline.present.name
         self.store.set(_enc_key(eid), dumps(doc))
+        claim = getattr(self.store, "claim", None)
+        if claim is not None:
+            # The durable journal takes this write only over the version it was made from (static/journal.js):
+            # another tab that stored its own at the same moment is found there, atomically.
+            claim(_enc_key(eid), rev, rev - 1)
         self.revs[eid] = rev
         self.save_index(ws)
 
@@ -624,3 +646,37 @@ def read_share(payload: str) -> Timeline:
         raise
     except UNREADABLE:
         raise SchemaError("The link holds a fight that does not replay.") from None
+
+
+def _same(a: tuple[Action, ...], b: tuple[Action, ...]) -> bool:
+    """Two lists of actions alike as stored (one may have come back from JSON)."""
+    return len(a) == len(b) and all(x is y or dumps(x.to_dict()) == dumps(y.to_dict()) for x, y in zip(a, b, strict=True))
+
+
+def rebase_changes(base: Timeline | None, ours: Timeline, theirs: Timeline) -> tuple[Timeline, str]:
+    """Two tabs changed one fight at the same moment, from `base`; `theirs` was stored first. What
+    this tab did since `base` is done again on theirs: new actions (a tap, a redo) one by one, each
+    through the rules (one they now refuse stops there); an Undo only when theirs left the fight
+    where it was. Returns the fight to show and what to say of it."""
+    if base is None or not (base.base is theirs.base or dumps(encounter_to_dict(base.base)) == dumps(encounter_to_dict(theirs.base))):
+        return theirs, "This fight was changed in another tab at the same moment. Showing that version; your last change here was not saved."
+    if ours.cursor == base.cursor and _same(ours.actions, base.actions):
+        return theirs, "Updated with a change made in another tab."
+    n = base.cursor
+    if ours.cursor >= n and _same(ours.actions[:n], base.actions[:n]):
+        merged, done, new = theirs, 0, ours.actions[n:ours.cursor]
+        for action in new:
+            try:
+                merged = merged.do(action)
+            except EngineError:
+                break
+            done += 1
+        if done == len(new):
+            return merged, "Merged with a change made in another tab at the same moment: both are kept."
+        return merged, (f"Merged with a change made in another tab at the same moment; {len(new) - done} of your last "
+                        "changes here could not follow it (the rules refused them).")
+    if ours.cursor < n and _same(ours.actions, base.actions) and theirs.cursor == n and _same(theirs.actions[:n], base.actions[:n]):
+        return replace(theirs, cursor=ours.cursor), "Merged with a change made in another tab at the same moment: both are kept."
+    return theirs, ("Your Undo here was not applied: the fight was changed in another tab at the same moment. Showing that version."
+                    if ours.cursor < n else
+                    "This fight was changed in another tab at the same moment. Showing that version; your last change here was not saved.")

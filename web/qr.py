@@ -33,22 +33,46 @@ async def load_segno() -> Any:
     from pyscript import window
 
     extra = "/tmp/rk-stdlib-extra.zip"
-    if extra not in sys.path:
-        response = await window.fetch(_site(f"./wheels/{STDLIB_EXTRA}"))  # the browser's fetch: no pyodide.http at start
-        if not response.ok:
-            raise OSError(f"the QR encoder's files are missing ({response.status})")
-        data = await response.arrayBuffer()
-        with open(extra, "wb") as out:
-            out.write(data.to_bytes())
-        _add_to_path(extra)
-    await pyodide_js.loadPackage("micropip")
-    import micropip
+    try:
+        if extra not in sys.path:
+            response = await window.fetch(_site(f"./wheels/{STDLIB_EXTRA}"))  # the browser's fetch: no pyodide.http at start
+            if not response.ok:
+                raise OSError(f"the QR encoder's files are missing ({response.status})")
+            data = await response.arrayBuffer()
+            with open(extra, "wb") as out:
+                out.write(data.to_bytes())
+            _add_to_path(extra)
+        await pyodide_js.loadPackage("micropip")
+        import micropip
 
-    await micropip.install(_site(f"./wheels/{SEGNO_WHEEL}"))
-    import segno
+        await micropip.install(_site(f"./wheels/{SEGNO_WHEEL}"))
+        import segno
+    except Exception:
+        _forget(extra)  # a damaged file is not kept: the next try fetches it again (once the good one is back)
+        raise
 
     _segno = segno
     return segno
+
+
+def _forget(extra: str) -> None:
+    """The extra zip out of every path it was put on, its cached importers and the file itself."""
+    import importlib
+    import os
+
+    while extra in sys.path:
+        sys.path.remove(extra)
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__path__", None)
+        if isinstance(path, list):
+            path[:] = [p for p in path if not str(p).startswith(extra)]
+    for key in [k for k in sys.path_importer_cache if str(k).startswith(extra)]:
+        del sys.path_importer_cache[key]
+    importlib.invalidate_caches()
+    try:
+        os.remove(extra)
+    except OSError:
+        pass
 
 
 def _add_to_path(extra: str) -> None:

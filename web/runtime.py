@@ -37,6 +37,7 @@ from pyengine.live import (
     state_text,
 )
 from pyengine.rules import system_of
+from pyengine.storage import MAX_DOCUMENT_CHARS
 from pyengine.tracker import Timeline
 
 from . import browser, dom, render
@@ -48,6 +49,7 @@ from .messages import (
     CodeRead,
     CollectionChanged,
     DirectFailed,
+    EncountersImported,
     FightChangedElsewhere,
     FileImported,
     LiveFollowed,
@@ -83,6 +85,7 @@ from .persist import (
     Workspace,
     export_all,
     export_encounter,
+    rebase_changes,
     share_payload,
 )
 from .screens import Context, Elsewhere, handler, screen_of
@@ -134,6 +137,10 @@ class Runtime:
         self.ticker: Any = None  # a follower's clock for its connection line
         self.connecting: Any = None  # the room being joined (a task; its result: the host's public key)
         self.live_link = ""          # the hosted table's join link, once its key is known
+        self.journal_said = False    # the durable copy's refusal was said (once a page)
+        self.shared: Timeline | None = self.model.timeline  # the fight as this tab last stored it or took it in
+        self.base_of: dict[int, Timeline | None] = {}      # revision stored -> what it was made from
+        self.journaled = False       # the durable journal (IndexedDB) answers: it decides same-moment races
         self._performers = self.performing()
 
     # -- the loop: message -> update -> effects ----------------------------------------------
@@ -208,6 +215,17 @@ class Runtime:
             fx.AcceptOffer: lambda e: self.later(self._accept_offer(e)),
             fx.ApplyAnswer: lambda e: self.later(self._apply_answer(e)),
         }
+
+    def journal_failed(self, name: str) -> None:
+        """The durable copy (static/journal.js) was refused: said once, like a full storage."""
+        if self.journal_said:
+            return
+        self.journal_said = True
+        full = "quota" in name.lower()
+        self.say(Notice("error", ("This phone's storage is full: " if full else f"This browser refused the safe copy ({name[:60]}): ")
+                        + "changes are still saved, but a browser closed by the phone may lose the last ones. "
+                          "Export all keeps a copy; Trim history frees room.", "export-all", "Export all",
+                        (("trim-history", "Trim history"),)))
 
     def say_on_line(self, e: fx.SayOnLine) -> None:
         line = dom.el(e.line)
@@ -403,27 +421,38 @@ class Runtime:
                 describe_entry(entry, self.model.timeline)
         self.save()
 
-    def save(self) -> None:
+    def save(self) -> bool:
+        """Store the fight on screen; False when it was not (said), True when it was (or this page
+        keeps nothing: storage blocked, said at start)."""
         if not self.persistent:
-            return
+            return True
+        before = self.shared
         try:
             self.persistence.save_timeline(self.model.timeline, self.workspace())
         except StorageFull:
             self.say(FULL)
-            return
+            return False
         except ChangedElsewhere:
-            self.pick_up_other_tab(conflict=True)
-            return
+            self.merge_other_tab(self.model.timeline.present.id)
+            return True
         except SchemaError as error:
             self.say(Notice("warn", str(error)))
-            return
+            return False
         except StorageUnavailable:
             self.say(Notice("error", "The browser stopped letting Roundkeeper save. Export the fight to keep it."))
-            return
+            return False
+        rev = self.persistence.revs.get(self.model.timeline.present.id)
+        if rev is not None:
+            # What this save was made from: a race lost in the journal is merged from there (merge_other_tab).
+            self.base_of[rev] = before
+            for old in [r for r in self.base_of if r < rev - 50]:
+                del self.base_of[old]
+        self.shared = self.model.timeline
         try:
             self.store.set(SNAPSHOT, self.tracker_html() if self.model.ui.selected is None else render.tracker_html(self.model.timeline))
         except (StorageFull, StorageUnavailable):
             pass  # the snapshot is only a faster start; the fight itself is saved
+        return True
 
     def store_collection(self, key: str) -> None:
         """Store one collection of the model (merged with another tab's), and keep what was stored."""
@@ -444,10 +473,44 @@ class Runtime:
 
     def pick_up_other_tab(self, conflict: bool = False) -> None:
         eid = self.model.timeline.present.id
+        known, stored = self.persistence.revs.get(eid), self.persistence.stored_rev(eid)
+        if self.journaled and known is not None and stored is not None and stored <= known:
+            # Another tab's write of a revision this tab stored too: the journal decides who was first,
+            # and the one that was not merges its change into the other's (merge_other_tab).
+            return
         self.persistence.revs.pop(eid, None)
         timeline, _ = self.load(eid)
         if timeline is not None:
+            self.shared = timeline
             self.dispatch(FightChangedElsewhere(timeline, conflict))
+
+    def merge_other_tab(self, eid: str, base: Timeline | None = None, theirs_raw: str | None = None) -> None:
+        """Another tab stored this fight at the same moment as this one: our change since `base` (else
+        what this tab last stored or took in) is done again on theirs, saved, and said (no tap lost)."""
+        if eid != self.model.timeline.present.id:
+            return
+        if theirs_raw is not None:
+            getattr(self.store, "restore", self.store.set)(f"enc:{eid}", theirs_raw)
+        self.persistence.revs.pop(eid, None)
+        theirs, _ = self.load(eid)
+        if theirs is None:
+            return
+        merged, said = rebase_changes(base if base is not None else self.shared, self.model.timeline, theirs)
+        self.shared = theirs
+        self.dispatch(FightChangedElsewhere(merged, merged is theirs and "not" in said, said))
+        if merged is not theirs:
+            self.save()
+
+    def journal_conflict(self, key: str, rev: int) -> None:
+        """The journal found that another tab stored this key first (static/journal.js)."""
+        self.later(self._journal_conflict(key, rev))
+
+    async def _journal_conflict(self, key: str, rev: int) -> None:
+        name = key[len(self.prefix):] if key.startswith(self.prefix) else key
+        raw = dom.py(await window.RK.journal.read(key))
+        window.RK.journal.resolved(key)
+        if name.startswith("enc:") and isinstance(raw, str):
+            self.merge_other_tab(name[len("enc:"):], self.base_of.get(rev), str(raw))
 
     def pick_up_collection(self, key: str) -> None:
         """Another tab stored a collection (or the list of encounters): show its version."""
@@ -457,7 +520,13 @@ class Runtime:
             if screen is not None and screen.redrawn_for(key):
                 self.render_sheet()
             return
-        self.dispatch(CollectionChanged(key, tuple(self.persistence.read_collection(key, []))))
+        notices: list[Notice] = []
+        items = tuple(self.persistence.read_collection(key, notices))
+        for notice in notices:  # another tab's damaged or newer entries: said, not dropped silently
+            self.model = notify(self.model, notice)
+        self.dispatch(CollectionChanged(key, items))
+        if notices:
+            self.render_notices()
 
     def trim_stored(self, keep: int) -> None:
         """Every stored fight but the one on screen keeps its last `keep` undo steps."""
@@ -481,6 +550,7 @@ class Runtime:
             self.save()
         # A selection belongs to the fight it was made in.
         self.model = replace(self.model, timeline=timeline, ui=replace(self.model.ui, selected=None))
+        self.shared = timeline
         if not any(e["id"] == timeline.present.id for e in self.ws.encounters):
             self.ws.encounters.append({**describe_entry({"id": timeline.present.id}, timeline), **(origin or {})})
         self.save()
@@ -526,11 +596,24 @@ class Runtime:
         self.switch_to(timeline if timeline is not None else effect.fresh)
 
     def add_encounters(self, effect: fx.AddEncounters) -> None:
-        """Imported fights: each stored and listed as from a file; the last one shown."""
+        """Imported fights: each stored and listed as from a file; the last one stored is shown. What
+        could not be stored (storage full) is neither listed nor shown, and said with the count."""
+        before, stored = self.model.timeline, 0
         for timeline in effect.timelines:
+            previous = self.model.timeline
             self.model = replace(self.model, timeline=timeline)
-            self.ws.encounters.append({**describe_entry({"id": timeline.present.id}, timeline), "from": "file"})
-            self.save()
+            entry = {**describe_entry({"id": timeline.present.id}, timeline), "from": "file"}
+            self.ws.encounters.append(entry)
+            if self.save():
+                stored += 1
+            else:
+                self.ws.encounters.remove(entry)
+                self.model = replace(self.model, timeline=previous)
+                if self.persistent:
+                    break  # storage refused one: the next, no smaller, would be refused too
+        if self.model.timeline is not before:
+            self.shared = self.model.timeline
+        self.dispatch(EncountersImported(stored, len(effect.timelines)))
 
     def download(self, what: str) -> None:
         if what == "all":
@@ -915,6 +998,30 @@ def open_fragment(rt: Runtime) -> None:
 
 
 
+def say_fixed_dice(seed: str) -> None:
+    """`?seed=N` (the tests' and the bench's) makes every roll predictable: said in the header for
+    as long as it is in the address, with the way back to random dice (a link someone sends can
+    carry it; this page never adds it to a link of its own)."""
+    button = document.createElement("button")
+    button.type = "button"
+    button.id = "fixed-dice"
+    button.className = "fixed-dice"
+    button.setAttribute("data-testid", "fixed-dice")
+    button.textContent = "Fixed dice"
+    button.title = f"Every roll on this page is fixed by the address (?seed={seed[:12]}), for testing. Tap for random dice."
+
+    def random_dice(*_: Any) -> None:
+        query = window.URLSearchParams.new(window.location.search)
+        query.delete("seed")
+        rest = str(query.toString())
+        window.location.replace(f"{window.location.pathname}{'?' + rest if rest else ''}{window.location.hash}")
+
+    button.addEventListener("click", dom.proxy(random_dice))
+    menu = dom.el("menu-button")
+    if menu is not None:
+        menu.parentNode.insertBefore(button, menu)
+
+
 def resume_live(rt: Runtime) -> None:
     """The game master's table stays live across a reload of their phone: the same room again."""
     stored = rt.stored_live() if rt.model.live.role == "off" else None
@@ -925,7 +1032,16 @@ def resume_live(rt: Runtime) -> None:
 
 
 async def import_file(rt: Runtime, file: JsObject) -> None:
+    """An export file, its size checked before it is read (a huge file is never loaded whole)."""
+    size = int(dom.py(file.size) or 0)
+    if size > MAX_IMPORT_BYTES:
+        rt.refuse(f"Nothing was imported: the file is too large ({size / 1e6:,.1f} MB; an export is at most "
+                  f"{MAX_IMPORT_BYTES / 1e6:,.0f} MB).")
+        return
     rt.dispatch(FileImported(str(await file.text()), rt.persistence.new_id(), len(rt.ws.encounters)))
+
+
+MAX_IMPORT_BYTES = 2 * MAX_DOCUMENT_CHARS  # an export's text at most, as UTF-8 (mostly one byte a character)
 
 
 runtime: Runtime | None = None  # the page's, once started (the bench reads it)
@@ -938,7 +1054,10 @@ def start() -> None:
     prefix = str(rk.prefix)
     store, status = dom.open_store(prefix)
     seed = dom.py(window.URLSearchParams.new(window.location.search).get("seed"))
-    rng = random.Random(int(seed)) if seed is not None and str(seed).lstrip("-").isdigit() else random.Random()
+    seeded = seed is not None and str(seed).lstrip("-").isdigit()
+    rng = random.Random(int(seed)) if seeded else random.Random()
+    if seeded:
+        say_fixed_dice(str(seed))
     try:
         rt = Runtime(store, status, rng, prefix)
     except Exception as error:  # noqa: BLE001 - whatever is stored, the engine starts
@@ -946,6 +1065,11 @@ def start() -> None:
         rt.say(Notice("error", f"The saved data could not be loaded ({type(error).__name__}: {str(error)[:200]}). "
                                "It is left untouched; this page runs without saving. Reload to try again."))
     runtime = rt
+    journal = dom.py(getattr(rk, "journal", None))
+    if journal is not None:
+        journal.onError = dom.proxy(lambda name: rt.journal_failed(str(name)))
+        journal.onConflict = dom.proxy(lambda key, rev: rt.journal_conflict(str(key), int(rev)))
+        rt.journaled = bool(dom.py(getattr(journal, "ok", False)))
     guard = dom.py(getattr(rk, "nextTurnGuardMs", None))
     rt.model = replace(rt.model, next_turn_guard=NEXT_TURN_GUARD if guard is None else float(guard) / 1000)
     dom.el("tracker").removeAttribute("inert")

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..damage import harm, mend
 from ..dice import Rng, roll
-from ..errors import EngineError, RuleError
+from ..errors import EngineError, RuleError, SchemaError
 from ..model import Combatant, Condition, Encounter, Event, Outcome, StatField
 from ..odds import Distribution, distribution
 from ..rules import ActionRule, AttackOutcome, System, settle_ties, system_of
@@ -525,6 +525,9 @@ def parse_riders(text: str) -> list[list[Any]]:
     return out
 
 
+TURN_STATE = ("acting", "acted", "parts", "free", "bottom", "returns", "action_kinds", "attacks")  # what _turn holds
+
+
 def _turn(enc: Encounter) -> dict[str, Any]:
     return dict(enc.turn)
 
@@ -821,6 +824,27 @@ class StrifeSystem(System):
     def order_key(self, combatant: Combatant) -> tuple[Any, ...]:
         init = combatant.initiative if combatant.initiative is not None else -10**9
         return (-init, -combatant.tiebreak)
+
+    def check_turn_state(self, enc: Encounter) -> None:
+        """The turn's checklist (TURN_STATE: which parts were used, who acted in a group's turn, the
+        bottom-of-the-queue moves, the attacks made) with its own types, naming only combatants here."""
+        st = _turn(enc)
+        ids = {c.id for c in enc.combatants}
+        sides = {"party", "opponents"}
+
+        def of(key: str, ok: Any) -> bool:
+            value = st.get(key, [])
+            return isinstance(value, list) and len(value) <= 200 and all(ok(v) for v in value)
+
+        fine = (set(st) <= set(TURN_STATE)
+                and ("acting" not in st or st["acting"] in ids)
+                and of("acted", lambda v: v in ids) and of("free", lambda v: v in ids)
+                and of("parts", lambda v: v in ("rest", "sprint", "instant", "move", "action"))
+                and of("bottom", lambda v: v in sides) and of("action_kinds", lambda v: v in ("power", "off"))
+                and of("returns", lambda v: isinstance(v, list) and len(v) == 2 and v[0] in ids and isinstance(v[1], str))
+                and of("attacks", lambda v: isinstance(v, list) and len(v) == 2 and isinstance(v[0], str) and isinstance(v[1], str)))
+        if not fine or (st and not enc.started):
+            raise SchemaError("The fight's turn state is unreadable.")
 
     def on_turn_start(self, enc: Encounter) -> Encounter:
         st = _turn(enc)

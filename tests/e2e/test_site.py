@@ -176,3 +176,25 @@ def test_installable_manifest_icons_and_meta(context, site):
         assert f"{size[0]}x{size[1]}" == icon["sizes"]
     assert page.evaluate("document.querySelector('link[rel=apple-touch-icon]').href").startswith(site["url"] + "/sub/")
     assert "width=device-width" in page.evaluate("document.querySelector('meta[name=viewport]').content")
+
+
+def test_fixed_dice_are_said_in_the_header_and_one_tap_makes_them_random(context, site):
+    """?seed=N (the tests') fixes every roll; a link someone sends can carry it: the header says so
+    while it is in the address, and its button reloads without it (the fight kept)."""
+    page = open_app(context, site["url"] + "/?seed=5").page
+    add_combatant(page, "Aldric", 30)
+    fixed = page.get_by_test_id("fixed-dice")
+    assert fixed.is_visible() and "seed=5" in fixed.get_attribute("title")
+    box = fixed.bounding_box()
+    assert box["height"] >= 44 and box["x"] + box["width"] <= 390
+    fixed.click()
+    page.wait_for_url(lambda url: "seed" not in url)
+    wait_ready(page)
+    assert page.get_by_test_id("fixed-dice").count() == 0
+    assert names(page) == ["Aldric"]
+    first = open_app(context, site["url"] + "/").page
+    totals = set()
+    for _ in range(8):
+        first.get_by_test_id("roll-button").click()
+        totals.add(first.get_by_test_id("history-item").first.inner_text())
+    assert len(totals) > 1  # random again

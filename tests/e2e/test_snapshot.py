@@ -279,6 +279,10 @@ def kill_renderers(browser, page) -> None:
 
 
 def test_a_start_from_the_snapshot_that_never_finished_is_not_repeated(browser, snap_context, server):
+    """A renderer that dies in the middle of a start from the snapshot (a crash, or the phone
+    killing it) leaves the tab's mark in its sessionStorage, which the tab keeps: its next start (the
+    Reload of a crashed tab, a browser restoring its tabs) finds it. Playwright cannot reload a
+    crashed page, so the tab is shown dying, then a tab holding the mark it left starts."""
     page = snap_context.new_page()
     start(page, server["url"] + "/")
     fight(page)
@@ -286,12 +290,14 @@ def test_a_start_from_the_snapshot_that_never_finished_is_not_repeated(browser, 
     page.close()  # closing a page mid-start is no crash (see below): only the crashing page is open
     crashing = snap_context.new_page()
     crashing.goto(server["url"] + "/", wait_until="commit")
-    crashing.wait_for_function("localStorage.getItem('roundkeeper-snapshot-trying:/')", polling="raf")
+    crashing.wait_for_function("sessionStorage.getItem('roundkeeper-snapshot-trying:/')", polling="raf")
+    mark = crashing.evaluate("sessionStorage.getItem('roundkeeper-snapshot-trying:/')")
     assert crashing.evaluate("document.documentElement.dataset.engine") is None
-    # The renderer dies in the middle of the start from the snapshot (a crash, or the phone killing it).
     kill_renderers(browser, crashing)
     crashing.close()
     page = snap_context.new_page()
+    page.goto(server["url"] + "/sw.js")  # the same origin, without the app: the tab as the crash left it
+    page.evaluate("mark => sessionStorage.setItem('roundkeeper-snapshot-trying:/', mark)", mark)
     after = start(page, server["url"] + "/")
     assert after["state"] == "off" and after["reason"] == "the last start from it did not finish", after
     assert names(page) == ["Aria", "Ogre"]
@@ -307,13 +313,55 @@ def test_leaving_a_start_from_the_snapshot_is_no_crash(snap_context, server):
     wait_stored(page)
     leaving = snap_context.new_page()
     leaving.goto(server["url"] + "/", wait_until="commit")
-    leaving.wait_for_function("localStorage.getItem('roundkeeper-snapshot-trying:/')", polling="raf")
-    leaving.goto("about:blank")  # the user leaves at once (another address; closing the tab, below)
+    leaving.wait_for_function("sessionStorage.getItem('roundkeeper-snapshot-trying:/')", polling="raf")
+    leaving.goto(server["url"] + "/sw.js")  # the user leaves at once (another address; closing the tab, below)
+    assert leaving.evaluate("sessionStorage.getItem('roundkeeper-snapshot-trying:/')") is None  # pagehide let it go
     leaving.close()
-    # Leaving lets the mark go (pagehide); another tab sees that a moment later (localStorage reaches
-    # other renderers asynchronously), and a start before then would take the leaving for a crash.
-    page.wait_for_function("localStorage.getItem('roundkeeper-snapshot-trying:/') === null", timeout=5000)
     assert start(page, server["url"] + "/")["state"] == "used"
+
+
+def test_two_tabs_starting_a_moment_apart_both_use_the_snapshot(snap_context, server):
+    """The mark of a start under way is the tab's own: a second tab starting 300 ms after the first
+    is no sign that the first one crashed (it was, while the mark was per origin: the snapshot was
+    then dropped until the next release)."""
+    page = snap_context.new_page()
+    start(page, server["url"] + "/")
+    wait_stored(page)
+    page.close()
+    first, second = snap_context.new_page(), snap_context.new_page()
+    first.goto(server["url"] + "/", wait_until="commit")
+    first.wait_for_function("sessionStorage.getItem('roundkeeper-snapshot-trying:/')", polling="raf")
+    second.wait_for_timeout(300)
+    second.goto(server["url"] + "/", wait_until="commit")
+    for p in (first, second):
+        wait_ready(p)
+        assert state(p)["state"] == "used", state(p)
+    assert p.evaluate("localStorage.getItem('roundkeeper-snapshot-failed:/')") is None
+
+
+BOMB = """async ([cache, key]) => {
+    // What would inflate to 64 MB of zeros, under a stored size of 1 MB.
+    const c = await caches.open(cache);
+    const old = await c.match(key);
+    const zeros = new Blob([new Uint8Array(64 * 1024 * 1024)]);
+    const packed = await new Response(zeros.stream().pipeThrough(new CompressionStream('gzip'))).arrayBuffer();
+    const headers = new Headers(old.headers);
+    headers.set('x-rk-size', String(1024 * 1024));
+    await c.put(key, new Response(packed, {headers}));
+}"""
+
+
+def test_a_snapshot_that_would_inflate_past_its_stored_size_stops_there(snap_context, server):
+    page = snap_context.new_page()
+    start(page, server["url"] + "/")
+    fight(page)
+    wait_stored(page)
+    key = page.evaluate(f"caches.open({SNAPSHOT_CACHE!r}).then(c => c.keys()).then(ks => ks[0].url)")
+    page.evaluate(BOMB, [SNAPSHOT_CACHE, key])
+    after = start(page, server["url"] + "/")
+    assert after["state"] in ("fallback", "making", "stored"), after
+    assert "more than the 1048576 bytes stored" in after["reason"], after
+    assert names(page) == ["Aria", "Ogre"]
 
 
 def test_a_start_from_the_snapshot_hidden_then_killed_is_no_crash(browser, snap_context, server):
@@ -326,12 +374,12 @@ def test_a_start_from_the_snapshot_hidden_then_killed_is_no_crash(browser, snap_
     page.close()  # only the page that is killed is open
     hidden = snap_context.new_page()
     hidden.goto(server["url"] + "/", wait_until="commit")
-    hidden.wait_for_function("localStorage.getItem('roundkeeper-snapshot-trying:/')", polling="raf")
+    hidden.wait_for_function("sessionStorage.getItem('roundkeeper-snapshot-trying:/')", polling="raf")
     hidden.evaluate("""() => {
         Object.defineProperty(document, "visibilityState", {get: () => "hidden", configurable: true});
         document.dispatchEvent(new Event("visibilitychange"));
     }""")
-    assert hidden.evaluate("localStorage.getItem('roundkeeper-snapshot-trying:/')") is None
+    assert hidden.evaluate("sessionStorage.getItem('roundkeeper-snapshot-trying:/')") is None
     kill_renderers(browser, hidden)
     hidden.close()
     page = snap_context.new_page()

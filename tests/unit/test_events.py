@@ -295,7 +295,12 @@ def test_an_import_lists_its_fights_under_fresh_ids_and_a_bad_file_changes_nothi
     added = effects[0]
     assert isinstance(added, AddEncounters) and [t.present.id for t in added.timelines] == ["e-imp-3"]
     assert [c.name for c in added.timelines[0].present.combatants] == ["Cyra", "Dax", "Goblin", "Ogre"]
-    assert after.notices[-1].text == "Imported 1 encounter." and CloseSheet() in effects and Render() in effects
+    assert CloseSheet() in effects and Render() in effects
+    # What was stored is said by count, as the runtime stored it (storage may refuse some).
+    said, _ = update(after, msg.EncountersImported(1, 1))
+    assert said.notices[-1].text == "Imported 1 encounter."
+    said, _ = update(after, msg.EncountersImported(10, 30))
+    assert said.notices[-1].text.startswith("Imported 10 of 30 encounters: storage is full, the other 20 were not stored")
     bad, effects = update(model, msg.FileImported("{not json", "e-imp", 3))
     assert bad is model and isinstance(effects[0], Refuse) and effects[0].text.startswith("Nothing was imported")
 

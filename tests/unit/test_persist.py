@@ -190,3 +190,82 @@ def test_share_link_payload_round_trips_and_rejects_damage():
         read_share(payload[: len(payload) // 2])
     with pytest.raises(SchemaError):
         read_share("!!!not base64!!!")
+
+
+# -- two tabs at the same moment: this tab's change done again on the other's --------------------
+
+def _tabs():
+    import random as _random
+
+    from pyengine.tracker import resolve as _resolve
+    from tests.unit.test_update import PARTY
+    from tests.unit.test_update import fight as _fight
+
+    base = _fight(*PARTY, started=True).timeline
+
+    def step(t, kind, fields=None):
+        return t.do(_resolve(t.present, kind, fields or {}, _random.Random(0)))
+    return base, step
+
+
+def test_a_next_turn_in_each_tab_at_the_same_moment_keeps_both():
+    from web.persist import rebase_changes
+
+    base, step = _tabs()
+    ours, theirs = step(base, "next_turn"), step(base, "next_turn")
+    merged, said = rebase_changes(base, ours, theirs)
+    assert merged.cursor == base.cursor + 2 and "both are kept" in said
+    assert merged.present == step(step(base, "next_turn"), "next_turn").present
+
+
+def test_theirs_came_back_through_json_and_still_merges():
+    from pyengine.storage import dumps, timeline_from_dict, timeline_to_dict
+    from web.persist import rebase_changes
+
+    base, step = _tabs()
+    base = timeline_from_dict(json.loads(dumps(timeline_to_dict(base))))
+    ours = step(base, "next_turn")
+    theirs = timeline_from_dict(json.loads(dumps(timeline_to_dict(step(base, "next_turn")))))
+    merged, _ = rebase_changes(base, ours, theirs)
+    assert merged.cursor == base.cursor + 2
+
+
+def test_an_undo_here_while_the_other_tab_went_on_is_refused_and_said():
+    from web.persist import rebase_changes
+
+    base, step = _tabs()
+    base = step(base, "next_turn")
+    ours, theirs = base.undo(), step(base, "next_turn")
+    merged, said = rebase_changes(base, ours, theirs)
+    assert merged is theirs and "Undo here was not applied" in said
+    # ... and a Next turn here while the other tab undid: the undo stays, our turn follows it.
+    ours, theirs = step(base, "next_turn"), base.undo()
+    merged, said = rebase_changes(base, ours, theirs)
+    assert merged.cursor == theirs.cursor + 1 and merged.actions[:theirs.cursor] == theirs.actions[:theirs.cursor]
+
+
+def test_nothing_new_here_takes_theirs_and_no_base_refuses():
+    from web.persist import rebase_changes
+
+    base, step = _tabs()
+    theirs = step(base, "next_turn")
+    assert rebase_changes(base, base, theirs) == (theirs, "Updated with a change made in another tab.")
+    merged, said = rebase_changes(None, step(base, "next_turn"), theirs)
+    assert merged is theirs and "was not saved" in said
+
+
+def test_a_character_a_newer_version_wrote_is_kept_through_this_versions_saves_and_said():
+    from pyengine.characters import CHARACTER_VERSION
+    from web.persist import CHARACTERS, MemoryStore, Persistence
+
+    store = MemoryStore()
+    newer = {"v": CHARACTER_VERSION + 1, "id": "k-new", "name": "From the future", "shape": "unknown to us"}
+    store.set(CHARACTERS, json.dumps([newer]))
+    p = Persistence(store)
+    notices: list = []
+    assert p.read_collection(CHARACTERS, notices) == []
+    assert len(notices) == 1 and "newer version" in notices[0].text and notices[0].action == "reload"
+    mine = {"v": CHARACTER_VERSION, "id": "k1", "name": "Cyra", "system": "generic", "stats": {}, "attacks": []}
+    p.write_collection(CHARACTERS, [mine])
+    stored = json.loads(store.get(CHARACTERS))
+    assert newer in stored and any(c.get("name") == "Cyra" for c in stored)

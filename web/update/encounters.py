@@ -39,6 +39,7 @@ from ..messages import (
     EncounterDeleted,
     EncounterPicked,
     EncounterRestored,
+    EncountersImported,
     FightChangedElsewhere,
     FileImported,
     HistoryTrimmed,
@@ -163,8 +164,11 @@ def _encounter_restored(model: Model, m: EncounterRestored) -> Result:
 
 
 def _fight_changed_elsewhere(model: Model, m: FightChangedElsewhere) -> Result:
-    said = (Notice("warn", "This fight was changed in another tab. Showing that version; your last change here was not saved.")
-            if m.conflict else Notice("info", "Updated with a change made in another tab."))
+    if m.said:
+        said = Notice("warn" if "not" in m.said else "info", m.said)
+    else:
+        said = (Notice("warn", "This fight was changed in another tab. Showing that version; your last change here was not saved.")
+                if m.conflict else Notice("info", "Updated with a change made in another tab."))
     return notify(replace(model, timeline=m.timeline), said), (Render(),)
 
 
@@ -234,9 +238,21 @@ def _file_imported(model: Model, m: FileImported) -> Result:
         characters += (item,)
     model = replace(model, roster=_added(model.roster, roster), templates=_added(model.templates, templates), characters=characters,
                     ui=state.update(model.ui, "sheet-closed"))
-    model = notify(model, Notice("info", f"Imported {len(timelines)} encounter{'s' * (len(timelines) != 1)}."))
     stored = tuple(StoreCollection(k) for k in (ROSTER, TEMPLATES, CHARACTERS) if getattr(model, COLLECTION_OF[k]))
     return model, (AddEncounters(fresh), *stored, CloseSheet(), Render())
+
+
+def _encounters_imported(model: Model, m: EncountersImported) -> Result:
+    """What an import stored, exactly (the runtime counts it as storage answers)."""
+    def count(n: int) -> str:
+        return f"{n} encounter{'s' * (n != 1)}"
+    if m.stored == m.total:
+        said = Notice("info", f"Imported {count(m.total)}.")
+    else:
+        said = Notice("error", f"Imported {m.stored} of {count(m.total)}: storage is full, the other {m.total - m.stored} were "
+                               "not stored. Trim history or delete an encounter, then import the file again.",
+                      "trim-history", "Trim history", (("export-all", "Export all"),))
+    return notify(model, said), (RenderNotices(), Render())
 
 
 UPDATES: dict[type, Callable[[Model, Any], Result]] = {
@@ -253,4 +269,5 @@ UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     EncounterPicked: _encounter_picked,
     HistoryTrimmed: _history_trimmed,
     FileImported: _file_imported,
+    EncountersImported: _encounters_imported,
 }

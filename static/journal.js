@@ -1,0 +1,173 @@
+/* The durable copy of what the page saves. localStorage reaches the disk late (Chromium writes it
+   lazily: a browser killed by the phone's OS loses the last seconds of taps), while an IndexedDB
+   transaction with strict durability is on disk when it completes. So every write the page makes
+   to its localStorage keys is also put here (newest wins per key, each with a rising sequence
+   number, in one strict transaction per task), and at start, before Python reads anything, what
+   the journal holds that localStorage lost is put back (Python awaits RK.journalReady). A first
+   start with an empty journal copies the earlier saves in (the migration). localStorage stays the
+   page's store, read synchronously and shown at once; where IndexedDB is refused it is all there
+   is. A file of its own, loaded after boot.js (the page's CSP allows no inline script). */
+(function () {
+  "use strict";
+  var RK = window.RK;
+  var DB = "roundkeeper-journal";
+  var STORE = "keys";
+  var SEQ_KEY = RK.prefix + "journal-seq";      // localStorage's own mark: the journal's sequence it has caught up with
+  var SKIP = {};
+  SKIP[RK.prefix + "snapshot"] = 1;              // the instant preview: redrawn from the fight, not worth a disk write
+  SKIP[SEQ_KEY] = 1;
+  SKIP[RK.prefix + "__probe__"] = 1;            // the start's check that storage writes
+  var db = null;
+  var queue = [];
+  var seq = 0;
+  var blocked = {};                              // key -> true: this tab lost a race for it, until Python has merged
+  var journal = RK.journal = {ok: false, error: "", pending: 0, restored: 0, migrated: 0, conflicts: 0, onError: null,
+                              onConflict: null, put: put, claim: claim, read: read, resolved: resolved,
+                              tab: Math.random().toString(36).slice(2) + Date.now().toString(36)};
+
+  function request(req) {
+    return new Promise(function (resolve, reject) {
+      req.onsuccess = function () { resolve(req.result); };
+      req.onerror = function () { reject(req.error); };
+    });
+  }
+  function finished(tx) {
+    return new Promise(function (resolve, reject) {
+      tx.oncomplete = function () { resolve(); };
+      tx.onerror = function () { reject(tx.error); };
+      tx.onabort = function () { reject(tx.error || new Error("AbortError")); };
+    });
+  }
+  function strict(mode) { return db.transaction(STORE, mode, {durability: "strict"}); }
+  function nextSeq() { seq = Math.max(seq + 1, Date.now() * 1000); return seq; }
+  function ours(key) { return typeof key === "string" && key.indexOf(RK.prefix) === 0 && !SKIP[key]; }
+
+  function open() {
+    return new Promise(function (resolve, reject) {
+      var req = indexedDB.open(DB, 1);
+      req.onupgradeneeded = function () { req.result.createObjectStore(STORE); };
+      req.onsuccess = function () { resolve(req.result); };
+      req.onerror = function () { reject(req.error); };
+      req.onblocked = function () { reject(new Error("blocked")); };
+    });
+  }
+
+  async function restore() {
+    if (!RK.storage || !window.indexedDB) throw new Error("no storage");
+    db = await open();
+    db.onversionchange = function () { db.close(); db = null; };
+    var caught = Number(localStorage.getItem(SEQ_KEY)) || 0;
+    var range = IDBKeyRange.bound(RK.prefix, RK.prefix + "\uffff");
+    var tx = strict("readonly");
+    var store = tx.objectStore(STORE);
+    var keys = await request(store.getAllKeys(range));
+    var values = await request(store.getAll(range));
+    var newest = caught;
+    if (!keys.length) {
+      // The first start with the journal: the earlier saves move in (in one transaction).
+      var write = strict("readwrite");
+      var into = write.objectStore(STORE);
+      for (var i = 0; i < localStorage.length; i++) {
+        var key = localStorage.key(i);
+        if (ours(key)) { into.put({v: localStorage.getItem(key), seq: nextSeq()}, key); journal.migrated++; }
+      }
+      await finished(write);
+      newest = seq;
+    } else {
+      for (var j = 0; j < keys.length; j++) {
+        var record = values[j];
+        if (!record || typeof record.seq !== "number" || !ours(keys[j])) continue;
+        newest = Math.max(newest, record.seq);
+        if (record.seq <= caught) continue;  // localStorage has it (or newer)
+        try {
+          if (typeof record.v === "string") localStorage.setItem(keys[j], record.v);
+          else localStorage.removeItem(keys[j]);
+          journal.restored++;
+        } catch (e) { journal.error = "restore: " + e.name; }
+      }
+    }
+    seq = Math.max(seq, newest);
+    try { localStorage.setItem(SEQ_KEY, String(seq)); } catch (e) { /* full: the journal still has it */ }
+    journal.ok = true;
+  }
+
+  // A write the page made to localStorage (value null: removed), made durable in the next
+  // transaction (one per task: every write of one tap together).
+  function put(key, value) {
+    if (!db || !ours(key)) return;
+    queue.push([key, value === null || value === undefined ? null : String(value), nextSeq()]);
+    journal.pending++;
+    if (queue.length === 1) Promise.resolve().then(flush);
+  }
+
+  // The write just queued for `key` is the fight's revision `rev`, made from revision `base`: it is
+  // stored only over `base` (or over this tab's own writes). Another tab that stored something else
+  // meanwhile won the race: this tab's write is dropped here (localStorage converges once Python
+  // has merged, journal.onConflict), and so is every later write of this tab to that key until then.
+  function claim(key, rev, base) {
+    for (var i = queue.length - 1; i >= 0; i--) {
+      if (queue[i][0] === key) { queue[i][3] = rev; queue[i][4] = base; return; }
+    }
+  }
+
+  function resolved(key) { delete blocked[key]; }
+
+  // What the journal holds for `key` (a promise of the text, or null).
+  function read(key) {
+    if (!db) return Promise.resolve(null);
+    return request(strict("readonly").objectStore(STORE).get(key)).then(function (r) {
+      return r && typeof r.v === "string" ? r.v : null;
+    });
+  }
+
+  function flush() {
+    var batch = queue;
+    queue = [];
+    if (!batch.length || !db) { journal.pending -= batch.length; return; }
+    var tx;
+    try { tx = strict("readwrite"); } catch (e) { failed(e, batch.length); return; }
+    var store = tx.objectStore(STORE);
+    var lost = [];
+    batch.forEach(function (item) {
+      var key = item[0];
+      var got = store.get(key);
+      got.onsuccess = function () {
+        var old = got.result;
+        if (blocked[key]) return;
+        if (item[3] !== undefined && old && typeof old.rev === "number" && old.tab !== journal.tab && old.rev !== item[4]) {
+          blocked[key] = true;   // another tab stored its own version of what this write was made from
+          journal.conflicts++;
+          lost.push([key, item[3]]);
+          return;
+        }
+        // Newest wins per key (also against another tab's write of something else).
+        if (!old || !(old.seq >= item[2])) {
+          var record = {v: item[1], seq: item[2]};
+          if (item[3] !== undefined) { record.rev = item[3]; record.tab = journal.tab; }
+          store.put(record, key);
+        }
+      };
+    });
+    try { localStorage.setItem(SEQ_KEY, String(seq)); } catch (e) { /* full: the journal still has it */ }
+    finished(tx).then(function () {
+      journal.pending -= batch.length;
+      lost.forEach(function (l) {
+        if (typeof journal.onConflict === "function") {
+          try { journal.onConflict(l[0], l[1]); } catch (e) { /* the page reloads the fight itself */ }
+        }
+      });
+    }, function (e) { failed(e, batch.length); });
+  }
+
+  function failed(error, count) {
+    journal.pending -= count;
+    journal.error = (error && error.name) || String(error);
+    if (typeof journal.onError === "function") {
+      try { journal.onError(journal.error); } catch (e) { /* the page says it */ }
+    }
+  }
+
+  // Always resolves: without IndexedDB the page runs on localStorage alone, as before.
+  RK.journalReady = restore().catch(function (e) { journal.error = (e && e.name) || String(e); db = null; })
+    .then(function () { performance.mark("rk:journal-ready"); });
+})();

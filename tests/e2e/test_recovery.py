@@ -1,0 +1,109 @@
+"""What a page does after a fault is gone or cannot be helped: a damaged download of the QR
+encoder's files is fetched again on the next try; a browser that refuses every write is said to
+refuse, not to be full; files missing from the offline copy are fetched again."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import add_combatant, wait_controlled, wait_ready
+
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def blocked_sw(browser):
+    """A profile whose requests the test can answer itself (no service worker between)."""
+    ctx = browser.new_context(viewport=PHONE, service_workers="block")
+    ctx.add_init_script("window.__rkSnapshot = 'off'")
+    yield ctx
+    ctx.close()
+
+
+def test_a_damaged_qr_encoder_download_is_fetched_again_once_the_good_file_is_back(blocked_sw, site):
+    blocked_sw.route("**/wheels/stdlib-extra.zip", lambda route: route.fulfill(status=200, body=b"PK\x03\x04 not a zip at all"))
+    page = blocked_sw.new_page()
+    page.goto(site["url"] + "/")
+    wait_ready(page)
+    add_combatant(page, "Aldric", 30)
+    page.get_by_test_id("menu-button").click()
+    page.get_by_test_id("share-link").click()
+    page.wait_for_function("(document.getElementById('share-qr-note')?.textContent || '').includes('could not be drawn')")
+    blocked_sw.unroute("**/wheels/stdlib-extra.zip")
+    page.get_by_test_id("share-link").click()  # the same page, no reload
+    page.wait_for_function("document.querySelector('[data-testid=share-qr] svg') !== null", timeout=60_000)
+
+
+def test_a_browser_that_refuses_every_write_is_said_to_refuse_not_to_be_full(browser, site):
+    ctx = browser.new_context(viewport=PHONE)
+    ctx.add_init_script("""
+        window.__rkSnapshot = 'off';
+        Storage.prototype.setItem = function () { throw new DOMException('The quota has been exceeded.', 'QuotaExceededError'); };
+    """)
+    try:
+        page = ctx.new_page()
+        page.goto(site["url"] + "/")
+        wait_ready(page)
+        notices = " ".join(page.get_by_test_id("notice").all_inner_texts())
+        assert "not letting Roundkeeper save" in notices and "Storage is full" not in notices, notices
+        add_combatant(page, "Aldric", 30)  # the page still works, in memory
+    finally:
+        ctx.close()
+
+
+CACHED = """async (names) => {
+    const keys = (await caches.keys()).filter(k => k.startsWith('roundkeeper:/:'));
+    const cache = await caches.open(keys[0]);
+    const paths = (await cache.keys()).map(r => new URL(r.url).pathname);
+    return names.map(n => paths.some(p => p.endsWith(n)));
+}"""
+DROP = """async (names) => {
+    const keys = (await caches.keys()).filter(k => k.startsWith('roundkeeper:/:'));
+    const cache = await caches.open(keys[0]);
+    for (const r of await cache.keys()) if (names.some(n => new URL(r.url).pathname.endsWith(n))) await cache.delete(r);
+}"""
+
+
+def test_files_missing_from_the_offline_copy_are_fetched_again_when_the_app_opens(context, site):
+    page = context.new_page()
+    page.goto(site["url"] + "/")
+    wait_ready(page)
+    wait_controlled(page)
+    names = ["/rules.html", "/wheels/stdlib-extra.zip"]
+    page.evaluate(DROP, names)
+    assert page.evaluate(CACHED, names) == [False, False]
+    page.reload()
+    wait_ready(page)
+    page.wait_for_function(f"({CACHED})({names!r}).then(found => found.every(Boolean))", timeout=30_000, polling=500)
+    context.set_offline(True)
+    try:
+        rules = context.new_page()
+        rules.goto(site["url"] + "/rules.html")
+        assert "rules" in rules.title().lower()
+    finally:
+        context.set_offline(False)
+
+
+LONG_TASKS = """() => {
+    window.__longTasks = [];
+    new PerformanceObserver(list => { for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration)); })
+        .observe({type: 'longtask', buffered: false});
+}"""
+
+
+def test_pasting_an_expression_too_big_to_estimate_keeps_every_task_short(context, site):
+    """1000d6!>=2 draws about 6,000 dice a roll: its odds are not estimated (said), and no task of
+    the page runs past 50 ms meanwhile (a roll is cut at ESTIMATE_DICE dice)."""
+    page = context.new_page()
+    page.goto(site["url"] + "/")
+    wait_ready(page)
+    page.wait_for_timeout(1500)  # the start's own long tasks are over
+    page.evaluate(LONG_TASKS)
+    page.get_by_test_id("dice-input").fill("1000d6!>=2")
+    page.wait_for_function("(document.querySelector('[data-testid=dice-error]')?.textContent || '').includes('too many to estimate')",
+                           timeout=30_000)
+    page.wait_for_timeout(500)
+    tasks = page.evaluate("window.__longTasks")
+    assert all(t <= 50 for t in tasks), tasks
+    page.get_by_test_id("roll-button").click()  # rolling it still works
+    page.get_by_test_id("roll-result").wait_for()
