@@ -491,9 +491,11 @@ class Persistence:
             return None
         return doc.get("rev") if isinstance(doc, dict) and isinstance(doc.get("rev"), int) else None
 
-    def save_timeline(self, timeline: Timeline, ws: Workspace) -> None:
+    def save_timeline(self, timeline: Timeline, ws: Workspace, made_from: int | None = None) -> None:
         """Write the encounter; raises StorageFull (nothing written), ChangedElsewhere (another tab
-        saved it meanwhile) or SchemaError (saved by a newer version: never overwritten)."""
+        saved it meanwhile) or SchemaError (saved by a newer version: never overwritten).
+        `made_from`: the revision this write is made from, when not the one before it (a merge over
+        another tab's version, numbered past every revision this tab wrote meanwhile)."""
         eid = timeline.present.id
         if eid in ws.locked:
             raise SchemaError("This encounter was saved by a newer version and is not overwritten.")
@@ -510,7 +512,7 @@ class Persistence:
         if claim is not None:
             # The durable journal takes this write only over the version it was made from (static/journal.js):
             # another tab that stored its own at the same moment is found there, atomically.
-            claim(_enc_key(eid), rev, rev - 1)
+            claim(_enc_key(eid), rev, rev - 1 if made_from is None else made_from)
         self.revs[eid] = rev
         self.save_index(ws)
 

@@ -421,14 +421,14 @@ class Runtime:
                 describe_entry(entry, self.model.timeline)
         self.save()
 
-    def save(self) -> bool:
+    def save(self, made_from: int | None = None) -> bool:
         """Store the fight on screen; False when it was not (said), True when it was (or this page
-        keeps nothing: storage blocked, said at start)."""
+        keeps nothing: storage blocked, said at start). `made_from`: see Persistence.save_timeline."""
         if not self.persistent:
             return True
         before = self.shared
         try:
-            self.persistence.save_timeline(self.model.timeline, self.workspace())
+            self.persistence.save_timeline(self.model.timeline, self.workspace(), made_from)
         except StorageFull:
             self.say(FULL)
             return False
@@ -491,15 +491,19 @@ class Runtime:
             return
         if theirs_raw is not None:
             getattr(self.store, "restore", self.store.set)(f"enc:{eid}", theirs_raw)
-        self.persistence.revs.pop(eid, None)
+        ours_rev = self.persistence.revs.pop(eid, 0)
         theirs, _ = self.load(eid)
         if theirs is None:
             return
+        their_rev = self.persistence.revs.get(eid, 0)
         merged, said = rebase_changes(base if base is not None else self.shared, self.model.timeline, theirs)
         self.shared = theirs
         self.dispatch(FightChangedElsewhere(merged, merged is theirs and "not" in said, said))
         if merged is not theirs:
-            self.save()
+            # Numbered past every revision this tab wrote meanwhile (the other tab may have taken one
+            # of those in: it takes this one too), made from theirs (what the journal holds).
+            self.persistence.revs[eid] = max(their_rev, ours_rev)
+            self.save(made_from=their_rev)
 
     def journal_conflict(self, key: str, rev: int) -> None:
         """The journal found that another tab stored this key first (static/journal.js)."""

@@ -836,12 +836,15 @@ class StrifeSystem(System):
             value = st.get(key, [])
             return isinstance(value, list) and len(value) <= 200 and all(ok(v) for v in value)
 
+        def one(v: Any, among: Any) -> bool:
+            return isinstance(v, str) and v in among  # (a list is no id: never looked up in a set)
+
         fine = (set(st) <= set(TURN_STATE)
-                and ("acting" not in st or st["acting"] in ids)
-                and of("acted", lambda v: v in ids) and of("free", lambda v: v in ids)
-                and of("parts", lambda v: v in ("rest", "sprint", "instant", "move", "action"))
-                and of("bottom", lambda v: v in sides) and of("action_kinds", lambda v: v in ("power", "off"))
-                and of("returns", lambda v: isinstance(v, list) and len(v) == 2 and v[0] in ids and isinstance(v[1], str))
+                and ("acting" not in st or one(st["acting"], ids))
+                and of("acted", lambda v: one(v, ids)) and of("free", lambda v: one(v, ids))
+                and of("parts", lambda v: one(v, ("rest", "sprint", "instant", "move", "action")))
+                and of("bottom", lambda v: one(v, sides)) and of("action_kinds", lambda v: one(v, ("power", "off")))
+                and of("returns", lambda v: isinstance(v, list) and len(v) == 2 and one(v[0], ids) and isinstance(v[1], str))
                 and of("attacks", lambda v: isinstance(v, list) and len(v) == 2 and isinstance(v[0], str) and isinstance(v[1], str)))
         if not fine or (st and not enc.started):
             raise SchemaError("The fight's turn state is unreadable.")

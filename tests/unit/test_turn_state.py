@@ -5,6 +5,7 @@ checks go on for a few turns (next turn, an attack, undo) with no exception but 
 from __future__ import annotations
 
 import json
+import os
 import random
 from dataclasses import replace
 
@@ -111,7 +112,7 @@ def fuzzed(draw):
     return name, doc
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("RK_FUZZ", "400")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(fuzzed(), st.integers(0, 10**6))
 def test_every_fuzzed_fight_that_is_accepted_can_be_played(case, seed):
     name, doc = case
