@@ -513,8 +513,15 @@ class Runtime:
         name = key[len(self.prefix):] if key.startswith(self.prefix) else key
         raw = dom.py(await window.RK.journal.read(key))
         window.RK.journal.resolved(key)
-        if name.startswith("enc:") and isinstance(raw, str):
-            self.merge_other_tab(name[len("enc:"):], self.base_of.get(rev), str(raw))
+        if not (name.startswith("enc:") and isinstance(raw, str)):
+            return
+        eid = name[len("enc:"):]
+        if eid == self.model.timeline.present.id:
+            self.merge_other_tab(eid, self.base_of.get(rev), str(raw))
+        else:
+            # A fight not on screen (saved as this tab left it): the other tab's version stands, here too.
+            getattr(self.store, "restore", self.store.set)(name, str(raw))
+            self.persistence.revs.pop(eid, None)
 
     def pick_up_collection(self, key: str) -> None:
         """Another tab stored a collection (or the list of encounters): show its version."""
