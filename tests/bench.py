@@ -765,12 +765,8 @@ def journal(p, base_url: str, site: Path, runs: int) -> None:
             page = ctx.new_page()
             page.goto(url + "/")
             page.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=120_000)
-            from tests.e2e.conftest import add_combatant
-            add_combatant(page, "Aldric", 30)
-            add_combatant(page, "Goblin", 7)
-            page.get_by_test_id("start-combat").click()
-            if page.get_by_test_id("init-done").count():
-                page.get_by_test_id("init-done").click()
+            from tests.e2e.test_durable import started_fight
+            started_fight(page)
             for _ in range(200):
                 page.evaluate("document.querySelector('[data-testid=next-turn]').click()")
             ready, restored, taps = [], [], []

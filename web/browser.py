@@ -249,7 +249,6 @@ class Transport:
                  failed: Callable[[str], Any]) -> None:
         self.heard, self.joined, self.failed = heard, joined, failed
         self.module: Any = None
-        self.connected = False
         self.self_id = ""            # this page's id in the room (the host names it in its states)
         self.channel: Any = None
         if hasattr(window, "BroadcastChannel"):
@@ -284,7 +283,6 @@ class Transport:
         module = await self.load()
         await module.connect(room, secret, to_js(list(relays)), to_js(list(stun)), self._on_peer, self._on_message, host_key or "")
         self.self_id = str(module.me())
-        self.connected = True
 
     def send(self, text: str, peer: str | None = None) -> None:
         if self.module is not None:
@@ -312,7 +310,6 @@ class Transport:
             self.channel.postMessage(text)
 
     def leave(self) -> None:
-        self.connected = False
         if self.module is not None:
             self.module.leave()
 

@@ -58,6 +58,16 @@ def open_page(browser: Browser, url: str):
     return browser.page
 
 
+def started_fight(page) -> None:
+    """Aldric and a Goblin, the fight started (the initiative step rolled for, when it opens)."""
+    add_combatant(page, "Aldric", 30)
+    add_combatant(page, "Goblin", 7)
+    page.get_by_test_id("start-combat").click()
+    if page.get_by_test_id("init-done").count():
+        page.get_by_test_id("init-done").click()
+    page.wait_for_function("document.querySelector('[data-testid=turn-now]') !== null")
+
+
 def round_and_turn(page) -> tuple[str, str]:
     label = page.get_by_test_id("round-counter").inner_text()
     now = page.eval_on_selector("[data-testid=combatant-row][aria-current=true] .name", "e => e.firstChild.textContent")
@@ -82,12 +92,7 @@ def _taps_then_kill(pw, url: str, tmp_path: Path, run: int, browsers: list) -> N
     first = Browser(pw, tmp_path / "profile")
     browsers.append(first)
     page = open_page(first, url)
-    add_combatant(page, "Aldric", 30)
-    add_combatant(page, "Goblin", 7)
-    page.get_by_test_id("start-combat").click()
-    if page.get_by_test_id("init-done").count():
-        page.get_by_test_id("init-done").click()
-    page.wait_for_function("document.querySelector('[data-testid=turn-now]') !== null")
+    started_fight(page)
     page.wait_for_timeout(6000)  # what came before the taps has reached the disk by any route
     for _ in range(20):
         before = page.get_by_test_id("round-counter").inner_text() + "|" + round_and_turn(page)[1]
@@ -189,12 +194,7 @@ def test_two_tabs_tapping_at_the_same_moment_lose_no_tap(context, site):
     from tests.e2e.conftest import open_app
 
     a = open_app(context, site["url"] + "/").page
-    add_combatant(a, "Aldric", 30)
-    add_combatant(a, "Goblin", 7)
-    a.get_by_test_id("start-combat").click()
-    if a.get_by_test_id("init-done").count():
-        a.get_by_test_id("init-done").click()
-    a.wait_for_function("document.querySelector('[data-testid=turn-now]') !== null")
+    started_fight(a)
     b = open_app(context, site["url"] + "/").page
     b.wait_for_function("document.querySelector('[data-testid=turn-now]') !== null")
     assert a.evaluate(STATE) == b.evaluate(STATE) == "Round 1 | " + a.evaluate(STATE).split(" | ")[1]

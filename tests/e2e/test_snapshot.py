@@ -75,6 +75,15 @@ def fight(page) -> None:
     page.wait_for_function("document.querySelector('[data-testid=round-counter]').textContent.startsWith('Round 1')")
 
 
+def stored_snapshot(snap_context, server):
+    """A page whose fight and snapshot are stored, and the snapshot's cache key (for a test to damage)."""
+    page = snap_context.new_page()
+    start(page, server["url"] + "/")
+    fight(page)
+    wait_stored(page)
+    return page, page.evaluate(f"caches.open({SNAPSHOT_CACHE!r}).then(c => c.keys()).then(ks => ks[0].url)")
+
+
 def roll_once(page, expr: str) -> str:
     """The roll's text: every die, then the total."""
     page.get_by_test_id("dice-input").fill(expr)
@@ -162,11 +171,7 @@ async_rewrite = """async ([key, damage]) => {
 
 @pytest.mark.parametrize("damage", list(DAMAGE))
 def test_a_damaged_snapshot_falls_back_to_a_normal_start_and_is_made_again(snap_context, server, damage):
-    page = snap_context.new_page()
-    start(page, server["url"] + "/")
-    fight(page)
-    wait_stored(page)
-    key = page.evaluate(f"caches.open({SNAPSHOT_CACHE!r}).then(c => c.keys()).then(ks => ks[0].url)")
+    page, key = stored_snapshot(snap_context, server)
     page.evaluate(async_rewrite % (SNAPSHOT_CACHE, DAMAGE[damage]), [key, damage])
     after = start(page, server["url"] + "/")
     # A fallback ("damaged" stays the reason while the new snapshot is made at once after it).
@@ -190,11 +195,7 @@ REWRITE_HEADER = """async ([cache, key]) => {
 
 
 def test_a_snapshot_that_will_not_restore_falls_back_and_is_not_made_again(snap_context, server):
-    page = snap_context.new_page()
-    start(page, server["url"] + "/")
-    fight(page)
-    wait_stored(page)
-    key = page.evaluate(f"caches.open({SNAPSHOT_CACHE!r}).then(c => c.keys()).then(ks => ks[0].url)")
+    page, key = stored_snapshot(snap_context, server)
     page.evaluate(REWRITE_HEADER, [SNAPSHOT_CACHE, key])
     after = start(page, server["url"] + "/")
     assert after["state"] == "fallback", after
@@ -352,11 +353,7 @@ BOMB = """async ([cache, key]) => {
 
 
 def test_a_snapshot_that_would_inflate_past_its_stored_size_stops_there(snap_context, server):
-    page = snap_context.new_page()
-    start(page, server["url"] + "/")
-    fight(page)
-    wait_stored(page)
-    key = page.evaluate(f"caches.open({SNAPSHOT_CACHE!r}).then(c => c.keys()).then(ks => ks[0].url)")
+    page, key = stored_snapshot(snap_context, server)
     page.evaluate(BOMB, [SNAPSHOT_CACHE, key])
     after = start(page, server["url"] + "/")
     assert after["state"] in ("fallback", "making", "stored"), after
