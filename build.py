@@ -89,8 +89,9 @@ STDLIB_EXTRA = "stdlib-extra.zip"
 # The tests' own live-table relay (tools/relay.mjs, a WebTorrent tracker from npm) listens here;
 # the build the tests drive allows it in its CSP beside the public relays.
 TEST_RELAY = "ws://127.0.0.1:47913"
+# d20 (Avrae's roller) and its own dependencies: the dice comparison table is checked against it (tests/peers).
 TEST_REQUIREMENTS = ("pytest==9.2.0", "playwright==1.65.2", "hypothesis==6.170.15", "ruff==0.14.6", "mypy==1.19.0",
-                     "pytest-rerunfailures==16.7")
+                     "d20==1.1.2", "lark-parser==0.9.0", "cachetools==8.0.2")
 CHROMIUM_FLAGS = (
     "--no-sandbox",
     "--disable-gpu",
@@ -785,7 +786,9 @@ def main(argv: list[str] | None = None) -> int:
     p_bench = sub.add_parser("bench", help="print the start-up and engine figures")
     p_bench.add_argument("--runs", type=int, default=5)
     p_bench.add_argument("--skip-startup", action="store_true", help="only the engine, tracker and save figures")
-    p_bench.add_argument("--only", choices=("offline", "journal"), help="only these figures (the no-internet live table; the journal)")
+    p_bench.add_argument("--only", choices=("offline", "journal", "crashes", "engine"),
+                         help="only these figures (the no-internet live table; the journal; renderer crashes with and "
+                              "without JSPI; the dice and tracker engine)")
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "test":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")

@@ -154,12 +154,22 @@ def _read(cls: type, name: str, hint: Any, value: Any) -> Any:
     raise RuleError(f"{cls.__name__}: {name} must be {kinds}.")
 
 
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    """A class's field types, resolved once (resolving them is most of a replayed action's cost)."""
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
+
+
 def read_args(cls: type[T], args: dict[str, Any]) -> T:
     """`args` (a saved action's) as `cls`, every field checked against its type; unknown keys are
     left out (a newer version's extras), a missing field without a default is refused."""
     if not isinstance(args, dict):
         raise RuleError(f"{cls.__name__}: the arguments are unreadable.")
-    hints = typing.get_type_hints(cls)
+    hints = _hints(cls)
     values: dict[str, Any] = {}
     for name in cls._fields:
         if name not in args:

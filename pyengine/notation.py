@@ -50,6 +50,7 @@ __all__ = [
     "Label",
     "Call",
     "FUNCTIONS",
+    "ADVANTAGE",
     "Node",
     "left_spine",
     "children",
@@ -108,14 +109,34 @@ class Explode:
     kind: str
     cmp: Cmp
     penetrate: bool = False
+    once: bool = False  # Foundry's xo: a matching die adds one die, which does not explode
 
 
 @dataclass(frozen=True)
 class Reroll:
-    """Reroll matching faces; kind: 'until' (until it no longer matches), 'once', or 'add'."""
+    """Reroll matching faces; kind: 'until' (until it no longer matches), 'once', or 'add'.
+    `more`: further faces this step matches too (Roll20's `2d8r1r3r5r7` rerolls any of them);
+    `then`: the next step, of another kind, applied to what this one left (`1d20r1ro2`)."""
 
     kind: str
     cmp: Cmp
+    more: tuple[Cmp, ...] = ()
+    then: Reroll | None = None
+
+    def test(self, x: int) -> bool:
+        return self.cmp.test(x) or any(c.test(x) for c in self.more)
+
+    def steps(self) -> tuple[Reroll, ...]:
+        out: list[Reroll] = []
+        step: Reroll | None = self
+        while step is not None:
+            out.append(step)
+            step = step.then
+        return tuple(out)
+
+    def words(self) -> str:
+        """The faces this step matches, as written: 1, <3, 5."""
+        return ", ".join(c.text() for c in (self.cmp, *self.more))
 
 
 @dataclass(frozen=True)
@@ -143,6 +164,7 @@ class Dice:
     crit: Cmp | None = None     # cs: faces that count as critical (default: a d20's 20)
     fumble: Cmp | None = None   # cf: faces that count as fumbles (default: a d20's 1)
     sort: str = ""              # s / sa: lowest first, sd: highest first
+    late: str = ""              # a reroll, explosion or mi/ma written after a keep/drop (4d6kh3rr1): applied before it here
 
     @property
     def sides(self) -> int:
@@ -267,13 +289,30 @@ class _Parser:
             comment = self.comment()
             if comment is None:
                 raise self.error("an operator (+ - * / or a comparison) or the end")
-            return Label(node, comment)  # Avrae: "1d20+5 Stealth" is the roll and what it is for
+            # Avrae: "1d20+5 Stealth" is the roll and what it is for; "2d6 #" has an empty comment
+            words = comment.split()
+            if words and words[0].lower() in ADVANTAGE:  # Avrae's `!r 1d20+5 adv`: the first d20 twice
+                node = _with_advantage(node, ADVANTAGE[words[0].lower()])
+            return Label(node, comment) if comment else node
         return node
+
+    def _comment_follows(self, at: int) -> bool:
+        """After `//` at `at`: words, not a number, a die or a bracket (`7 // 2` divides)."""
+        rest = self.text[at:].lstrip()
+        return not rest or not (rest[0].isdigit() or rest[0] in "({+-" or re.match(r"[dD](\d|%|F)", rest)
+                                or any(rest.startswith(f + "(") for f in FUNCTIONS))
 
     def comment(self) -> str | None:
         """Text after a complete expression, after a space, that starts with a word: the roll's
-        comment. A first word with a digit (`2d6 d6`) is a typo, not a comment."""
+        comment. A first word with a digit (`2d6 d6`) is a typo, not a comment. After `#` (Foundry's
+        flavour text) or `//` (rpg-dice-roller), anything is the comment."""
         rest = self.text[self.pos:].strip()
+        for mark in ("#", "//"):
+            if rest.startswith(mark):
+                rest = rest[len(mark):].strip()
+                if len(rest) > 100:
+                    raise DiceLimitError("A comment is too long (at most 100 characters).")
+                return rest
         first = rest.split()[0] if rest else ""
         if not (self.pos > 0 and self.text[self.pos - 1] in " \t" and first[:1].isalpha() and not any(ch.isdigit() for ch in first)):
             return None
@@ -309,6 +348,8 @@ class _Parser:
         node = self.unary()
         while True:
             self.skip()
+            if self.peek("//") and self._comment_follows(self.pos + 2):
+                return node  # rpg-dice-roller's `2d6 // fire`: the rest is a comment (parse() takes it)
             if self.peek("*") or self.peek("/") or self.peek("%"):
                 op = self.text[self.pos]
                 self.pos += 2 if self.peek("//") else 1  # Avrae's // is our / (both round down)
@@ -360,21 +401,27 @@ class _Parser:
             if not self.take("}" if curly else ")"):
                 raise self.error("'}'" if curly else "')' or ','")
             self.depth -= 1
+            if not curly and len(items) == 1 and re.match(r"[dD](\d|%|F|\()", self.text[self.pos:self.pos + 2]):
+                # Roll20 and Foundry: a computed number of dice, (4-2)d10
+                return self.dice(self.fixed(items[0], start, "number of dice"), start)
             if curly or len(items) > 1 or self._set_op_follows():
                 set_ops, success, failure = self.group_mods()
                 if len(items) == 1 and set_ops:  # Roll20: one item's keep/drop picks among its dice
-                    items = [_keep_within(items[0], set_ops)]
+                    within = _keep_within(items[0], set_ops)
+                    if isinstance(within, Group):  # {4d6+3d8}k4: a group of its dice
+                        return replace(within, success=success, failure=failure, paren=not curly)
+                    items = [within]
                     set_ops = ()
                 return Group(tuple(items), set_ops, success, failure, paren=not curly)
             return items[0]
         name = next((f for f in FUNCTIONS if self.peek(f + "(")), None)
         if name is not None:
             return self.call(name)
-        if self.at_digit() or self.peek("d"):
+        if self.at_digit() or self.peek("d") or self.peek("D"):  # 1D20 as 1d20 (a phone capitalises)
             count = 1
             if self.at_digit():
                 count = self.number()
-                if not self.peek("d"):
+                if not (self.peek("d") or self.peek("D")):
                     return Const(count)
             return self.dice(count, start)
         raise self.error("a number, a die such as d20, '(' or '{'")
@@ -410,6 +457,19 @@ class _Parser:
                                      f"the other rollers divide exactly, here only {name}(a/b) does.")
         return Call(name, (arg,))
 
+    def fixed(self, node: Node, start: int, what: str) -> int:
+        """A computed count or number of sides: whole-number arithmetic on numbers, no dice."""
+        value = _constant(node)
+        if value is None:
+            self.pos = start
+            raise DiceValueError(f"The {what} can be computed from numbers, as in (4-2)d10 or 3d(2*6), not rolled.")
+        if value < 0:
+            self.pos = start
+            raise DiceValueError(f"The {what} comes to {value}: it cannot be negative.")
+        if value > MAX_CONSTANT:
+            raise DiceLimitError(f"The {what} comes to more than {MAX_CONSTANT:,}.")
+        return value
+
     def _set_op_follows(self) -> bool:
         return any(self.peek(s) for s in ("kh", "kl", "k", "dh", "dl", "ph", "pl", "p"))
 
@@ -420,7 +480,7 @@ class _Parser:
         if self.dice_count > MAX_DICE:
             raise DiceLimitError(f"Too many dice: at most {MAX_DICE:,} in one roll.")
         fields: dict[str, Any] = {"reroll": None, "explode": None, "success": None, "failure": None, "crit": None, "fumble": None,
-                        "sort": None, "low": None, "high": None}
+                                  "sort": None, "low": None, "high": None, "late": None}
         set_ops = self.dice_modifiers(faces, fields)
         clamp = Clamp(fields["low"], fields["high"])
         _check_dice(faces, label_sides, clamp, fields["reroll"], fields["explode"])
@@ -428,7 +488,7 @@ class _Parser:
             count=count, faces=faces, label_sides=label_sides, reroll=fields["reroll"], clamp=clamp,
             explode=fields["explode"], set_ops=_one_count_op(set_ops), success=fields["success"],
             failure=fields["failure"], text=self.text[start:self.pos], crit=fields["crit"], fumble=fields["fumble"],
-            sort=fields["sort"] or "",
+            sort=fields["sort"] or "", late=self.text[fields["late"]:self.pos] if fields.get("late") else "",
         )
 
     def die_faces(self) -> tuple[tuple[int, ...], str]:
@@ -437,7 +497,18 @@ class _Parser:
             return tuple(range(1, 101)), "%"
         if self.take("F"):
             return (-1, 0, 1), "F"
-        sides = self.number("the number of sides, '%' or 'F'")
+        if self.peek("("):  # a computed number of sides, 3d(2*6)
+            start = self.pos
+            self.pos += 1
+            self.enter()
+            inner = self.comparison()
+            self.skip()
+            if not self.take(")"):
+                raise self.error("')'")
+            self.depth -= 1
+            sides = self.fixed(inner, start, "number of sides")
+        else:
+            sides = self.number("the number of sides, '%' or 'F'")
         if sides > MAX_SIDES:
             raise DiceLimitError(f"A die can have at most {MAX_SIDES:,} sides.")
         if sides < 1:
@@ -449,6 +520,8 @@ class _Parser:
         set_ops: list[SetOp] = []
         while True:
             here = self.pos
+            if set_ops and not fields.get("late") and any(self.peek(c) for c in "!exrm"):
+                fields["late"] = here  # Avrae applies operators in the order written; here rerolls come first
             if self.peek("!") or self.peek("e") or self.peek("x"):
                 self.set_once(fields, "explode", self.explode_modifier(faces), here)
             elif self.peek("r"):
@@ -457,7 +530,7 @@ class _Parser:
                 if kind == "until":
                     self.take("r")
                 cmp = self.optional_cmp() or Cmp("=", min(faces))  # a bare r / ro rerolls the lowest face
-                self.set_once(fields, "reroll", Reroll(kind, cmp), here)
+                fields["reroll"] = self.more_reroll(fields["reroll"], Reroll(kind, cmp), here)
             elif self.take("min") or self.take("mi"):  # rpg-dice-roller writes min3 for Roll20's mi3
                 fields["low"] = self.number("the minimum face after 'mi'")
             elif self.take("max") or self.take("ma"):
@@ -480,6 +553,21 @@ class _Parser:
             else:
                 return set_ops
 
+    def more_reroll(self, before: Reroll | None, step: Reroll, here: int) -> Reroll:
+        """A reroll after others: of the same kind they join into one step that rerolls any of
+        their faces (Roll20's `2d8r1r3r5r7`; Avrae reads `1d20rr1rr2` so); `r1ro2` follow in turn;
+        `ra` stands alone."""
+        if before is None:
+            return step
+        if step.kind == "add" or any(s.kind == "add" for s in before.steps()):
+            self.pos = here
+            raise DiceValueError("'ra' (reroll and add) is the only reroll of its dice.")
+        *first, last = before.steps()
+        last = replace(last, more=(*last.more, step.cmp)) if step.kind == last.kind else replace(last, then=step)
+        for earlier in reversed(first):
+            last = replace(earlier, then=last)
+        return last
+
     def explode_modifier(self, faces: tuple[int, ...]) -> Explode:
         """'!', '!!', '!p', '!!p' (optionally with a comparison), Avrae's 'eN' or Foundry's 'x'."""
         if self.peek("!"):
@@ -490,10 +578,9 @@ class _Parser:
             return Explode(kind, self.optional_cmp() or Cmp("=", max(faces)), penetrate)
         if self.take("e"):
             return Explode("explode", self.cmp_required("a face to explode on, such as e6 or e>5"))
-        self.pos += 1  # Foundry's explode, x
-        if self.peek("o"):
-            raise DiceValueError("Foundry's xo (explode once) is not supported; x or ! explodes every time.")
-        return Explode("explode", self.optional_cmp() or Cmp("=", max(faces)))
+        self.pos += 1  # Foundry's explode, x; xo explodes once
+        once = self.take("o")
+        return Explode("explode", self.optional_cmp() or Cmp("=", max(faces)), once=once)
 
     def set_once(self, fields: dict[str, Any], key: str, value: object, here: int) -> None:
         if fields[key] is not None:
@@ -530,10 +617,9 @@ class _Parser:
         letter = self.text[self.pos]
         self.pos += 1
         keep = letter == "k"
-        if self.take("h"):
-            return SetOp(keep, "h", self.number(f"how many dice after '{letter}h'"))
-        if self.take("l"):
-            return SetOp(keep, "l", self.number(f"how many dice after '{letter}l'"))
+        for how in "hl":
+            if self.take(how):  # Foundry: kh alone keeps one (2d20kh), as do kl, dh and dl
+                return SetOp(keep, how, self.number() if self.at_digit() else 1)
         if letter in "kd" and self.at_digit():
             # Roll20 / Foundry: k3 keeps the highest three, d1 drops the lowest one.
             return SetOp(keep, "h" if keep else "l", self.number())
@@ -557,13 +643,78 @@ class _Parser:
                 return _one_count_op(set_ops), success, failure
 
 
+# A comment's first word that rolls the first single d20 twice (Avrae): keep the higher, or the lower.
+ADVANTAGE = {"adv": "h", "advantage": "h", "dis": "l", "disadvantage": "l"}
+
+
+def _with_advantage(node: Node, how: str) -> Node:
+    """`node` with its first single d20 (no keep/drop) rolled twice, keeping the higher ('h') or the
+    lower ('l'); unchanged when it has none (the reading says so)."""
+    found = False
+
+    def walk(n: Node) -> Node:
+        nonlocal found
+        if found:
+            return n
+        if isinstance(n, Dice):
+            if n.count == 1 and n.label_sides == "20" and not n.set_ops and n.success is None:
+                found = True
+                return replace(n, count=2, set_ops=(SetOp(True, how, 1),), text=f"2d20k{how}1")
+            return n
+        if isinstance(n, Binary):
+            return replace(n, left=walk(n.left), right=walk(n.right))
+        if isinstance(n, Unary):
+            return replace(n, operand=walk(n.operand))
+        if isinstance(n, Label):
+            return replace(n, node=walk(n.node))
+        return n
+    return walk(node)
+
+
+def _constant(node: Node) -> int | None:
+    """The value of whole-number arithmetic with no dice (`/` rounds down, as everywhere here), else None."""
+    if isinstance(node, Const):
+        return node.value
+    if isinstance(node, Unary):
+        inner = _constant(node.operand)
+        return None if inner is None else (-inner if node.op == "-" else inner)
+    if isinstance(node, Binary):
+        a, b = _constant(node.left), _constant(node.right)
+        if a is None or b is None or (node.op in "/%" and b == 0) or abs(a) > MAX_CONSTANT or abs(b) > MAX_CONSTANT:
+            return None
+        if node.op == "+":
+            return a + b
+        if node.op == "-":
+            return a - b
+        if node.op == "*":
+            return a * b
+        if node.op == "/":
+            return a // b
+        rest = abs(a) % abs(b)  # the sign of the number divided, as rolling.binary_value
+        return rest if a >= 0 else -rest
+    return None
+
+
 def _keep_within(item: Node, set_ops: tuple[SetOp, ...]) -> Node:
     """`{2d20}kh1` keeps the higher d20 (Roll20, Avrae and rpg-dice-roller agree): keep/drop on a
-    group of one item applies to that item's dice. Only a plain dice term can take it."""
+    group of one item applies to that item's dice. Over a sum of several kinds of dice, Roll20's
+    `{4d6+3d8}k4` keeps the 4 highest of the 7 dice (rpg-dice-roller agrees): a group of the dice."""
     if isinstance(item, Dice) and not item.set_ops:
         return replace(item, set_ops=set_ops, text=item.text + "".join(op.text() for op in set_ops))
-    raise DiceValueError("Keep or drop on a group of one item picks among its dice: put it on the dice "
-                         "({2d20}kh1 or 2d20kh1); across several kinds of dice it is not supported.")
+    terms: list[Node] = [item]
+    dice: list[Dice] = []
+    while terms:
+        term = terms.pop()
+        if isinstance(term, Binary) and term.op == "+":
+            terms += [term.right, term.left]
+        elif isinstance(term, Dice) and not term.set_ops and term.success is None and term.failure is None:
+            dice.append(term)
+        else:
+            raise DiceValueError("Keep or drop on a group of one item picks among its dice: a sum of dice such as "
+                                 "{4d6+3d8}k4 (the 4 highest of the 7 dice), or {2d20}kh1. Constants, other "
+                                 "operations and modified keeps are not dice to pick among.")
+    one = [replace(d, count=1, text=f"d{d.label_sides}") for d in dice for _ in range(d.count)]
+    return Group(tuple(one), _one_count_op(list(set_ops)))
 
 
 def _check_dice(faces: tuple[int, ...], label_sides: str, clamp: Clamp, reroll: Reroll | None, explode: Explode | None) -> None:
@@ -577,14 +728,17 @@ def _check_dice(faces: tuple[int, ...], label_sides: str, clamp: Clamp, reroll: 
         raise DiceValueError(f"'ma{high}' is below the lowest face of a d{label_sides} ({bottom}).")
     if low is not None and high is not None and low > high:
         raise DiceValueError(f"'mi{low}' is above 'ma{high}'.")
-    if reroll is not None and reroll.kind == "until" and all(reroll.cmp.test(f) for f in faces):
-        raise DiceValueError(f"'r{reroll.cmp.text()}' matches every face: the die would be rerolled forever.")
+    steps = reroll.steps() if reroll is not None else ()
+    for step in steps:
+        if step.kind == "until" and all(step.test(f) for f in faces):
+            raise DiceValueError(f"'r{step.words()}' matches every face: the die would be rerolled forever.")
     if explode is not None and reroll is not None and reroll.kind == "add":
         raise DiceValueError("'ra' (reroll and add) cannot be combined with exploding dice.")
     if explode is not None:
         # The faces a die can still show once rerolled: an explosion on all of them never ends.
-        shown = [f for f in faces if reroll is None or reroll.kind != "until" or not reroll.cmp.test(f)]
-        if all(explode.cmp.test(clamped(f, clamp)) for f in shown):
+        last = steps[-1] if steps else None
+        shown = [f for f in faces if last is None or last.kind != "until" or not last.test(f)]
+        if not explode.once and all(explode.cmp.test(clamped(f, clamp)) for f in shown):
             raise DiceValueError("The explosion matches every face the die can show: it would explode forever.")
 
 

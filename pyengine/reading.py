@@ -11,7 +11,7 @@ and the odds of a comparison only within a small budget.
 from __future__ import annotations
 
 from .errors import EngineError
-from .notation import Cmp, Compare, Dice, Group, Label, Node, SetOp, children, clamped
+from .notation import ADVANTAGE, Binary, Cmp, Compare, Dice, Group, Label, Node, SetOp, children, clamped
 from .odds import Budget, distribution_ast
 
 __all__ = ["readings"]
@@ -33,9 +33,56 @@ def readings(ast: Node) -> list[str]:
             notes += _constant_comparison(node, budget)
         elif isinstance(node, Group):
             notes += _keep_notes(node.set_ops, len(node.items), "items")
+        elif isinstance(node, Label):
+            notes += _comment_notes(node)
+        elif isinstance(node, Binary) and node.op == "/" and not whole:
+            notes.append("read as: '/' rounds down to a whole number where it stands, before the rest (7/2*2 is 6 here; "
+                         "Roll20, Foundry, Avrae and rpg-dice-roller carry 3.5 on: 7). Divide last (7*2/2), or round "
+                         "on purpose with floor(a/b), ceil(a/b) or round(a/b)")
         # In source order; a label stands for the whole expression when what it labels does.
         stack += [(part, whole and isinstance(node, Label)) for part in reversed(children(node))]
     return list(dict.fromkeys(notes))  # one of each, in order
+
+
+# Words of a comment that look like roll instructions, and what to write for them.
+_INSTRUCTIONS = {"drop": "dl1 (drop the lowest) or dh1", "keep": "kh1 (keep the highest) or kl1", "reroll": "r1 (reroll 1s) or ro1 (once)",
+                 "explode": "! (explode on the highest face)", "advantage": "adv", "best": "kh1", "worst": "kl1"}
+_ALIASES = {"drops": "drop", "dropping": "drop", "keeps": "keep", "keeping": "keep", "rerolls": "reroll", "rerolling": "reroll",
+            "explodes": "explode", "exploding": "explode", "lowest": "drop", "highest": "keep", "twice": "advantage"}
+
+
+def _comment_notes(node: Label) -> list[str]:
+    """A comment or label that reads like an instruction (`4d6 drop lowest`): it is only text."""
+    words = [w.strip(".,;:!?()").lower() for w in node.text.split()]
+    if words and words[0] in ADVANTAGE:
+        mark = f"2d20k{ADVANTAGE[words[0]]}1"
+        if any(isinstance(d, Dice) and d.text == mark for d in _dice_in(node.node)):
+            kept = "higher" if ADVANTAGE[words[0]] == "h" else "lower"
+            return [f"read as: '{words[0]}' rolls the first d20 twice and keeps the {kept} ({mark}), as Avrae's {words[0]}"]
+        return [f"read as: '{words[0]}' needs a single d20 to roll twice (1d20+5 {words[0]}); here it is only a comment"]
+    for word in words:
+        key = _ALIASES.get(word, word)
+        if key in _INSTRUCTIONS:
+            if key == "drop" and "highest" in words:
+                hint = "dh1 (drop the highest)"
+            elif key == "keep" and "lowest" in words:
+                hint = "kl1 (keep the lowest)"
+            elif key == "drop" and "lowest" in words or key == "keep" and "highest" in words:
+                hint = "dl1 (drop the lowest)" if key == "drop" else "kh1 (keep the highest)"
+            else:
+                hint = _INSTRUCTIONS[key]
+            return [f"read as: '{node.text}' is a comment: words change nothing in the roll. Write {hint} right after "
+                    "the dice (4d6dl1, 2d20kh1)"]
+    return []
+
+
+def _dice_in(node: Node) -> list[Node]:
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        stack += list(children(n))
+    return out
 
 
 def _faces(dice: Dice) -> list[int]:
@@ -53,6 +100,10 @@ def _die(dice: Dice) -> str:
 
 def _dice_notes(dice: Dice, whole: bool) -> list[str]:
     notes: list[str] = []
+    if dice.late:
+        notes.append(f"read as: '{dice.late}' is applied before the keep/drop here, whatever the order written; Avrae "
+                     f"applies its operators in the order written (after the keep/drop there). Write it before the "
+                     f"keep/drop to read the same everywhere")
     faces = _faces(dice)
     name, plain = _die(dice), f"{dice.count}{_die(dice)}"
     succ = dice.success
@@ -79,9 +130,9 @@ def _dice_notes(dice: Dice, whole: bool) -> list[str]:
                          f"To compare the total, put spaces around: {plain} != {ex.cmp.value}")
         if not any(ex.cmp.test(f) for f in faces):
             notes.append(f"read as: the explosion on {_cmp_words(ex.cmp)} never happens on a {name}, so this is a plain {plain}")
-    rr = dice.reroll
-    if rr is not None and not any(rr.cmp.test(f) for f in dice.faces):
-        notes.append(f"read as: the reroll on {_cmp_words(rr.cmp)} never happens on a {name}")
+    for rr in dice.reroll.steps() if dice.reroll is not None else ():
+        if not any(rr.test(f) for f in dice.faces):
+            notes.append(f"read as: the reroll on {rr.words()} never happens on a {name}")
     if dice.clamp.low is not None and dice.clamp.low <= dice.faces[0]:
         notes.append(f"read as: 'mi{dice.clamp.low}' changes nothing: a {name} never shows less")
     if dice.clamp.high is not None and dice.clamp.high >= dice.faces[-1]:

@@ -146,19 +146,20 @@ class _Roller:
     def face(self, dice: Dice, out: list[DieRoll], added: bool) -> int:
         """Roll one face through rerolls and mi/ma; append what was seen; return its value."""
         face = self.draw(dice)
-        rr = dice.reroll
-        if rr is not None and rr.kind in ("until", "once") and rr.cmp.test(face):
+        for rr in dice.reroll.steps() if dice.reroll is not None else ():  # in turn: rr1rr2 rerolls 1s, then 2s
+            if rr.kind not in ("until", "once") or not rr.test(face):
+                continue
             out.append(self.die(dice, face, face, rerolled=True, kept=False, added=added))
             if rr.kind == "once":
                 face = self.draw(dice)
             else:
                 tries = 1
                 face = self.draw(dice)
-                while rr.cmp.test(face):
+                while rr.test(face):
                     out.append(self.die(dice, face, face, rerolled=True, kept=False, added=added))
                     tries += 1
                     if tries >= MAX_REROLLS:
-                        allowed = [f for f in dice.faces if not rr.cmp.test(f)]
+                        allowed = [f for f in dice.faces if not rr.test(f)]
                         face = allowed[self.rng.randint(0, len(allowed) - 1)]
                         break
                     face = self.draw(dice)
@@ -187,7 +188,7 @@ class _Roller:
         ex = dice.explode
         if ex is not None:
             chain = 0
-            while ex.cmp.test(value):
+            while ex.cmp.test(value) and not (ex.once and chain):
                 chain += 1
                 if chain > MAX_CHAIN:
                     raise DiceLimitError(f"An explosion chain went past {MAX_CHAIN} dice.")
@@ -195,12 +196,16 @@ class _Roller:
                 value = self.face(dice, seen, added=True)
                 if ex.penetrate:
                     seen[-1] = _replace(seen[-1], value=seen[-1].value - 1)
-        elif dice.reroll is not None and dice.reroll.kind == "add" and dice.reroll.cmp.test(value):
-            self.face(dice, seen, added=True)
         return seen
 
     def dice(self, dice: Dice) -> RolledNode:
         units = [self.unit(dice) for _ in range(dice.count)]
+        rr = dice.reroll
+        if rr is not None and rr.kind == "add" and any(rr.test(u[-1].value) for u in units):
+            # Avrae's `ra`: one die more when any matches (at most one a roll), a die of its own in the pool.
+            extra: list[DieRoll] = []
+            self.face(dice, extra, added=True)
+            units.append(extra)
         if separate_dice(dice):  # every die an explosion rolled is a die of its own for keep/drop
             units = [part for u in units for part in _split(u)]
         keys = [sum(d.value for d in u if not d.rerolled) for u in units]

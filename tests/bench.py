@@ -788,11 +788,46 @@ def journal(p, base_url: str, site: Path, runs: int) -> None:
         server.shutdown()
 
 
+def crashes(p, url: str, rounds: int) -> None:
+    """Renderer crashes at start, with Pyodide's JSPI stack switching and without it (what the site
+    does: static/interpreter.mjs hides WebAssembly.Suspending): `rounds` times, three fresh profiles
+    start the app at the same moment (the e2e suite's parallel start)."""
+    print(f"\n== Renderer crashes: {rounds} x 3 pages starting at once ==")
+    browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), headless=True,
+                                args=list(build.CHROMIUM_FLAGS))
+    try:
+        for jspi in ("on", "off"):
+            crashed = started = 0
+            for _ in range(rounds):
+                contexts, pages, lost = [], [], []
+                for _ in range(3):
+                    ctx = browser.new_context()
+                    ctx.add_init_script(f"window.__rkJspi = {jspi!r}")
+                    page = ctx.new_page()
+                    page.on("crash", lambda _page, lost=lost: lost.append(1))
+                    contexts.append(ctx)
+                    pages.append(page)
+                for page in pages:
+                    page.evaluate(f"location.href = {url + '/'!r}")
+                for page in pages:
+                    try:
+                        page.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=120_000)
+                    except Exception:  # noqa: BLE001 - a crashed page answers nothing more
+                        pass
+                crashed += len(lost)
+                started += 3
+                for ctx in contexts:
+                    ctx.close()
+            print(f"  JSPI {jspi}: {crashed} of {started} starts crashed the renderer")
+    finally:
+        browser.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--skip-startup", action="store_true")
-    parser.add_argument("--only", choices=("offline", "journal"), help="measure only this part")
+    parser.add_argument("--only", choices=("offline", "journal", "crashes", "engine"), help="measure only this part")
     args = parser.parse_args()
     dist = Path(os.environ.get("RK_DIST", ROOT / "dist"))
     site = Path(tempfile.mkdtemp(prefix="rk-site-")) / "site"
@@ -812,6 +847,14 @@ def main() -> int:
             return 0
         if args.only == "journal":
             journal(p, url, site, args.runs)
+            server.shutdown()
+            return 0
+        if args.only == "engine":
+            engine(p, url)
+            server.shutdown()
+            return 0
+        if args.only == "crashes":
+            crashes(p, url, 15)
             server.shutdown()
             return 0
         if not args.skip_startup:

@@ -323,9 +323,9 @@ class HistoryTrimmed(Record):
 
 
 class FileImported(Record):
-    """An export file's text: its encounters, party, opponents and characters join ours."""
+    """An export file, read: its encounters, party, opponents and characters join ours."""
 
-    text: str
+    file: Any  # web.persist.Imported: its fights, party, opponents and characters, checked
     new_id: str
     listed: int       # encounters in the list now (the new ids are numbered on from it)
     character_ids: tuple[str, ...] = ()  # fresh ids for characters whose id is taken here

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from pyengine.characters import CHARACTER_VERSION, MAX_CHARACTERS, character_from_dict, character_to_dict
 from pyengine.errors import EngineError, SchemaError
+from pyengine.record import Record
 from pyengine.storage import (
     APP,
     SCHEMA_VERSION,
@@ -52,6 +53,9 @@ __all__ = [
     "COLLECTIONS",
     "CHARACTERS",
     "import_characters",
+    "Imported",
+    "read_import",
+    "reading_import",
     "merge",
     "entry_details",
 ]
@@ -266,6 +270,7 @@ class Persistence:
         self.seen: dict[str, str | None] = {}   # per collection key: the text last read or written
         self.base: dict[str, list[Any]] = {}         # per collection key: the items last read or written
         self.newer: dict[str, list[Any]] = {}        # per collection key: entries a newer version wrote (kept as they are)
+        self.unreadable: set[str] = set()             # collection keys whose stored value did not load when last read
 
     # -- reading ---------------------------------------------------------------------------
     def backup(self, key: str, raw: str) -> str:
@@ -314,8 +319,10 @@ class Persistence:
             items, bad = self._parse_collection(spec, raw)
         except SchemaError as error:
             self.set_aside(key, raw or "", notices, spec.what, str(error))
+            self.unreadable.add(key)
             items, bad = [], 0
         else:
+            self.unreadable.discard(key)
             if bad:
                 where = self.backup(key, raw or "")
                 notices.append(Notice("warn", f"{bad} entr{'y' if bad == 1 else 'ies'} of the saved {spec.what} could not be "
@@ -587,31 +594,62 @@ def export_all(ws: Workspace, persistence: Persistence) -> str:
     return json.dumps(doc, indent=1, ensure_ascii=False)
 
 
-def parse_import(text: str) -> tuple[list[Timeline], list[dict[str, Any]], list[dict[str, Any]]]:
-    """Everything in an exported file, fully checked; raises SchemaError and changes nothing."""
+class Imported(Record):
+    """Everything an export file brings, fully checked."""
+
+    timelines: tuple[Timeline, ...]
+    roster: tuple[dict[str, Any], ...]
+    templates: tuple[dict[str, Any], ...]
+    characters: tuple[dict[str, Any], ...]
+
+
+def reading_import(text: str) -> Generator[int, None, Imported]:
+    """Read an export file a step at a time: yields after each encounter replayed (the count so
+    far; the page answers taps between steps), returns what the file holds. Raises SchemaError or
+    RuleError, having changed nothing."""
     doc = migrate(loads(text, "file"))
     kind = doc.get("kind")
     if kind == "encounter":
-        return [timeline_from_dict(doc)], [], []
-    if kind == "workspace":
-        encounters = doc.get("encounters")
-        if not isinstance(encounters, list) or len(encounters) > 200:
-            raise SchemaError("The file's list of encounters is unreadable.")
-        timelines = [timeline_from_dict(e) for e in encounters]
-        roster = _people(doc.get("roster", []), "party roster")
-        templates = _people(doc.get("templates", []), "saved opponents")
-        return timelines, roster, templates
-    raise SchemaError("This Roundkeeper file holds nothing to import.")
+        return Imported((timeline_from_dict(doc),), (), (), ())
+    if kind != "workspace":
+        raise SchemaError("This Roundkeeper file holds nothing to import.")
+    encounters = doc.get("encounters")
+    if not isinstance(encounters, list) or len(encounters) > 200:
+        raise SchemaError("The file's list of encounters is unreadable.")
+    roster = _people(doc.get("roster", []), "party roster")
+    templates = _people(doc.get("templates", []), "saved opponents")
+    items = doc.get("characters", [])
+    if not isinstance(items, list) or len(items) > MAX_CHARACTERS:
+        raise SchemaError("The file's characters are unreadable.")
+    characters = tuple(_character(item) for item in items)
+    timelines = []
+    for encounter in encounters:
+        timelines.append(timeline_from_dict(encounter))
+        yield len(timelines)
+    return Imported(tuple(timelines), tuple(roster), tuple(templates), characters)
+
+
+def read_import(text: str) -> Imported:
+    """An export file read at once (see reading_import)."""
+    steps = reading_import(text)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            found: Imported = done.value
+            return found
+
+
+def parse_import(text: str) -> tuple[list[Timeline], list[dict[str, Any]], list[dict[str, Any]]]:
+    """Everything in an exported file, fully checked; raises SchemaError and changes nothing."""
+    found = read_import(text)
+    return list(found.timelines), list(found.roster), list(found.templates)
 
 
 def import_characters(text: str) -> list[dict[str, Any]]:
     """The characters in an exported file (none in a single fight's file), fully checked; raises
     SchemaError or RuleError and changes nothing."""
-    doc = migrate(loads(text, "file"))
-    items = doc.get("characters", []) if doc.get("kind") == "workspace" else []
-    if not isinstance(items, list) or len(items) > MAX_CHARACTERS:
-        raise SchemaError("The file's characters are unreadable.")
-    return [_character(item) for item in items]
+    return list(read_import(text).characters)
 
 
 def _people(items: Any, what: str) -> list[dict[str, Any]]:
@@ -627,12 +665,13 @@ def _people(items: Any, what: str) -> list[dict[str, Any]]:
 
 
 def rebase(timeline: Timeline, new_id: str, name: str | None = None) -> Timeline:
-    """A copy of a fight (history included) under a fresh id."""
-    from dataclasses import replace
-
-    base = replace(timeline.base, id=new_id, name=name or timeline.base.name)
-    copy = Timeline.start(base, timeline.actions, timeline.cursor)
-    return copy
+    """A copy of a fight (history included) under a fresh id. Without a new name nothing is
+    replayed (an action never reads the encounter's id): each kept state takes the id."""
+    if name is None:
+        states = tuple(replace(s, id=new_id) for s in timeline.states)
+        return replace(timeline, base=replace(timeline.base, id=new_id), states=states)
+    base = replace(timeline.base, id=new_id, name=name)
+    return Timeline.start(base, timeline.actions, timeline.cursor)
 
 
 def share_payload(encounter: Encounter) -> str:

@@ -76,6 +76,7 @@ from .persist import (
     SAVED_ROLLS,
     SNAPSHOT,
     ChangedElsewhere,
+    Imported,
     MemoryStore,
     Notice,
     Persistence,
@@ -85,6 +86,7 @@ from .persist import (
     Workspace,
     export_all,
     export_encounter,
+    reading_import,
     rebase_changes,
     share_payload,
 )
@@ -533,6 +535,14 @@ class Runtime:
             return
         notices: list[Notice] = []
         items = tuple(self.persistence.read_collection(key, notices))
+        if key in self.persistence.unreadable:
+            # Another tab's write that does not load (set aside above): this tab's own list stands and is stored again.
+            ours = getattr(self.model, COLLECTION_OF[key])
+            notices = [Notice("error", f"Another tab's copy of the {COLLECTIONS[key].what} could not be read (a copy was set "
+                                       "aside): this tab's version was stored again.",
+                              "export-all", "Export all")]
+            self.store_collection(key)
+            items = ours
         for notice in notices:  # another tab's damaged or newer entries: said, not dropped silently
             self.model = notify(self.model, notice)
         self.dispatch(CollectionChanged(key, items))
@@ -607,24 +617,30 @@ class Runtime:
         self.switch_to(timeline if timeline is not None else effect.fresh)
 
     def add_encounters(self, effect: fx.AddEncounters) -> None:
-        """Imported fights: each stored and listed as from a file; the last one stored is shown. What
-        could not be stored (storage full) is neither listed nor shown, and said with the count."""
-        before, stored = self.model.timeline, 0
-        for timeline in effect.timelines:
-            previous = self.model.timeline
-            self.model = replace(self.model, timeline=timeline)
+        asyncio.ensure_future(self.store_imported(effect.timelines))
+
+    async def store_imported(self, timelines: tuple[Timeline, ...]) -> None:
+        """Imported fights: each stored and listed as from a file, one a task (the page answers
+        taps between them); the last one stored is shown. What could not be stored (storage full)
+        is neither listed nor shown, and said with the count."""
+        stored: list[Timeline] = []
+        for timeline in timelines:
+            if stored:
+                self.toasts.show(f"Importing: {len(stored)} of {len(timelines)} stored…", "info", False, self.model.ui.sheet is not None)
+                await asyncio.sleep(0)
             entry = {**describe_entry({"id": timeline.present.id}, timeline), "from": "file"}
             self.ws.encounters.append(entry)
-            if self.save():
-                stored += 1
-            else:
-                self.ws.encounters.remove(entry)
-                self.model = replace(self.model, timeline=previous)
+            try:
                 if self.persistent:
-                    break  # storage refused one: the next, no smaller, would be refused too
-        if self.model.timeline is not before:
-            self.shared = self.model.timeline
-        self.dispatch(EncountersImported(stored, len(effect.timelines)))
+                    self.persistence.save_timeline(timeline, self.workspace())
+            except (StorageFull, StorageUnavailable, SchemaError):
+                self.ws.encounters.remove(entry)
+                break  # storage refused one: the next, no smaller, would be refused too
+            stored.append(timeline)
+        if stored:
+            self.switch_to(stored[-1])
+        self.toasts.hide()
+        self.dispatch(EncountersImported(len(stored), len(timelines)))
 
     def download(self, what: str) -> None:
         if what == "all":
@@ -1043,13 +1059,29 @@ def resume_live(rt: Runtime) -> None:
 
 
 async def import_file(rt: Runtime, file: JsObject) -> None:
-    """An export file, its size checked before it is read (a huge file is never loaded whole)."""
+    """An export file, its size checked before it is read (a huge file is never loaded whole), then
+    read an encounter a task (a file of many large fights does not freeze the page)."""
     size = int(dom.py(file.size) or 0)
     if size > MAX_IMPORT_BYTES:
         rt.refuse(f"Nothing was imported: the file is too large ({size / 1e6:,.1f} MB; an export is at most "
                   f"{MAX_IMPORT_BYTES / 1e6:,.0f} MB).")
         return
-    rt.dispatch(FileImported(str(await file.text()), rt.persistence.new_id(), len(rt.ws.encounters)))
+    text = str(await file.text())
+    steps = reading_import(text)
+    try:
+        while True:
+            try:
+                done = next(steps)
+            except StopIteration as end:
+                found: Imported = end.value
+                break
+            rt.toasts.show(f"Reading the file: {done} encounter{'s' * (done != 1)}…", "info", False, rt.model.ui.sheet is not None)
+            await asyncio.sleep(0)
+    except EngineError as error:
+        rt.toasts.hide()
+        rt.refuse(f"Nothing was imported: {error}")
+        return
+    rt.dispatch(FileImported(found, rt.persistence.new_id(), len(rt.ws.encounters)))
 
 
 MAX_IMPORT_BYTES = 2 * MAX_DOCUMENT_CHARS  # an export's text at most, as UTF-8 (mostly one byte a character)

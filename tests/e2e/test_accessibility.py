@@ -80,7 +80,7 @@ def states(page):
     page.get_by_test_id("log-toggle").click()
     page.wait_for_function("document.getElementById('log').children.length > 0")
     yield "log open"
-    page.get_by_test_id("dice-input").fill("3d6!=3kh2")
+    page.get_by_test_id("dice-input").fill("4d6ra6kh3")
     page.get_by_test_id("roll-button").click()
     page.wait_for_function("document.querySelector('[data-testid=odds-estimated]')")
     yield "roller with a roll and an estimate"

@@ -174,3 +174,31 @@ def test_the_generic_d20_attack_on_a_targets_sheet_rolls_and_applies(context, si
     page.get_by_test_id("attack-apply").click()
     hp = 30 - rolled.args["damage"]
     page.wait_for_function(f"document.querySelector('#tracker').textContent.includes('{hp}/30')")
+
+
+def test_my_characters_across_two_tabs_keep_what_the_other_wrote_and_say_it(context, site):
+    """Another tab (a newer version of the app) stores a character this version cannot read: it is
+    said, and kept through this tab's next save; another tab's damaged list is said and never
+    empties this tab's list."""
+    from pyengine.characters import CHARACTER_VERSION
+
+    first = open_app(context, site["url"] + "/").page
+    make_character(first, "generic", "Cyra")
+    second = context.new_page()
+    second.goto(site["url"] + "/")
+    wait_ready(second)
+    key = SITE_PREFIX + "characters"
+    stored = json.loads(second.evaluate(f"localStorage.getItem({key!r})"))
+    newer = {"v": CHARACTER_VERSION + 1, "id": "k-new", "name": "From the future", "shape": "unknown to us"}
+    second.evaluate(f"localStorage.setItem({key!r}, {json.dumps(json.dumps([*stored, newer]))})")
+    first.wait_for_function("document.querySelector('[data-testid=notices]').textContent.includes('newer version')")
+    first.keyboard.press("Escape")
+    make_character(first, "generic", "Dax")  # this tab saves its list
+    kept = json.loads(first.evaluate(f"localStorage.getItem({key!r})"))
+    assert newer in kept and {c.get("name") for c in kept} == {"Cyra", "Dax", "From the future"}
+    second.evaluate(f"localStorage.setItem({key!r}, '[{{\"v\": 1, \"id\": \"k9\"')")  # damaged mid-write
+    first.wait_for_function("document.querySelector('[data-testid=notices]').textContent.includes('could not be read')")
+    first.keyboard.press("Escape")
+    first.get_by_test_id("my-characters").click()
+    assert {first.get_by_test_id("character-item").nth(i).locator("b").inner_text()
+            for i in range(first.get_by_test_id("character-item").count())} == {"Cyra", "Dax"}

@@ -4,6 +4,9 @@ refuse, not to be full; files missing from the offline copy are fetched again.""
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
 from tests.e2e.conftest import add_combatant, wait_controlled, wait_ready
@@ -107,3 +110,83 @@ def test_pasting_an_expression_too_big_to_estimate_keeps_every_task_short(contex
     assert all(t <= 50 for t in tasks), tasks
     page.get_by_test_id("roll-button").click()  # rolling it still works
     page.get_by_test_id("roll-result").wait_for()
+
+
+@pytest.fixture(scope="module")
+def big_export(tmp_path_factory):
+    """An export of 30 started fights of 500 combatants each (2.7 MB): the largest a table keeps."""
+    from web.bench import big_fight
+    from web.persist import APP, SCHEMA_VERSION, timeline_to_dict
+
+    fight = timeline_to_dict(big_fight(500))
+    path = tmp_path_factory.mktemp("import") / "all.json"
+    path.write_text(json.dumps({"app": APP, "schema": SCHEMA_VERSION, "kind": "workspace", "encounters": [fight] * 30,
+                                "roster": [], "templates": []}))
+    return path
+
+
+def import_file(page, path) -> str:
+    """Import `path` through the menu; the notice it ends with."""
+    page.get_by_test_id("encounter-name").click()
+    page.get_by_test_id("import-file").set_input_files(str(path))
+    page.wait_for_function("(document.querySelector('[data-testid=notices]')?.textContent || '').includes('Imported')",
+                           timeout=120_000)
+    return page.get_by_test_id("notices").inner_text()
+
+
+def listed(page) -> int:
+    page.get_by_test_id("encounter-name").click()
+    count = page.get_by_test_id("encounter-item").count()
+    page.keyboard.press("Escape")
+    return count
+
+
+def test_a_file_of_many_large_fights_is_imported_an_encounter_a_task(context, site, big_export):
+    """30 fights of 500 combatants: read and stored one a task (the page stays responsive; before,
+    one task of several seconds), all 30 listed."""
+    page = context.new_page()
+    page.goto(site["url"] + "/")
+    wait_ready(page)
+    page.wait_for_timeout(1500)
+    page.evaluate(LONG_TASKS)
+    said = import_file(page, big_export)
+    assert "Imported 30 encounters." in said, said
+    tasks = page.evaluate("window.__longTasks")
+    assert len(tasks) >= 30 and max(tasks) < 1000, tasks  # one encounter a task, none of them seconds
+    assert listed(page) == 31
+
+
+FILL = """(room) => {
+    // Fill localStorage to its quota, then free `room` characters: the browser's own refusal, not a mock.
+    let chunk = 'x'.repeat(1 << 20), i = 0;
+    while (chunk.length >= 64) {
+        try { localStorage.setItem('filler:' + (i++), chunk); } catch (e) { chunk = chunk.slice(chunk.length / 2); }
+    }
+    let freed = 0;
+    for (let k = i; freed < room && k >= 0; k--) {
+        const v = localStorage.getItem('filler:' + k);
+        if (v !== null) { freed += v.length; localStorage.removeItem('filler:' + k); }
+    }
+    return freed;
+}"""
+
+
+def test_an_import_into_nearly_full_storage_says_exactly_how_many_were_stored(context, site, big_export):
+    """Room for about ten of the 30 fights: the notice counts what was stored, the list holds
+    exactly those (after a reload too), and nothing else was lost."""
+    page = context.new_page()
+    page.goto(site["url"] + "/")
+    wait_ready(page)
+    add_combatant(page, "Kept")
+    one = len(json.dumps(json.loads(big_export.read_text())["encounters"][0]))
+    page.evaluate(FILL, int(one * 10.5))
+    said = import_file(page, big_export)
+    found = re.search(r"Imported (\d+) of 30 encounters: storage is full, the other (\d+) were not stored", said)
+    assert found, said
+    stored = int(found[1])
+    assert 5 <= stored <= 12 and stored + int(found[2]) == 30
+    assert listed(page) == stored + 1
+    page.evaluate("() => { for (const k of Object.keys(localStorage)) if (k.startsWith('filler:')) localStorage.removeItem(k); }")
+    page.reload()
+    wait_ready(page)
+    assert listed(page) == stored + 1

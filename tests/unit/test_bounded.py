@@ -72,8 +72,9 @@ def test_an_explosion_on_some_remaining_faces_still_works():
 
 
 def test_small_budget_stops_each_kind_of_loop_with_a_work_error():
-    # Sums (window), products (combine), keep/drop programme, explosion chain, group join.
-    for expression in ("1000d6", "1d100*1d100*1d20", "20d20kh10", "1d20!>2", "{1d20,1d20,1d20,1d20,1d20}kh2"):
+    # Sums (window), products (combine), keep/drop programme, explosion chain, group join, group order statistics.
+    for expression in ("1000d6", "1d100*1d100*1d20", "20d20kh10", "1d20!>2", "{1d20,1d20,1d20,1d20,1d20}kh2>10",
+                       "{1d100, 2d100, 3d100, 4d100}kh2"):
         budget = Budget(20_000)
         with pytest.raises(DiceWorkError):
             distribution(expression, budget)

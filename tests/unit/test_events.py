@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pyengine.characters import character_from_dict, character_payload
+from pyengine.errors import SchemaError
 from pyengine.handoff import view_payload
 from pyengine.tracker import Timeline, new_encounter
 from tests.unit.pages import FakePage
@@ -38,7 +39,7 @@ from web.effects import (
     TrimStored,
 )
 from web.model import Model
-from web.persist import CHARACTERS, ROLLS, Notice, export_encounter
+from web.persist import CHARACTERS, ROLLS, Notice, export_encounter, read_import
 from web.screens import CHANGES, EVENTS, INPUTS, SUBMITS, handler
 from web.update import FIGHT_CHANGED, update
 from web.views import VIEWS, view_for
@@ -291,7 +292,7 @@ def test_trimming_keeps_the_last_steps_and_the_newest_rolls_and_drops_the_offer(
 def test_an_import_lists_its_fights_under_fresh_ids_and_a_bad_file_changes_nothing():
     model = fight()
     other = fight(*PARTY).timeline
-    after, effects = update(model, msg.FileImported(export_encounter(other), "e-imp", 3))
+    after, effects = update(model, msg.FileImported(read_import(export_encounter(other)), "e-imp", 3))
     added = effects[0]
     assert isinstance(added, AddEncounters) and [t.present.id for t in added.timelines] == ["e-imp-3"]
     assert [c.name for c in added.timelines[0].present.combatants] == ["Cyra", "Dax", "Goblin", "Ogre"]
@@ -301,8 +302,9 @@ def test_an_import_lists_its_fights_under_fresh_ids_and_a_bad_file_changes_nothi
     assert said.notices[-1].text == "Imported 1 encounter."
     said, _ = update(after, msg.EncountersImported(10, 30))
     assert said.notices[-1].text.startswith("Imported 10 of 30 encounters: storage is full, the other 20 were not stored")
-    bad, effects = update(model, msg.FileImported("{not json", "e-imp", 3))
-    assert bad is model and isinstance(effects[0], Refuse) and effects[0].text.startswith("Nothing was imported")
+    with pytest.raises(SchemaError):
+        read_import("{not json")  # the runtime says "Nothing was imported: …" and dispatches nothing
+
 
 
 # -- My characters ---------------------------------------------------------------------------------------

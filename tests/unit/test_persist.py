@@ -4,6 +4,7 @@ imports, share links. Runs the browser layer's persistence on CPython with Memor
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -157,6 +158,42 @@ def test_import_of_export_round_trips_and_bad_files_change_nothing():
                                            "roster": [{"name": "x" * 100_000}]})]:
         with pytest.raises(SchemaError):
             parse_import(bad)
+
+
+def test_a_fight_rebased_under_a_fresh_id_is_the_replayed_fight():
+    """An imported fight takes a fresh id without a replay: every state and the undo position are
+    what replaying its actions from the renamed base gives."""
+    from web.bench import big_fight
+    from web.persist import rebase
+
+    fight = big_fight(40).undo()
+    fast = rebase(fight, "e-new")
+    slow = Timeline.start(replace(fight.base, id="e-new"), fight.actions, fight.cursor)
+    assert fast.states == slow.states and fast.logs == slow.logs and fast.cursor == slow.cursor == fight.cursor
+    assert fast.present.id == "e-new" and fight.present.id != "e-new"
+    assert rebase(fight, "e-copy", "Copy").present.name == "Copy"
+
+
+def test_an_export_file_is_read_an_encounter_a_step():
+    """The page reads a file in steps (it answers taps between them): one step per encounter, and
+    what the steps return is what the file holds; a damaged encounter refuses the whole file."""
+    from web.persist import reading_import
+
+    store = MemoryStore()
+    p, ws, _ = workspace(store)
+    ws.current = with_fighter(ws)
+    doc = json.loads(export_all(ws, p))
+    doc["encounters"] = doc["encounters"] * 3
+    steps = reading_import(json.dumps(doc))
+    assert [next(steps), next(steps), next(steps)] == [1, 2, 3]
+    with pytest.raises(StopIteration) as done:
+        next(steps)
+    assert [t.present for t in done.value.value.timelines] == [ws.current.present] * 3
+    doc["encounters"][2] = {**doc["encounters"][2], "actions": [{"kind": "no such action", "args": {}}]}
+    steps = reading_import(json.dumps(doc))
+    assert [next(steps), next(steps)] == [1, 2]
+    with pytest.raises(SchemaError):
+        next(steps)
 
 
 def test_characters_are_a_collection_two_tabs_merge_and_export_all_carries():

@@ -56,8 +56,6 @@ from ..persist import (
     SAVED_ROLLS,
     TEMPLATES,
     Notice,
-    import_characters,
-    parse_import,
     read_share,
     rebase,
 )
@@ -224,19 +222,14 @@ def _added(old: tuple[dict[str, Any], ...], new: Sequence[dict[str, Any]]) -> tu
 def _file_imported(model: Model, m: FileImported) -> Result:
     """An export file: its encounters listed (under fresh ids, the last one opened), its party,
     opponents and characters added (a character already here is kept once; one whose id is taken
-    gets a new id). A file that cannot be read is refused and nothing changes."""
-    try:
-        timelines, roster, templates = parse_import(m.text)
-        mine = import_characters(m.text)
-    except EngineError as error:
-        return model, (Refuse(f"Nothing was imported: {error}"),)
-    fresh = tuple(rebase(t, f"{m.new_id}-{m.listed + i}") for i, t in enumerate(timelines))
+    gets a new id). A file that cannot be read is refused by the runtime, which reads it in steps."""
+    fresh = tuple(rebase(t, f"{m.new_id}-{m.listed + i}") for i, t in enumerate(m.file.timelines))
     characters = model.characters
-    for item in _added(characters, mine)[len(characters):]:
+    for item in _added(characters, m.file.characters)[len(characters):]:
         if any(c.get("id") == item["id"] for c in characters):
             item = {**item, "id": fresh_id(characters, m.new_id)}
         characters += (item,)
-    model = replace(model, roster=_added(model.roster, roster), templates=_added(model.templates, templates), characters=characters,
+    model = replace(model, roster=_added(model.roster, m.file.roster), templates=_added(model.templates, m.file.templates), characters=characters,
                     ui=state.update(model.ui, "sheet-closed"))
     stored = tuple(StoreCollection(k) for k in (ROSTER, TEMPLATES, CHARACTERS) if getattr(model, COLLECTION_OF[k]))
     return model, (AddEncounters(fresh), *stored, CloseSheet(), Render())
