@@ -87,6 +87,7 @@ class System:
     rolls_initiative = True            # the players roll (and call out) their initiative; False: it is a stat
     actions: dict[str, ActionRule] = {}
     clear_flags_at_turn_start = True   # per-turn flags (parry ...) end when the combatant's turn starts
+    no_delay = ""                      # why a turn cannot be delayed ("Delay until after"), when the rules say so
 
     def is_down(self, combatant: Combatant) -> bool:
         return combatant.hp is not None and combatant.hp <= 0

@@ -291,6 +291,13 @@ def _delay(enc: Encounter, a: Delay) -> Outcome:
     return replace(enc, combatants=combatants), tuple(events)
 
 
+def _resolve_delay(enc: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
+    """A new delay, where the system's rules allow holding a turn (a saved one still replays)."""
+    if system_of(enc).no_delay:
+        raise RuleError(system_of(enc).no_delay)
+    return args
+
+
 def _number(value: int | None) -> int:
     if value is None:
         raise RuleError("Enter a whole number.")
@@ -463,7 +470,7 @@ CORE: dict[str, ActionRule] = {
     "next_turn": ActionRule(_next, _resolve_next),
     "previous_turn": ActionRule(typed(Nothing, _previous)),
     "end_combat": ActionRule(typed(Nothing, _end)),
-    "delay": ActionRule(typed(Delay, _delay)),
+    "delay": ActionRule(typed(Delay, _delay), _resolve_delay),
     "damage": ActionRule(typed(HitPoints, _damage)),
     "heal": ActionRule(typed(HitPoints, _heal)),
     "temp_hp": ActionRule(typed(Temporary, _temp)),

@@ -14,7 +14,17 @@
     snapshot = localStorage.getItem(RK.prefix + "snapshot");
     theme = localStorage.getItem(RK.prefix + "theme");
   } catch (e) { RK.storage = false; }
-  if (theme === "light") root.dataset.theme = "light";
+  // The theme: the phone's own light or dark setting unless Light or Dark was picked in the menu
+  // (stored as "light" / "dark"; nothing stored, or "system": follow the phone, live).
+  var light = window.matchMedia ? window.matchMedia("(prefers-color-scheme: light)") : null;
+  RK.applyTheme = function (pref) {
+    root.dataset.themePref = pref;
+    root.dataset.theme = pref === "light" || (pref === "system" && light && light.matches) ? "light" : "dark";
+  };
+  RK.applyTheme(theme === "light" || theme === "dark" ? theme : "system");
+  if (light && light.addEventListener) {
+    light.addEventListener("change", function () { if (root.dataset.themePref === "system") RK.applyTheme("system"); });
+  }
 
   // The snapshot is our own rendering of the turn order, but any site on this origin can write the
   // key: only the elements and attributes the turn order uses get through, as inert text and boxes.

@@ -19,7 +19,7 @@ __all__ = [
     "NoticeDismissed", "SheetOpened", "SheetClosed", "AttackLastTapped", "TargetPicked", "AttackConfigured", "ThemeToggled",
     "Exported", "ShareLinkAsked", "LinkCopied", "ReloadTapped", "EncounterPicked", "HistoryTrimmed", "FileImported",
     "FightChangedElsewhere", "CollectionChanged", "StorageKept", "ViewOpened", "CharacterOpened", "CharacterOffered",
-    "CharacterTaken", "AttackPicked", "AttackRemoved", "AttackOptionsSaved", "TargetDescribed", "SidePicked",
+    "CharacterTaken", "AttackPicked", "AttackRemoved", "AttackOptionsSaved", "TargetDescribed", "SidePicked", "NameTyped",
     "OddsTargetTyped", "LiveOpened", "LiveStopped", "LiveFollowed", "PeerChanged", "PeerSaid", "LiveTicked",
     "DisplayOpened", "RequestAnswered", "AutoDoneToggled", "ClaimTapped", "InitiativeSent", "DoneTapped", "RollSent",
     "LiveAttackPicked", "ServersSaved", "Message"
@@ -280,7 +280,7 @@ class AttackConfigured(Record):
 
 
 class ThemeToggled(Record):
-    """Dark to light or back; `theme`: the one shown now."""
+    """The theme picked in the menu: "system" (as the phone is set), "light" or "dark"."""
 
     theme: str
 
@@ -415,6 +415,13 @@ class SidePicked(Record):
     """The add form's side: Party makes the new combatant a player character (it can be changed after)."""
 
     side: str
+
+
+class NameTyped(Record):
+    """The add form's name as typed: a saved opponent's name, or another copy of an opponent in the
+    fight, puts the form on the opponents' side (a saved party member's, on the party's)."""
+
+    name: str
 
 
 class OddsTargetTyped(Record):
@@ -603,7 +610,7 @@ Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped |
            ThemeToggled | Exported | ShareLinkAsked | LinkCopied | ReloadTapped | EncounterPicked | HistoryTrimmed |
            FileImported | FightChangedElsewhere | CollectionChanged | StorageKept | ViewOpened | CharacterOpened |
            CharacterOffered | CharacterTaken | AttackPicked | AttackRemoved | AttackOptionsSaved | TargetDescribed |
-           SidePicked | OddsTargetTyped | LiveOpened | LiveStopped | LiveFollowed | PeerChanged | PeerSaid | LiveTicked |
+           SidePicked | NameTyped | OddsTargetTyped | LiveOpened | LiveStopped | LiveFollowed | PeerChanged | PeerSaid | LiveTicked |
            DisplayOpened | RequestAnswered | AutoDoneToggled | ClaimTapped | InitiativeSent | DoneTapped | RollSent |
            LiveAttackPicked | ServersSaved | OfflineStarted | OfferMade | ScanOpened | CodeRead | AnswerMade |
            PairingFailed | DirectFailed | RelaysChecked | EncountersImported)

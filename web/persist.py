@@ -126,6 +126,23 @@ class Notice:
     action: str | None = None
     action_label: str | None = None
     more: tuple[tuple[str, str], ...] = ()  # further (action, label) buttons
+    # A notice about a step of one fight ("Dax joined the fight") is shown with that fight only, and
+    # while the step is done (undo it and the notice goes): the fight, the step's position, the step.
+    encounter: str | None = None
+    step: int = 0
+    cause: Any = None
+
+    def about(self, timeline: Any) -> Notice:
+        """This notice, tied to the last step of `timeline`."""
+        return replace(self, encounter=timeline.present.id, step=timeline.cursor,
+                       cause=timeline.actions[timeline.cursor - 1] if timeline.cursor else None)
+
+    def shown_with(self, timeline: Any) -> bool:
+        """Whether it belongs on screen beside `timeline` (always, when it is about no fight)."""
+        if self.encounter is None:
+            return True
+        return bool(self.encounter == timeline.present.id and 0 < self.step <= timeline.cursor
+                    and timeline.actions[self.step - 1] == self.cause)
 
     def buttons(self) -> list[tuple[str, str]]:
         first = [(self.action, self.action_label or self.action)] if self.action else []

@@ -163,7 +163,8 @@ def selected_sheet_html(enc: Encounter, selected: tuple[str, ...]) -> str:
     return (
         f'<h3 data-testid="sheet-title">{len(chosen)} selected</h3>'
         f'<div class="checks">{rows}</div>'
-        '<input id="batch-amount" type="number" inputmode="numeric" min="0" placeholder="Amount of HP" data-testid="batch-amount">'
+        '<input id="batch-amount" type="text" inputmode="text" autocomplete="off" autocapitalize="off" spellcheck="false" '
+        'placeholder="Amount, or dice: 8d6" data-testid="batch-amount">'
         '<div class="grid2">'
         '<button type="button" class="danger" data-action="apply-batch" data-kind="damage" data-testid="batch-damage">Damage</button>'
         '<button type="button" data-action="apply-batch" data-kind="heal" data-testid="batch-heal">Heal</button></div>'
@@ -245,11 +246,14 @@ def add_sheet_html(enc: Encounter, roster: list[dict[str, Any]], templates: list
     return (
         f'<h3>{title}</h3>{quick}'
         f'<form id="combatant-form" data-action-submit="{"save-edit" if c else "save-add"}" data-id="{esc(c.id) if c else ""}">'
-        + field("Name", "name", c.name if c else "", extra=' required maxlength="200" autocomplete="off"')
-        + '<div class="grid2">'
+        # The side first, in its colour: a foe added as a player character would show its exact HP to the players.
+        + '<div class="grid2 side-pick" data-testid="side-pick">'
         + f'<label class="field">Side<select id="f-side" data-action-change="side-picked" data-testid="field-side"><option value="party"{" selected" if side == "party" else ""}>Party</option>'
         f'<option value="opponents"{" selected" if side == "opponents" else ""}>Opponents</option></select></label>'
         + f'<label class="field">Player character<select id="f-pc" data-testid="field-pc"><option value="0">No</option><option value="1"{" selected" if pc else ""}>Yes</option></select></label>'
+        + '</div>'
+        + field("Name", "name", c.name if c else "", extra=' required maxlength="200" autocomplete="off"')
+        + '<div class="grid2">'
         + ("" if sides else field(view.init_label, "init_mod", c.init_mod if c else 0, "number", ' inputmode="numeric"'))
         + ("" if sides or not view.typed_initiative else field("Initiative (typed roll)", "initiative", "" if not c or c.initiative is None else c.initiative, "number", ' inputmode="numeric" placeholder="roll"'))
         + field(f"Max {hp_word}", "max_hp", "" if not c or c.max_hp is None else c.max_hp, "number", ' inputmode="numeric"')
@@ -302,7 +306,8 @@ def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict[str, Any] | 
     others = "".join(f'<option value="{esc(x.id)}">{esc(x.name)}</option>' for x in enc.combatants if x.id != c.id and (c.group is None or x.group != c.group))
     hp = (
         f'<p class="big-hp" data-testid="sheet-hp">{esc(_hp(c)) or "No HP tracked"}</p>'
-        '<input id="hp-amount" type="number" inputmode="numeric" min="0" placeholder="Amount of HP" data-testid="hp-amount">'
+        '<input id="hp-amount" type="text" inputmode="text" autocomplete="off" autocapitalize="off" spellcheck="false" '
+        'placeholder="Amount, or dice: 2d6+3" data-testid="hp-amount">'
         '<div class="grid3">'
         f'<button type="button" class="danger" data-action="damage" data-id="{esc(c.id)}" data-testid="damage">Damage</button>'
         f'<button type="button" data-action="heal" data-id="{esc(c.id)}" data-testid="heal">Heal</button>'
@@ -311,7 +316,7 @@ def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict[str, Any] | 
     delay = (
         f'<div class="row"><select id="delay-after" data-testid="delay-after" aria-label="Delay until after">{others}</select>'
         f'<button type="button" data-action="delay" data-id="{esc(c.id)}" data-testid="delay">Delay until after</button></div>'
-    ) if enc.started and others and system_of(enc).flow.ordered_by_initiative else ""
+    ) if enc.started and others and system_of(enc).flow.ordered_by_initiative and not system_of(enc).no_delay else ""
     return (
         f'<h3 data-testid="sheet-title">{esc(c.name)}</h3>{hp}'
         + (_target_choice(enc, c) if attack is not None and system_of(enc).attack_kind else "")
@@ -616,7 +621,10 @@ def menu_sheet_html(encounters: list[dict[str, Any]], current_id: str, locked: s
         'inside the code.</p></details>'
         f'<p class="muted" data-testid="storage-status" data-state="{esc(storage)}">{esc(STORAGE_STATES.get(storage, ""))}</p>'
         '<h3>Look and help</h3><div class="grid2">'
-        f'<button type="button" data-action="toggle-theme" data-testid="toggle-theme">{"Light theme" if theme == "dark" else "Dark theme"}</button>'
+        '<label class="field">Theme<select id="theme-pick" data-action-change="theme-picked" data-testid="theme-pick">'
+        + "".join(f'<option value="{value}"{" selected" if theme == value else ""}>{label}</option>'
+                  for value, label in (("system", "As the phone"), ("light", "Light"), ("dark", "Dark")))
+        + '</select></label>'
         '<a class="button-like" href="./rules.html" target="_blank" rel="noopener" data-testid="rules-link">Rules reference</a></div>'
         '<p class="err" id="menu-error" data-testid="menu-error" role="alert"></p>'
         '<div class="row"><button type="button" data-action="close-sheet">Close</button></div>'
@@ -697,15 +705,16 @@ def requests_html(requests: tuple[Any, ...]) -> str:
     )
 
 
-def notices_html(notices: list[Any]) -> str:
-    """Messages for the user, each with its buttons and a dismiss ×."""
+def notices_html(notices: list[Any], timeline: Any = None) -> str:
+    """Messages for the user, each with its buttons and a dismiss × (its index in `notices`); one
+    about a step of a fight only beside that fight while the step is done."""
     return "".join(
         f'<div class="notice {esc(n.level)}" data-testid="notice" data-level="{esc(n.level)}">'
         f'<span>{esc(n.text)}</span>'
         + "".join(f' <button type="button" data-action="notice-{esc(action)}" data-testid="notice-action">{esc(label)}</button>'
                   for action, label in n.buttons())
         + f' <button type="button" class="x" data-action="dismiss" data-index="{i}" aria-label="Dismiss">×</button></div>'
-        for i, n in enumerate(notices)
+        for i, n in enumerate(notices) if timeline is None or n.shown_with(timeline)
     )
 
 

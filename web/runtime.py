@@ -129,6 +129,8 @@ class Runtime:
         self._tracker_html: tuple[tuple[Timeline | None, tuple[str, ...] | None], str] = ((None, None), "")
         self.odds = browser.OddsPanel()
         self.toasts = browser.Toast()
+        self.sheet_in_history = False  # a history entry was pushed for the open sheet (Back closes it)
+        self.backs_pending = 0         # history.back() calls of our own whose popstate has not come yet
         self.wake = browser.WakeLock()
         self.sheet_later = browser.Later(self.render_sheet)
         self.asked_to_keep = False
@@ -660,6 +662,8 @@ class Runtime:
     def render(self) -> None:
         t = self.model.timeline
         enc = t.present
+        if any(n.encounter is not None for n in self.model.notices):
+            self.render_notices()  # a notice about a step goes with an undo, or another fight on screen
         dom.set_html("tracker", self.tracker_html())
         dom.el("round-label").textContent = render.round_label(enc)
         dom.el("undo").disabled = not t.can_undo
@@ -678,7 +682,7 @@ class Runtime:
         dom.set_html("roll-result", render.roll_result_html(result))
 
     def render_notices(self) -> None:
-        dom.set_html("notices", render.requests_html(self.model.live.requests) + render.notices_html(list(self.model.notices)))
+        dom.set_html("notices", render.requests_html(self.model.live.requests) + render.notices_html(list(self.model.notices), self.model.timeline))
 
     def render_rolls(self) -> None:
         dom.set_html("saved-rolls", render.saved_rolls_html(list(self.model.saved_rolls)))
@@ -692,7 +696,7 @@ class Runtime:
     def context(self) -> Context:
         """What the screens draw from: the model, the list of encounters, the theme, the storage."""
         return Context(self.model, tuple(self.ws.encounters), frozenset(self.ws.locked), self.model.trash.encounters,
-                       str(document.documentElement.dataset.theme or "dark"), self.storage_state(), time.time(),
+                       str(document.documentElement.dataset.themePref or "system"), self.storage_state(), time.time(),
                        f"{window.location.origin}{window.location.pathname}")
 
     def render_sheet(self) -> None:
@@ -714,6 +718,8 @@ class Runtime:
         self.scanner.show(self.model.ui.sheet[1] if self.model.ui.sheet[0] == "scan" else None)
 
     def show_sheet(self, focus: bool) -> None:
+        """A sheet opened: at its top (not where the last one was scrolled), with a history entry of
+        its own, so that the phone's Back closes it instead of leaving the app."""
         dom.forget("sheet-body")
         self.render_sheet()
         dialog = dom.el("sheet")
@@ -721,6 +727,10 @@ class Runtime:
             return  # what it would show is gone
         if not dialog.open:
             dialog.showModal()
+        dialog.scrollTop = 0
+        if not self.sheet_in_history:
+            window.history.pushState(None, "")
+            self.sheet_in_history = True
         first = dom.py(dialog.querySelector("input:not([type=file]),select"))
         if first is not None and focus:
             first.focus()
@@ -731,6 +741,20 @@ class Runtime:
         if dialog.open:
             dialog.close()
         self.toasts.out_of_sheet()
+        if self.sheet_in_history:  # its history entry goes too (Back then leaves the app as before)
+            self.sheet_in_history = False
+            self.backs_pending += 1
+            window.history.back()
+
+    def back_pressed(self) -> None:
+        """The phone's Back (a popstate): it closes the open sheet; the one this page caused itself
+        (closing a sheet takes its history entry back) is ignored."""
+        if self.backs_pending:
+            self.backs_pending -= 1
+            return
+        if self.sheet_in_history:
+            self.sheet_in_history = False
+            self.dispatch(SheetClosed())
 
     def refuse(self, text: str) -> None:
         """A refusal, said where the tap was: in the open screen (its own error line and a toast at
@@ -756,7 +780,8 @@ class Runtime:
             dom.el(focus).focus()
 
     def set_theme(self, theme: str) -> None:
-        document.documentElement.dataset.theme = theme
+        """The theme picked in the menu: "system" (the phone's setting, followed live), "light" or "dark"."""
+        window.RK.applyTheme(theme)
         if self.persistent:
             try:
                 self.store.set("theme", theme)
@@ -957,7 +982,7 @@ class Listeners:
             (document, "visibilitychange", self.on_visibility), (dom.el("log-box"), "toggle", self.on_log_toggle),
             (sheet, "close", self.on_sheet_close), (sheet, "click", self.on_sheet_click),
             (sheet, "touchstart", self.on_touchstart), (sheet, "touchend", self.on_touchend),
-            (window, "hashchange", self.on_hash_change),
+            (window, "hashchange", self.on_hash_change), (window, "popstate", lambda event: self.rt.back_pressed()),
         ):
             dom.on(target, name, listener)
 

@@ -798,6 +798,8 @@ class StrifeSystem(System):
 
     name = "strife"
     label = "Realm of Strife"
+    no_delay = ("In Realm of Strife a character gives up its place only to the bottom of the queue (once a round "
+                "for each side), on its own turn.")
     aliases = ("ros", "realm of strife", "d100")
     round_seconds = 6  # Reading: seed 001 gives no round length; the clock shows 6 s per round
     options = {"crit_miss": tuple(range(0, 51))}

@@ -79,7 +79,7 @@ def test_every_tap_the_page_draws_has_a_handler():
 def test_every_form_and_choice_the_page_draws_has_a_handler():
     assert names_in_source("data-action-submit") <= set(SUBMITS)
     assert names_in_source("data-action-change") <= set(CHANGES)
-    assert {"dice-input", "odds-target"} == set(INPUTS)
+    assert {"dice-input", "odds-target", "f-name"} == set(INPUTS)
 
 
 def test_a_notice_button_is_a_tap_named_after_it():
@@ -182,11 +182,12 @@ def test_a_system_option_is_read_from_the_select_as_a_number_when_it_is_one():
     assert CHANGES["set-skip"](page(model, chosen="all")).args == {"key": "skip_down", "value": "all"}
 
 
-def test_the_theme_flips_and_is_kept():
+def test_the_theme_follows_the_phone_or_what_was_picked():
     model = fight()
-    m = EVENTS["toggle-theme"](page(model, {"html@data-theme": "dark"}))
-    assert update(model, m) == (model, (SetTheme("light"), RenderSheet()))
-    assert update(model, msg.ThemeToggled("light"))[1][0] == SetTheme("dark")
+    m = CHANGES["theme-picked"](page(model, chosen="system"))
+    assert update(model, m) == (model, (SetTheme("system"), RenderSheet()))  # as the phone is set: the default
+    assert update(model, msg.ThemeToggled("light"))[1][0] == SetTheme("light")
+    assert update(model, msg.ThemeToggled("mauve")) == (model, ())
 
 
 def test_switching_encounters_loads_the_other_and_closes_the_menu():

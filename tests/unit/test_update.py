@@ -135,12 +135,32 @@ def test_damage_typed_on_a_sheet_is_said_with_undo_and_undo_brings_it_back():
     assert hp(again, "Ogre") == 18
 
 
-@pytest.mark.parametrize("typed, said", [("", "Type an amount first."), ("lots", "“lots” is not a whole number."),
-                                         ("-3", "Enter a number from 0 to 1,000,000.")])
+@pytest.mark.parametrize("typed, said", [("", "Type an amount first."), ("lots", "“lots” is neither a number nor dice (such as 8d6)"),
+                                         ("-3", "Enter a number from 0 to 1,000,000."), ("8d6+", "“8d6+” is neither a number nor dice")])
 def test_a_bad_amount_is_refused_and_changes_nothing(typed, said):
     model = fight(*PARTY, started=True)
     after, effects = update(model, msg.HitPointsTyped("damage", ids(model)["Ogre"], typed, RNG))
-    assert after is model and effects == (Refuse(said),)
+    assert after is model and len(effects) == 1 and isinstance(effects[0], Refuse) and effects[0].text.startswith(said)
+
+
+def test_dice_as_the_amount_are_rolled_shown_and_applied_in_one_step():
+    """8d6 typed as damage: rolled with the engine (the page's RNG), the dice in the toast and the
+    log, the total applied, one undoable step; a fireball on several, one roll, halved for savers."""
+    from pyengine.dice import roll
+
+    model = fight(*PARTY, started=True)
+    ogre = ids(model)["Ogre"]
+    after, effects = update(model, msg.HitPointsTyped("damage", ogre, "3d6+2", random.Random(9)))
+    rolled = roll("3d6+2", random.Random(9))
+    assert hp(after, "Ogre") == 30 - rolled.total and after.timeline.cursor == model.timeline.cursor + 1
+    toast = next(e for e in effects if isinstance(e, Toast))
+    assert toast.text.startswith(rolled.text) and toast.undo
+    assert after.timeline.log()[-1].roll == rolled.text
+    everyone = replace(model, ui=replace(model.ui, selected=(ogre, ids(model)["Goblin"])))
+    fireball, _ = update(everyone, msg.BatchApplied("damage", random.Random(3), amount="8d6", halves=(ids(model)["Goblin"],)))
+    total = roll("8d6", random.Random(3)).total
+    assert hp(fireball, "Ogre") == max(0, 30 - total) and hp(fireball, "Goblin") == max(0, 7 - total // 2)
+    assert fireball.timeline.cursor == model.timeline.cursor + 1
 
 
 def test_healing_and_temporary_hp_go_through_the_same_message():
@@ -212,7 +232,27 @@ def test_an_attack_rolled_on_the_panel_is_applied_as_one_step_and_remembers_its_
     after, effects = update(replace(model, ui=ui), msg.AttackApplied())
     assert hp(after, "Ogre") == 21
     assert after.ui.last_target == ids(model)["Ogre"] and after.ui.attack["pending"] is None
-    assert effects == FIGHT_CHANGED and after.timeline.cursor == model.timeline.cursor + 1
+    # Apply says what the attack did, with Undo (as the manual Damage does)
+    assert effects == FIGHT_CHANGED + (Toast("Cyra attacks Ogre: hit, 9 damage; Ogre took 9 damage from Cyra", undo=True),)
+    assert after.timeline.cursor == model.timeline.cursor + 1
+
+
+def test_every_way_damage_arrives_gives_the_concentration_reminder():
+    """The attack panel's Apply, the manual Damage and a batch on several each say the save to keep
+    concentrating (a toast that keeps reminders past its first three lines)."""
+    model = fight(*PARTY, started=True)
+    ogre = ids(model)["Ogre"]
+    model, _ = update(model, msg.Act("add_condition", {"id": ogre, "name": "Concentrating"}, RNG))
+    attack = resolve(model.timeline.present, "d20_attack", {"attacker": ids(model)["Cyra"], "target": ogre}, Scripted([15, 6]))
+    ui = state.update(state.update(model.ui, "sheet-opened", kind="combatant", ident=ogre), "attack-rolled",
+                      pending={**attack.args, "action": attack})
+    _, applied = update(replace(model, ui=ui), msg.AttackApplied())
+    _, manual = update(model, msg.HitPointsTyped("damage", ogre, "9", RNG))
+    selected = replace(model, ui=replace(model.ui, selected=tuple(c.id for c in model.timeline.present.combatants)))
+    _, batch = update(selected, msg.BatchApplied("damage", RNG, amount="30"))
+    for effects in (applied, manual, batch):
+        toast = next(e for e in effects if isinstance(e, Toast))
+        assert "Ogre is concentrating: Constitution save DC" in toast.text, toast.text
 
 
 def test_a_practice_attack_or_none_rolled_changes_no_fight():
@@ -609,3 +649,95 @@ def test_a_deleted_encounter_goes_to_the_trash_with_its_history_and_comes_back()
     assert back.trash.encounters == () and back.notices == ()
     assert update(back, msg.EncounterRestored(-1)) == (back, ())  # an empty trash: nothing
     assert update(gone, msg.EncounterRestored(5)) == (gone, ())
+
+
+def test_attack_defaults_never_pit_a_side_against_itself():
+    """A group's turn: its first member still standing attacks, and Attack… opens a foe, never
+    another member of the group; a PC tapped on its own turn is not offered its friend's attack."""
+    from web.views import attacker_choice
+
+    archers = {"name": "Goblin Archer", "initiative": 20, "max_hp": 7}
+    model = fight(*PARTY, started=True)
+    t = model.timeline
+    t = t.do(resolve(t.present, "add_combatant", {"combatant": archers, "count": 3}, RNG))
+    model = replace(model, timeline=t)
+    enc = model.timeline.present
+    group = [c for c in enc.combatants if c.group]
+    assert len(group) == 3
+    first, second = group[0], group[1]
+    while model.timeline.present.active_id != first.id:  # on to the group's turn
+        model, _ = update(model, msg.Act("next_turn", {}, RNG))
+    model, _ = update(model, msg.HitPointsTyped("damage", first.id, "7", RNG))  # its first archer falls
+    enc = model.timeline.present
+    assert enc.get(enc.active_id).group == first.group
+    target = enc.get(ids(model)["Dax"])
+    chosen, _ = attacker_choice(enc, target, None)
+    assert chosen == second.id  # the first member still standing
+    opened, _ = update(model, msg.AttackLastTapped())
+    assert enc.get(opened.ui.sheet[1]).side == "party"  # a foe of the archers, not an archer
+    # Dax's own turn, Dax's sheet: a foe attacks him by default, not Cyra
+    while model.timeline.present.active_id != target.id:
+        model, _ = update(model, msg.Act("next_turn", {}, RNG))
+    enc = model.timeline.present
+    chosen, _ = attacker_choice(enc, enc.get(target.id), None)
+    assert enc.get(chosen).side == "opponents" and not enc.get(chosen).down
+
+
+@pytest.mark.parametrize("system, offered", [("generic", True), ("realms", False), ("strife", False)])
+def test_delay_is_offered_only_where_the_rules_allow_holding_a_turn(system, offered):
+    """Enchanted Realms has no holding an action; Realm of Strife only its bottom of the queue
+    (shared/RULES.md §1, §2): no "Delay until after" there, and a request is refused with the rule.
+    A delay already in a saved fight's history still replays."""
+    from web import render
+
+    model = fight(*PARTY, system=system, started=True)
+    enc = model.timeline.present
+    c = enc.get(enc.active_id)
+    html = render.combatant_sheet_html(enc, c, None)
+    assert ('data-testid="delay"' in html) == offered
+    other = next(x.id for x in enc.combatants if x.id != c.id)
+    after, effects = update(model, msg.Act("delay", {"id": c.id, "after": other}, RNG))
+    if offered:
+        assert after.timeline.cursor == model.timeline.cursor + 1
+    else:
+        assert after is model and isinstance(effects[0], Refuse)
+        assert ("holding" if system == "realms" else "bottom of the queue") in effects[0].text
+        from pyengine.tracker import Action
+        replayed = model.timeline.do(Action("delay", {"id": c.id, "after": other}))  # a saved delay replays
+        assert replayed.present.active_id != c.id
+
+
+def test_a_known_opponents_name_puts_the_add_form_on_the_opponents_side():
+    """After four PCs the form starts on the party's side; typing "Goblin" (an opponent already in
+    the fight, or a saved one) moves it to Opponents, not a player character; a saved party member's
+    name to the party's; an unknown name changes nothing."""
+    from web.effects import SetField
+
+    model = replace(fight(*PARTY), templates=({"name": "Goblin Archer", "max_hp": 7},),
+                    roster=({"name": "Bryn", "side": "party", "pc": True},))
+    opponents = (SetField("f-side", "opponents"), SetField("f-pc", "0"))
+    assert update(model, msg.NameTyped("Goblin"))[1] == opponents      # another copy of one in the fight
+    assert update(model, msg.NameTyped("ogre 2"))[1] == opponents      # a numbered copy
+    assert update(model, msg.NameTyped(" goblin  archer "))[1] == opponents  # a saved opponent
+    assert update(model, msg.NameTyped("Bryn"))[1] == (SetField("f-side", "party"), SetField("f-pc", "1"))
+    assert update(model, msg.NameTyped("Cyra"))[1] == ()  # a PC in the fight: nothing to correct
+    assert update(model, msg.NameTyped("Mysterious stranger"))[1] == ()
+
+
+def test_a_notice_about_a_step_goes_when_the_step_is_undone_or_another_fight_is_shown():
+    """"Dax joined the fight" belongs to that fight and that step: undone, it is not shown; redone,
+    it is; in another encounter it is not; another step in its place does not bring it back."""
+    from web import render
+    from web.persist import Notice
+
+    model = fight(*PARTY, started=True)
+    t = model.timeline.do(resolve(model.timeline.present, "add_combatant", {"combatant": {"name": "Bryn"}}, RNG))
+    notice = Notice("info", "Bryn joined the fight.").about(t)
+    assert "Bryn joined" in render.notices_html([notice], t)
+    assert "Bryn joined" not in render.notices_html([notice], t.undo())
+    assert "Bryn joined" in render.notices_html([notice], t.undo().redo())
+    other = t.undo().do(resolve(t.present, "add_combatant", {"combatant": {"name": "Zed"}}, RNG))
+    assert "Bryn joined" not in render.notices_html([notice], other)
+    elsewhere = fight(*PARTY).timeline
+    assert "Bryn joined" not in render.notices_html([notice], elsewhere)
+    assert "Saved" in render.notices_html([Notice("info", "Saved")], elsewhere)  # a notice about no fight stays

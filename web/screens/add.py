@@ -7,7 +7,7 @@ from typing import Any
 from pyengine.rules import system_of
 
 from .. import render
-from ..messages import Act, CombatantAdded, QuickAdded, SidePicked
+from ..messages import Act, CombatantAdded, NameTyped, QuickAdded, SidePicked
 from ..views import Events, Handler, Page, view_for
 from .base import EVERY_COLLECTION, Context, Elsewhere, Screen
 
@@ -75,3 +75,5 @@ SUBMITS: dict[str, Handler] = {
                                   close_sheet=True),
 }
 CHANGES: dict[str, Handler] = {"side-picked": side_picked}
+# The add form's name (not the edit form's): a known opponent's name puts the form on the opponents' side.
+INPUTS: dict[str, Handler] = {"f-name": lambda page: NameTyped(page.value("f-name")) if page.exists("f-count") else None}

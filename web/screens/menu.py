@@ -56,11 +56,11 @@ EVENTS: dict[str, Handler] = {
     "export-all": lambda page: Exported("all"),
     "share-link": lambda page: ShareLinkAsked(page.value("share-for", "view") or "view"),
     "copy-share": lambda page: LinkCopied("share-field", "share-out"),
-    "toggle-theme": lambda page: ThemeToggled(page.attribute("html", "data-theme") or "dark"),
     "my-characters": lambda page: SheetOpened("characters"),
 }
 CHANGES: dict[str, Handler] = {
     "set-skip": lambda page: Act("set_option", {"key": "skip_down", "value": page.chosen}, page.rng),
     "set-option": option_set,
     "share-for": lambda page: ShareLinkAsked(page.chosen or "view"),
+    "theme-picked": lambda page: ThemeToggled(page.chosen or "system"),
 }

@@ -175,7 +175,7 @@ def _character_taken(model: Model, m: CharacterTaken) -> Result:
     if m.into_fight:
         after, effects = act(model, "add_combatant", {"combatant": combatant_fields(c, c.attack(0))}, m.rng)
         if after.timeline is not model.timeline:
-            after = notify(after, Notice("info", f"{c.name} joined the fight."))
+            after = notify(after, Notice("info", f"{c.name} joined the fight.").about(after.timeline))
         return after, (ClearLink(), *effects, RenderNotices())
     if find_character(model.characters, c.id) is not None:
         c = replace(c, id=fresh_id(model.characters, m.new_id))

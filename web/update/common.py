@@ -55,11 +55,21 @@ def act(model: Model, kind: str, args: dict[str, Any], rng: Rng, close_sheet: bo
         timeline = model.timeline.do(resolve(model.timeline.present, kind, args, rng))
     except EngineError as error:
         return model, (Refuse(str(error)),)
-    said: tuple[Effect, ...] = ()
-    if kind not in QUIET_ACTIONS:
-        text = "; ".join(e.text for e in timeline.logs[timeline.cursor - 1][:3])
-        said = (Toast(text or "Done.", undo=True),)
+    said: tuple[Effect, ...] = () if kind in QUIET_ACTIONS else (step_said(timeline),)
     return commit(model, timeline, *said, *((CloseSheet(),) if close_sheet else ()))
+
+
+# Events a toast always says, however many others the step had: the reminders a table must not miss.
+REMINDERS = frozenset({"concentration", "death_save", "dying", "down"})
+
+
+def step_said(timeline: Timeline) -> Toast:
+    """What the last step did, in a toast with Undo: its first three events, and every reminder
+    among the rest (a concentration save after a fireball on four goblins)."""
+    events = timeline.logs[timeline.cursor - 1] if timeline.cursor else ()
+    shown = list(events[:3]) + [e for e in events[3:] if e.kind in REMINDERS]
+    rolled = next((e.roll for e in shown if e.kind in ("damage", "heal") and e.roll), None)  # dice typed as the amount
+    return Toast((f"{rolled} → " if rolled else "") + ("; ".join(e.text for e in shown) or "Done."), undo=True)
 
 
 def typed_number(text: object, default: int | None = None) -> int | None:

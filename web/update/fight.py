@@ -3,6 +3,7 @@ form, attacks on a panel, sheets and their small choices."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -13,6 +14,7 @@ from pyengine.characters import (
     Character,
     practice_encounter,
 )
+from pyengine.dice import roll
 from pyengine.errors import EngineError
 from pyengine.model import Encounter, validated_fields
 from pyengine.rules import get_system, system_of
@@ -49,6 +51,7 @@ from ..messages import (
     HitPointsTyped,
     InitiativeEntered,
     LinkCopied,
+    NameTyped,
     NextTurnTapped,
     NoticeDismissed,
     OddsTargetTyped,
@@ -76,12 +79,14 @@ from ..persist import (
 from ..render import needs_initiative_entry
 from ..screens.characters import open_character
 from .common import (
+    MAX_AMOUNT,
     Result,
     act,
     closed,
     commit,
     opened,
     redrawn,
+    step_said,
     whole_number,
     with_roll,
 )
@@ -130,13 +135,28 @@ def _redo(model: Model, m: RedoTapped) -> Result:
     return commit(model, model.timeline.redo()) if model.timeline.can_redo else (model, ())
 
 
-def _hit_points(model: Model, m: HitPointsTyped) -> Result:
-    """Damage, healing or temporary HP typed on a sheet: manual damage blames nobody."""
+def amount_or_roll(text: str, rng: Any) -> tuple[int, str | None]:
+    """A typed amount: a whole number, or dice (`8d6`, `2d8+3`) rolled here with the engine: (the
+    amount, the roll as shown, or None). EngineError, with a message fit for a person, otherwise."""
+    text = " ".join(str(text or "").split())
+    if not text or text.lstrip("-").isdigit():
+        return whole_number(text), None
     try:
-        amount = whole_number(m.amount)
+        rolled = roll(text, rng)
+    except EngineError as error:
+        raise EngineError(f"“{text[:20]}” is neither a number nor dice (such as 8d6): {error}") from None
+    return max(0, min(rolled.total, MAX_AMOUNT)), rolled.text
+
+
+def _hit_points(model: Model, m: HitPointsTyped) -> Result:
+    """Damage, healing or temporary HP typed on a sheet, a number or dice (rolled, shown in the
+    toast and the log, one undoable step): manual damage blames nobody."""
+    try:
+        amount, rolled = amount_or_roll(m.amount, m.rng)
     except EngineError as error:
         return model, (Refuse(str(error)),)
-    return act(model, m.kind, {"id": m.ident, "amount": amount}, m.rng)
+    extra = {"roll": rolled} if rolled and m.kind != "temp_hp" else {}
+    return act(model, m.kind, {"id": m.ident, "amount": amount, **extra}, m.rng)
 
 
 def batch_actions(model: Model, m: BatchApplied) -> list[dict[str, Any]]:
@@ -146,10 +166,11 @@ def batch_actions(model: Model, m: BatchApplied) -> list[dict[str, Any]]:
     chosen = [i for i in (model.ui.selected or ()) if i in enc.names()]
     if m.kind == "add_condition":
         return [{"kind": m.kind, "args": {"id": cid, "name": m.condition, "until": "never", "source": enc.active_id}} for cid in chosen]
-    amount = whole_number(m.amount)
+    amount, rolled = amount_or_roll(m.amount, m.rng)  # one roll for all (a fireball), halved for those who saved
     halves = set(m.halves) if m.kind == "damage" else set()
     return [{"kind": m.kind, "args": {"id": cid, "amount": amount // 2 if cid in halves else amount,
-                                      **({"half": True} if cid in halves else {})}} for cid in chosen]
+                                      **({"half": True} if cid in halves else {}), **({"roll": rolled} if rolled else {})}}
+            for cid in chosen]
 
 
 def _batch(model: Model, m: BatchApplied) -> Result:
@@ -196,7 +217,7 @@ def _attack_applied(model: Model, m: AttackApplied) -> Result:
         timeline = model.timeline.do(pending["action"])
     except EngineError as error:
         return model, (Refuse(str(error)),)
-    return commit(model, timeline)
+    return commit(model, timeline, step_said(timeline))  # what it did, and any reminder (concentration)
 
 
 # -- the screen ------------------------------------------------------------------------------
@@ -313,10 +334,12 @@ def _attack_last(model: Model, m: AttackLastTapped) -> Result:
     whoever's turn it is."""
     enc = model.timeline.present
     me = enc.get(enc.active_id) if enc.active_id else None
+    down = system_of(enc).is_down
     last = model.ui.last_target
-    target = last if last in enc.names() and last != enc.active_id else None
-    if target is None:
-        target = next((c.id for c in enc.combatants if me is None or (c.side != me.side and not system_of(enc).is_down(c))), None)
+    target = last if (last in enc.names() and last != enc.active_id and not down(enc.get(last))
+                      and (me is None or enc.get(last).side != me.side)) else None
+    if target is None:  # never one of its own side (a group's other member) unless chosen
+        target = next((c.id for c in enc.combatants if c.side != (me.side if me else "") and not down(c)), None)
     return opened(model, "combatant", target) if target is not None else (model, ())
 
 
@@ -330,7 +353,7 @@ def _attack_configured(model: Model, m: AttackConfigured) -> Result:
 
 
 def _theme(model: Model, m: ThemeToggled) -> Result:
-    return model, (SetTheme("light" if m.theme == "dark" else "dark"), RenderSheet())
+    return (model, (SetTheme(m.theme), RenderSheet())) if m.theme in ("system", "light", "dark") else (model, ())
 
 
 def _exported(model: Model, m: Exported) -> Result:
@@ -351,6 +374,33 @@ def _reload(model: Model, m: ReloadTapped) -> Result:
 
 def _side_picked(model: Model, m: SidePicked) -> Result:
     return model, (SetField("f-pc", "1" if m.side == "party" else "0"),)
+
+
+def side_for_name(model: Model, name: str) -> tuple[str, bool] | None:
+    """(side, PC) the add form should show for a typed name: a saved party member's own; a saved
+    opponent's, or another copy of an opponent already in the fight ("Goblin", "Goblin 2"): the
+    opponents', not a player character. None: nothing known about that name."""
+    key = " ".join(name.split()).casefold()
+    if not key:
+        return None
+    base = re.sub(r"\s+\d+$", "", key)
+    for p in model.roster:
+        if str(p.get("name", "")).casefold() == key:
+            return str(p.get("side", "party")), bool(p.get("pc", True))
+    if any(str(p.get("name", "")).casefold() in (key, base) for p in model.templates):
+        return "opponents", False
+    for c in model.timeline.present.combatants:
+        if c.side == "opponents" and re.sub(r"\s+\d+$", "", c.name.casefold()) in (key, base):
+            return "opponents", False
+    return None
+
+
+def _name_typed(model: Model, m: NameTyped) -> Result:
+    found = side_for_name(model, m.name)
+    if found is None:
+        return model, ()
+    side, pc = found
+    return model, (SetField("f-side", side), SetField("f-pc", "1" if pc else "0"))
 
 
 def _odds_target(model: Model, m: OddsTargetTyped) -> Result:
@@ -385,5 +435,6 @@ UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     LinkCopied: _link_copied,
     ReloadTapped: _reload,
     SidePicked: _side_picked,
+    NameTyped: _name_typed,
     OddsTargetTyped: _odds_target,
 }

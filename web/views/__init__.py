@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from pyengine.dice import Rng
 from pyengine.model import Combatant, Encounter, Event
-from pyengine.rules import System
+from pyengine.rules import System, system_of
 
 from ..html import esc, stat_fields_html
 from ..messages import Message
@@ -116,14 +116,25 @@ Handler = Callable[[Page], Events]
 
 
 def attacker_choice(enc: Encounter, target: Combatant, chosen: Any, default: str | None = None) -> tuple[str, str] | None:
-    """An attack panel's attacker: the one chosen if it may attack this target, else `default` (or
-    whoever's turn it is), else the first other combatant; with the select's HTML. None: nobody else."""
+    """An attack panel's attacker: the one chosen on the panel, else `default` (or whoever's turn
+    it is; on a group's turn its first member still standing) unless that is on the target's own
+    side, else the first foe of the target still standing; with the select's HTML. An ally never
+    attacks by default (a PC tapped on its own turn is not attacked by its friend). None: nobody else."""
     others = [x for x in enc.combatants if x.id != target.id]
     if not others:
         return None
     ids = {x.id for x in others}
-    fallback = default if default in ids else enc.active_id if enc.active_id in ids else None
-    attacker_id: str = chosen if chosen in ids else fallback or others[0].id
+    down = system_of(enc).is_down
+    acting = default if default in ids else enc.active_id if enc.active_id in ids else None
+    if acting is not None:
+        me = enc.get(acting)
+        if me.group and down(me):
+            acting = next((x.id for x in others if x.group == me.group and not down(x)), acting)
+        if enc.get(acting).side == target.side:
+            acting = None
+    fallback = (acting or next((x.id for x in others if x.side != target.side and not down(x)), None)
+                or next((x.id for x in others if not down(x)), others[0].id))
+    attacker_id: str = chosen if chosen in ids else fallback
     options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == attacker_id else ""}>{esc(x.name)}</option>' for x in others)
     return attacker_id, (f'<label class="field">Attacker<select id="atk-attacker" data-attack-key="attacker" data-action-change="attack-config" '
                          f'data-testid="attack-attacker">{options}</select></label>')

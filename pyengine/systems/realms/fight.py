@@ -473,6 +473,7 @@ class RealmsSystem(System):
 
     name = "realms"
     label = "Enchanted Realms"
+    no_delay = "Enchanted Realms has no holding an action: a turn is taken when it comes."
     aliases = ("er", "enchanted realms")
     round_seconds = 10
     hp_floor = 0
