@@ -15,6 +15,7 @@ import pytest
 from pyengine.tracker import Timeline, new_encounter, resolve
 from tests.e2e.conftest import open_app, seed, stored_fight
 
+
 @pytest.fixture
 def phone(context):
     """The suite's phone-sized profile (390 x 844; a console error fails the test)."""
