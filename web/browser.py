@@ -374,13 +374,14 @@ class Toast:
     def __init__(self) -> None:
         self._later = Later(self.hide)
 
-    def show(self, text: str, level: str, undo: bool, in_sheet: bool) -> None:
+    def show(self, text: str, level: str, undo: bool, in_sheet: bool, redo: bool = False) -> None:
         for node_id in ("toast", "sheet-toast"):
             dom.el(node_id).hidden = True
         node = dom.el("sheet-toast" if in_sheet else "toast")
         node.className = f"toast {level}"
         node.innerHTML = (f'<span data-testid="toast-text">{esc(text)}</span>'
-                          + ('<button type="button" data-action="toast-undo" data-testid="toast-undo">Undo</button>' if undo else ""))
+                          + ('<button type="button" data-action="toast-undo" data-testid="toast-undo">Undo</button>' if undo else "")
+                          + ('<button type="button" data-action="toast-redo" data-testid="toast-redo">Redo</button>' if redo else ""))
         node.hidden = False
         self._later.soon(TOAST_SECONDS * 1000)
 

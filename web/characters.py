@@ -139,7 +139,7 @@ def character_form_html(system: str, c: Character | None, editing_attack: NamedA
         '<div class="grid2">'
         + field("Name", "name", c.name if c else "", extra=' maxlength="60" autocomplete="off" required', prefix="k")
         + field("Max HP", "max_hp", "" if c is None or c.max_hp is None else c.max_hp, "number", ' inputmode="numeric" min="1"', prefix="k")
-        + field("Initiative modifier", "init_mod", c.init_mod if c else 0, "number", ' inputmode="numeric"', prefix="k")
+        + field("Initiative modifier", "init_mod", c.init_mod if c else 0, "number", ' min="-100" max="100"', prefix="k")
         + '</div>'
         + stat_fields_html(own, stats, prefix="k")
         + attack_form

@@ -40,11 +40,12 @@ class RenderRolls(Record):
 
 
 class Toast(Record):
-    """A short message where the thumb is; with `undo`, an Undo button in it."""
+    """A short message where the thumb is; with `undo`, an Undo button in it (with `redo`, Redo)."""
 
     text: str
     level: str = "info"
     undo: bool = False
+    redo: bool = False
 
 
 class HideToast(Record):

@@ -3,17 +3,23 @@ odds chart. Imports nothing of ours: values come in duck-typed (a stat field, a 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from html import escape
 from typing import Any, Protocol
 
 __all__ = [
-    "esc", "clock", "pct", "field", "at_least", "stat_fields_html", "attack_select", "attack_check", "attack_input", "odds_html", "MAX_BARS",
+    "esc", "roll_text", "clock", "pct", "field", "at_least", "stat_fields_html", "attack_select", "attack_check", "attack_input", "odds_html", "MAX_BARS",
 ]
 
 
 def esc(text: object) -> str:
     return escape(str(text), quote=True)
+
+
+def roll_text(text: object) -> str:
+    """A roll as the engine writes it, escaped, its dropped and rerolled dice (~~6~~) struck through."""
+    return re.sub(r"~~(.+?)~~", r'<s class="dropped">\1</s>', esc(text))
 
 
 def clock(seconds: int) -> str:
@@ -23,6 +29,12 @@ def clock(seconds: int) -> str:
 
 def pct(p: float) -> str:
     return f"{p * 100:.1f}%"
+
+
+# A number field's keypad: inputmode="numeric" is the iPhone's digits-only pad, with no minus key; a
+# field that may be negative keeps type="number" alone (digits and signs, on iPhone and Android).
+UNSIGNED = ' inputmode="numeric"'
+SIGNED = ""
 
 
 def field(label: str, name: str, value: object = "", kind: str = "text", extra: str = "", prefix: str = "f") -> str:
@@ -73,7 +85,7 @@ def stat_fields_html(fields: Iterable[Stat], c: HasStats | None, note: str = "",
         else:
             value = c.stat(f.key, f.default) if c else f.default
             boxes.append(field(f.label, f"stat-{f.key}", "" if value is None else value, "number",
-                               f' inputmode="numeric" min="{f.low}" max="{f.high}"{extra}', prefix))
+                               f'{SIGNED if f.low < 0 else UNSIGNED} min="{f.low}" max="{f.high}"{extra}', prefix))
     if not boxes and not checks:
         return ""
     return (f'<div class="grid2" data-testid="system-fields">{"".join(boxes)}</div><div class="checks">{"".join(checks)}</div>'
@@ -96,7 +108,7 @@ def attack_check(key: str, label: str, value: bool) -> str:
 
 
 def attack_input(key: str, label: str, value: Any, kind: str = "text") -> str:
-    mode = ' inputmode="numeric"' if kind == "number" else ' maxlength="60" autocomplete="off"'
+    mode = SIGNED if kind == "number" else ' maxlength="60" autocomplete="off"'
     return (f'<label class="field">{esc(label)}<input type="{kind}"{mode} {_attack_id(key)}'
             f' value="{esc(value if value is not None else "")}"></label>')
 

@@ -64,7 +64,7 @@ class UndoTapped(Record):
 
 
 class RedoTapped(Record):
-    pass
+    from_toast: bool = False
 
 
 class HitPointsTyped(Record):

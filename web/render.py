@@ -5,7 +5,6 @@ and how its turns go from its turn flow. Nothing here names a system."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pyengine.dice import RollResult
@@ -17,7 +16,7 @@ from pyengine.text import quoted
 from pyengine.tracker import Timeline
 from pyengine.turns import active_unit, side_state, unit_name
 
-from .html import clock, esc, field, odds_html
+from .html import UNSIGNED, clock, esc, field, odds_html, roll_text
 from .views import view_for
 
 __all__ = [
@@ -117,8 +116,7 @@ def tracker_html(timeline: Timeline, selected: tuple[str, ...] | None = None) ->
     elif enc.started:
         unit = active_unit(enc)
         who = unit_name(unit) if unit else "—"
-        attack = ('<button type="button" class="act" data-action="attack-last" data-testid="attack-open">Attack…</button>'
-                  if view.attack_button else "")
+        attack = view.now_actions(enc, enc.get(enc.active_id) if enc.active_id in enc.names() else None)
         status = f'<p class="turn-now" data-testid="turn-now">Now: <b>{esc(who)}</b> {attack}</p>'
     else:
         status = ""
@@ -182,7 +180,7 @@ def log_html(events: list[Event], limit: int = 200) -> str:
     shown = events[-limit:][::-1]
     items = "".join(
         f'<li data-kind="{esc(e.kind)}"><span class="muted">R{e.round}</span> {esc(e.text)}'
-        + (f'<br><code class="roll">{esc(e.roll)}</code>' if e.roll else "")
+        + (f'<br><code class="roll">{roll_text(e.roll)}</code>' if e.roll else "")
         + "</li>"
         for e in shown
     )
@@ -207,7 +205,7 @@ def initiative_sheet_html(enc: Encounter, sent: dict[str, int] | None = None) ->
         return str(sent[c.id]) if c.id in sent else "" if c.initiative is None else str(c.initiative)
 
     rows = "".join(
-        f'<label class="field init-row">{esc(c.name)}<input id="init-{esc(c.id)}" type="number" inputmode="numeric" '
+        f'<label class="field init-row">{esc(c.name)}<input id="init-{esc(c.id)}" type="number" '
         f'enterkeyhint="next" autocomplete="off" data-testid="init-input" data-combatant-id="{esc(c.id)}" '
         f'value="{esc(value(c))}" placeholder="roll"></label>'
         for c in enc.combatants if c.pc
@@ -254,10 +252,10 @@ def add_sheet_html(enc: Encounter, roster: list[dict[str, Any]], templates: list
         + '</div>'
         + field("Name", "name", c.name if c else "", extra=' required maxlength="200" autocomplete="off"')
         + '<div class="grid2">'
-        + ("" if sides else field(view.init_label, "init_mod", c.init_mod if c else 0, "number", ' inputmode="numeric"'))
-        + ("" if sides or not view.typed_initiative else field("Initiative (typed roll)", "initiative", "" if not c or c.initiative is None else c.initiative, "number", ' inputmode="numeric" placeholder="roll"'))
+        + ("" if sides else field(view.init_label, "init_mod", c.init_mod if c else 0, "number", ' min="-100" max="100"'))
+        + ("" if sides or not view.typed_initiative else field("Initiative (typed roll)", "initiative", "" if not c or c.initiative is None else c.initiative, "number", ' placeholder="roll"'))
         + field(f"Max {hp_word}", "max_hp", "" if not c or c.max_hp is None else c.max_hp, "number", ' inputmode="numeric"')
-        + (field("How many", "count", 1, "number", ' min="1" max="50" inputmode="numeric"') if not c else field(f"{hp_word} now", "hp", "" if c.hp is None else c.hp, "number", ' inputmode="numeric"'))
+        + (field("How many", "count", 1, "number", ' min="1" max="50" inputmode="numeric"') if not c else field(f"{hp_word} now", "hp", "" if c.hp is None else c.hp, "number", UNSIGNED if system.hp_floor is not None else ""))
         + "</div>"
         + view.fields_html(system, c)
         + f'<label class="field">Notes<textarea id="f-notes" data-testid="field-notes" maxlength="5000" rows="2">{esc(c.notes if c else "")}</textarea></label>'
@@ -325,11 +323,11 @@ def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict[str, Any] | 
         '<div class="grid2">'
         f'<label class="field">Condition<input id="cond-name" list="cond-names" maxlength="60" data-testid="condition-name" autocomplete="off"></label>'
         f'<datalist id="cond-names">{options}</datalist>'
-        '<label class="field">Lasts<select id="cond-until" data-testid="condition-until">'
+        '<label class="field wide">Lasts<select id="cond-until" data-testid="condition-until">'
         '<option value="never">Until removed</option><option value="rounds">Rounds</option>'
         '<option value="start">Until start of turn of…</option><option value="end">Until end of turn of…</option></select></label>'
         '<label class="field">Rounds<input id="cond-rounds" type="number" min="1" max="1000" value="1" inputmode="numeric" data-testid="condition-rounds"></label>'
-        f'<label class="field">Whose turn (caster)<select id="cond-anchor" data-testid="condition-anchor">{anchors}</select></label>'
+        f'<label class="field wide">Whose turn (caster)<select id="cond-anchor" data-testid="condition-anchor">{anchors}</select></label>'
         '</div>'
         f'<button type="button" data-action="add-condition" data-id="{esc(c.id)}" data-testid="add-condition">Add condition</button>'
         f'{delay}{_players_sees(c)}'
@@ -505,7 +503,7 @@ def _player_asks(live: Any, attacks: list[tuple[str, str]]) -> str:
     parts = [f'<h4>You play <b data-testid="live-you">{esc(me)}</b></h4>']
     if not started:
         parts.append(
-            '<div class="row"><input id="live-init" type="number" inputmode="numeric" placeholder="Your initiative" '
+            '<div class="row"><input id="live-init" type="number" placeholder="Your initiative" '
             'aria-label="Your initiative" data-testid="live-init">'
             '<button type="button" data-action="send-initiative" data-testid="send-initiative">Send initiative</button></div>')
     else:
@@ -674,9 +672,9 @@ def _die_class(d: Any) -> str:
         classes.append("success")
     if d.failure:
         classes.append("failure")
-    if d.crit and not d.rerolled:  # cs>N, or a d20's 20
+    if d.crit and not d.rerolled and not d.dropped:  # cs>N, or a d20's 20; a dropped die is only dropped
         classes.append("crit")
-    if d.fumble and not d.rerolled:
+    if d.fumble and not d.rerolled and not d.dropped:
         classes.append("fumble")
     return " ".join(classes)
 
@@ -690,7 +688,7 @@ def roll_result_html(result: RollResult) -> str:
     return (
         f'<div class="total" data-testid="roll-total">{esc(result.total)}</div>'
         f'<div class="dice" data-testid="roll-dice">{dice}</div>'
-        f'<code class="roll" data-testid="roll-text">{esc(result.text)}</code>'
+        f'<code class="roll" data-testid="roll-text">{roll_text(result.text)}</code>'
     )
 
 
@@ -724,7 +722,7 @@ def history_html(rolls: list[dict[str, Any]]) -> str:
     return "".join(
         f'<li data-testid="history-item"><b>{esc(r.get("total"))}</b>{_crit_chips(r)}'
         + (f' <span class="label" data-testid="history-label">{esc(r["label"])}</span>' if r.get("label") else "")
-        + f' <code>{_struck(esc(r.get("text", "")))}</code></li>'
+        + f' <code>{roll_text(r.get("text", ""))}</code></li>'
         for r in rolls
     )
 
@@ -742,11 +740,6 @@ def _crit_chips(entry: dict[str, Any]) -> str:
 def readings_html(notes: list[str]) -> str:
     """How the roller read an expression, when that is likely not what was meant: under the input."""
     return "".join(f'<p data-testid="reading">{esc(note)}</p>' for note in notes)
-
-
-def _struck(text: str) -> str:
-    """A roll's text marks dropped and rerolled dice as ~~6~~: show them struck through."""
-    return re.sub(r"~~(.+?)~~", r"<s>\1</s>", text)
 
 
 def saved_rolls_html(saved: list[dict[str, Any]]) -> str:
@@ -780,7 +773,7 @@ def roller_html() -> str:
         '<div id="roll-result" data-testid="roll-result" aria-live="polite"></div>'
         '<details open class="odds"><summary>Odds before you roll</summary>'
         '<div id="odds-body" data-testid="odds"></div>'
-        '<label class="field inline">Chance of at least <input id="odds-target" type="number" inputmode="numeric" data-testid="odds-target"></label></details>'
+        '<label class="field inline">Chance of at least <input id="odds-target" type="number" data-testid="odds-target"></label></details>'
         '<div class="row"><input id="save-name" placeholder="Name, e.g. Longsword" maxlength="60" data-testid="save-name">'
         '<button type="button" data-action="save-roll" data-testid="save-roll">Save roll</button></div>'
         '<div id="saved-rolls" class="saved-list" data-testid="saved-rolls"></div>'

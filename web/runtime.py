@@ -91,7 +91,7 @@ from .persist import (
     share_payload,
 )
 from .screens import Context, Elsewhere, handler, screen_of
-from .update import COLLECTION_OF, notify
+from .update import COLLECTION_OF, FIRST_RUN_HINT, notify
 from .update import update as update_model
 
 HINT_HOME = "hint:home-screen"  # the one-time "add to Home Screen" hint was shown
@@ -182,7 +182,7 @@ class Runtime:
             fx.ScheduleSheet: lambda e: self.sheet_later.soon(150),
             fx.RenderNotices: lambda e: self.render_notices(),
             fx.RenderRolls: lambda e: self.render_rolls(),
-            fx.Toast: lambda e: self.toasts.show(e.text, e.level, e.undo, self.model.ui.sheet is not None),
+            fx.Toast: lambda e: self.toasts.show(e.text, e.level, e.undo, self.model.ui.sheet is not None, e.redo),
             fx.HideToast: lambda e: self.toasts.hide(),
             fx.Refuse: lambda e: self.refuse(e.text),
             fx.ShowSheet: lambda e: self.show_sheet(e.focus),
@@ -843,9 +843,7 @@ class Runtime:
         """Once, on a first visit: where a combatant's sheet and the menu are. Safari for iPhone and
         iPad, not opened from the Home Screen: that it clears a site's storage after 7 days."""
         if not self.model.timeline.present.combatants and self.first_time(HINT_FIRST):
-            self.model = notify(self.model, Notice(
-                "info", "Add combatants, then tap one to open its sheet (damage, conditions, attacks). "
-                        "☰ at the top opens the menu: encounters, game systems, export and the rules."))
+            self.model = notify(self.model, FIRST_RUN_HINT)
         if dom.py(getattr(window.navigator, "standalone", None)) is False and self.first_time(HINT_HOME):
             self.model = notify(self.model, Notice(
                 "info", "Safari clears a site's saved data after 7 days without a visit. To keep your "

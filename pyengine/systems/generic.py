@@ -4,7 +4,7 @@ reminders d20 tables expect (the SRD's death saves and concentration checks; doc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..damage import mend, take_damage
@@ -120,8 +120,12 @@ def _resolve_attack(enc: Encounter, args: dict[str, Any], rng: Rng) -> dict[str,
         rolled = roll_ast(doubled_dice(ast) if crit else ast, rng, spec.damage)
         damage = max(0, rolled.total)
         text += f"; {rolled.text}" + (" (dice doubled)" if crit else "")
+    target = enc.get(args["target"])
+    # SRD: damage to a dying creature is a failed death save, from a critical hit two. Decided here
+    # and saved with the action, so that a fight saved before this rule replays as it was played.
+    extra = {"second_failure": True} if crit and damage and dying(target) else {}
     return {"attacker": args["attacker"], "target": args["target"], "faces": [d.face for d in d20.dice], "natural": natural,
-            "hit": hit, "crit": crit, "damage": damage, "text": text}
+            "hit": hit, "crit": crit, "damage": damage, "text": text, **extra}
 
 
 def _apply_attack(enc: Encounter, args: dict[str, Any]) -> Outcome:
@@ -137,6 +141,10 @@ def _apply_attack(enc: Encounter, args: dict[str, Any]) -> Outcome:
     if damage and target.hp is not None:
         enc, more = take_damage(enc, target, damage, attacker.id)
         events += more
+        hurt = enc.get(target.id)
+        if args.get("second_failure") is True and dying(hurt):
+            enc, counted = _count(enc, hurt, 0, 1, None)
+            events += tuple(replace(e, text=f"Critical hit: {e.text}") for e in counted)
     return enc, events
 
 

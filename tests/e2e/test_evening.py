@@ -181,6 +181,18 @@ def test_dice_as_a_damage_amount_roll_and_the_fireball_is_one_sheet(phone, site)
     assert f"{60 - taken}/60" in row(page, "Goblin 1").inner_text()
     page.get_by_test_id("undo").click()
     assert "60/60" in row(page, "Goblin 1").inner_text()  # one undoable step
+    assert toast(page).startswith(f"Undone: Goblin 1 took {taken} damage")  # Undo says what it undid, with Redo
+    page.locator("[data-testid=toast-redo]:visible").click()
+    assert f"{60 - taken}/60" in row(page, "Goblin 1").inner_text()
+
+
+def test_dropped_dice_are_struck_through_not_markdown(phone, site):
+    page = open_app(phone, site["url"] + "/?seed=1").page
+    page.get_by_test_id("dice-input").fill("4d6kh3")
+    page.get_by_test_id("roll-button").click()
+    text = page.get_by_test_id("roll-text").inner_text()
+    assert "~~" not in text and page.locator("[data-testid=roll-text] s.dropped").count() == 1
+    assert page.locator("[data-testid=roll-dice] .die.dropped").count() == 1
 
 
 
@@ -207,3 +219,15 @@ def test_the_theme_follows_the_phone_unless_one_is_picked(browser, site):
         page.wait_for_function(f"{theme} === 'dark'")
     finally:
         ctx.close()
+
+
+def test_a_long_name_takes_two_lines_at_most_and_the_sheet_has_it_whole(phone, site):
+    long = "Grimgor the Unbelievably Long-Named Warlord of the Seventeen Burning Hills and the Ashen Vale " * 2
+    t = played("generic", add(long.strip(), max_hp=30), add("Cyra", "party", max_hp=20))
+    page = open_app(phone, site["url"] + "/").page
+    seed(page, stored_fight(t))
+    name = page.locator("[data-testid=combatant-row] .name").first
+    line = float(name.evaluate("e => parseFloat(getComputedStyle(e).lineHeight) || 24"))
+    assert name.evaluate("e => e.getBoundingClientRect().height") <= 2 * line + 2  # two lines, then an ellipsis
+    page.locator("[data-testid=combatant-row]").first.click()
+    assert page.get_by_test_id("sheet-title").inner_text() == long.strip()

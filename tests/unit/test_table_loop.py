@@ -4,6 +4,8 @@ roller's quick buttons, struck-through dice in the history."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from pyengine.errors import RuleError
@@ -97,10 +99,26 @@ def test_quick_dice_build_an_expression_and_advantage_keeps_modifiers():
     assert advantage("11d20+2", True) == "2d20kh1"  # only a single d20 is rewritten
 
 
-def test_history_strikes_dropped_dice_through_instead_of_showing_markdown():
+def test_dropped_dice_are_struck_through_everywhere_in_a_colour_of_their_own():
+    """The history, the roller's result, the attack panels and the log show ~~1~~ struck through
+    (class "dropped", not a natural 1's red), never as raw markdown, and never as markup from text."""
+    from pyengine.dice import roll
+    from web.html import roll_text
+
     html = render.history_html([{"expr": "4d6kh3", "total": 14, "text": "4d6kh3 (6, 5, ~~1~~, 3) = 14", "at": 1}])
-    assert "<s>1</s>" in html and "~~" not in html
+    assert '<s class="dropped">1</s>' in html and "~~" not in html
     assert "<s>" not in render.history_html([{"expr": "x", "total": 1, "text": "<s>1</s>", "at": 1}]).replace("&lt;s&gt;", "")
+    from tests.unit.scripted import Scripted
+
+    result = render.roll_result_html(roll("2d20kh1", Scripted([1, 15])))  # a natural 1, dropped
+    assert "~~" not in result and '<s class="dropped">1</s>' in result
+    import re
+
+    assert 'class="die dropped"' in result and not re.search(r'class="[^"]*fumble', result)  # not a natural 1's red
+    assert roll_text("1d20 (~~<b>~~) = 3") == '1d20 (<s class="dropped">&lt;b&gt;</s>) = 3'
+    for name in ("generic", "laurels", "strife", "realms"):
+        source = (Path(__file__).parents[2] / "web" / "views" / f"{name}.py").read_text()
+        assert 'data-testid="attack-result">{roll_text(' in source  # every attack panel's roll text
 
 
 def test_the_encounter_list_shows_system_round_origin_and_when_last_played():
@@ -115,3 +133,23 @@ def test_the_encounter_list_shows_system_round_origin_and_when_last_played():
     # What is stored is checked when read back: odd values are dropped, never shown.
     assert entry_details({"system": "x" * 100, "round": -1, "at": True, "from": "elsewhere", "source": 5}) == {}
     assert entry_details(entry) == {"system": "realms", "round": 3, "from": "link", "at": entry["at"]}
+
+
+def test_a_number_field_that_may_be_negative_has_a_keypad_with_a_minus():
+    """inputmode="numeric" is the iPhone's digits-only pad: no field that takes a negative number
+    uses it (modifiers, typed initiative, the odds' "at least", a system's signed stats)."""
+    import re
+
+    from pyengine.rules import get_system
+    from pyengine.tracker import new_encounter
+    from web.html import attack_input, stat_fields_html
+
+    html = "".join(render.add_sheet_html(new_encounter("e", "x", system=s), [], []) for s in ("generic", "realms", "strife", "laurels"))
+    html += render.roller_html() + attack_input("modifier", "Extra modifier to hit", 0, "number")
+    for s in ("generic", "realms", "strife", "laurels"):
+        html += stat_fields_html(get_system(s).stat_fields, None)
+    for tag in re.findall(r"<input[^>]*>", html):
+        signed = re.search(r'min="-', tag) or re.search(r'id="(f-init_mod|f-initiative|odds-target|atk-modifier)"', tag)
+        if signed:
+            assert 'inputmode="numeric"' not in tag, tag
+    assert 'id="f-init_mod"' in html and 'id="odds-target"' in html

@@ -130,9 +130,27 @@ def test_damage_typed_on_a_sheet_is_said_with_undo_and_undo_brings_it_back():
     assert effects == FIGHT_CHANGED + (Toast("Ogre took 12 damage", undo=True),)
     back, effects = update(hit, msg.UndoTapped(from_toast=True))
     assert hp(back, "Ogre") == 30
-    assert effects == (HideToast(),) + FIGHT_CHANGED
-    again, _ = update(back, msg.RedoTapped())
+    assert effects == FIGHT_CHANGED + (Toast("Undone: Ogre took 12 damage", redo=True),)  # what it undid, with Redo
+    again, effects = update(back, msg.RedoTapped(from_toast=True))
     assert hp(again, "Ogre") == 18
+    assert effects == FIGHT_CHANGED + (Toast("Redone: Ogre took 12 damage", undo=True),)
+    assert update(fight(), msg.UndoTapped(from_toast=True))[1] == (HideToast(),)  # nothing to undo
+
+
+def test_a_condition_that_runs_out_is_said_at_the_turn_it_ends():
+    """Next turn shows itself on screen (no toast), except what runs out at it: "Stunned on Ogre
+    ended" is said at that turn (with Undo), not only in the Log."""
+    model = fight(*PARTY, started=True)
+    active = model.timeline.present.active_id
+    model, _ = update(model, msg.Act("add_condition", {"id": ids(model)["Ogre"], "name": "Stunned", "until": "end", "anchor": active}, RNG))
+    said = []
+    for turn in range(6):
+        model, effects = update(model, msg.NextTurnTapped(100.0 * (turn + 1), RNG))
+        ended = any(e.kind == "condition_expired" for e in model.timeline.logs[model.timeline.cursor - 1])
+        toasts = [e for e in effects if isinstance(e, Toast)]
+        assert bool(toasts) == ended
+        said += [t.text for t in toasts if t.undo]
+    assert said == ["Stunned on Ogre ended (end of Cyra's turn)"]
 
 
 @pytest.mark.parametrize("typed, said", [("", "Type an amount first."), ("lots", "“lots” is neither a number nor dice (such as 8d6)"),
@@ -741,3 +759,43 @@ def test_a_notice_about_a_step_goes_when_the_step_is_undone_or_another_fight_is_
     elsewhere = fight(*PARTY).timeline
     assert "Bryn joined" not in render.notices_html([notice], elsewhere)
     assert "Saved" in render.notices_html([Notice("info", "Saved")], elsewhere)  # a notice about no fight stays
+
+
+def test_the_first_run_hint_goes_when_the_fight_starts():
+    from web.update import FIRST_RUN_HINT
+
+    model = replace(fight(*PARTY), notices=(FIRST_RUN_HINT,))
+    started, effects = update(model, msg.StartTapped(RNG))
+    if not started.timeline.present.started:  # the players' initiative step first
+        started, effects = update(started, msg.InitiativeEntered({}, RNG))
+    assert started.timeline.present.started and FIRST_RUN_HINT not in started.notices
+    assert any(type(e).__name__ == "RenderNotices" for e in effects)
+
+
+def test_a_dying_pcs_turn_offers_its_death_save_and_a_critical_hit_counts_two_failures():
+    """SRD: at a dying PC's turn "Now:" offers the death save (not Attack…); a hit on a dying PC is
+    a failed death save, a critical hit two (shown, one undoable step). A fight saved before the
+    second failure existed replays as it was played (the rule is decided when the attack is rolled)."""
+    from pyengine.tracker import Action
+    from web import render
+
+    model = fight(*PARTY, started=True)
+    cyra, ogre = ids(model)["Cyra"], ids(model)["Ogre"]
+    model, _ = update(model, msg.Act("update_combatant", {"id": cyra, "fields": {"stats": {"ac": 12, "to_hit": 5, "damage": "1d8+3"}}}, RNG))
+    model, _ = update(model, msg.Act("update_combatant", {"id": ogre, "fields": {"stats": {"ac": 10, "to_hit": 4, "damage": "1d6+2"}}}, RNG))
+    model, _ = update(model, msg.HitPointsTyped("damage", cyra, "20", RNG))
+    while model.timeline.present.active_id != cyra:
+        model, _ = update(model, msg.Act("next_turn", {}, RNG))
+    bar = render.tracker_html(model.timeline, None)
+    assert 'data-testid="turn-death-save"' in bar and 'data-testid="attack-open"' not in bar
+    crit = resolve(model.timeline.present, "d20_attack", {"attacker": ogre, "target": cyra}, Scripted([20, 3, 4]))
+    assert crit.args["crit"] and crit.args["second_failure"] is True
+    ui = state.update(state.update(model.ui, "sheet-opened", kind="combatant", ident=cyra), "attack-rolled",
+                      pending={**crit.args, "action": crit})
+    after, effects = update(replace(model, ui=ui), msg.AttackApplied())
+    cyra_now = after.timeline.present.get(cyra)
+    assert cyra_now.stat("death_failures") == 2 and after.timeline.cursor == model.timeline.cursor + 1
+    toast = next(e for e in effects if isinstance(e, Toast))
+    assert "Critical hit: Cyra fails a death save (0 ✓, 2 ✗)" in toast.text, toast.text
+    old = model.timeline.do(Action("d20_attack", {k: v for k, v in crit.args.items() if k != "second_failure"}))
+    assert old.present.get(cyra).stat("death_failures") == 1  # as saved before: one failure

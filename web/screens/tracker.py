@@ -44,6 +44,7 @@ EVENTS: dict[str, Handler] = {
     "start-combat": lambda page: StartTapped(page.rng, start_args(page)),
     "undo": lambda page: UndoTapped(),
     "toast-undo": lambda page: UndoTapped(from_toast=True),
+    "toast-redo": lambda page: RedoTapped(from_toast=True),
     "redo": lambda page: RedoTapped(),
     "attack-last": lambda page: AttackLastTapped(),
     "select-mode": lambda page: SelectingToggled(),

@@ -21,6 +21,7 @@ from .characters import character_document
 from .common import (
     COLLECTION_OF,
     FIGHT_CHANGED,
+    FIRST_RUN_HINT,
     FOCUSED,
     MAX_AMOUNT,
     QUIET_ACTIONS,
@@ -41,7 +42,7 @@ from .common import (
 from .encounters import shared_before
 from .fight import batch_actions, numbered_name, practice_entry, practice_of
 
-__all__ = ["update", "QUIET_ACTIONS", "FIGHT_CHANGED", "MAX_AMOUNT", "COLLECTION_OF", "act", "typed_number", "whole_number", "noticed",
+__all__ = ["update", "QUIET_ACTIONS", "FIGHT_CHANGED", "FIRST_RUN_HINT", "MAX_AMOUNT", "COLLECTION_OF", "act", "typed_number", "whole_number", "noticed",
            "without", "notify", "in_place", "with_roll", "opened", "closed", "commit", "redrawn", "Result", "FOCUSED",
            "character_document", "shared_before", "batch_actions", "numbered_name", "practice_entry", "practice_of"]
 

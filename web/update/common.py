@@ -18,6 +18,7 @@ from ..effects import (
     KeepAwake,
     Refuse,
     Render,
+    RenderNotices,
     RenderSheet,
     SaveFight,
     ScheduleSheet,
@@ -55,8 +56,32 @@ def act(model: Model, kind: str, args: dict[str, Any], rng: Rng, close_sheet: bo
         timeline = model.timeline.do(resolve(model.timeline.present, kind, args, rng))
     except EngineError as error:
         return model, (Refuse(str(error)),)
-    said: tuple[Effect, ...] = () if kind in QUIET_ACTIONS else (step_said(timeline),)
-    return commit(model, timeline, *said, *((CloseSheet(),) if close_sheet else ()))
+    if kind == "start_combat" and FIRST_RUN_HINT in model.notices:  # the hint about setting up a fight has done its work
+        model = replace(model, notices=tuple(n for n in model.notices if n != FIRST_RUN_HINT))
+        commit_more: tuple[Effect, ...] = (RenderNotices(),)
+    else:
+        commit_more = ()
+    if kind not in QUIET_ACTIONS:
+        said: tuple[Effect, ...] = (step_said(timeline),)
+    else:  # the screen shows a turn by itself; what runs out at it (a condition) is said still
+        ending = [e.text for e in timeline.logs[timeline.cursor - 1] if e.kind in SAID_AT_TURNS]
+        said = (Toast("; ".join(ending), undo=True),) if ending else ()
+    return commit(model, timeline, *said, *commit_more, *((CloseSheet(),) if close_sheet else ()))
+
+
+SAID_AT_TURNS = frozenset({"condition_expired"})
+# The first visit's hint; it goes when the first fight starts (it is about setting one up).
+FIRST_RUN_HINT = Notice("info", "Add combatants, then tap one to open its sheet (damage, conditions, attacks). "
+                                "☰ at the top opens the menu: encounters, game systems, export and the rules.")
+
+
+def step_words(timeline: Timeline) -> str:
+    """The last done step of `timeline` in words: its first event, else its kind."""
+    events = timeline.logs[timeline.cursor - 1] if timeline.cursor else ()
+    if events:
+        return events[0].text + (" …" if len(events) > 1 else "")
+    action = timeline.last_action()
+    return action.kind.replace("_", " ") if action is not None else "nothing"
 
 
 # Events a toast always says, however many others the step had: the reminders a table must not miss.

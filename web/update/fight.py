@@ -25,7 +25,6 @@ from ..effects import (
     CloseSheet,
     CopyLink,
     Download,
-    Effect,
     HideToast,
     Refuse,
     Reload,
@@ -38,6 +37,7 @@ from ..effects import (
     SetTheme,
     ShowShareLink,
     StoreCollection,
+    Toast,
 )
 from ..messages import (
     Act,
@@ -87,6 +87,7 @@ from .common import (
     opened,
     redrawn,
     step_said,
+    step_words,
     whole_number,
     with_roll,
 )
@@ -124,15 +125,19 @@ def _initiative_entered(model: Model, m: InitiativeEntered) -> Result:
 
 
 def _undo(model: Model, m: UndoTapped) -> Result:
-    hide: tuple[Effect, ...] = (HideToast(),) if m.from_toast else ()
+    """Undo the last step and say which (with Redo)."""
     if not model.timeline.can_undo:
-        return model, hide
-    model, effects = commit(model, model.timeline.undo())
-    return model, hide + effects
+        return model, ((HideToast(),) if m.from_toast else ())
+    undone = step_words(model.timeline)
+    return commit(model, model.timeline.undo(), Toast(f"Undone: {undone}", redo=True))
 
 
 def _redo(model: Model, m: RedoTapped) -> Result:
-    return commit(model, model.timeline.redo()) if model.timeline.can_redo else (model, ())
+    """Redo the step undone last and say which (with Undo)."""
+    if not model.timeline.can_redo:
+        return model, ((HideToast(),) if m.from_toast else ())
+    timeline = model.timeline.redo()
+    return commit(model, timeline, Toast(f"Redone: {step_words(timeline)}", undo=True))
 
 
 def amount_or_roll(text: str, rng: Any) -> tuple[int, str | None]:

@@ -158,6 +158,11 @@ class View:
         """Chips after a combatant's name, beyond its conditions and flags."""
         return ""
 
+    def now_actions(self, enc: Encounter, active: Combatant | None) -> str:
+        """The buttons after "Now: …" for whoever acts: Attack… where the system has attacks."""
+        return ('<button type="button" class="act" data-action="attack-last" data-testid="attack-open">Attack…</button>'
+                if self.attack_button else "")
+
     def turn_panel(self, enc: Encounter) -> str:
         """A panel under "Now: …" (the turn's parts, a reminder)."""
         return ""

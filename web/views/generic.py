@@ -9,7 +9,7 @@ from pyengine.errors import EngineError
 from pyengine.model import Combatant, Encounter, Event
 from pyengine.systems.generic import COVER, DEATH_SAVES, attack_odds, attack_spec, dying
 
-from ..html import at_least, attack_input, attack_select, esc, odds_html, pct
+from ..html import at_least, attack_input, attack_select, esc, odds_html, pct, roll_text
 from ..messages import Act
 from . import Page, View, attacker_choice
 
@@ -53,7 +53,7 @@ def attack_html(enc: Encounter, target: Combatant, cfg: dict[str, Any]) -> str:
         outcome = "crit" if pending["crit"] else "hit" if pending["hit"] else "miss"
         result = (f'<div class="dice" data-testid="attack-dice">{dice}</div>'
                   f'<p>Outcome <b data-testid="attack-outcome">{outcome}</b> · damage <b data-testid="attack-damage">{pending["damage"]}</b></p>'
-                  f'<code class="roll" data-testid="attack-result">{esc(pending["text"])}</code>'
+                  f'<code class="roll" data-testid="attack-result">{roll_text(pending["text"])}</code>'
                   '<div class="row"><button type="button" class="primary" data-action="attack-apply" data-testid="attack-apply">Apply</button></div>')
     return (form + explain + odds_html(odds.damage, at_least(cfg)) + table
             + f'<button type="button" data-action="attack-roll" data-id="{esc(target.id)}" data-testid="attack-roll">'
@@ -83,6 +83,13 @@ class GenericView(View):
 
     def attack_html(self, enc: Encounter, target: Combatant, attack: dict[str, Any]) -> str:
         return attack_html(enc, target, attack)
+
+    def now_actions(self, enc: Encounter, active: Combatant | None) -> str:
+        """A dying player character's turn is its death save, not an attack."""
+        if active is not None and dying(active):
+            return (f'<button type="button" class="act primary" data-action="death-save" data-id="{esc(active.id)}" '
+                    'data-testid="turn-death-save">Roll death save</button>')
+        return super().now_actions(enc, active)
 
     def row_chips(self, enc: Encounter, c: Combatant) -> str:
         chips = ""

@@ -11,7 +11,7 @@ from pyengine.rules import system_of
 from pyengine.systems.laurels import attack_odds, attack_setup, dice_count, out_of_turn
 from pyengine.turns import eligible
 
-from ..html import at_least, attack_check, esc, odds_html, pct
+from ..html import at_least, attack_check, esc, odds_html, pct, roll_text
 from ..messages import Act
 from . import Page, View, attacker_choice
 
@@ -68,7 +68,7 @@ def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None
         r = pending["result"]
         result = (
             f'<div class="dice" data-testid="attack-dice">{dice}</div>'
-            f'<code class="roll" data-testid="attack-result">{esc(pending["text"])}</code>'
+            f'<code class="roll" data-testid="attack-result">{roll_text(pending["text"])}</code>'
             f'<p>Damage <b data-testid="attack-damage">{r["damage"]}</b>'
             + (f' · <b data-testid="attack-reaches">{r["to_stamina"] + r["to_injuries"]}</b> reaches {esc(target.name)}'
                f' ({r["to_stamina"]} Stamina, {r["to_injuries"]} Injury)' if r["damage"] != r["to_stamina"] + r["to_injuries"] else "")

@@ -26,7 +26,7 @@ from pyengine.systems.realms import (
     save_situation,
 )
 
-from ..html import at_least, esc, odds_html
+from ..html import at_least, esc, odds_html, roll_text
 from ..html import attack_check as _chk
 from ..html import attack_input as _txt
 from ..html import attack_select as _sel
@@ -169,7 +169,7 @@ def pending_html(pending: dict[str, Any]) -> str:
         + (f'<p data-testid="attack-chain">{esc("; ".join(extra))}</p>' if extra else "")
         + f'<p>{"<b>CRIT</b> · " if pending.get("crit") else ""}Result <b data-testid="attack-damage">{esc(result)}</b>'
         f' <span class="muted">({esc(pending["damage_type"])}, {esc(pending["raw"])} before damage type)</span></p>'
-        f'<code class="roll" data-testid="attack-result">{esc(pending["text"])}</code>'
+        f'<code class="roll" data-testid="attack-result">{roll_text(pending["text"])}</code>'
         '<div class="row"><button type="button" class="primary" data-action="attack-apply" data-testid="attack-apply">Apply</button></div>'
         + ('<p class="muted">Every die missed an unseen target: other creatures nearby may be hit.</p>'
            '<button type="button" data-action="er-blind-shot" data-testid="blind-shot">Apply the miss and roll the blind shot</button>'
@@ -201,7 +201,7 @@ def stances_html(enc: Encounter, c: Combatant) -> str:
 def _last(events: list[Event], cid: str, kinds: tuple[str, ...]) -> str:
     for e in reversed(events[-30:]):
         if e.kind in kinds and e.who == cid:
-            return f'<p data-testid="last-roll">{esc(e.text)}' + (f'<br><code class="roll">{esc(e.roll)}</code>' if e.roll else "") + "</p>"
+            return f'<p data-testid="last-roll">{esc(e.text)}' + (f'<br><code class="roll">{roll_text(e.roll)}</code>' if e.roll else "") + "</p>"
     return ""
 
 

@@ -11,7 +11,7 @@ from pyengine.model import Combatant, Encounter, Event
 from pyengine.rules import System, system_of
 from pyengine.systems.strife import ATTACK_KINDS, RESOURCES, acting, attack_odds, build_spec
 
-from ..html import at_least, attack_input, esc, odds_html
+from ..html import at_least, attack_input, esc, odds_html, roll_text
 from ..html import attack_check as _check
 from ..html import attack_select as _select
 from ..html import pct as _pct
@@ -172,7 +172,7 @@ def pending_html(pending: dict[str, Any]) -> str:
         f'<div class="dice" data-testid="attack-dice">{"".join(dice)}</div>'
         f'<p>Outcome <b data-testid="attack-outcome">{esc(pending["outcome"])}</b> · damage <b data-testid="attack-damage">{pending["damage"]}</b>'
         + (f' · riders: {esc(", ".join(pending["riders"]))}' if pending.get("riders") else "") + "</p>"
-        f'<code class="roll" data-testid="attack-result">{esc(pending["text"])}</code>'
+        f'<code class="roll" data-testid="attack-result">{roll_text(pending["text"])}</code>'
         '<div class="row"><button type="button" class="primary" data-action="attack-apply" data-testid="attack-apply">Apply</button></div>'
     )
 
