@@ -20,7 +20,7 @@ from itertools import accumulate
 from typing import Any, TypeVar
 
 from .errors import DiceLimitError, DiceValueError, DiceWorkError
-from .notation import Binary, Call, Cmp, Compare, Const, Dice, Group, Label, Node, SetOp, Unary, left_spine, parse
+from .notation import Binary, Call, Cmp, Compare, Const, Dice, Explode, Group, Label, Node, SetOp, Unary, left_spine, parse
 from .rolling import Rng, apply_set_ops, binary_value, call_value, compare_value, roll_total, separate_dice
 
 __all__ = [
@@ -188,6 +188,7 @@ def sample(ast: Node, estimate: Estimate, rng: Rng, rolls: int, dice_limit: int 
 # -- small tools ---------------------------------------------------------------------------
 
 PmfT = TypeVar("PmfT", bound=dict[Any, float])
+K = TypeVar("K")  # the state a chain folds its dice into
 
 
 def _check(pmf: PmfT) -> PmfT:
@@ -375,24 +376,7 @@ def unit_pmf(dice: Dice, budget: Budget) -> tuple[dict[tuple[int, int], float], 
             key = (v, weight(v))
             done[key] = done.get(key, 0.0) + p
     else:
-        live: dict[tuple[int, int], float] = {(0, 0): 1.0}
-        first = True
-        while live:
-            budget.spend(8 * len(live) * len(face))
-            nxt: dict[tuple[int, int], float] = {}
-            for (total, w), p in live.items():
-                for v, q in face.items():
-                    c = v - 1 if (ex.penetrate and not first) else v
-                    key = (total + c, w + weight(c))
-                    target = nxt if ex.cmp.test(v) and (first or not ex.once) else done
-                    target[key] = target.get(key, 0.0) + p * q
-            first = False
-            live = nxt
-            if len(done) + len(live) > MAX_SUPPORT:
-                raise DiceLimitError("The explosions of this roll have too many outcomes to compute; roll it instead.")
-            if sum(live.values()) < EXPLODE_CUTOFF:
-                residual = sum(live.values())
-                break
+        done, residual = _chain(face, ex, (0, 0), lambda key, c: (key[0] + c, key[1] + weight(c)), budget)
     if compound:
         done = {
             (t, int(succ is not None and succ.test(t)) - int(fail is not None and fail.test(t))): p
@@ -700,32 +684,42 @@ def _mix_into(out: Pmf, part: Pmf, weight: float, budget: Budget) -> None:
         out[v] = out.get(v, 0.0) + weight * q
 
 
+def _chain(face: Pmf, ex: Explode, start: K, step: Callable[[K, int], K], budget: Budget) -> tuple[dict[K, float], float]:
+    """One exploding die's chain, die by die: from `start`, each die's value (one less after the
+    first when penetrating) folded in by `step`; a face that explodes rolls another die (only once
+    for Foundry's `xo`). Cut where the mass still rolling is under EXPLODE_CUTOFF (the residual)."""
+    done: dict[K, float] = {}
+    live: dict[K, float] = {start: 1.0}
+    first = True
+    while live:
+        budget.spend(8 * len(live) * len(face))
+        nxt: dict[K, float] = {}
+        for key, p in live.items():
+            for v, q in face.items():
+                folded = step(key, v - 1 if (ex.penetrate and not first) else v)
+                target = nxt if ex.cmp.test(v) and (first or not ex.once) else done
+                target[folded] = target.get(folded, 0.0) + p * q
+        first = False
+        live = nxt
+        if len(done) + len(live) > MAX_SUPPORT:
+            raise DiceLimitError("The explosions of this roll have too many outcomes to compute; roll it instead.")
+        if sum(live.values()) < EXPLODE_CUTOFF:
+            return done, sum(live.values())
+    return done, 0.0
+
+
 def _exploded_filtered(dice: Dice, face: Pmf, filters: list[SetOp], weight: Callable[[int], int] | None,
                        budget: Budget) -> tuple[Pmf, float]:
     """Keep/drop by value over every die an explosion rolled (`4d6!k>3`): each die adds its value
     (or what it counts) when the filters keep it; one chain's sum, then the n chains'."""
     ex = dice.explode
     assert ex is not None
-    chain: Pmf = {}
-    live: Pmf = {0: 1.0}
-    residual = 0.0
-    first = True
-    while live:
-        budget.spend(6 * len(live) * len(face))
-        nxt: Pmf = {}
-        for total, p in live.items():
-            for v, q in face.items():
-                c = v - 1 if (ex.penetrate and not first) else v
-                add = (weight(c) if weight is not None else c) if all(op.cmp.test(c) == op.keep for op in filters) else 0  # type: ignore[union-attr]
-                target = nxt if ex.cmp.test(v) else chain
-                target[total + add] = target.get(total + add, 0.0) + p * q
-        first = False
-        live = nxt
-        if len(chain) + len(live) > MAX_SUPPORT:
-            raise DiceLimitError("The explosions of this roll have too many outcomes to compute; roll it instead.")
-        if sum(live.values()) < EXPLODE_CUTOFF:
-            residual = sum(live.values())
-            break
+
+    def add(total: int, c: int) -> int:
+        kept = all(op.cmp.test(c) == op.keep for op in filters)  # type: ignore[union-attr]
+        return total + ((weight(c) if weight is not None else c) if kept else 0)
+
+    chain, residual = _chain(face, ex, 0, add, budget)
     n = dice.count
     return power(chain, n, budget), (1.0 - (1.0 - residual) ** n if residual else 0.0)
 
