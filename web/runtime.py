@@ -130,6 +130,9 @@ class Runtime:
         self.odds = browser.OddsPanel()
         self.toasts = browser.Toast()
         self.sheet_in_history = False  # a history entry was pushed for the open sheet (Back closes it)
+        # Links this page took in (the part after #): the history entry under an open sheet still has
+        # it, and going back to it must not offer the same fight or character again.
+        self.consumed: set[str] = set()
         self.backs_pending = 0         # history.back() calls of our own whose popstate has not come yet
         self.wake = browser.WakeLock()
         self.sheet_later = browser.Later(self.render_sheet)
@@ -196,7 +199,7 @@ class Runtime:
             fx.ShowRoll: lambda e: self.show_roll(e.result),
             fx.RefreshOdds: lambda e: self.odds.refresh(),
             fx.ScheduleOdds: lambda e: self.odds.schedule(),
-            fx.ClearLink: lambda e: browser.clear_link(),
+            fx.ClearLink: lambda e: self.clear_link(),
             fx.SwitchTo: self.switch_to_effect,
             fx.ForgetStored: self.forget_stored,
             fx.LoadEncounter: lambda e: self.load_encounter(e.ident),
@@ -635,8 +638,10 @@ class Runtime:
             try:
                 if self.persistent:
                     self.persistence.save_timeline(timeline, self.workspace())
-            except (StorageFull, StorageUnavailable, SchemaError):
+            except (StorageFull, StorageUnavailable, SchemaError) as error:
                 self.ws.encounters.remove(entry)
+                if isinstance(error, StorageUnavailable):
+                    self.say(Notice("error", "The browser stopped letting Roundkeeper save: the rest of the file was not stored."))
                 break  # storage refused one: the next, no smaller, would be refused too
             stored.append(timeline)
         if stored:
@@ -745,6 +750,12 @@ class Runtime:
             self.sheet_in_history = False
             self.backs_pending += 1
             window.history.back()
+
+    def clear_link(self) -> None:
+        """The address without the link this page took in (kept in mind: see `consumed`)."""
+        if window.location.hash:
+            self.consumed.add(str(window.location.hash))
+        browser.clear_link()
 
     def back_pressed(self) -> None:
         """The phone's Back (a popstate): it closes the open sheet; the one this page caused itself
@@ -1029,6 +1040,9 @@ def open_fragment(rt: Runtime) -> None:
     """A link with a shared fight, a player's character or the players' view: offered, never opened
     unasked (also when the link is opened on a page already running: only the part after # changed)."""
     fragment = str(window.location.hash or "")
+    if fragment in rt.consumed:  # back on the entry under a closed sheet: that link was taken in already
+        browser.clear_link()
+        return
     if fragment.startswith("#fight="):
         rt.dispatch(ShareOffered(fragment[len("#fight="):], tuple(rt.ws.encounters), frozenset(rt.ws.locked)))
     elif fragment.startswith("#character="):
@@ -1037,7 +1051,7 @@ def open_fragment(rt: Runtime) -> None:
         rt.dispatch(ViewOpened(fragment[len("#view="):]))
     elif fragment.startswith("#join="):
         # A game master's offer read by the phone's own camera app: this phone answers it (the two-code join).
-        browser.clear_link()
+        rt.clear_link()
         rt.dispatch(CodeRead(fragment, "offer"))
     elif fragment.startswith("#live=") or fragment == "#display":
         # Kept in the address: a reload follows again.
