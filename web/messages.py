@@ -378,11 +378,13 @@ class CharacterOffered(Record):
 
 
 class CharacterTaken(Record):
-    """The offered character joins the open fight, or goes into My characters (under `new_id` if its id is taken)."""
+    """The offered character joins the open fight, or goes into My characters (under `new_id` if its
+    id is taken); `update`: it replaces the fighter of its name already in the fight (its HP kept)."""
 
     into_fight: bool
     new_id: str
     rng: Rng
+    update: bool = False
 
 
 class AttackPicked(Record):

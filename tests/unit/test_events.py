@@ -331,6 +331,28 @@ def test_a_character_link_is_offered_then_joins_the_fight_as_one_step():
     assert not any(n.action == "add-character" for n in joined.notices)
 
 
+def test_a_character_already_in_the_fight_is_updated_or_copied_on_purpose_never_silently_twice():
+    """A second scan of Bryn's link: the offer says Bryn is in the fight; Update changes that fighter
+    from the link (its HP kept, one step), Add a copy adds "Bryn 2"."""
+    model = fight(*PARTY)
+    payload = character_payload(character_from_dict(BRYN))
+    offered, _ = update(model, msg.CharacterOffered(payload))
+    joined, _ = update(offered, msg.CharacterTaken(True, "e-x", Scripted([])))
+    bryn = next(c for c in joined.timeline.present.combatants if c.name == "Bryn")
+    joined, _ = update(joined, msg.HitPointsTyped("damage", bryn.id, "5", Scripted([])))
+    stronger = character_payload(character_from_dict({**BRYN, "max_hp": 30, "init_mod": 4}))
+    again, _ = update(joined, msg.CharacterOffered(stronger))
+    assert again.notices[-1].action == "update-character" and "already in this fight" in again.notices[-1].text
+    assert dict(again.notices[-1].more)["add-character"] == "Add a copy"
+    updated, effects = update(again, msg.CharacterTaken(True, "e-y", Scripted([]), update=True))
+    now = updated.timeline.present.get(bryn.id)
+    assert (now.max_hp, now.init_mod, now.hp) == (30, 4, 13) and updated.timeline.cursor == joined.timeline.cursor + 1
+    assert [c.name for c in updated.timeline.present.combatants].count("Bryn") == 1 and ClearLink() in effects
+    copied, _ = update(again, msg.CharacterTaken(True, "e-y", Scripted([])))
+    assert [c.name for c in copied.timeline.present.combatants][-2:] == ["Bryn", "Bryn 2"]
+    assert not any(n.action == "update-character" for n in copied.notices)
+
+
 def test_a_kept_character_whose_id_is_taken_gets_a_fresh_one():
     model = replace(fight(), characters=(BRYN,))
     offered, _ = update(model, msg.CharacterOffered(character_payload(character_from_dict(BRYN))))

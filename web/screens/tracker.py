@@ -68,4 +68,5 @@ EVENTS: dict[str, Handler] = {
     "notice-undelete-character": lambda page: CharacterRestored(),
     "notice-add-character": lambda page: CharacterTaken(True, page.new_id(), page.rng),
     "notice-keep-character": lambda page: CharacterTaken(False, page.new_id(), page.rng),
+    "notice-update-character": lambda page: CharacterTaken(True, page.new_id(), page.rng, update=True),
 }

@@ -32,6 +32,7 @@ from .common import (
     in_place,
     noticed,
     notify,
+    numbered_name,
     opened,
     redrawn,
     typed_number,
@@ -40,7 +41,7 @@ from .common import (
     without,
 )
 from .encounters import shared_before
-from .fight import batch_actions, numbered_name, practice_entry, practice_of
+from .fight import batch_actions, practice_entry, practice_of
 
 __all__ = ["update", "QUIET_ACTIONS", "FIGHT_CHANGED", "FIRST_RUN_HINT", "MAX_AMOUNT", "COLLECTION_OF", "act", "typed_number", "whole_number", "noticed",
            "without", "notify", "in_place", "with_roll", "opened", "closed", "commit", "redrawn", "Result", "FOCUSED",

@@ -60,6 +60,7 @@ from .common import (
     closed,
     in_place,
     notify,
+    numbered_name,
     opened,
     redrawn,
     typed_number,
@@ -156,7 +157,12 @@ def _character_offered(model: Model, m: CharacterOffered) -> Result:
     model = replace(model, ui=state.update(model.ui, "character-offered", character=c))
     same = model.timeline.present.system == c.system
     text = character_text.offer_text(c, quoted(model.timeline.present.name) if same else "")
-    if same:
+    there = in_fight(model, c.name) if same else None
+    if there is not None:  # opened again (a second scan): not a silent second copy
+        offer = Notice("info", f"{c.name} is already in this fight. Update that fighter from the link (its HP kept), "
+                               "or add another copy?", "update-character", f"Update {c.name}",
+                       (("add-character", "Add a copy"), ("keep-character", "Save to my characters")))
+    elif same:
         offer = Notice("info", text, "add-character", "Add to the fight", (("keep-character", "Save to my characters"),))
     else:
         offer = Notice("info", text, "keep-character", "Save to my characters")
@@ -166,16 +172,30 @@ def _character_offered(model: Model, m: CharacterOffered) -> Result:
     return closed(model)[0], (RenderNotices(), CloseSheet())
 
 
+def in_fight(model: Model, name: str) -> str | None:
+    """The id of the party's player character of that name in the open fight, if there is one."""
+    return next((x.id for x in model.timeline.present.combatants if x.pc and x.side == "party" and x.name == name), None)
+
+
 def _character_taken(model: Model, m: CharacterTaken) -> Result:
     """The offered character joins the open fight (one undoable step), or goes into My characters."""
     c = model.ui.pending_character
     if c is None:
         return model, ()
-    model = replace(model, ui=state.update(model.ui, "character-taken"), notices=without(model.notices, "add-character", "keep-character"))
+    model = replace(model, ui=state.update(model.ui, "character-taken"),
+                    notices=without(model.notices, "add-character", "keep-character", "update-character"))
     if m.into_fight:
-        after, effects = act(model, "add_combatant", {"combatant": combatant_fields(c, c.attack(0))}, m.rng)
+        fields = combatant_fields(c, c.attack(0))
+        there = in_fight(model, c.name)
+        if m.update and there is not None:
+            changed = {k: v for k, v in fields.items() if k not in ("hp", "side", "pc", "name")}
+            after, effects = act(model, "update_combatant", {"id": there, "fields": changed}, m.rng)
+            return after, (ClearLink(), *effects, RenderNotices())
+        if there is not None:  # a copy on purpose: numbered, as another of the same foe would be
+            fields["name"] = numbered_name(c.name, {x.name for x in model.timeline.present.combatants})
+        after, effects = act(model, "add_combatant", {"combatant": fields}, m.rng)
         if after.timeline is not model.timeline:
-            after = notify(after, Notice("info", f"{c.name} joined the fight.").about(after.timeline))
+            after = notify(after, Notice("info", f"{fields['name']} joined the fight.").about(after.timeline))
         return after, (ClearLink(), *effects, RenderNotices())
     if find_character(model.characters, c.id) is not None:
         c = replace(c, id=fresh_id(model.characters, m.new_id))

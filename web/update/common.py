@@ -166,3 +166,13 @@ def closed(model: Model) -> Result:
     if model.ui.sheet is None:
         return model, ()
     return replace(model, ui=state.update(model.ui, "sheet-closed")), (CloseSheet(),)
+
+
+def numbered_name(name: str, taken: set[str]) -> str:
+    """`name`, or the first of "name 2", "name 3" ... not taken: another of the same foe."""
+    if name not in taken:
+        return name
+    n = 2
+    while f"{name} {n}" in taken:
+        n += 1
+    return f"{name} {n}"

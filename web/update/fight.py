@@ -84,6 +84,7 @@ from .common import (
     act,
     closed,
     commit,
+    numbered_name,
     opened,
     redrawn,
     step_said,
@@ -188,16 +189,6 @@ def _batch(model: Model, m: BatchApplied) -> Result:
     if after.timeline is model.timeline:
         return after, effects
     return replace(after, ui=state.update(after.ui, "selection-done")), effects + (CloseSheet(), Render())
-
-
-def numbered_name(name: str, taken: set[str]) -> str:
-    """`name`, or the first of "name 2", "name 3" ... not taken: another of the same foe."""
-    if name not in taken:
-        return name
-    n = 2
-    while f"{name} {n}" in taken:
-        n += 1
-    return f"{name} {n}"
 
 
 def _quick_add(model: Model, m: QuickAdded) -> Result:
