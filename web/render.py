@@ -205,14 +205,18 @@ def initiative_sheet_html(enc: Encounter, sent: dict[str, int] | None = None) ->
         return str(sent[c.id]) if c.id in sent else "" if c.initiative is None else str(c.initiative)
 
     rows = "".join(
-        f'<label class="field init-row">{esc(c.name)}<input id="init-{esc(c.id)}" type="number" '
+        f'<label class="field init-row">{esc(c.name)} <span class="muted">({c.init_mod:+d})</span>'
+        f'<input id="init-{esc(c.id)}" type="number" '
         f'enterkeyhint="next" autocomplete="off" data-testid="init-input" data-combatant-id="{esc(c.id)}" '
         f'value="{esc(value(c))}" placeholder="roll"></label>'
         for c in enc.combatants if c.pc
     )
     return (
         '<h3>Initiative</h3>'
-        '<p class="muted">Players: type the number you rolled. Anyone left empty, and every non-player, is rolled.</p>'
+        '<p class="muted">Players: type your initiative. Anyone left empty, and every non-player, is rolled.</p>'
+        '<label class="field">What is typed<select id="init-typed" data-testid="init-typed">'
+        '<option value="total">The total: the die plus the modifier (in brackets)</option>'
+        '<option value="die">The die alone: the modifier is added here</option></select></label>'
         f'<form id="init-form" class="init-entry" data-action-submit="init-start" data-testid="init-entry">{rows}'
         '<p class="err" id="form-error" data-testid="form-error" role="alert"></p>'
         '<div class="row"><button type="button" data-action="close-sheet">Cancel</button>'

@@ -126,6 +126,20 @@ def test_the_initiative_step_reads_every_field_and_leaves_empty_ones_to_the_dice
     assert isinstance(m, msg.InitiativeEntered) and m.typed == {"c1": 17}
 
 
+def test_the_initiative_step_takes_totals_or_the_die_alone_as_said():
+    """The step says what is typed: the total (die + modifier, shown beside each name), or the die
+    alone, when the modifier is added here."""
+    from web import render
+
+    model = fight({**PARTY[0], "init_mod": 3}, *PARTY[1:])
+    cyra = ids(model)["Cyra"]
+    html = render.initiative_sheet_html(model.timeline.present)
+    assert 'data-testid="init-typed"' in html and "Cyra <span class=\"muted\">(+3)</span>" in html
+    fields = {"[data-testid=init-input]": [(cyra, "12", False, "number")]}
+    assert SUBMITS["init-start"](page(model, fields=fields)).typed == {cyra: 12}
+    assert SUBMITS["init-start"](page(model, {"init-typed": "die"}, fields=fields)).typed == {cyra: 15}
+
+
 def test_the_batch_reads_the_amount_and_who_saved():
     model = fight(*PARTY, started=True)
     m = click(model, "apply-batch", {"batch-amount": "8", "#sheet-body input.half": ["c3"]}, kind="damage")

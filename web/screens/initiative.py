@@ -18,12 +18,15 @@ SCREENS = (Screen("init", draw, "form-error"),)
 
 
 def entered(page: Page) -> Events:
-    """The numbers the players called out, by combatant (an empty field: rolled)."""
+    """The numbers the players called out, by combatant (an empty field: rolled); the die alone
+    when the step says so, each combatant's modifier then added."""
     typed = {}
+    enc = page.model.timeline.present
+    die_alone = page.value("init-typed") == "die"
     for ident, text, _, _ in page.fields("[data-testid=init-input]", "data-combatant-id"):
         value = page.number(text)
         if value is not None:
-            typed[ident] = value
+            typed[ident] = value + (enc.get(ident).init_mod if die_alone and ident in enc.names() else 0)
     return InitiativeEntered(typed, page.rng, start_args(page))
 
 
