@@ -16,6 +16,7 @@ from pyscript import document, window
 from pyengine.dice import Distribution, Estimate, Rng, parse
 from pyengine.errors import EngineError
 from pyengine.live import MAX_MESSAGE
+from pyengine.odds import possible_range
 from pyengine.reading import readings
 
 from . import dom, qr, render
@@ -186,13 +187,13 @@ class OddsPanel:
             return
         dist = job.distribution()
         if dist is not None:
-            self.show(dist, job.estimate)
+            self.show(dist, job.estimate, possible_range(job.ast) if job.estimate is not None else None)
         if job.done:
             self.job = None
         else:
             self._slice.soon(0)
 
-    def show(self, dist: Distribution, estimate: Estimate | None = None) -> None:
+    def show(self, dist: Distribution, estimate: Estimate | None = None, possible: tuple[int | None, int | None] | None = None) -> None:
         target = _whole(dom.value("odds-target").strip())
         if target is None:
             target = round(dist.mean)
@@ -200,7 +201,7 @@ class OddsPanel:
         body = dom.el("odds-body")
         body.setAttribute("data-expr", dom.value("dice-input").strip())
         body.setAttribute("data-kind", "exact" if estimate is None else "estimate")
-        dom.set_html("odds-body", odds_html(dist, target, estimate))
+        dom.set_html("odds-body", odds_html(dist, target, estimate, possible))
 
 
 def _whole(text: str) -> int | None:

@@ -138,7 +138,8 @@ def at_least(cfg: dict[str, Any]) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def odds_html(dist: Chart, target: int | None, estimate: Sampled | None = None) -> str:
+def odds_html(dist: Chart, target: int | None, estimate: Sampled | None = None,
+              possible: tuple[int | None, int | None] | None = None) -> str:
     """The chart, mean and P(total >= target) of an exact distribution, or of an estimate from
     simulated rolls (labelled, with its margin). One pass over the outcomes: there may be 200,000."""
     items = dist.items()
@@ -179,17 +180,28 @@ def odds_html(dist: Chart, target: int | None, estimate: Sampled | None = None) 
     return (
         f'<div class="chart" data-testid="odds-chart" aria-hidden="true">{bars}</div>'
         f'<p class="muted axis"><span>{low}</span><span>{high}</span></p>'
-        f'<p data-testid="odds-mean">Mean <b>{mean:.2f}</b> · σ {stdev:.2f} · {_range(items, low, high)}</p>'
+        f'<p data-testid="odds-mean">Mean <b>{mean:.2f}</b> · σ {stdev:.2f} · '
+        f'<span data-testid="odds-range">{_range(items, low, high, dist.residual > 0, estimate, possible)}</span></p>'
         f'{at_least}{note}'
     )
 
 
-def _range(items: list[tuple[int, float]], low: int, high: int) -> str:
-    """The outcomes' range; with a long tail (explosion or crit chains), the likely range and the rest."""
+def _range(items: list[tuple[int, float]], low: int, high: int, chains: bool, estimate: Sampled | None,
+           possible: tuple[int | None, int | None] | None) -> str:
+    """The outcomes' range. Exact: the whole range, or with a long tail the likely part and the
+    rest ("rare chains" only where explosions chain). Estimated: what the rolls saw is only the
+    likely part; the possible range is said apart (when it is known)."""
     first, last = items[0][0], items[-1][0]
+    if estimate is not None:
+        if possible is None:
+            return f"likely {low}–{high}"
+        a, b = ("?" if possible[0] is None else possible[0]), ("no limit" if possible[1] is None else possible[1])
+        return f"likely {low}–{high} · possible {a}–{b}"
     if (low, high) == (first, last):
         return f"range {first}–{last}"
-    return f"mostly {low}–{high} (up to {last} in rare chains)" if low == first else f"mostly {low}–{high} (all: {first}–{last})"
+    if chains and low == first:
+        return f"mostly {low}–{high} (up to {last} in rare chains)"
+    return f"mostly {low}–{high} (all: {first}–{last})"
 
 
 def _bar_label(start: int, width: int) -> str:

@@ -139,3 +139,24 @@ def test_an_exploding_chart_gives_the_likely_range_and_names_the_cut():
     assert "mostly 1–29 (up to 95 in rare chains)" in html and "Chains of exploding dice or crits" in html
     plain = render.odds_html(distribution("2d6"), None)
     assert "range 2–12" in plain and "Chains" not in plain
+
+
+def test_the_range_says_chains_only_where_they_exist_and_an_estimate_its_possible_range():
+    """A d20 crit's doubled damage has a long tail but no chains; an estimate's rolls only show the
+    likely range: the possible one is said beside it."""
+    import random
+
+    from pyengine.dice import Estimate, parse, sample
+    from pyengine.odds import possible_range
+
+    crit = render.odds_html(distribution("1d20 >= 20 * 10 + 1d100"), None)
+    assert "rare chains" not in crit
+    long_tail = render.odds_html(distribution("{1d100, 1d100, 1d100}kh1 * (1d20 >= 20) + 1d4"), None)
+    assert "rare chains" not in long_tail
+    est = sample(parse("1000d6"), Estimate(), random.Random(0), 300)
+    html = render.odds_html(est.distribution(), None, est, possible_range(parse("1000d6")))
+    assert "possible 1000–6000" in html and "likely" in html and "range 3" not in html
+    assert possible_range(parse("4d6!kh3")) == (3, 18) and possible_range(parse("3d6!")) == (3, None)
+    assert possible_range(parse("1d20r1+2")) == (4, 22) and possible_range(parse("5d10>=8f1")) == (-5, 5)
+    assert possible_range(parse("2d6 - 1d4 * 3")) == (-10, 9) and possible_range(parse("7/2")) is None
+    assert possible_range(parse("4d6!pkh3"))[0] == 0  # penetrating: an added die may count 0
