@@ -214,10 +214,11 @@ def initiative_sheet_html(enc: Encounter, sent: dict[str, int] | None = None) ->
     return (
         '<h3>Initiative</h3>'
         '<p class="muted">Players: type your initiative. Anyone left empty, and every non-player, is rolled.</p>'
+        f'<form id="init-form" class="init-entry" data-action-submit="init-start" data-testid="init-entry">{rows}'
+        # After the fields: the first player's field has the focus (Enter moves on to the next).
         '<label class="field">What is typed<select id="init-typed" data-testid="init-typed">'
         '<option value="total">The total: the die plus the modifier (in brackets)</option>'
         '<option value="die">The die alone: the modifier is added here</option></select></label>'
-        f'<form id="init-form" class="init-entry" data-action-submit="init-start" data-testid="init-entry">{rows}'
         '<p class="err" id="form-error" data-testid="form-error" role="alert"></p>'
         '<div class="row"><button type="button" data-action="close-sheet">Cancel</button>'
         '<button type="submit" class="primary" data-testid="init-done">Roll for the rest and start</button></div></form>'

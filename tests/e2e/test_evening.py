@@ -61,24 +61,24 @@ def test_table_words_in_the_roller_are_read_or_said(phone, site):
     assert page.get_by_test_id("dice-error").inner_text() == ""
 
 
-@pytest.mark.parametrize("system, hero", [
-    ("generic", {"to_hit": 30, "damage": "2d6+10"}),
-    ("realms", {"skills": "melee fighting", "str": 5}),
-    ("strife", {"ac": 90}),
-])
-def test_apply_on_the_attack_panel_says_what_it_did_and_the_concentration_reminder(phone, site, system, hero):
-    t = played(system, add("Hero", "party", max_hp=30, initiative=20, stats=hero), add("Mage", max_hp=40, initiative=5, stats={"ac": 1}),
-               ("start_combat", {}), ("add_condition", {"id": "@Mage", "name": "Concentrating"}))
+HEROES = {"generic": {"to_hit": 30, "damage": "2d6+10"}, "realms": {"skills": "melee fighting", "str": 5}, "strife": {"ac": 90}}
+
+
+def test_apply_on_the_attack_panel_says_what_it_did_and_the_concentration_reminder(phone, site):
+    """Through the attack panel of each system (one page, the fight of each seeded in turn)."""
     page = open_app(phone, site["url"] + "/?seed=2").page
-    seed(page, stored_fight(t))
-    row(page, "Mage").click()
-    page.get_by_test_id("attack-roll").click()
-    page.get_by_test_id("attack-apply").click()
-    said = toast(page)
-    assert "Hero" in said and "Mage" in said, said  # what the attack did
-    if system == "generic":
-        assert "Mage is concentrating: Constitution save DC" in said, said
-    page.screenshot(path=str(site["scratch"].parent / f"evening-apply-{system}.png"))
+    for system, hero in HEROES.items():
+        t = played(system, add("Hero", "party", max_hp=30, initiative=20, stats=hero), add("Mage", max_hp=40, initiative=5, stats={"ac": 1}),
+                   ("start_combat", {}), ("add_condition", {"id": "@Mage", "name": "Concentrating"}))
+        seed(page, stored_fight(t))
+        row(page, "Mage").click()
+        page.get_by_test_id("attack-roll").click()
+        page.get_by_test_id("attack-apply").click()
+        said = toast(page)
+        assert "Hero" in said and "Mage" in said, (system, said)  # what the attack did
+        if system == "generic":
+            assert "Mage is concentrating: Constitution save DC" in said, said
+        page.screenshot(path=str(site["scratch"].parent / f"evening-apply-{system}.png"))
 
 
 def test_a_groups_turn_attacks_with_a_member_standing_and_never_its_own_side(phone, site):
@@ -127,16 +127,14 @@ def test_the_add_form_shows_its_side_first_and_follows_a_known_opponents_name(ph
     assert goblin2.count() == 1
 
 
-@pytest.mark.parametrize("system, offered", [("generic", True), ("realms", False), ("strife", False)])
-def test_delay_only_where_the_rules_have_it(phone, site, system, offered):
-    stats = {"realms": {}, "strife": {}, "generic": {}}[system]
-    t = played(system, add("Hero", "party", max_hp=30, initiative=20, stats=stats), add("Orc", max_hp=30, initiative=5),
-               ("start_combat", {}))
+def test_delay_only_where_the_rules_have_it(phone, site):
     page = open_app(phone, site["url"] + "/").page
-    seed(page, stored_fight(t))
-    row(page, "Hero").click()
-    page.get_by_test_id("sheet-title").wait_for()
-    assert (page.get_by_test_id("delay").count() == 1) == offered
+    for system, offered in (("generic", True), ("realms", False), ("strife", False)):
+        t = played(system, add("Hero", "party", max_hp=30, initiative=20), add("Orc", max_hp=30, initiative=5), ("start_combat", {}))
+        seed(page, stored_fight(t))
+        row(page, "Hero").click()
+        page.get_by_test_id("sheet-title").wait_for()
+        assert (page.get_by_test_id("delay").count() == 1) == offered, system
 
 
 def test_a_sheet_opens_at_its_top_and_back_closes_it_not_the_app(phone, site):
