@@ -786,9 +786,9 @@ def main(argv: list[str] | None = None) -> int:
     p_bench = sub.add_parser("bench", help="print the start-up and engine figures")
     p_bench.add_argument("--runs", type=int, default=5)
     p_bench.add_argument("--skip-startup", action="store_true", help="only the engine, tracker and save figures")
-    p_bench.add_argument("--only", choices=("offline", "journal", "crashes", "engine"),
+    p_bench.add_argument("--only", choices=("offline", "journal", "crashes", "engine", "taps"),
                          help="only these figures (the no-internet live table; the journal; renderer crashes with and "
-                              "without JSPI; the dice and tracker engine)")
+                              "without JSPI; the dice and tracker engine; the taps of the table's common actions)")
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "test":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")

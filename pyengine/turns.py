@@ -275,6 +275,20 @@ class TurnFlow:
         return False
 
 
+def reordered_by_rolls(enc: Encounter, combatants: list[Combatant], rolls: dict[str, Any],
+                       order_key: Any) -> tuple[tuple[Combatant, ...], list[Event]]:
+    """A new round's initiatives (rolled for it when the system rerolls every round): each
+    combatant's new value, the fight reordered by them (groups kept together), and what was rolled."""
+    updated, events = [], []
+    for c in combatants:
+        value, tiebreak, text = rolls.get(c.id, [c.initiative, c.tiebreak, None])
+        check_initiative(value, tiebreak)
+        updated.append(replace(c, initiative=value, tiebreak=tiebreak))
+        if text:
+            events.append(Event("initiative", enc.round, f"{c.name} rolled {value} for initiative", text, c.id))
+    return keep_groups_together(tuple(sorted(updated, key=order_key))), events
+
+
 class InitiativeFlow(TurnFlow):
     name = "initiative"
 

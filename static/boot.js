@@ -127,6 +127,48 @@
     }
   }, 60000);
 
+  // A region redrawn in place: the nodes that stay the same are kept (the field being typed in keeps
+  // its focus, its caret and its keyboard; a select its place), the others are changed, added or removed.
+  RK.morph = function (root, html, typing) {
+    var t = document.createElement("template");
+    t.innerHTML = html;
+    keepTyped = !!typing;
+    morphChildren(root, t.content);
+  };
+  var keepTyped = false;  // drawn as one types: the focused field keeps its value
+  function same(a, b) {
+    return a.nodeType === b.nodeType && a.nodeName === b.nodeName && (a.nodeType !== 1 || (a.id || "") === (b.id || ""));
+  }
+  function morphChildren(from, to) {
+    var a = from.firstChild, b = to.firstChild;
+    while (b) {
+      var nextB = b.nextSibling;
+      if (!a) from.appendChild(b);
+      else if (same(a, b)) { morphNode(a, b); a = a.nextSibling; }
+      else from.insertBefore(b, a);
+      b = nextB;
+    }
+    while (a) { var n = a.nextSibling; from.removeChild(a); a = n; }
+  }
+  function morphNode(a, b) {
+    if (a.nodeType !== 1) { if (a.nodeValue !== b.nodeValue) a.nodeValue = b.nodeValue; return; }
+    for (var i = a.attributes.length - 1; i >= 0; i--) {
+      if (!b.hasAttribute(a.attributes[i].name)) a.removeAttribute(a.attributes[i].name);
+    }
+    for (var j = 0; j < b.attributes.length; j++) {
+      var at = b.attributes[j];
+      if (a.getAttribute(at.name) !== at.value) a.setAttribute(at.name, at.value);
+    }
+    morphChildren(a, b);
+    var typing = keepTyped && a === document.activeElement;
+    if (a.nodeName === "INPUT") {
+      if (a.type === "checkbox" || a.type === "radio") a.checked = b.checked;
+      else if (!typing && a.type !== "file" && a.value !== b.value) a.value = b.value;
+    } else if ((a.nodeName === "TEXTAREA" || a.nodeName === "SELECT") && !typing && a.value !== b.value) {
+      a.value = b.value;
+    }
+  }
+
   // Service worker: offline after one visit; a new version waits for the user's consent.
   if ("serviceWorker" in navigator) {
     var reloading = false;

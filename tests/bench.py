@@ -450,10 +450,10 @@ def taps(p, base_url: str) -> None:
         for cid in ("c5", "c6", "c7", "c8"):
             t.tap(selector=f"#tracker [data-combatant-id={cid}]")
         t.tap("apply-selected")
-        t.type("batch-amount", "28")
+        t.type("batch-amount", "8d6")  # the dice typed as the amount: rolled once, halved for who saved
         t.tap(selector="#half-c6")
         t.tap("batch-damage")
-        rows.append(("a fireball on four goblins (one saves)", t.count, "the amount typed; a tick per goblin that saved"))
+        rows.append(("a fireball on four goblins (one saves)", t.count, "8d6 typed as the amount (before: rolled in the roller first, +1 tap)"))
         t = Taps(page)
         t.type("dice-input", "1d20+5")
         t.tap("roll-button")
@@ -479,6 +479,29 @@ def taps(p, base_url: str) -> None:
             for step in ("attack-roll", "attack-apply", "sheet-close"):
                 t.tap(step)
             rows.append((f"an attack, {label}", t.count, note))
+        # A group's turn: Attack… picks the first archer standing and a foe (before: both chosen by hand, +4 taps).
+        _new_fight(page, "generic", [("Cyra", {"side": "party", "pc": True, "max_hp": 20, "initiative": 10, "stat-ac": 14}),
+                                     ("Goblin Archer", {"count": 3, "max_hp": 7, "initiative": 15, "stat-to_hit": 4,
+                                                        "stat-damage": "1d6+2"})])
+        page.get_by_test_id("next-turn").click()
+        t = Taps(page)
+        for step in ("attack-open", "attack-roll", "attack-apply", "sheet-close"):
+            t.tap(step)
+        rows.append(("a group's attack with the defaults", t.count, "Attack…, Roll, Apply, Close (before: +4, attacker and target chosen)"))
+        # A dying PC's turn: Now: offers the death save (before: her sheet, the save, Close).
+        _new_fight(page, "generic", [("Dara", {"side": "party", "pc": True, "max_hp": 10, "initiative": 20}),
+                                     ("Ogre", {"max_hp": 30, "initiative": 5})])
+        page.get_by_test_id("next-turn").click()
+        page.locator("#tracker [data-combatant-id=c1]").click()
+        page.get_by_test_id("hp-amount").fill("10")
+        page.get_by_test_id("damage").click()
+        page.get_by_test_id("sheet-close").click()
+        for _ in range(2):
+            page.get_by_test_id("next-turn").click()
+        t = Taps(page)
+        t.tap("turn-death-save")
+        page.wait_for_function("document.querySelector('#toast:not([hidden])') !== null")
+        rows.append(("a death save on a dying PC's turn", t.count, "the Now: line's button (before: the sheet, the save, Close: 3)"))
         # A player's attack from My characters: the character, its attack, the target's AC typed, Roll.
         page.get_by_test_id("my-characters").click()
         page.get_by_test_id("new-character-system").select_option("generic")
@@ -827,7 +850,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--skip-startup", action="store_true")
-    parser.add_argument("--only", choices=("offline", "journal", "crashes", "engine"), help="measure only this part")
+    parser.add_argument("--only", choices=("offline", "journal", "crashes", "engine", "taps"), help="measure only this part")
     args = parser.parse_args()
     dist = Path(os.environ.get("RK_DIST", ROOT / "dist"))
     site = Path(tempfile.mkdtemp(prefix="rk-site-")) / "site"
@@ -851,6 +874,10 @@ def main() -> int:
             return 0
         if args.only == "engine":
             engine(p, url)
+            server.shutdown()
+            return 0
+        if args.only == "taps":
+            taps(p, url)
             server.shutdown()
             return 0
         if args.only == "crashes":

@@ -374,16 +374,24 @@ class Toast:
 
     def __init__(self) -> None:
         self._later = Later(self.hide)
+        self._tapped: Any = None  # the last element a finger (or the mouse) went down on
+        self._on_down = dom.proxy(lambda event: setattr(self, "_tapped", event.target))
+        document.addEventListener("pointerdown", self._on_down, True)
 
     def show(self, text: str, level: str, undo: bool, in_sheet: bool, redo: bool = False) -> None:
         for node_id in ("toast", "sheet-toast"):
             dom.el(node_id).hidden = True
         node = dom.el("sheet-toast" if in_sheet else "toast")
-        node.className = f"toast {level}"
+        node.className = f"toast {level}" + (" in-sheet" if in_sheet else "")  # (in-sheet: its place in the sheet)
         node.innerHTML = (f'<span data-testid="toast-text">{esc(text)}</span>'
                           + ('<button type="button" data-action="toast-undo" data-testid="toast-undo">Undo</button>' if undo else "")
                           + ('<button type="button" data-action="toast-redo" data-testid="toast-redo">Redo</button>' if redo else ""))
         node.hidden = False
+        if in_sheet:
+            # The sheet's body gave the toast its place: what was tapped stays in view above it.
+            body, tapped = dom.el("sheet-body"), self._tapped
+            if tapped is not None and body is not None and body.contains(tapped):
+                tapped.scrollIntoView(window.JSON.parse('{"block": "nearest"}'))
         self._later.soon(TOAST_SECONDS * 1000)
 
     def hide(self) -> None:
@@ -396,7 +404,7 @@ class Toast:
         """A message (and its Undo) said in the sheet that just closed moves to the main screen."""
         inner, outer = dom.el("sheet-toast"), dom.el("toast")
         if not inner.hidden:
-            outer.className, outer.innerHTML, outer.hidden = inner.className, inner.innerHTML, False
+            outer.className, outer.innerHTML, outer.hidden = str(inner.className).replace(" in-sheet", ""), inner.innerHTML, False
             inner.hidden, inner.innerHTML = True, ""
 
 

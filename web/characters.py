@@ -193,8 +193,10 @@ def character_sheet_html(c: Character, practice: dict[str, Any], attack: dict[st
         + f'<div class="practice" data-testid="practice">{panel}</div>'
         + save_options
         + '<h3>Give it to the game master</h3>'
-        '<p class="muted">The game master opens this link (or pastes it into "My characters" → Add from code on the '
-        'tracker\'s phone): the character joins the fight.</p>'
+        '<p class="muted">The game master scans this code with the phone\'s camera, or opens the link (or pastes it into '
+        '"My characters" → Add from code on the tracker\'s phone): the character joins the fight.</p>'
+        '<div id="character-qr" class="qr" data-testid="character-qr" hidden></div>'
+        '<p id="character-qr-note" class="muted" data-testid="character-qr-note" aria-live="polite"></p>'
         f'<div class="row share-row"><input id="character-link" readonly value="{esc(link)}" data-testid="character-link" '
         'aria-label="Character link"><button type="button" data-action="copy-character" data-testid="copy-character">Copy</button></div>'
         '<p id="character-out" class="muted" aria-live="polite"></p>'

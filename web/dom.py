@@ -138,6 +138,20 @@ def set_html(element_id: str, html: str) -> bool:
     return True
 
 
+def morph_html(element_id: str, html: str, typing: bool = False) -> bool:
+    """`set_html`, as a morph of what is there (static/boot.js `RK.morph`): the nodes that stay are
+    kept (a select keeps its place, a field its focus and caret); with `typing`, the field that has
+    the focus keeps its value too (drawn as one types: the attack panel's odds)."""
+    if _html_cache.get(element_id) == html:
+        return False
+    node = el(element_id)
+    if node is None:
+        return False
+    window.RK.morph(node, html, typing)
+    _html_cache[element_id] = html
+    return True
+
+
 def forget(element_id: str) -> None:
     _html_cache.pop(element_id, None)
 

@@ -206,3 +206,11 @@ def _range(items: list[tuple[int, float]], low: int, high: int, chains: bool, es
 
 def _bar_label(start: int, width: int) -> str:
     return str(start) if width == 1 else f"{start}–{start + width - 1}"
+
+
+def initiative_option(enc: Any) -> str:
+    """The initiative option of a system that has it: rolled once per combat, or every round."""
+    initiative = enc.option("initiative", "once")
+    return ('<label class="field">Initiative<select data-action-change="set-option" data-key="initiative" data-testid="option-initiative">'
+            f'<option value="once"{" selected" if initiative == "once" else ""}>Roll once per combat</option>'
+            f'<option value="every_round"{" selected" if initiative == "every_round" else ""}>Roll every round</option></select></label>')

@@ -89,6 +89,16 @@ def combatant_row(enc: Encounter, c: Combatant, active_ids: set[str], names: dic
     )
 
 
+def shown_order(enc: Encounter) -> tuple[Combatant, ...]:
+    """The rows as the list shows them: the turn order once the fight runs; before, highest known
+    initiative first (as the start will order them, ties as added), those without one after."""
+    system = system_of(enc)
+    if enc.started or not system.flow.ordered_by_initiative:
+        return enc.combatants
+    known = sorted((c for c in enc.combatants if c.initiative is not None), key=system.order_key)
+    return (*known, *(c for c in enc.combatants if c.initiative is None))
+
+
 def tracker_html(timeline: Timeline, selected: tuple[str, ...] | None = None) -> str:
     """The turn order: what is also stored as the instant-start snapshot (without a selection).
     `selected`: the rows chosen while selecting several (None: not selecting)."""
@@ -106,7 +116,7 @@ def tracker_html(timeline: Timeline, selected: tuple[str, ...] | None = None) ->
     if not enc.combatants:
         body = '<p class="placeholder" data-testid="empty-fight">No combatants yet. Add the party and their foes.</p>'
     else:
-        rows = "".join(combatant_row(enc, c, active_ids, names, selected) for c in enc.combatants)
+        rows = "".join(combatant_row(enc, c, active_ids, names, selected) for c in shown_order(enc))
         body = f'<ol class="order" data-testid="turn-order">{rows}</ol>'
     if enc.started and flow.table_picks_actor:
         st = side_state(enc)

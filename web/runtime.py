@@ -135,7 +135,7 @@ class Runtime:
         self.consumed: set[str] = set()
         self.backs_pending = 0         # history.back() calls of our own whose popstate has not come yet
         self.wake = browser.WakeLock()
-        self.sheet_later = browser.Later(self.render_sheet)
+        self.sheet_later = browser.Later(lambda: self.render_sheet(typing=True))
         self.asked_to_keep = False
         self.servers = live_servers(self.store.get(SERVERS_KEY) if self.persistent else None)
         self.transport = browser.Transport(prefix + "live", self.heard, self.peer_changed, lambda peer: self.dispatch(DirectFailed(peer)))
@@ -704,8 +704,9 @@ class Runtime:
                        str(document.documentElement.dataset.themePref or "system"), self.storage_state(), time.time(),
                        f"{window.location.origin}{window.location.pathname}")
 
-    def render_sheet(self) -> None:
-        """Draw the open screen (web/screens); one whose subject is gone closes or opens another."""
+    def render_sheet(self, typing: bool = False) -> None:
+        """Draw the open screen (web/screens); one whose subject is gone closes or opens another.
+        `typing`: drawn a moment after typing stopped (the field typed in keeps what it holds)."""
         screen = screen_of(self.model.ui)
         if screen is None or self.model.ui.sheet is None:
             return
@@ -713,10 +714,11 @@ class Runtime:
         if isinstance(drawn, Elsewhere):
             self.dispatch(SheetClosed() if drawn.kind is None else SheetOpened(drawn.kind))
             return
-        dom.set_html("sheet-body", drawn)
+        dom.morph_html("sheet-body", drawn, typing)
         if self.model.ui.sheet[0] == "live" and self.live_link:
             self.show_link(self.live_link)
-        for field, box, note in (("offer-code", "offer-qr", "offer-qr-note"), ("answer-code", "answer-qr", "answer-qr-note")):
+        for field, box, note in (("offer-code", "offer-qr", "offer-qr-note"), ("answer-code", "answer-qr", "answer-qr-note"),
+                                 ("character-link", "character-qr", "character-qr-note")):
             node = dom.el(field)
             if node is not None and str(node.value):
                 self.later(browser.show_qr(str(node.value), field, box, note))
@@ -732,9 +734,9 @@ class Runtime:
             return  # what it would show is gone
         if not dialog.open:
             dialog.showModal()
-        dialog.scrollTop = 0
+        dom.el("sheet-body").scrollTop = 0
         if not self.sheet_in_history:
-            window.history.pushState(None, "")
+            window.history.pushState(window.JSON.parse('{"rkSheet": 1}'), "")  # marked: see close_sheet
             self.sheet_in_history = True
         first = dom.py(dialog.querySelector("input:not([type=file]),select"))
         if first is not None and focus:
@@ -900,7 +902,12 @@ class Listeners:
             self.rt.event("submit", str(action), form)
 
     def on_input(self, event: JsObject) -> None:
-        self.rt.event("input", str(event.target.id or ""), event.target)
+        target = event.target
+        if dom.py(target.getAttribute("data-action-change")) == "attack-config" and str(target.type) in ("text", "number", "search"):
+            # The attack panel's odds follow what is typed (its sheet redrawn a moment after typing stops).
+            self.rt.event("change", "attack-config", target, target)
+            return
+        self.rt.event("input", str(target.id or ""), target)
 
     def on_change(self, event: JsObject) -> None:
         target = event.target
@@ -949,7 +956,7 @@ class Listeners:
     def on_touchstart(self, event: JsObject) -> None:
         touch = event.changedTouches.item(0)
         self.swipe.clear()
-        if event.touches.length == 1 and dom.el("sheet").scrollTop <= 0 and touch is not None:
+        if event.touches.length == 1 and dom.el("sheet-body").scrollTop <= 0 and touch is not None:
             self.swipe["y"], self.swipe["x"] = float(touch.clientY), float(touch.clientX)
 
     def on_touchend(self, event: JsObject) -> None:

@@ -13,6 +13,7 @@ from ..errors import EngineError, RuleError
 from ..model import Combatant, Encounter, Event, Outcome, StatField
 from ..notation import MAX_DICE, count_dice, doubled_dice
 from ..rules import ActionRule, System, settle_ties
+from ..turns import reordered_by_rolls
 
 __all__ = ["GenericSystem", "concentration_dc", "death_save_outcome", "DEATH_SAVES", "AttackSpec", "attack_spec", "attack_odds",
            "AttackOdds", "COVER"]
@@ -224,6 +225,17 @@ class GenericSystem(System):
     stat_fields = STATS
     actions = {"death_save": ActionRule(_apply_death_save, _resolve_death_save), "d20_attack": ActionRule(_apply_attack, _resolve_attack)}
     attack_kind = "d20_attack"
+    # A table's variant (the SRD rolls once): everyone rolls again as each new round begins.
+    options = {"initiative": ("once", "every_round")}
+
+    def reroll_each_round(self, encounter: Encounter) -> bool:
+        return bool(encounter.option("initiative", "once") == "every_round")
+
+    def on_new_round(self, encounter: Encounter, rolls: dict[str, Any] | None) -> tuple[Encounter, list[Event]]:
+        if not rolls:
+            return encounter, []
+        ordered, events = reordered_by_rolls(encounter, list(encounter.combatants), rolls, self.order_key)
+        return replace(encounter, combatants=ordered), events
 
     def break_ties(self, encounter: Encounter, results: dict[str, list[Any]], rng: Rng) -> None:
         """Ties on the total go to the higher modifier, then to a d20 roll-off (repeated while tied)."""

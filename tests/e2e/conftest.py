@@ -47,6 +47,13 @@ def site(dist, tmp_path_factory):
     server.shutdown()
 
 
+def settle(page) -> None:
+    """Wait until the history entry of a closed sheet is gone: closing a sheet takes it back
+    (history.back(), answered later by a popstate), and a reload or a goto the test makes before
+    then is cancelled by it (net::ERR_ABORTED). The page marks that entry {rkSheet: 1}."""
+    page.wait_for_function("!(history.state && history.state.rkSheet) || document.getElementById('sheet').open")
+
+
 @pytest.fixture(scope="module")
 def browser():
     """One Chromium per test module (a renderer crash does not spill over the whole suite)."""
@@ -96,6 +103,20 @@ def wait_ready(page, timeout: int = READY_TIMEOUT_MS) -> None:
 
 def open_app(context, url: str) -> Watched:
     watched = Watched(context.new_page())
+    watched.page.goto(url)
+    wait_ready(watched.page)
+    return watched
+
+
+def open_seeded(context, url: str, items: dict[str, str]) -> Watched:
+    """`open_app` with stored keys already there: written by a script that runs before the page's
+    own on its first load in this tab (not on a reload), so the engine starts once, not once and
+    again after `seed`'s reload."""
+    watched = Watched(context.new_page())
+    stored = json.dumps({SITE_PREFIX + k: v for k, v in items.items()})
+    watched.page.add_init_script(
+        "(() => { if (sessionStorage.getItem('rk-test-seeded')) return; sessionStorage.setItem('rk-test-seeded', '1');"
+        f" for (const [k, v] of Object.entries({stored})) localStorage.setItem(k, v); }})()")
     watched.page.goto(url)
     wait_ready(watched.page)
     return watched
@@ -163,5 +184,6 @@ def seed(page, items: dict[str, str]) -> None:
     """Write stored keys (under the site at /) and reload."""
     page.evaluate("items => { for (const [k, v] of Object.entries(items)) localStorage.setItem(k, v); }",
                   {SITE_PREFIX + k: v for k, v in items.items()})
+    settle(page)
     page.reload()
     wait_ready(page)

@@ -10,7 +10,8 @@ import pytest
 
 from pyengine.characters import ME_ID, TARGET_ID, character_from_dict, practice_encounter
 from pyengine.tracker import resolve
-from tests.e2e.conftest import SITE_PREFIX, names, open_app, wait_ready
+from tests.e2e.conftest import SITE_PREFIX, names, open_app, open_seeded, wait_ready
+from tests.e2e.test_handoff import decode
 
 # system -> (the character's own stats, its attack's weapon, what the GM says about the target)
 SHEETS = {
@@ -110,7 +111,7 @@ def test_a_character_in_each_system_attacks_with_exact_odds_and_seeded_dice(cont
     assert page.get_by_test_id("character-attack").first.inner_text() == "Longsword"
 
 
-def test_a_character_joins_the_game_masters_fight_by_its_link(browser, site):
+def test_a_character_joins_the_game_masters_fight_by_its_link_or_its_qr_code(browser, site, tmp_path):
     player = browser.new_context(viewport={"width": 390, "height": 844})
     gm = browser.new_context(viewport={"width": 390, "height": 844})
     try:
@@ -118,6 +119,10 @@ def test_a_character_joins_the_game_masters_fight_by_its_link(browser, site):
         make_character(page, "realms", "Aldric")
         link = page.get_by_test_id("character-link").input_value()
         assert "#character=" in link
+        # Handed over by QR code too: the code on the player's screen reads back as the same link.
+        qr = page.get_by_test_id("character-qr")
+        qr.locator("svg").wait_for()
+        assert decode(qr.screenshot(), tmp_path) == link
         tracker = open_app(gm, site["url"] + "/").page
         tracker.get_by_test_id("menu-button").click()
         tracker.get_by_test_id("new-system").select_option("realms")
@@ -152,15 +157,14 @@ def test_the_generic_d20_attack_on_a_targets_sheet_rolls_and_applies(context, si
     """The default system's attack in the tracker: d20 + bonus against AC with the odds first, the roll,
     Apply (one undoable step)."""
     from pyengine.tracker import Timeline, new_encounter
-    from tests.e2e.conftest import seed, stored_fight
+    from tests.e2e.conftest import stored_fight
 
     t = Timeline.start(new_encounter("e1", "Duel", "generic"))
     for fields in ({"name": "Ana", "side": "party", "pc": True, "max_hp": 20, "initiative": 15, "stats": {"to_hit": 6, "damage": "2d6+2"}},
                    {"name": "Orc", "max_hp": 30, "initiative": 10, "stats": {"ac": 14}}):
         t = t.do(resolve(t.present, "add_combatant", {"combatant": fields}))
     t = t.do(resolve(t.present, "start_combat", {}, random.Random(1)))
-    page = open_app(context, site["url"] + "/?seed=12").page
-    seed(page, stored_fight(t))
+    page = open_seeded(context, site["url"] + "/?seed=12", stored_fight(t)).page
     page.get_by_test_id("attack-open").click()  # "Attack…" next to whose turn it is
     page.get_by_test_id("attack-p-hit").wait_for()
     from pyengine.systems.generic import attack_odds, attack_spec

@@ -13,7 +13,7 @@ import random
 import pytest
 
 from pyengine.tracker import Timeline, new_encounter, resolve
-from tests.e2e.conftest import open_app, seed, stored_fight
+from tests.e2e.conftest import add_combatant, names, open_app, open_seeded, seed, stored_fight
 
 
 @pytest.fixture
@@ -85,8 +85,7 @@ def test_a_groups_turn_attacks_with_a_member_standing_and_never_its_own_side(pho
     t = played("generic", add("Cyra", "party", max_hp=20, initiative=10, stats={"ac": 14}),
                add("Dax", "party", max_hp=24, initiative=8, stats={"ac": 15}), add("Goblin Archer", count=3, max_hp=7, initiative=15, stats={"to_hit": 4, "damage": "1d6+2"}),
                ("start_combat", {}), ("damage", {"id": "@Goblin Archer 1", "amount": 7}))
-    page = open_app(phone, site["url"] + "/").page
-    seed(page, stored_fight(t))
+    page = open_seeded(phone, site["url"] + "/", stored_fight(t)).page
     page.get_by_test_id("attack-open").click()
     target = page.get_by_test_id("sheet-title").inner_text()
     assert target in ("Cyra", "Dax"), target  # a foe, not another archer
@@ -106,8 +105,7 @@ def test_a_groups_turn_attacks_with_a_member_standing_and_never_its_own_side(pho
 
 def test_the_add_form_shows_its_side_first_and_follows_a_known_opponents_name(phone, site):
     t = played("generic", add("Cyra", "party", max_hp=20), add("Goblin", max_hp=7))
-    page = open_app(phone, site["url"] + "/").page
-    seed(page, stored_fight(t))
+    page = open_seeded(phone, site["url"] + "/", stored_fight(t)).page
     page.get_by_test_id("add-combatant").click()
     page.get_by_test_id("field-side").select_option("party")
     page.get_by_test_id("field-pc").select_option("1")
@@ -139,10 +137,9 @@ def test_delay_only_where_the_rules_have_it(phone, site):
 
 def test_a_sheet_opens_at_its_top_and_back_closes_it_not_the_app(phone, site):
     t = played("generic", *[add(f"Goblin {i}", max_hp=7) for i in range(1, 9)], add("Cyra", "party", max_hp=20))
-    page = open_app(phone, site["url"] + "/").page
-    seed(page, stored_fight(t))
+    page = open_seeded(phone, site["url"] + "/", stored_fight(t)).page
     page.get_by_test_id("encounter-name").click()  # the menu: longer than the phone's screen
-    sheet = "document.getElementById('sheet')"
+    sheet = "document.getElementById('sheet-body')"
     assert page.evaluate(f"{sheet}.scrollHeight > {sheet}.clientHeight")
     page.evaluate(f"{sheet}.scrollTop = 10000")
     assert page.evaluate(f"{sheet}.scrollTop") > 0
@@ -167,8 +164,7 @@ def test_a_sheet_opens_at_its_top_and_back_closes_it_not_the_app(phone, site):
 
 def test_dice_as_a_damage_amount_roll_and_the_fireball_is_one_sheet(phone, site):
     t = played("generic", *[add(f"Goblin {i}", max_hp=60) for i in range(1, 5)], add("Cyra", "party", max_hp=20))
-    page = open_app(phone, site["url"] + "/?seed=3").page
-    seed(page, stored_fight(t))
+    page = open_seeded(phone, site["url"] + "/?seed=3", stored_fight(t)).page
     row(page, "Goblin 1").click()
     page.get_by_test_id("hp-amount").fill("2d6+3")
     page.get_by_test_id("damage").click()
@@ -182,6 +178,134 @@ def test_dice_as_a_damage_amount_roll_and_the_fireball_is_one_sheet(phone, site)
     assert toast(page).startswith(f"Undone: Goblin 1 took {taken} damage")  # Undo says what it undid, with Redo
     page.locator("[data-testid=toast-redo]:visible").click()
     assert f"{60 - taken}/60" in row(page, "Goblin 1").inner_text()
+
+
+INSIDE = """([toastId, tappedId]) => {
+    const body = document.getElementById('sheet-body').getBoundingClientRect();
+    const toast = document.getElementById(toastId).getBoundingClientRect();
+    const tapped = document.querySelector(`[data-testid=${tappedId}]`).getBoundingClientRect();
+    const controls = [...document.querySelectorAll('#sheet-body button, #sheet-body input, #sheet-body select')]
+        .map(e => e.getBoundingClientRect()).filter(r => r.height > 0 && r.bottom > body.top && r.top < body.bottom);
+    const under = controls.filter(r => r.bottom > toast.top && r.top < toast.bottom).length;
+    return {toastBelowBody: toast.top >= body.bottom - 0.5, under,
+            tappedInView: tapped.top >= body.top - 0.5 && tapped.bottom <= body.bottom + 0.5};
+}"""
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_a_toast_in_a_sheet_covers_no_control(phone, site, theme):
+    """The sheet's toast takes a place of its own under the body: no control under it, the tapped
+    one in view (before: it floated over the Delay controls at the bottom)."""
+    t = played("generic", add("Cyra", "party", max_hp=20, initiative=15), add("Goblin", max_hp=30, initiative=12),
+               add("Ogre", max_hp=40, initiative=8), ("start_combat", {}))
+    page = open_seeded(phone, site["url"] + "/?seed=3", stored_fight(t)).page
+    page.evaluate(f"document.documentElement.dataset.theme = '{theme}'")
+    row(page, "Cyra").click()  # on her turn
+    page.get_by_test_id("delay-after").wait_for(state="attached")  # the sheet with Delay at its bottom
+    page.evaluate("document.getElementById('sheet-body').scrollTop = 10000")  # the thumb near the bottom
+    page.get_by_test_id("hp-amount").fill("4")
+    page.get_by_test_id("damage").click()
+    assert "Cyra took 4 damage" in toast(page)
+    seen = page.evaluate(INSIDE, ["sheet-toast", "damage"])
+    assert seen == {"toastBelowBody": True, "under": 0, "tappedInView": True}, seen
+    page.evaluate("document.getElementById('sheet-body').scrollTop = 10000")
+    seen = page.evaluate(INSIDE, ["sheet-toast", "delay-after"])
+    assert seen == {"toastBelowBody": True, "under": 0, "tappedInView": True}, seen  # the last control too
+
+
+def test_the_attack_odds_follow_what_is_typed_and_the_keyboard_stays(phone, site):
+    """No need to leave the field: the odds change a moment after each keystroke, the field keeps
+    the focus and the caret (before: only when the field lost focus)."""
+    t = played("generic", add("Cyra", "party", max_hp=20, initiative=15, stats={"to_hit": 2, "damage": "1d8"}),
+               add("Ogre", max_hp=40, initiative=5, stats={"ac": 15}), ("start_combat", {}))
+    page = open_seeded(phone, site["url"] + "/", stored_fight(t)).page
+    row(page, "Ogre").click()
+    hit = page.get_by_test_id("attack-p-hit")
+    assert hit.inner_text() == "40.0%"  # d20 + 2 against 15: 8 faces of 20
+    field = page.get_by_test_id("attack-modifier")
+    field.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("3")
+    page.wait_for_function("document.querySelector('[data-testid=attack-p-hit]').textContent === '55.0%'")
+    assert page.evaluate("document.activeElement.dataset.testid") == "attack-modifier"  # the keyboard stays
+    page.keyboard.type("0")  # 30: every face but the natural 1
+    page.wait_for_function("document.querySelector('[data-testid=attack-p-hit]').textContent === '95.0%'")
+    assert page.evaluate("[document.activeElement.dataset.testid, document.activeElement.value]") == ["attack-modifier", "30"]
+    page.keyboard.press("Backspace")
+    page.keyboard.press("Backspace")
+    page.keyboard.type("-5")  # a penalty: needs 18 or more
+    page.wait_for_function("document.querySelector('[data-testid=attack-p-hit]').textContent === '15.0%'")
+
+
+LAYOUT = """() => {
+    const r = id => document.getElementById(id).getBoundingClientRect();
+    const rows = [...document.querySelectorAll('#tracker [data-testid=combatant-row]')].map(e => e.getBoundingClientRect());
+    const order = r('tracker-area');
+    return {sideBySide: r('roller-area').left >= order.right, dockClear: r('dock').left >= order.right,
+            rowsInView: rows.filter(b => b.top >= order.top && b.bottom <= Math.min(order.bottom, innerHeight)).length,
+            orderToBottom: innerHeight - order.bottom, scrolls: document.getElementById('tracker-area').scrollHeight > order.height};
+}"""
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_landscape_uses_the_width_for_the_turn_order(browser, site, theme):
+    """844 x 390: the order down the left at full height (three rows and more, before: one), the
+    dice on the right above the turn controls, which cover no row."""
+    ctx = browser.new_context(viewport={"width": 844, "height": 390}, color_scheme=theme)
+    ctx.add_init_script("window.__rkSnapshot = 'off'")
+    errors: list[str] = []
+    ctx.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    try:
+        t = played("generic", *[add(n, "party", max_hp=20, initiative=20 - i, stats={"ac": 13}) for i, n in enumerate(("Aria", "Borin", "Cyra", "Dax"))],
+                   add("Goblin", count=6, max_hp=7, initiative=9, stats={"ac": 12}), ("start_combat", {}))
+        page = open_seeded(ctx, site["url"] + "/", stored_fight(t)).page
+        seen = page.evaluate(LAYOUT)
+        assert seen["sideBySide"] and seen["dockClear"] and seen["scrolls"], seen
+        assert seen["rowsInView"] >= 3 and seen["orderToBottom"] < 20, seen
+        page.evaluate("document.getElementById('tracker-area').scrollTop = 10000")  # the last goblin within reach
+        last = page.locator("#tracker [data-testid=combatant-row]").last
+        box = last.bounding_box()
+        assert box["y"] + box["height"] <= 390 and box["x"] + box["width"] <= page.evaluate("document.getElementById('dock').getBoundingClientRect().left")
+        last.click()
+        page.get_by_test_id("sheet-title").wait_for()
+        assert page.get_by_test_id("sheet-title").inner_text().startswith("Goblin")
+        page.keyboard.press("Escape")
+        page.get_by_test_id("next-turn").click()  # the turn controls answer there too
+        page.wait_for_function("document.querySelector('[data-testid=combatant-row][aria-current=true] .name').textContent.startsWith('Borin')")
+        assert errors == []
+    finally:
+        ctx.close()
+
+
+def test_before_the_start_the_list_follows_the_initiatives_known(phone, site):
+    """Typed in the add form in any order: highest first, those without one after, as added."""
+    page = open_app(phone, site["url"] + "/").page
+    add_combatant(page, "Goblin", hp=7, initiative=8)
+    add_combatant(page, "Borin", hp=20, side="party", pc=True)
+    add_combatant(page, "Aria", hp=20, side="party", pc=True, initiative=17)
+    add_combatant(page, "Ogre", hp=30, initiative=12)
+    assert names(page) == ["Aria", "Ogre", "Goblin", "Borin"]
+
+
+def test_the_generic_system_can_roll_initiative_every_round(phone, site):
+    """A table's variant, chosen before the start: each new round everyone rolls again (said in the
+    log), the order follows; Undo takes the new round and its rolls back as one step."""
+    t = played("generic", add("Aria", "party", max_hp=20, init_mod=3, pc=False), add("Goblin", max_hp=7, init_mod=2),
+               add("Ogre", max_hp=30, init_mod=0))
+    page = open_seeded(phone, site["url"] + "/?seed=7", stored_fight(t)).page
+    page.get_by_test_id("option-initiative").select_option("every_round")
+    page.wait_for_function("document.querySelector('[data-testid=option-initiative]').value === 'every_round'")
+    page.get_by_test_id("next-turn").click()  # no player character: straight to the fight
+    page.wait_for_function("document.querySelector('[data-testid=round-counter]').textContent.startsWith('Round 1')")
+    for _ in range(3):
+        page.get_by_test_id("next-turn").click()
+    page.wait_for_function("document.querySelector('[data-testid=round-counter]').textContent.startsWith('Round 2')")
+    page.get_by_test_id("log-toggle").click()
+    log = page.locator("#log").inner_text()
+    assert log.count("Ogre rolled") == 2 and log.count("Aria rolled") == 2, log  # rolled at the start and again
+    page.get_by_test_id("undo").click()
+    page.wait_for_function("document.querySelector('[data-testid=round-counter]').textContent.startsWith('Round 1')")
+    assert page.locator("#log").inner_text().count("Ogre rolled") == 1
 
 
 def test_dropped_dice_are_struck_through_not_markdown(phone, site):
@@ -222,8 +346,7 @@ def test_the_theme_follows_the_phone_unless_one_is_picked(browser, site):
 def test_a_long_name_takes_two_lines_at_most_and_the_sheet_has_it_whole(phone, site):
     long = "Grimgor the Unbelievably Long-Named Warlord of the Seventeen Burning Hills and the Ashen Vale " * 2
     t = played("generic", add(long.strip(), max_hp=30), add("Cyra", "party", max_hp=20))
-    page = open_app(phone, site["url"] + "/").page
-    seed(page, stored_fight(t))
+    page = open_seeded(phone, site["url"] + "/", stored_fight(t)).page
     name = page.locator("[data-testid=combatant-row] .name").first
     line = float(name.evaluate("e => parseFloat(getComputedStyle(e).lineHeight) || 24"))
     assert name.evaluate("e => e.getBoundingClientRect().height") <= 2 * line + 2  # two lines, then an ellipsis

@@ -170,3 +170,26 @@ def test_d20_attack_refusals(args, message):
     t2 = _duel({"damage": "1d6+"})
     with pytest.raises(RuleError, match="damage"):
         resolve(t2.present, "d20_attack", {"attacker": "c1", "target": "c2"})
+
+
+def test_initiative_again_every_round_as_an_option_of_the_generic_system():
+    """The table's variant: each new round everyone rolls d20 + modifier again and the order follows."""
+    t = Timeline.start(new_encounter("e1", "Pit", system="generic", initiative="every_round"))
+    for name, mod in (("Aria", 3), ("Goblin", 2), ("Ogre", 0)):
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": name, "init_mod": mod, "max_hp": 9}}))
+    t = t.do(resolve(t.present, "start_combat", {}, Scripted([10, 5, 1])))  # Aria 13, Goblin 7, Ogre 1
+    assert [c.name for c in t.present.combatants] == ["Aria", "Goblin", "Ogre"]
+    for _ in range(2):
+        t = t.do(resolve(t.present, "next_turn", {}, Scripted([])))
+    t = t.do(resolve(t.present, "next_turn", {}, Scripted([1, 4, 20])))  # round 2: Aria 4, Goblin 6, Ogre 20
+    assert t.present.round == 2 and [c.name for c in t.present.combatants] == ["Ogre", "Goblin", "Aria"]
+    assert t.present.active_id == t.present.combatants[0].id
+    assert [e.text for e in t.logs[t.cursor - 1] if e.kind == "initiative"] == [
+        "Aria rolled 4 for initiative", "Goblin rolled 6 for initiative", "Ogre rolled 20 for initiative"]
+    once = Timeline.start(new_encounter("e2", "Pit", system="generic"))
+    for name, mod in (("Aria", 3), ("Goblin", 2)):
+        once = once.do(resolve(once.present, "add_combatant", {"combatant": {"name": name, "init_mod": mod, "max_hp": 9}}))
+    once = once.do(resolve(once.present, "start_combat", {}, Scripted([10, 5])))
+    for _ in range(2):
+        once = once.do(resolve(once.present, "next_turn", {}, Scripted([])))  # no dice: the SRD rolls once
+    assert once.present.round == 2 and [c.name for c in once.present.combatants] == ["Aria", "Goblin"]

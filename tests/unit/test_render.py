@@ -160,3 +160,16 @@ def test_the_range_says_chains_only_where_they_exist_and_an_estimate_its_possibl
     assert possible_range(parse("1d20r1+2")) == (4, 22) and possible_range(parse("5d10>=8f1")) == (-5, 5)
     assert possible_range(parse("2d6 - 1d4 * 3")) == (-10, 9) and possible_range(parse("7/2")) is None
     assert possible_range(parse("4d6!pkh3"))[0] == 0  # penetrating: an added die may count 0
+
+
+def test_before_the_start_the_list_is_sorted_by_known_initiative_then_as_added():
+    t = Timeline.start(new_encounter("e1", "t", system="generic"))
+    for name, init in (("Goblin", 5), ("Borin", None), ("Aria", 18), ("Cyra", 5), ("Dax", None)):
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": name, "max_hp": 9, "initiative": init}}))
+    assert [c.name for c in render.shown_order(t.present)] == ["Aria", "Goblin", "Cyra", "Borin", "Dax"]
+    html = render.tracker_html(t)
+    assert [html.index(f">{n}") for n in ("Aria", "Goblin", "Cyra", "Borin", "Dax")] == sorted(html.index(f">{n}") for n in ("Aria", "Goblin", "Cyra", "Borin", "Dax"))
+    realms = Timeline.start(new_encounter("e2", "r", system="laurels"))
+    for name, init in (("A", 1), ("B", 9)):
+        realms = realms.do(resolve(realms.present, "add_combatant", {"combatant": {"name": name, "max_hp": 9, "initiative": init}}))
+    assert [c.name for c in render.shown_order(realms.present)] == ["A", "B"]  # sides take turns there: kept as added

@@ -219,6 +219,21 @@ def test_a_fireball_halves_for_those_who_saved_in_one_undoable_step():
     assert hp(update(after, msg.UndoTapped())[0], "Ogre") == 30
 
 
+def test_a_batch_toast_names_every_target_a_groups_members_by_number():
+    """Four goblins and an ogre in one fireball: every target named, the group's numbers after its first."""
+    goblins = [{"name": f"Goblin {n}", "initiative": 5, "max_hp": 20} for n in range(1, 5)]
+    model = selecting(fight(*PARTY, *goblins, started=True), "Goblin 1", "Goblin 2", "Goblin 3", "Goblin 4", "Ogre")
+    after, effects = update(model, msg.BatchApplied("damage", RNG, amount="12", halves=(ids(model)["Goblin 3"],)))
+    toast = next(e for e in effects if isinstance(e, Toast))
+    assert toast.text == "Goblin 1, 2, 4 and Ogre took 12 damage; Goblin 3 took 6 damage (saved: half damage)"
+    model = selecting(after, "Goblin 1", "Goblin 2")
+    _, effects = update(model, msg.BatchApplied("damage", RNG, amount="20"))
+    assert next(e for e in effects if isinstance(e, Toast)).text == "Goblin 1 and 2 took 20 damage; Goblin 1 and 2 are down"
+    one = selecting(after, "Goblin 4")
+    _, effects = update(one, msg.BatchApplied("heal", RNG, amount="3"))
+    assert next(e for e in effects if isinstance(e, Toast)).text.startswith("Goblin 4 ")
+
+
 def test_the_batch_requests_halve_damage_only_and_round_down():
     model = selecting(fight(*PARTY, started=True), "Goblin", "Ogre")
     ogre = ids(model)["Ogre"]

@@ -92,9 +92,52 @@ def step_said(timeline: Timeline) -> Toast:
     """What the last step did, in a toast with Undo: its first three events, and every reminder
     among the rest (a concentration save after a fireball on four goblins)."""
     events = timeline.logs[timeline.cursor - 1] if timeline.cursor else ()
-    shown = list(events[:3]) + [e for e in events[3:] if e.kind in REMINDERS]
-    rolled = next((e.roll for e in shown if e.kind in ("damage", "heal") and e.roll), None)  # dice typed as the amount
-    return Toast((f"{rolled} → " if rolled else "") + ("; ".join(e.text for e in shown) or "Done."), undo=True)
+    rolled = next((e.roll for e in events[:3] if e.kind in ("damage", "heal") and e.roll), None)  # dice typed as the amount
+    grouped, rest = _grouped(timeline, events)
+    if grouped:  # a step on several combatants (a batch): every target named, each line once
+        lines = grouped + [e.text for e in rest[:2]] + [e.text for e in rest[2:] if e.kind in REMINDERS]
+    else:
+        lines = [e.text for e in events[:3]] + [e.text for e in events[3:] if e.kind in REMINDERS]
+    return Toast((f"{rolled} → " if rolled else "") + ("; ".join(lines) or "Done."), undo=True)
+
+
+GROUPED_KINDS = frozenset({"damage", "heal", "temp_hp", "condition", "condition_removed", "down"})
+
+
+def _grouped(timeline: Timeline, events: Sequence[Any]) -> tuple[list[str], list[Any]]:
+    """The events of one step that say the same of several combatants, as one line each ("Goblin 1,
+    2, 3 and 4 took 14 damage"), and the other events; ([], events) when nothing repeats."""
+    names = {c.id: c.name for c in timeline.present.combatants}
+    said: dict[str, list[str]] = {}
+    rest = []
+    for e in events:
+        name = names.get(e.who or "")
+        if e.kind in GROUPED_KINDS and name and e.text.startswith(name + " "):
+            said.setdefault(e.text[len(name):], []).append(name)
+        else:
+            rest.append(e)
+    if not any(len(who) > 1 for who in said.values()):
+        return [], list(events)
+    return [f"{_named(who)}{_plural(what) if len(who) > 1 else what}" for what, who in said.items()], rest
+
+
+def _plural(said: str) -> str:
+    """" is down" said of several: " are down"."""
+    for one, more in ((" is ", " are "), (" has ", " have "), (" was ", " were "), (" gains ", " gain "), (" loses ", " lose ")):
+        if said.startswith(one):
+            return more + said[len(one):]
+    return said
+
+
+def _named(names: list[str]) -> str:
+    """"Goblin 1, 2, 4 and Ogre": a group's numbered members after the first by their numbers."""
+    parts, base = [], None
+    for name in names:
+        head, _, number = name.rpartition(" ")
+        numbered = bool(head) and number.isdigit()
+        parts.append(number if numbered and head == base else name)
+        base = head if numbered else None
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def typed_number(text: object, default: int | None = None) -> int | None:

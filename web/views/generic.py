@@ -9,7 +9,7 @@ from pyengine.errors import EngineError
 from pyengine.model import Combatant, Encounter, Event
 from pyengine.systems.generic import COVER, DEATH_SAVES, attack_odds, attack_spec, dying
 
-from ..html import at_least, attack_input, attack_select, esc, odds_html, pct, roll_text
+from ..html import at_least, attack_input, attack_select, esc, initiative_option, odds_html, pct, roll_text
 from ..messages import Act
 from . import Page, View, attacker_choice
 
@@ -30,7 +30,7 @@ def attack_html(enc: Encounter, target: Combatant, cfg: dict[str, Any]) -> str:
         f'<h3>Attack</h3><div class="grid2">{select}'
         f'<label class="field">Roll{attack_select("adv", adv, ADVANTAGE)}</label>'
         f'<label class="field">Cover{attack_select("cover", cover, COVERS)}</label>'
-        + attack_input("modifier", "Extra modifier to hit", cfg.get("modifier") or "0", "number")
+        + attack_input("modifier", "Extra modifier to hit", cfg.get("modifier", "0"), "number")  # emptied: stays empty
         + '</div>'
     )
     try:
@@ -80,6 +80,9 @@ class GenericView(View):
     attack_button = True
     weapon_fields = ("to_hit", "damage", "crit_on")
     target_fields = ("ac",)
+
+    def start_options(self, enc: Encounter) -> str:
+        return f'<div class="grid2">{initiative_option(enc)}</div>'
 
     def attack_html(self, enc: Encounter, target: Combatant, attack: dict[str, Any]) -> str:
         return attack_html(enc, target, attack)

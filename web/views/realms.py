@@ -26,7 +26,7 @@ from pyengine.systems.realms import (
     save_situation,
 )
 
-from ..html import at_least, esc, odds_html, roll_text
+from ..html import at_least, esc, initiative_option, odds_html, roll_text
 from ..html import attack_check as _chk
 from ..html import attack_input as _txt
 from ..html import attack_select as _sel
@@ -61,15 +61,12 @@ def row_chips(enc: Encounter, c: Combatant) -> str:
 
 def options_html(enc: Encounter) -> str:
     timing = enc.option("crit_timing", "immediate")
-    initiative = enc.option("initiative", "once")
     return (
         '<div class="grid2">'
         '<label class="field">Crits<select data-action-change="set-option" data-key="crit_timing" data-testid="option-crit">'
         f'<option value="immediate"{" selected" if timing == "immediate" else ""}>Immediate award dice (Essentials)</option>'
         f'<option value="next_round"{" selected" if timing == "next_round" else ""}>+1d20 next round (Detailed)</option></select></label>'
-        '<label class="field">Initiative<select data-action-change="set-option" data-key="initiative" data-testid="option-initiative">'
-        f'<option value="once"{" selected" if initiative == "once" else ""}>Roll once per combat</option>'
-        f'<option value="every_round"{" selected" if initiative == "every_round" else ""}>Roll every round</option></select></label></div>'
+        + initiative_option(enc) + '</div>'
     )
 
 

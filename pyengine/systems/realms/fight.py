@@ -11,7 +11,7 @@ from ...dice import Rng
 from ...errors import RuleError
 from ...model import Combatant, Condition, Encounter, Event, Outcome
 from ...rules import ActionRule, AttackOutcome, System, settle_ties
-from ...turns import check_initiative, keep_groups_together
+from ...turns import reordered_by_rolls
 from .attack import CRIT_SKILLS, DAMAGE_TYPES, SKILL_CAP, Pool, apply_damage_types, pool_size, roll_attack
 from .restrictions import CONDITIONS, has_condition, net_advantage, situation
 from .saves import (
@@ -540,7 +540,7 @@ class RealmsSystem(System):
         """Reactions come back each round (not to a defender: no reactions while defending); next-
         round crit awards not used in their round are forfeited; with the every-round option,
         everyone's new initiative reorders the fight."""
-        events = []
+        events: list[Event] = []
         combatants = []
         for c in enc.combatants:
             if "reaction_used" in c.flags:
@@ -550,14 +550,8 @@ class RealmsSystem(System):
                 c = c.with_stats(award_round=None)
             combatants.append(c)
         if rolls:
-            updated = []
-            for c in combatants:
-                value, tiebreak, text = rolls.get(c.id, [c.initiative, c.tiebreak, None])
-                check_initiative(value, tiebreak)
-                updated.append(replace(c, initiative=value, tiebreak=tiebreak))
-                if text:
-                    events.append(Event("initiative", enc.round, f"{c.name} rolled {value} for initiative", text, c.id))
-            combatants = list(keep_groups_together(tuple(sorted(updated, key=self.order_key))))
+            ordered, events = reordered_by_rolls(enc, combatants, rolls, self.order_key)
+            combatants = list(ordered)
         return replace(enc, combatants=tuple(combatants)), events
 
 
