@@ -126,28 +126,20 @@ def el(element_id: str) -> JsObject:
 _html_cache: dict[str, str] = {}
 
 
-def set_html(element_id: str, html: str) -> bool:
-    """Write a region only when its HTML changed (keeps taps cheap and focus stable)."""
+def set_html(element_id: str, html: str, morph: bool = False, typing: bool = False) -> bool:
+    """Write a region only when its HTML changed (keeps taps cheap and focus stable). With `morph`,
+    as a morph of what is there (static/boot.js `RK.morph`): the nodes that stay are kept (a select
+    keeps its place, a field its focus and caret); with `typing` too, the field that has the focus
+    keeps its value (drawn as one types: the attack panel's odds)."""
     if _html_cache.get(element_id) == html:
         return False
     node = el(element_id)
     if node is None:
         return False
-    node.innerHTML = html
-    _html_cache[element_id] = html
-    return True
-
-
-def morph_html(element_id: str, html: str, typing: bool = False) -> bool:
-    """`set_html`, as a morph of what is there (static/boot.js `RK.morph`): the nodes that stay are
-    kept (a select keeps its place, a field its focus and caret); with `typing`, the field that has
-    the focus keeps its value too (drawn as one types: the attack panel's odds)."""
-    if _html_cache.get(element_id) == html:
-        return False
-    node = el(element_id)
-    if node is None:
-        return False
-    window.RK.morph(node, html, typing)
+    if morph:
+        window.RK.morph(node, html, typing)
+    else:
+        node.innerHTML = html
     _html_cache[element_id] = html
     return True
 

@@ -714,7 +714,7 @@ class Runtime:
         if isinstance(drawn, Elsewhere):
             self.dispatch(SheetClosed() if drawn.kind is None else SheetOpened(drawn.kind))
             return
-        dom.morph_html("sheet-body", drawn, typing)
+        dom.set_html("sheet-body", drawn, morph=True, typing=typing)
         if self.model.ui.sheet[0] == "live" and self.live_link:
             self.show_link(self.live_link)
         for field, box, note in (("offer-code", "offer-qr", "offer-qr-note"), ("answer-code", "answer-qr", "answer-qr-note"),
