@@ -24,7 +24,8 @@ from .errors import RuleError
 from .record import Record
 
 __all__ = ["read_args", "typed", "Target", "Edit", "Added", "Delay", "HitPoints", "Temporary", "NewCondition", "GoneCondition",
-           "Flag", "Option", "Rename", "Initiative", "Batch", "Nothing"]
+           "Flag", "Option", "Rename", "Initiative", "Batch", "Nothing", "NewTool", "ToolTarget", "ToolUsed", "Recharged",
+           "ToolActed", "ToolSet"]
 
 T = TypeVar("T", bound=Record)
 
@@ -111,6 +112,54 @@ class Initiative(Record):
 
 class Batch(Record):
     actions: list[Any]
+
+
+class NewTool(Record):
+    """A turn tool given to a combatant: its fields as typed (pyengine/tools.py: new_tool)."""
+
+    id: str
+    tool: dict[str, Any]
+
+
+class ToolTarget(Record):
+    """One turn tool of one combatant (removed)."""
+
+    id: str
+    tool: str
+
+
+class ToolUsed(Record):
+    """An ability used, legendary actions spent (`count`), a daily use."""
+
+    id: str
+    tool: str
+    count: int = 1
+
+
+class Recharged(Record):
+    """A spent ability's recharge roll: the d6's face."""
+
+    id: str
+    tool: str
+    face: int
+
+
+class ToolActed(Record):
+    """Regeneration or ongoing damage applied: the hit points (rolled where they are dice) and the roll."""
+
+    id: str
+    tool: str
+    amount: int
+    roll: str | None = None
+
+
+class ToolSet(Record):
+    """A tool's state set by hand: what is left (uses back after a rest, an ability ready), regeneration paused."""
+
+    id: str
+    tool: str
+    left: int | None = None
+    paused: bool | None = None
 
 
 def _whole(value: Any) -> int | None:

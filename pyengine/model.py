@@ -13,7 +13,7 @@ from .text import clean_text
 
 __all__ = [
     "SIDES", "SKIP_DOWN", "ID_PATTERN", "LIMITS", "MAX_COMBATANTS", "NUMBER_FIELDS",
-    "Duration", "Condition", "Combatant", "Event", "Action", "Encounter", "Outcome", "StatField",
+    "TOOL_KINDS", "Duration", "Condition", "TurnTool", "Combatant", "Event", "Action", "Encounter", "Outcome", "StatField",
     "too_many_combatants", "valid_stat", "validated_fields",
 ]
 
@@ -49,6 +49,32 @@ class Condition:
     note: str = ""
 
 
+# A combatant's turn tools (pyengine/tools.py): an ability that recharges on a d6, regeneration,
+# ongoing damage, legendary actions, limited uses a day.
+TOOL_KINDS = ("recharge", "regeneration", "ongoing", "legendary", "uses")
+
+
+@dataclass(frozen=True)
+class TurnTool:
+    """One of a combatant's turn tools: what it is (`kind`, one of TOOL_KINDS), its name, and its
+    state. `amount` is the hit points regeneration gives or ongoing damage deals (a number or
+    dice), at the `when` ('start' / 'end') of its turn; `low` the lowest d6 face that recharges an
+    ability (5 for "Recharge 5–6"); `most` the legendary actions a round or the uses a day, and
+    `left` how many are left (an ability that recharges: 1 ready, 0 spent); `paused`: regeneration
+    does not work at its next turn (acid or fire); `done`: the round its turn effect was applied."""
+
+    id: str
+    kind: str
+    name: str
+    amount: str = ""
+    low: int = 6
+    when: str = "start"
+    most: int = 1
+    left: int = 1
+    paused: bool = False
+    done: int = 0
+
+
 # Flags that are no turn's: what the players may see of a combatant (pyengine/handoff.py), kept when
 # a system clears its per-turn flags at the start of a turn.
 HIDDEN_FLAG = "hidden"
@@ -73,6 +99,7 @@ class Combatant:
     group: str | None = None
     flags: tuple[str, ...] = ()
     stats: tuple[tuple[str, Any], ...] = ()
+    tools: tuple[TurnTool, ...] = ()
 
     @property
     def down(self) -> bool:
@@ -85,6 +112,17 @@ class Combatant:
         """A stat, with `default` when it is missing or empty (None)."""
         value = dict(self.stats).get(key)
         return default if value is None else value
+
+    def tool(self, tid: str) -> TurnTool:
+        """One of its turn tools by id (RuleError: it has no such tool any more)."""
+        for t in self.tools:
+            if t.id == tid:
+                return t
+        raise RuleError(f"{self.name} no longer has that turn tool.")
+
+    def with_tool(self, tool: TurnTool) -> Combatant:
+        """This combatant with `tool` in place of the one with its id."""
+        return replace(self, tools=tuple(tool if t.id == tool.id else t for t in self.tools))
 
     def with_stats(self, **changes: Any) -> Combatant:
         """This combatant with some stats changed; a stat set to None is removed."""

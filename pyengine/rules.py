@@ -41,7 +41,7 @@ class ActionRule:
 CORE_KINDS = frozenset({
     "batch", "add_combatant", "update_combatant", "remove_combatant", "start_combat", "next_turn", "previous_turn", "end_combat",
     "delay", "damage", "heal", "temp_hp", "add_condition", "remove_condition", "set_flag", "set_option", "rename",
-    "set_initiative", "act_now",
+    "set_initiative", "act_now", "add_tool", "remove_tool", "use_tool", "recharge_tool", "tool_acts", "set_tool",
 })
 
 
@@ -88,9 +88,14 @@ class System:
     actions: dict[str, ActionRule] = {}
     clear_flags_at_turn_start = True   # per-turn flags (parry ...) end when the combatant's turn starts
     no_delay = ""                      # why a turn cannot be delayed ("Delay until after"), when the rules say so
+    turn_tools: tuple[str, ...] = ()   # the turn tools its rules have (model.TOOL_KINDS: recharge, legendary ...)
 
     def is_down(self, combatant: Combatant) -> bool:
         return combatant.hp is not None and combatant.hp <= 0
+
+    def is_creature(self, combatant: Combatant) -> bool:
+        """Whether an entry of the order is a creature, which attacks and is attacked (a lair is not)."""
+        return True
 
     def check_turn_state(self, encounter: Encounter) -> None:
         """A saved fight's turn state as this system keeps it, else SchemaError (read from a link, a

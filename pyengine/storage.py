@@ -17,6 +17,7 @@ from .errors import EngineError, SchemaError
 from .model import LIMITS, MAX_COMBATANTS, SIDES, Action, Combatant, Condition, Duration, Encounter, too_many_combatants, valid_stat
 from .rules import get_system
 from .text import clean_text
+from .tools import MAX_TOOLS, tool_from_dict, tool_to_dict
 from .tracker import Timeline
 
 __all__ = [
@@ -99,6 +100,8 @@ def _combatant_to_dict(c: Combatant) -> dict[str, Any]:
         out["flags"] = list(c.flags)
     if c.stats:
         out["stats"] = dict(c.stats)
+    if c.tools:
+        out["tools"] = [tool_to_dict(t) for t in c.tools]
     return out
 
 
@@ -183,6 +186,15 @@ def _combatant_from_dict(d: Any) -> Combatant:
         isinstance(k, str) and len(k) <= 40 and valid_stat(v) for k, v in stats.items()
     ):
         raise SchemaError(f"{label}: stats are unreadable.")
+    raw_tools = d.get("tools", []) or []
+    if not isinstance(raw_tools, list) or len(raw_tools) > MAX_TOOLS:
+        raise SchemaError(f"{label}: turn tools are unreadable.")
+    try:
+        tools = tuple(tool_from_dict(t) for t in raw_tools)
+    except EngineError as error:
+        raise SchemaError(f"{label}: {error}") from None
+    if len({t.id for t in tools}) != len(tools):
+        raise SchemaError(f"{label}: two turn tools share one id.")
     # Every text is cleaned as it is read, as typed text is (links, files and storage alike).
     flags = [clean_text(f) for f in flags]
     stats = {k: clean_text(v) if isinstance(v, str) else v for k, v in stats.items()}
@@ -197,7 +209,7 @@ def _combatant_from_dict(d: Any) -> Combatant:
         temp_hp=_int(d.get("temp_hp", 0), f"{label}: temporary HP", hp_limit),
         conditions=tuple(conditions), notes=clean_text(_str(d.get("notes"), f"{label}: notes", LIMITS["notes"], True)),
         group=_str(d.get("group"), "A group id", 20, True) or None, flags=tuple(flags),
-        stats=tuple(sorted(stats.items())),
+        stats=tuple(sorted(stats.items())), tools=tools,
     )
 
 
@@ -233,6 +245,8 @@ def encounter_from_dict(d: Any) -> Encounter:
     )
     if enc.started and enc.active_id is None and not rules.flow.table_picks_actor:
         raise SchemaError("A started fight names whose turn it is.")
+    if any(t.kind not in rules.turn_tools for c in parsed for t in c.tools):
+        raise SchemaError(f"A combatant has a turn tool that {rules.label}'s rules do not have.")
     rules.check_turn_state(enc)  # each system's own schema (a started Laurels fight without its side roll ...)
     return enc
 

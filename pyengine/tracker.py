@@ -53,6 +53,7 @@ from .model import (
 )
 from .rules import CORE_KINDS, ActionRule, get_system, system_of
 from .text import clean_text
+from .tool_actions import TOOL_ACTIONS
 from .turns import active_unit, advance, turn_starts, turn_units, unit_name, unit_skipped
 
 __all__ = [
@@ -481,6 +482,7 @@ CORE: dict[str, ActionRule] = {
     "rename": ActionRule(typed(Rename, _rename)),
     "set_initiative": ActionRule(typed(Initiative, _set_initiative)),
     "act_now": ActionRule(typed(Target, _act_now)),
+    **TOOL_ACTIONS,  # a combatant's turn tools: recharge, regeneration, ongoing damage, legendary actions, uses a day
 }
 assert set(CORE) == CORE_KINDS, "rules.CORE_KINDS names the tracker's actions"
 

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from .errors import RuleError, SchemaError
 from .model import LASTING_FLAGS, LIMITS, Combatant, Encounter, Event
+from .tools import at_turn_start
 
 __all__ = [
     "DONE", "INITIATIVE", "SIDES", "TurnHooks", "TurnFlow", "InitiativeFlow", "SideFlow", "SideRoll",
@@ -136,8 +137,8 @@ def tick(enc: Encounter, event: str, anchors: set[str]) -> tuple[Encounter, tupl
 
 
 def turn_starts(enc: Encounter, hooks: TurnHooks) -> tuple[Encounter, tuple[Event, ...]]:
-    """The active unit's turn begins: per-turn flags reset (not LASTING_FLAGS), the system's turn-start rules, and
-    conditions timed to the start of this turn count down."""
+    """The active unit's turn begins: per-turn flags reset (not LASTING_FLAGS), the system's turn-start rules, its
+    turn tools' (legendary actions back), and conditions timed to the start of this turn count down."""
     unit = active_unit(enc)
     ids = {c.id for c in unit}
     events = [Event("turn", enc.round, f"{unit_name(unit)}'s turn", who=unit[0].id if unit else None)]
@@ -145,8 +146,9 @@ def turn_starts(enc: Encounter, hooks: TurnHooks) -> tuple[Encounter, tuple[Even
         enc = replace(enc, combatants=tuple(replace(c, flags=tuple(f for f in c.flags if f in LASTING_FLAGS))
                                             if c.id in ids and c.flags else c for c in enc.combatants))
     enc = hooks.on_turn_start(enc)
+    enc, tooled = at_turn_start(enc, ids)
     enc, expired = tick(enc, "start", ids)
-    return enc, tuple(events) + expired
+    return enc, tuple(events) + tooled + expired
 
 
 def advance(enc: Encounter, hooks: TurnHooks, forward: bool, process: bool = True,

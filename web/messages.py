@@ -12,7 +12,7 @@ from pyengine.record import Record, field
 __all__ = [
     "EncountersImported", "OfflineStarted", "OfferMade", "ScanOpened", "CodeRead", "AnswerMade", "PairingFailed", "DirectFailed", "RelaysChecked",
     "Act", "NextTurnTapped", "StartTapped", "InitiativeEntered", "UndoTapped", "RedoTapped", "HitPointsTyped",
-    "BatchApplied", "QuickAdded", "AttackApplied", "SelectingToggled", "SelectionToggled", "SectionPicked",
+    "BatchApplied", "QuickAdded", "AttackApplied", "SelectingToggled", "SelectionToggled", "SectionPicked", "ToolKindPicked", "ToolAdded",
     "SavedRollDeleted", "SavedRollRestored", "CharacterDeleted", "CharacterRestored", "CombatantAdded", "RollTyped",
     "SavedRollTapped", "RollSaved", "QuickDieTapped", "DiceTyped", "AttackRolled", "CharacterSaved", "ShareOffered",
     "ShareOpened", "EncounterCreated", "EncounterCopied", "EncounterDeleted", "EncounterRestored", "HistoryCleared",
@@ -108,6 +108,20 @@ class SelectionToggled(Record):
 
 class SectionPicked(Record):
     key: str
+
+
+class ToolKindPicked(Record):
+    """The kind of turn tool the sheet's add form is for (its fields follow it)."""
+
+    kind: str
+
+
+class ToolAdded(Record):
+    """A turn tool as typed on a combatant's sheet (the engine checks its fields)."""
+
+    ident: str
+    fields: dict[str, Any]
+    rng: Rng
 
 
 class SavedRollDeleted(Record):
@@ -604,7 +618,7 @@ class RelaysChecked(Record):
 
 
 Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped | RedoTapped | HitPointsTyped |
-           BatchApplied | QuickAdded | AttackApplied | SelectingToggled | SelectionToggled | SectionPicked |
+           BatchApplied | QuickAdded | AttackApplied | SelectingToggled | SelectionToggled | SectionPicked | ToolKindPicked | ToolAdded |
            SavedRollDeleted | SavedRollRestored | CharacterDeleted | CharacterRestored | CombatantAdded | RollTyped |
            SavedRollTapped | RollSaved | QuickDieTapped | DiceTyped | AttackRolled | CharacterSaved | ShareOffered |
            ShareOpened | EncounterCreated | EncounterCopied | EncounterDeleted | EncounterRestored | HistoryCleared |

@@ -16,6 +16,7 @@ from pyengine.text import quoted
 from pyengine.tracker import Timeline
 from pyengine.turns import active_unit, side_state, unit_name
 
+from . import tools
 from .html import UNSIGNED, clock, esc, field, odds_html, roll_text
 from .views import view_for
 
@@ -66,7 +67,7 @@ def combatant_row(enc: Encounter, c: Combatant, active_ids: set[str], names: dic
     flags = view.flag_html(c)
     if down:
         flags = f'<span class="chip down" data-testid="down">{esc(view.down_label)}</span>' + flags
-    flags += view.row_chips(enc, c)
+    flags += view.row_chips(enc, c) + tools.row_chips(c)
     act = ""
     if selected is None and system.flow.may_act_now(system, enc, c):
         act = f'<button type="button" class="act" data-action="act-now" data-id="{esc(c.id)}" data-testid="act-now">Act</button>'
@@ -130,7 +131,7 @@ def tracker_html(timeline: Timeline, selected: tuple[str, ...] | None = None) ->
         status = f'<p class="turn-now" data-testid="turn-now">Now: <b>{esc(who)}</b> {attack}</p>'
     else:
         status = ""
-    status += view.turn_panel(enc)
+    status += tools.now_html(enc) + view.turn_panel(enc)
     options = "" if enc.started else view.start_options(enc)
     start_label = "Roll initiative" if flow.ordered_by_initiative else "Roll for sides"
     if selected is not None:
@@ -195,7 +196,7 @@ def log_html(events: list[Event], limit: int = 200) -> str:
         for e in shown
     )
     more = f'<p class="muted">{len(events) - limit} earlier entries not shown.</p>' if len(events) > limit else ""
-    return f'<ol class="log" data-testid="log" reversed>{items}</ol>{more}'
+    return f'<ol class="log" data-testid="log" reversed tabindex="0" aria-label="Log, newest first">{items}</ol>{more}'
 
 
 def needs_initiative_entry(enc: Encounter) -> bool:
@@ -256,6 +257,8 @@ def add_sheet_html(enc: Encounter, roster: list[dict[str, Any]], templates: list
             for i, p in enumerate(templates)
         )
         quick = f'<p class="muted">Quick add</p><div class="quick-add row" data-testid="quick-add">{buttons}</div>'
+    if not c:
+        quick += view.add_extras(enc)
     return (
         f'<h3>{title}</h3>{quick}'
         f'<form id="combatant-form" data-action-submit="{"save-edit" if c else "save-add"}" data-id="{esc(c.id) if c else ""}">'
@@ -282,8 +285,13 @@ def add_sheet_html(enc: Encounter, roster: list[dict[str, Any]], templates: list
 
 
 def _target_choice(enc: Encounter, c: Combatant) -> str:
-    """The attack's target, changed here without leaving the attack (its attacker and choices stay)."""
-    options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == c.id else ""}>{esc(x.name)}</option>' for x in enc.combatants)
+    """The attack's target, changed here without leaving the attack (its attacker and choices stay):
+    any creature (a lair is none)."""
+    creature = system_of(enc).is_creature
+    if not creature(c):
+        return ""
+    options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == c.id else ""}>{esc(x.name)}</option>'
+                      for x in enc.combatants if creature(x))
     return (f'<label class="field">Target of an attack<select id="attack-target" data-action-change="attack-target" '
             f'data-testid="attack-target">{options}</select></label>')
 
@@ -305,7 +313,7 @@ def sections_html(sections: list[tuple[str, str, str]], open_key: str | None) ->
 
 
 def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict[str, Any] | None = None, events: list[Event] | None = None,
-                         section: str | None = None) -> str:
+                         section: str | None = None, tool_kind: str | None = None) -> str:
     names = enc.names()
     conds = "".join(
         f'<span class="chip">{esc(k.name)} <span class="muted">{esc(k.duration.describe(names))}</span> '
@@ -334,6 +342,7 @@ def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict[str, Any] | 
         f'<h3 data-testid="sheet-title">{esc(c.name)}</h3>{hp}'
         + (_target_choice(enc, c) if attack is not None and system_of(enc).attack_kind else "")
         + (sections_html(view_for(enc.system).sheet_sections(enc, c, attack, events or []), section) if attack is not None else "")
+        + tools.sheet_html(enc, c, tool_kind)
         + f'<p class="muted">Conditions</p><div class="chips" data-testid="sheet-conditions">{conds}</div>'
         '<div class="grid2">'
         f'<label class="field">Condition<input id="cond-name" list="cond-names" maxlength="60" data-testid="condition-name" autocomplete="off"></label>'

@@ -33,6 +33,7 @@ class Ui:
     practice: dict[str, Any] = field(default_factory=lambda: dict(FRESH_PRACTICE))  # a character's attack: which, at what target
     pending_character: Any = None                  # the Character of a #character= link, until the user answers
     table_view: Any = None                         # a fight's read-only view from a #view= link (pyengine.handoff)
+    tool_kind: str | None = None                   # the sheet's turn-tool form, open for this kind (None: closed)
 
     @property
     def practising(self) -> bool:
@@ -41,7 +42,7 @@ class Ui:
 
 
 def _sheet_opened(ui: Ui, kind: str, ident: str | None = None) -> Ui:
-    return replace(ui, sheet=(kind, ident), attack=dict(FRESH_ATTACK), section=None)
+    return replace(ui, sheet=(kind, ident), attack=dict(FRESH_ATTACK), section=None, tool_kind=None)
 
 
 def _target_picked(ui: Ui, ident: str) -> Ui:
@@ -52,6 +53,10 @@ def _target_picked(ui: Ui, ident: str) -> Ui:
 
 def _section_picked(ui: Ui, key: str) -> Ui:
     return replace(ui, section=key)
+
+
+def _tool_kind_picked(ui: Ui, kind: str | None) -> Ui:
+    return replace(ui, tool_kind=kind)
 
 
 def _sheet_closed(ui: Ui) -> Ui:
@@ -135,6 +140,7 @@ def _combatant_added(ui: Ui, side: str, pc: bool) -> Ui:
 MESSAGES: dict[str, Callable[..., Ui]] = {
     "target-picked": _target_picked,
     "section-picked": _section_picked,
+    "tool-kind-picked": _tool_kind_picked,
     "combatant-added": _combatant_added,
     "selecting-toggled": _selecting_toggled,
     "selection-toggled": _selection_toggled,

@@ -1,6 +1,8 @@
 """The generic system: d20 + modifier initiative, plain hit points, free-text conditions, the d20
-attack (d20 + bonus against AC, advantage, cover, a natural 20 doubles the damage dice), and the two
-reminders d20 tables expect (the SRD's death saves and concentration checks; docs/rules.md)."""
+attack (d20 + bonus against AC, advantage, cover, a natural 20 doubles the damage dice), the two
+reminders d20 tables expect (the SRD's death saves and concentration checks; docs/rules.md), the
+SRD monsters' turn tools (recharge, regeneration, ongoing damage, legendary actions, uses a day) and
+the lair's entry in the order (initiative 20, losing ties)."""
 
 from __future__ import annotations
 
@@ -10,12 +12,12 @@ from typing import Any
 from ..damage import mend, take_damage
 from ..dice import Distribution, Rng, distribution_ast, parse, roll_ast
 from ..errors import EngineError, RuleError
-from ..model import Combatant, Encounter, Event, Outcome, StatField
+from ..model import TOOL_KINDS, Combatant, Encounter, Event, Outcome, StatField
 from ..notation import MAX_DICE, count_dice, doubled_dice
 from ..rules import ActionRule, System, settle_ties
 from ..turns import reordered_by_rolls
 
-__all__ = ["GenericSystem", "concentration_dc", "death_save_outcome", "DEATH_SAVES", "AttackSpec", "attack_spec", "attack_odds",
+__all__ = ["GenericSystem", "LAIR_INITIATIVE", "LAIR", "is_lair", "concentration_dc", "death_save_outcome", "DEATH_SAVES", "AttackSpec", "attack_spec", "attack_odds",
            "AttackOdds", "COVER"]
 
 DEATH_SAVES = 3  # three successes: stable; three failures: dead
@@ -26,6 +28,15 @@ STATS = (
     StatField("crit_on", "Critical hit on a natural", default=20, low=2, high=20),
 )
 COVER = {"none": 0, "half": 2, "three-quarters": 5}  # SRD: cover adds to the target's AC
+# SRD, "Lair Actions": on initiative count 20, losing all initiative ties. The lair is an entry of
+# the order (a combatant marked by the stat `lair`), not a creature: it has no hit points and is
+# never an attacker or a target.
+LAIR_INITIATIVE = 20
+LAIR = {"name": "Lair", "side": "opponents", "initiative": LAIR_INITIATIVE, "stats": {"lair": True}}
+
+
+def is_lair(c: Combatant) -> bool:
+    return c.stat("lair") is True
 
 
 @dataclass(frozen=True)
@@ -227,6 +238,21 @@ class GenericSystem(System):
     attack_kind = "d20_attack"
     # A table's variant (the SRD rolls once): everyone rolls again as each new round begins.
     options = {"initiative": ("once", "every_round")}
+    turn_tools = TOOL_KINDS
+
+    def is_creature(self, combatant: Combatant) -> bool:
+        return not is_lair(combatant)
+
+    def roll_initiative(self, combatant: Combatant, rng: Rng) -> tuple[int, int, str]:
+        """d20 + modifier; a lair is always on 20 and rolls nothing."""
+        if is_lair(combatant):
+            return LAIR_INITIATIVE, 0, ""
+        return super().roll_initiative(combatant, rng)
+
+    def order_key(self, combatant: Combatant) -> tuple[Any, ...]:
+        """Highest first; a lair after everyone on the same count (it loses ties); then the modifier, then the roll-off."""
+        init = combatant.initiative if combatant.initiative is not None else -10**9
+        return (-init, is_lair(combatant), -combatant.init_mod, -combatant.tiebreak)
 
     def reroll_each_round(self, encounter: Encounter) -> bool:
         return bool(encounter.option("initiative", "once") == "every_round")
@@ -239,7 +265,7 @@ class GenericSystem(System):
 
     def break_ties(self, encounter: Encounter, results: dict[str, list[Any]], rng: Rng) -> None:
         """Ties on the total go to the higher modifier, then to a d20 roll-off (repeated while tied)."""
-        mods = {c.id: c.init_mod for c in encounter.combatants}
+        mods = {c.id: (c.init_mod, is_lair(c)) for c in encounter.combatants}  # a lair loses ties: it rolls off with none
         settle_ties(results, rng, 20, key=lambda cid, entry: (entry[0], mods[cid]))
 
     def on_damage(self, encounter: Encounter, before: Combatant, amount: int) -> tuple[Encounter, list[Event]]:

@@ -806,6 +806,7 @@ class StrifeSystem(System):
     stat_fields = STATS
     rolls_initiative = False  # the turn order is the Initiative stat
     attack_kind = "ros_attack"
+    turn_tools = ("uses",)    # seed 001: "each faith power can only be used once per day" (a power, 1 a day)
 
     def attack_outcome(self, args: dict[str, Any]) -> AttackOutcome:
         """Crit miss, miss, stopped (by a ward, parry or block), hit or crit."""

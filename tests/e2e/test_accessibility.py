@@ -65,9 +65,16 @@ def states(page):
     t = fight("generic")
     t = t.do(resolve(t.present, "add_condition", {"id": "c2", "name": "Prone", "until": "end", "rounds": 1}))
     t = t.do(resolve(t.present, "damage", {"id": "c1", "amount": 12}))
+    for who, tool in (("c1", {"kind": "regeneration", "amount": "1d4"}), ("c1", {"kind": "recharge", "name": "Breath"}),
+                      ("c2", {"kind": "legendary", "most": 3}), ("c1", {"kind": "uses", "name": "Misty Step", "most": 2})):
+        t = t.do(resolve(t.present, "add_tool", {"id": who, "tool": tool}))
+    t = t.do(resolve(t.present, "use_tool", {"id": "c1", "tool": "t5"}))  # the turn tools waiting under "Now:", legendary on Aria's turn
     seed(page, stored_fight(t))
-    yield "generic, started, one down"
+    page.get_by_test_id("legendary-now").wait_for()
+    yield "generic, started, one down, turn tools waiting"
     page.get_by_test_id("combatant-row").first.click()
+    page.locator("[data-testid=tool-add] summary").click()  # the turn tool form open too
+    page.get_by_test_id("tool-kind").wait_for()
     yield "generic combatant sheet"
     close_sheet(page)
     page.get_by_test_id("add-combatant").click()

@@ -5,7 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from .. import render
-from ..messages import Act, AttackApplied, AttackConfigured, AttackRolled, HitPointsTyped, SectionPicked, SheetOpened, TargetPicked
+from ..messages import (
+    Act,
+    AttackApplied,
+    AttackConfigured,
+    AttackRolled,
+    HitPointsTyped,
+    SectionPicked,
+    SheetOpened,
+    TargetPicked,
+    ToolAdded,
+    ToolKindPicked,
+)
 from ..views import Events, Handler, Page, view_for
 from .base import Context, Elsewhere, Screen
 from .characters import open_character
@@ -17,7 +28,7 @@ def draw(ctx: Context, ident: str | None) -> str | Elsewhere:
     if ident is None or ident not in enc.names():
         return Elsewhere()
     ui = ctx.model.ui
-    return render.combatant_sheet_html(enc, enc.get(ident), ui.attack, t.log()[-30:], ui.section)
+    return render.combatant_sheet_html(enc, enc.get(ident), ui.attack, t.log()[-30:], ui.section, ui.tool_kind)
 
 
 SCREENS = (Screen("combatant", draw, "sheet-error"),)
@@ -49,6 +60,19 @@ def _condition(page: Page) -> Events:
     }, page.rng)
 
 
+def _tool(kind: str, **more: Any) -> Handler:
+    """A turn tool's button (on the sheet or under "Now: …"): the action on that combatant's tool."""
+    def handler(page: Page) -> Events:
+        read = {key: value(page) for key, value in more.items()}
+        return Act(kind, {"id": page.data("id"), "tool": page.data("tool"), **{k: v for k, v in read.items() if v is not None}}, page.rng)
+    return handler
+
+
+def _tool_added(page: Page) -> Events:
+    fields = {key: page.value(f"tool-{key}") for key in ("kind", "name", "amount", "low", "when", "most")}
+    return ToolAdded(str(page.data("id")), {k: v for k, v in fields.items() if v}, page.rng)
+
+
 EVENTS: dict[str, Handler] = {
     "act-now": lambda page: Act("act_now", {"id": page.data("id")}, page.rng),
     "attack-roll": lambda page: AttackRolled(page.data("id"), page.value("atk-attacker") or None, page.rng, page.now_ms()),
@@ -60,8 +84,16 @@ EVENTS: dict[str, Handler] = {
     "delay": lambda page: Act("delay", {"id": page.data("id"), "after": page.value("delay-after")}, page.rng, close_sheet=True),
     "edit": lambda page: SheetOpened("edit", page.data("id")),
     "pick-section": lambda page: SectionPicked(str(page.data("section"))),
+    "tool-use": _tool("use_tool", count=lambda page: page.number(page.data("count"), 1)),
+    "tool-recharge": _tool("recharge_tool"),
+    "tool-acts": _tool("tool_acts"),
+    "tool-set": _tool("set_tool", left=lambda page: page.number(page.data("left")),
+                      paused=lambda page: None if page.data("paused") is None else page.data("paused") == "1"),
+    "tool-remove": _tool("remove_tool"),
+    "tool-add": _tool_added,
 }
 CHANGES: dict[str, Handler] = {
+    "tool-kind": lambda page: ToolKindPicked(page.chosen),
     "attack-target": lambda page: TargetPicked(page.chosen),
     "attack-config": attack_configured,
 }

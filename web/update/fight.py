@@ -68,6 +68,8 @@ from ..messages import (
     StartTapped,
     TargetPicked,
     ThemeToggled,
+    ToolAdded,
+    ToolKindPicked,
     UndoTapped,
 )
 from ..model import Model
@@ -231,6 +233,18 @@ def _section(model: Model, m: SectionPicked) -> Result:
     return replace(model, ui=state.update(model.ui, "section-picked", key=m.key)), (RenderSheet(),)
 
 
+def _tool_kind(model: Model, m: ToolKindPicked) -> Result:
+    return replace(model, ui=state.update(model.ui, "tool-kind-picked", kind=m.kind)), (RenderSheet(),)
+
+
+def _tool_added(model: Model, m: ToolAdded) -> Result:
+    """A turn tool given to a combatant, one undoable step; its form closes (the tool is in the list above it)."""
+    after, effects = act(model, "add_tool", {"id": m.ident, "tool": dict(m.fields)}, m.rng)
+    if after.timeline is model.timeline:
+        return after, effects
+    return replace(after, ui=state.update(after.ui, "tool-kind-picked", kind=None)), effects
+
+
 def _dismiss(model: Model, m: NoticeDismissed) -> Result:
     if not 0 <= m.index < len(model.notices):
         return model, ()
@@ -330,12 +344,12 @@ def _attack_last(model: Model, m: AttackLastTapped) -> Result:
     whoever's turn it is."""
     enc = model.timeline.present
     me = enc.get(enc.active_id) if enc.active_id else None
-    down = system_of(enc).is_down
+    system = system_of(enc)
+    standing = [c.id for c in enc.combatants if not system.is_down(c) and system.is_creature(c)]  # a lair is never a target
     last = model.ui.last_target
-    target = last if (last in enc.names() and last != enc.active_id and not down(enc.get(last))
-                      and (me is None or enc.get(last).side != me.side)) else None
+    target = last if (last in standing and last != enc.active_id and (me is None or enc.get(last).side != me.side)) else None
     if target is None:  # never one of its own side (a group's other member) unless chosen
-        target = next((c.id for c in enc.combatants if c.side != (me.side if me else "") and not down(c)), None)
+        target = next((cid for cid in standing if enc.get(cid).side != (me.side if me else "")), None)
     return opened(model, "combatant", target) if target is not None else (model, ())
 
 
@@ -417,6 +431,8 @@ UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     SelectingToggled: _selecting,
     SelectionToggled: _selection,
     SectionPicked: _section,
+    ToolKindPicked: _tool_kind,
+    ToolAdded: _tool_added,
     NoticeDismissed: _dismiss,
     CombatantAdded: _combatant_added,
     AttackRolled: _attack_rolled,

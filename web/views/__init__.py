@@ -120,8 +120,9 @@ def attacker_choice(enc: Encounter, target: Combatant, chosen: Any, default: str
     it is; on a group's turn its first member still standing) unless that is on the target's own
     side, else the first foe of the target still standing; with the select's HTML. An ally never
     attacks by default (a PC tapped on its own turn is not attacked by its friend). None: nobody else."""
-    others = [x for x in enc.combatants if x.id != target.id]
-    if not others:
+    creature = system_of(enc).is_creature
+    others = [x for x in enc.combatants if x.id != target.id and creature(x)]
+    if not others or not creature(target):
         return None
     ids = {x.id for x in others}
     down = system_of(enc).is_down
@@ -162,6 +163,10 @@ class View:
         """The buttons after "Now: …" for whoever acts: Attack… where the system has attacks."""
         return ('<button type="button" class="act" data-action="attack-last" data-testid="attack-open">Attack…</button>'
                 if self.attack_button else "")
+
+    def add_extras(self, enc: Encounter) -> str:
+        """What the add form offers beyond a combatant (the generic system's lair)."""
+        return ""
 
     def turn_panel(self, enc: Encounter) -> str:
         """A panel under "Now: …" (the turn's parts, a reminder)."""

@@ -7,7 +7,7 @@ from typing import Any
 
 from pyengine.errors import EngineError
 from pyengine.model import Combatant, Encounter, Event
-from pyengine.systems.generic import COVER, DEATH_SAVES, attack_odds, attack_spec, dying
+from pyengine.systems.generic import COVER, DEATH_SAVES, LAIR, LAIR_INITIATIVE, attack_odds, attack_spec, dying, is_lair
 
 from ..html import at_least, attack_input, attack_select, esc, initiative_option, odds_html, pct, roll_text
 from ..messages import Act
@@ -75,8 +75,15 @@ def _death_save(page: Page) -> Act:
     return Act("death_save", {"id": page.data("id"), **({"result": page.data("result")} if page.data("result") else {})}, page.rng)
 
 
+def _lair(page: Page) -> Act:
+    return Act("add_combatant", {"combatant": dict(LAIR)}, page.rng, close_sheet=True)
+
+
+LAIR_WORDS = f"lair action: initiative {LAIR_INITIATIVE}, losing ties"
+
+
 class GenericView(View):
-    events = {"death-save": _death_save}
+    events = {"death-save": _death_save, "add-lair": _lair}
     attack_button = True
     weapon_fields = ("to_hit", "damage", "crit_on")
     target_fields = ("ac",)
@@ -87,14 +94,25 @@ class GenericView(View):
     def attack_html(self, enc: Encounter, target: Combatant, attack: dict[str, Any]) -> str:
         return attack_html(enc, target, attack)
 
+    def add_extras(self, enc: Encounter) -> str:
+        """The lair's entry in the order (SRD: initiative 20, losing ties), once a fight."""
+        if any(is_lair(c) for c in enc.combatants):
+            return ""
+        return ('<button type="button" data-action="add-lair" data-testid="add-lair">+ Lair actions '
+                f'<span class="muted">(initiative {LAIR_INITIATIVE}, loses ties)</span></button>')
+
     def now_actions(self, enc: Encounter, active: Combatant | None) -> str:
-        """A dying player character's turn is its death save, not an attack."""
+        """A dying player character's turn is its death save, not an attack; the lair's is its lair action."""
+        if active is not None and is_lair(active):
+            return f'<span class="muted" data-testid="lair-now">{LAIR_WORDS}</span>'
         if active is not None and dying(active):
             return (f'<button type="button" class="act primary" data-action="death-save" data-id="{esc(active.id)}" '
                     'data-testid="turn-death-save">Roll death save</button>')
         return super().now_actions(enc, active)
 
     def row_chips(self, enc: Encounter, c: Combatant) -> str:
+        if is_lair(c):
+            return '<span class="chip" data-testid="lair-chip">lair · loses ties</span>'
         chips = ""
         if c.stat("ac") is not None:
             chips += f'<span class="chip ac" data-testid="ac">AC {esc(c.stat("ac"))}</span>'
