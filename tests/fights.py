@@ -19,9 +19,11 @@ Request = tuple[str, dict]
 
 
 def _ids(t: Timeline, value: Any) -> Any:
-    """Replace `@Name` by that combatant's id (in strings, lists and dicts)."""
+    """Replace `@Name` by that combatant's id, `%Name` by that turn tool's (in strings, lists and dicts)."""
     if isinstance(value, str) and value.startswith("@"):
         return next(c.id for c in t.present.combatants if c.name == value[1:])
+    if isinstance(value, str) and value.startswith("%"):
+        return next(x.id for c in t.present.combatants for x in c.tools if x.name == value[1:])
     if isinstance(value, list):
         return [_ids(t, v) for v in value]
     if isinstance(value, dict):
@@ -93,6 +95,28 @@ GENERIC: list[Request] = [
     _add("Ogre", side="opponents", max_hp=30, stats={"ac": 11}),
     ("d20_attack", {"attacker": "@Hero", "target": "@Ogre", "adv": "adv", "cover": "half"}),
     ("d20_attack", {"attacker": "@Foe", "target": "@Ogre", "modifier": "2"}),
+    # added with the turn tools and the lair (fixture fight-generic-4)
+    _add("Lair", side="opponents", initiative=20, stats={"lair": True}),
+    ("add_tool", {"id": "@Ogre", "tool": {"kind": "recharge", "name": "Breath", "low": 5}}),
+    ("add_tool", {"id": "@Ogre", "tool": {"kind": "regeneration", "amount": "3"}}),
+    ("add_tool", {"id": "@Ogre", "tool": {"kind": "ongoing", "name": "Burning", "amount": "1d6", "when": "end"}}),
+    ("add_tool", {"id": "@Foe", "tool": {"kind": "legendary", "most": 3}}),
+    ("add_tool", {"id": "@Hero", "tool": {"kind": "uses", "name": "Second Wind", "most": 2}}),
+    ("start_combat", {}),
+    ("use_tool", {"id": "@Ogre", "tool": "%Breath"}),
+    ("use_tool", {"id": "@Foe", "tool": "%Legendary actions", "count": 2}),
+    ("recharge_tool", {"id": "@Ogre", "tool": "%Breath"}),
+    ("tool_acts", {"id": "@Ogre", "tool": "%Burning"}),
+    ("set_tool", {"id": "@Ogre", "tool": "%Regeneration", "paused": True}),
+    ("use_tool", {"id": "@Hero", "tool": "%Second Wind"}),
+    ("set_tool", {"id": "@Hero", "tool": "%Second Wind", "left": 2}),
+    ("next_turn", {}),
+    ("next_turn", {}),
+    ("next_turn", {}),
+    ("tool_acts", {"id": "@Ogre", "tool": "%Regeneration"}),
+    ("remove_tool", {"id": "@Ogre", "tool": "%Burning"}),
+    ("undo", {}),
+    ("redo", {}),
 ]
 
 LAURELS: list[Request] = [
@@ -151,6 +175,9 @@ STRIFE: list[Request] = [
     ("ros_part", {"id": "@Hero", "part": "action"}),
     ("ros_bottom", {"id": "@Foe"}),
     ("end_combat", {}),
+    # added with the turn tools: a faith power, once a day (fixture fight-strife-2)
+    ("add_tool", {"id": "@Mira", "tool": {"kind": "uses", "name": "Prayer of Faith"}}),
+    ("use_tool", {"id": "@Mira", "tool": "%Prayer of Faith"}),
 ]
 
 FIGHTS: dict[str, list[Request]] = {"generic": GENERIC, "laurels": LAURELS, "realms": REALMS, "strife": STRIFE}

@@ -1,0 +1,126 @@
+"""Turn tools and the lair in the web layer (web/tools.py, the combatant screen's handlers, the update),
+in CPython: a tap read into a message, the update's model and effects, and what the page draws."""
+
+from __future__ import annotations
+
+import random
+
+from pyengine.tracker import Timeline, new_encounter, resolve
+from tests.unit.pages import FakePage
+from web import render
+from web.effects import Refuse, RenderSheet, Toast
+from web.messages import NextTurnTapped
+from web.model import Model
+from web.screens import handler
+from web.update import update
+from web.views import attacker_choice
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+def model_of(*requests: tuple[str, dict], system: str = "generic") -> Model:
+    t = Timeline.start(new_encounter("e1", "Bridge", system=system))
+    for kind, args in requests:
+        t = t.do(resolve(t.present, kind, args, random.Random(2)))
+    return Model(t)
+
+
+def add(name: str, **fields) -> tuple[str, dict]:
+    return ("add_combatant", {"combatant": {"name": name, **fields}})
+
+
+DAX = add("Dax", side="party", pc=True, max_hp=30, initiative=20)
+DRAGON = add("Dragon", max_hp=178, initiative=15, stats={"ac": 18})
+TROLL = add("Troll", max_hp=84, initiative=10, stats={"ac": 15})
+
+
+def tap(model: Model, action: str, inputs: dict | None = None, chosen: str = "", kind: str = "click", **node):
+    """The screens' handler of `action` with the page's inputs, then the update of its message."""
+    page = FakePage(model, inputs, {"action": action, **node}, chosen=chosen)
+    found = handler(kind, action, model.timeline.present.system)
+    assert found is not None, action
+    message = found(page)
+    return update(model, message)
+
+
+def test_the_sheet_form_gives_a_tool_says_it_and_closes():
+    model = model_of(DAX, TROLL)
+    picked, effects = tap(model, "tool-kind", chosen="regeneration", kind="change")
+    assert picked.ui.tool_kind == "regeneration" and effects == (RenderSheet(),)
+    sheet = render.combatant_sheet_html(picked.timeline.present, picked.timeline.present.get("c2"), {}, [], None, picked.ui.tool_kind)
+    assert 'data-testid="tool-add" open' in sheet and 'data-testid="tool-amount"' in sheet and 'data-testid="tool-low"' not in sheet
+    after, effects = tap(picked, "tool-add", {"tool-kind": "regeneration", "tool-amount": "10", "tool-when": "start"}, id="c2")
+    troll = after.timeline.present.get("c2")
+    assert [(t.kind, t.amount, t.when) for t in troll.tools] == [("regeneration", "10", "start")]
+    assert Toast("Troll: Regeneration: 10 HP at the start of its turn", undo=True) in effects
+    assert after.ui.tool_kind is None  # the form closes: the tool is in the list above it
+
+
+def test_a_tool_typed_wrong_is_said_on_the_sheet_and_the_form_stays():
+    model, _ = tap(model_of(DAX, TROLL), "tool-kind", chosen="ongoing", kind="change")
+    after, effects = tap(model, "tool-add", {"tool-kind": "ongoing", "tool-amount": "fire"}, id="c2")
+    assert after.timeline is model.timeline and after.ui.tool_kind == "ongoing"
+    assert len(effects) == 1 and isinstance(effects[0], Refuse) and "neither a number nor dice" in effects[0].text
+
+
+def test_now_offers_the_active_creatures_waiting_tools_and_others_legendary_actions():
+    model = model_of(DAX, DRAGON, TROLL, ("add_tool", {"id": "c2", "tool": {"kind": "legendary"}}),
+                     ("add_tool", {"id": "c3", "tool": {"kind": "regeneration", "amount": "10"}}),
+                     ("add_tool", {"id": "c3", "tool": {"kind": "recharge", "name": "Breath", "low": 5}}),
+                     ("damage", {"id": "c3", "amount": 20}), ("start_combat", {}))
+    html = render.tracker_html(model.timeline)
+    assert 'data-testid="legendary-now"' in html and 'data-testid="tools-now"' not in html  # Dax's turn
+    spent, _ = tap(model, "tool-use", id="c2", tool="t4", count="1")
+    assert "use 1 <span class=\"muted\">(2/3 left)</span>" in render.tracker_html(spent.timeline)
+    dragon_turn, _ = update(spent, NextTurnTapped(1.0, random.Random(1)))
+    troll_turn, _ = update(dragon_turn, NextTurnTapped(2.0, random.Random(1)))
+    html = render.tracker_html(troll_turn.timeline)
+    assert troll_turn.timeline.present.active_id == "c3"
+    assert '>Regeneration: +10 HP</button>' in html and 'data-testid="tool-recharge"' not in html  # the breath is ready
+    assert "Legendary actions: use 1" in html  # the dragon's actions, back at its own turn, wait on the troll's
+    healed, effects = tap(troll_turn, "tool-acts", id="c3", tool="t5")
+    assert Toast("Troll regains 10 HP (Regeneration)", undo=True) in effects and healed.timeline.present.get("c3").hp == 74
+    assert 'data-testid="tools-now"' not in render.tracker_html(healed.timeline)
+    breathed, _ = tap(healed, "tool-use", id="c3", tool="t6", count="1")
+    assert ">Roll Breath's recharge (Recharge 5–6: 2 in 6 · 33.3%)</button>" in render.tracker_html(breathed.timeline)
+
+
+def test_a_hostile_tool_name_is_text_everywhere_it_shows():
+    model = model_of(DAX, TROLL, ("add_tool", {"id": "c2", "tool": {"kind": "recharge", "name": HOSTILE}}),
+                     ("add_tool", {"id": "c2", "tool": {"kind": "legendary", "name": HOSTILE}}), ("start_combat", {}),
+                     ("use_tool", {"id": "c2", "tool": "t3"}))
+    enc = model.timeline.present
+    for html in (render.tracker_html(model.timeline), render.combatant_sheet_html(enc, enc.get("c2"), {}, [], None)):
+        assert HOSTILE not in html and "&lt;img src=x onerror=alert(1)&gt;" in html
+
+
+def test_the_lair_is_one_tap_on_the_add_form_once_and_never_an_attacker_or_a_target():
+    model = model_of(DAX, TROLL)
+    assert 'data-testid="add-lair"' in render.add_sheet_html(model.timeline.present, [], [])
+    after, _ = tap(model, "add-lair")
+    enc = after.timeline.present
+    lair = next(c for c in enc.combatants if c.name == "Lair")
+    assert lair.initiative == 20 and lair.hp is None and lair.stat("lair") is True
+    assert 'data-testid="add-lair"' not in render.add_sheet_html(enc, [], [])  # one lair a fight
+    started, _ = tap(after, "start-combat")
+    enc = started.timeline.present
+    assert [c.name for c in enc.combatants] == ["Dax", "Lair", "Troll"]
+    choice = attacker_choice(enc, enc.get("c2"), None)
+    assert choice is not None and "Lair" not in choice[1]
+    assert attacker_choice(enc, lair, None) is None  # the lair is no target
+    lairs_turn, _ = tap(started, "next-turn")
+    assert 'data-testid="lair-now"' in render.tracker_html(lairs_turn.timeline)
+    assert 'data-testid="attack-open"' not in render.tracker_html(lairs_turn.timeline)
+    opened, _ = tap(lairs_turn, "attack-last")
+    assert opened.ui.sheet is None or opened.ui.sheet[1] != lair.id
+
+
+def test_realm_of_strife_offers_only_its_faith_powers_once_a_day():
+    model = model_of(add("Mira", side="party", pc=True, max_hp=20, init_mod=50), system="strife")
+    sheet = render.combatant_sheet_html(model.timeline.present, model.timeline.present.get("c1"), {}, [], None)
+    assert '<input type="hidden" id="tool-kind" value="uses">' in sheet and 'data-testid="tool-kind"' not in sheet
+    after, _ = tap(model, "tool-add", {"tool-kind": "uses", "tool-name": "Prayer of Faith", "tool-most": "1"}, id="c1")
+    assert [t.name for t in after.timeline.present.get("c1").tools] == ["Prayer of Faith"]
+    for system in ("realms", "laurels"):
+        other = model_of(add("Kael", side="party", max_hp=20), system=system)
+        assert 'data-testid="tool-add"' not in render.combatant_sheet_html(other.timeline.present, other.timeline.present.get("c1"), {}, [], None)
