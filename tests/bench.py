@@ -419,6 +419,20 @@ def _new_fight(page, system: str, fighters: list[tuple[str, dict]]) -> None:
         page.wait_for_function("!document.getElementById('sheet').open")
 
 
+def _give_tool(page, cid: str, kind: str, **typed: str) -> None:
+    """A turn tool given on a combatant's sheet (set-up, not counted)."""
+    page.locator(f"#tracker [data-combatant-id={cid}]").click()
+    page.locator("[data-testid=tool-add] summary").click()
+    page.get_by_test_id("tool-kind").select_option(kind)
+    page.wait_for_function(f"document.querySelector('[data-testid=tool-kind]').value === {kind!r}")
+    for key, value in typed.items():
+        page.get_by_test_id(f"tool-{key}").fill(value)
+    count = page.get_by_test_id("tool").count()
+    page.get_by_test_id("tool-add-button").click()
+    page.wait_for_function(f"document.querySelectorAll('[data-testid=tool]').length === {count + 1}")
+    page.get_by_test_id("sheet-close").click()
+
+
 def taps(p, base_url: str) -> None:
     """The table loop's common actions, played at 390×844, with the taps each takes."""
     print("\n== Taps for the table's common actions (390×844; typing not counted) ==")
@@ -502,6 +516,34 @@ def taps(p, base_url: str) -> None:
         t.tap("turn-death-save")
         page.wait_for_function("document.querySelector('#toast:not([hidden])') !== null")
         rows.append(("a death save on a dying PC's turn", t.count, "the Now: line's button (before: the sheet, the save, Close: 3)"))
+        # Turn tools (given on the sheets first, not counted): before them, regeneration was the troll's row, the amount
+        # typed, Heal, Close (3 taps); a recharge a d6 typed in the roller and Roll (1 tap), its state kept on paper, as
+        # were legendary actions; the lair a combatant typed by hand on 20 that won or lost its ties by the roll-off.
+        _new_fight(page, "generic", [("Dax", {"side": "party", "pc": True, "max_hp": 30, "initiative": 20}),
+                                     ("Dragon", {"max_hp": 178, "initiative": 15}), ("Troll", {"max_hp": 84, "initiative": 10})])
+        _give_tool(page, "c2", "legendary")
+        _give_tool(page, "c3", "regeneration", amount="10")
+        _give_tool(page, "c3", "recharge", name="Fire Breath")
+        page.locator("#tracker [data-combatant-id=c3]").click()
+        page.get_by_test_id("tool-use").first.click()  # the breath spent before the fight: its recharge waits at its turn
+        page.get_by_test_id("sheet-close").click()
+        t = Taps(page)
+        t.tap("add-combatant")
+        t.tap("add-lair")
+        rows.append(("the lair's entry (on 20, losing ties)", t.count, "+ Add combatant, + Lair actions (before: typed by hand, ties rolled)"))
+        page.get_by_test_id("next-turn").click()
+        t = Taps(page)
+        t.tap(selector="[data-testid=legendary-now] [data-testid=tool-use]")
+        rows.append(("a legendary action on another's turn", t.count, "under Now: (before: counted on paper)"))
+        for who in ("Lair", "Dragon", "Troll"):
+            page.get_by_test_id("next-turn").click()
+            page.wait_for_function(f"document.querySelector('[data-testid=turn-now] b').textContent === {who!r}")
+        t = Taps(page)
+        t.tap(selector="[data-testid=tools-now] [data-testid=tool-acts]")
+        rows.append(("regeneration at its turn", t.count, "under Now: (before: the row, the HP typed, Heal, Close: 3)"))
+        t = Taps(page)
+        t.tap(selector="[data-testid=tools-now] [data-testid=tool-recharge]")
+        rows.append(("a recharge roll at its turn, chance shown", t.count, "under Now: (before: 1d6 typed in the roller, Roll: 1)"))
         # A player's attack from My characters: the character, its attack, the target's AC typed, Roll.
         page.get_by_test_id("my-characters").click()
         page.get_by_test_id("new-character-system").select_option("generic")

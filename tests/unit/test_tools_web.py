@@ -124,3 +124,16 @@ def test_realm_of_strife_offers_only_its_faith_powers_once_a_day():
     for system in ("realms", "laurels"):
         other = model_of(add("Kael", side="party", max_hp=20), system=system)
         assert 'data-testid="tool-add"' not in render.combatant_sheet_html(other.timeline.present, other.timeline.present.get("c1"), {}, [], None)
+
+
+def test_a_turn_that_ends_with_a_tool_not_done_says_so_with_undo():
+    model = model_of(DAX, TROLL, ("add_tool", {"id": "c2", "tool": {"kind": "ongoing", "name": "Burning", "amount": "1d6", "when": "end"}}),
+                     ("start_combat", {}))
+    quiet, effects = update(model, NextTurnTapped(1.0, random.Random(1)))  # Dax's turn ends: nothing of his waits
+    assert not any(isinstance(e, Toast) for e in effects)
+    passed, effects = update(quiet, NextTurnTapped(2.0, random.Random(1)))  # the troll's, its burning not applied
+    assert Toast("Not done on that turn: Troll's Burning (Undo goes back)", undo=True) in effects
+    assert passed.timeline.present.round == 2
+    burnt, _ = tap(update(passed, NextTurnTapped(3.0, random.Random(1)))[0], "tool-acts", id="c2", tool="t3")
+    _, effects = update(burnt, NextTurnTapped(4.0, random.Random(1)))
+    assert not any(isinstance(e, Toast) for e in effects)  # applied: nothing to say

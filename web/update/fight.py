@@ -18,13 +18,16 @@ from pyengine.dice import roll
 from pyengine.errors import EngineError
 from pyengine.model import Encounter, validated_fields
 from pyengine.rules import get_system, system_of
+from pyengine.tools import waiting
 from pyengine.tracker import resolve
+from pyengine.turns import active_unit
 
 from .. import state
 from ..effects import (
     CloseSheet,
     CopyLink,
     Download,
+    Effect,
     HideToast,
     Refuse,
     Reload,
@@ -109,9 +112,21 @@ def _next_turn(model: Model, m: NextTurnTapped) -> Result:
         return model, ()
     model = replace(model, ui=state.update(model.ui, "next-turn-tapped", now=m.now))
     enc = model.timeline.present
-    if enc.started:
-        return act(model, "next_turn", {}, m.rng)
-    return _start(model, StartTapped(m.rng, m.start_args))
+    if not enc.started:
+        return _start(model, StartTapped(m.rng, m.start_args))
+    left = [f"{c.name}'s {t.name}" for c in active_unit(enc) for t in waiting(enc, c)]
+    after, effects = act(model, "next_turn", {}, m.rng)
+    if not left or after.timeline is model.timeline:
+        return after, effects
+    return after, said_too(effects, f"Not done on that turn: {', '.join(left)} (Undo goes back)")
+
+
+def said_too(effects: tuple[Effect, ...], text: str) -> tuple[Effect, ...]:
+    """`effects` with `text` said in their toast (after what it said), or in a toast of its own, with Undo."""
+    toast = next((e for e in effects if isinstance(e, Toast)), None)
+    if toast is None:
+        return effects + (Toast(text, undo=True),)
+    return tuple(Toast(f"{toast.text}; {text}", undo=True) if e is toast else e for e in effects)
 
 
 def _start(model: Model, m: StartTapped) -> Result:
