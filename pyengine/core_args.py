@@ -115,10 +115,12 @@ class Batch(Record):
 
 
 class NewTool(Record):
-    """A turn tool given to a combatant: its fields as typed (pyengine/tools.py: new_tool)."""
+    """A turn tool given to a combatant (with `group`, to every member of its group, each its own):
+    its fields as typed (pyengine/tools.py: new_tool)."""
 
     id: str
     tool: dict[str, Any]
+    group: bool = False
 
 
 class ToolTarget(Record):

@@ -19,7 +19,7 @@ from .errors import EngineError, RuleError
 from .model import LIMITS, Combatant, Encounter, Outcome, TurnTool
 from .rules import ActionRule, system_of
 from .tools import MAX_TOOLS, TIMED, describe, new_tool, recharge_words
-from .turns import active_unit
+from .turns import active_unit, unit_name
 
 __all__ = ["TOOL_ACTIONS"]
 
@@ -37,17 +37,21 @@ def _changed(enc: Encounter, c: Combatant, t: TurnTool) -> Encounter:
 
 
 def _add(enc: Encounter, a: NewTool) -> Outcome:
+    """A tool for the combatant, or for every member of its group (each with a state of its own)."""
     c = enc.get(a.id)
     system = system_of(enc)
     kind = a.tool.get("kind")
     if kind not in system.turn_tools:
         raise RuleError(f"{system.label} has no such turn tool." if system.turn_tools else f"{system.label}'s rules have no turn tools.")
-    if len(c.tools) >= MAX_TOOLS:
+    members = [x for x in enc.combatants if x.id == c.id or (a.group and c.group is not None and x.group == c.group)]
+    if any(len(x.tools) >= MAX_TOOLS for x in members):
         raise RuleError(f"A combatant keeps at most {MAX_TOOLS} turn tools.")
-    seq = enc.seq + 1
-    tool = new_tool(f"t{seq}", a.tool)
-    updated = replace(c, tools=c.tools + (tool,))
-    return replace(enc.with_combatant(updated), seq=seq), (enc.event("tool", f"{c.name}: {describe(tool)}", who=c.id),)
+    seq = enc.seq
+    for member in members:
+        seq += 1
+        tool = new_tool(f"t{seq}", a.tool)
+        enc = enc.with_combatant(replace(member, tools=member.tools + (tool,)))
+    return replace(enc, seq=seq), (enc.event("tool", f"{unit_name(members)}: {describe(tool)}", who=c.id),)
 
 
 def _remove(enc: Encounter, a: ToolTarget) -> Outcome:

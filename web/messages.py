@@ -117,11 +117,13 @@ class ToolKindPicked(Record):
 
 
 class ToolAdded(Record):
-    """A turn tool as typed on a combatant's sheet (the engine checks its fields)."""
+    """A turn tool as typed on a combatant's sheet (the engine checks its fields); `group`: for every
+    member of its group."""
 
     ident: str
     fields: dict[str, Any]
     rng: Rng
+    group: bool = False
 
 
 class SavedRollDeleted(Record):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pyengine.model import Combatant, Encounter, TurnTool
 from pyengine.rules import system_of
 from pyengine.tools import DEFAULT_NAMES, TIMED, describe, recharge_chance, recharge_words, state_words, terms, waiting
-from pyengine.turns import active_unit
+from pyengine.turns import active_unit, unit_name
 
 from .html import esc, pct
 
@@ -97,8 +97,9 @@ def _tool_buttons(c: Combatant, t: TurnTool) -> str:
     return uses + back
 
 
-def _add_form(c: Combatant, kinds: tuple[str, ...], kind: str | None) -> str:
-    """Give the combatant a tool: its kind (the fields follow it), a name, and what it needs."""
+def _add_form(enc: Encounter, c: Combatant, kinds: tuple[str, ...], kind: str | None) -> str:
+    """Give the combatant a tool (or every member of its group): its kind (the fields follow it), a
+    name, and what it needs."""
     chosen = kind if kind in kinds else kinds[0]
     options = "".join(f'<option value="{k}"{" selected" if k == chosen else ""}>{esc(KIND_LABELS[k])}</option>' for k in kinds)
     if chosen == "recharge":
@@ -117,8 +118,16 @@ def _add_form(c: Combatant, kinds: tuple[str, ...], kind: str | None) -> str:
             if len(kinds) > 1 else f'<input type="hidden" id="tool-kind" value="{chosen}">')
     return (f'<details class="tool-add" data-testid="tool-add"{" open" if kind else ""}><summary>Add a turn tool</summary><div class="grid2">{pick}'
             f'<label class="field">Name<input id="tool-name" maxlength="60" autocomplete="off" placeholder="{esc(DEFAULT_NAMES[chosen])}" '
-            f'data-testid="tool-name"></label>{extra}</div>'
+            f'data-testid="tool-name"></label>{extra}</div>{_group_box(enc, c)}'
             f'<button type="button" data-action="tool-add" data-id="{esc(c.id)}" data-testid="tool-add-button">Add turn tool</button></details>')
+
+
+def _group_box(enc: Encounter, c: Combatant) -> str:
+    members = [x for x in enc.combatants if c.group is not None and x.group == c.group]
+    if len(members) < 2:
+        return ""
+    return (f'<label class="check"><input type="checkbox" id="tool-group" checked data-testid="tool-group"> '
+            f'Every one of {esc(unit_name(members))}</label>')
 
 
 def sheet_html(enc: Encounter, c: Combatant, kind: str | None) -> str:
@@ -135,4 +144,4 @@ def sheet_html(enc: Encounter, c: Combatant, kind: str | None) -> str:
         f'<button type="button" class="x" data-action="tool-remove" data-id="{esc(c.id)}" data-tool="{esc(t.id)}" '
         f'aria-label="Remove {esc(t.name)}" data-testid="tool-remove">×</button></span></li>'
         for t in c.tools)
-    return (f'<p class="muted">Turn tools</p><ul class="tools" data-testid="tools">{items}</ul>' if items else "") + _add_form(c, kinds, kind)
+    return (f'<p class="muted">Turn tools</p><ul class="tools" data-testid="tools">{items}</ul>' if items else "") + _add_form(enc, c, kinds, kind)

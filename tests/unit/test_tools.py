@@ -234,3 +234,16 @@ def test_the_lair_keeps_20_when_everyone_rolls_every_round_and_when_it_joins_mid
     t = do(t, "next_turn")
     t = do(t, "next_turn", Scripted([20, 20, 3, 9]))  # round 2: both on 20, a roll-off the lair takes no part in
     assert [c.name for c in t.present.combatants][2] == "Lair" and t.present.get("c3").initiative == 20
+
+
+def test_a_tool_given_to_a_group_member_can_go_to_every_member_each_with_its_own_state():
+    t = fight("generic", DAX)
+    t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": "Troll", "max_hp": 84}, "count": 3}))
+    one = do(t, "add_tool", id="c2", tool={"kind": "recharge", "name": "Roar"})
+    assert [len(c.tools) for c in one.present.combatants] == [0, 1, 0, 0]
+    every = do(t, "add_tool", id="c2", tool={"kind": "recharge", "name": "Roar"}, group=True)
+    assert said(every) == ["Troll ×3: Roar (Recharge 5–6)"]
+    ids = [c.tools[0].id for c in every.present.combatants[1:]]
+    assert len(set(ids)) == 3
+    used = do(every, "use_tool", id="c3", tool=ids[1])
+    assert [c.tools[0].left for c in used.present.combatants[1:]] == [1, 0, 1]

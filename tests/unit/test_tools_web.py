@@ -137,3 +137,14 @@ def test_a_turn_that_ends_with_a_tool_not_done_says_so_with_undo():
     burnt, _ = tap(update(passed, NextTurnTapped(3.0, random.Random(1)))[0], "tool-acts", id="c2", tool="t3")
     _, effects = update(burnt, NextTurnTapped(4.0, random.Random(1)))
     assert not any(isinstance(e, Toast) for e in effects)  # applied: nothing to say
+
+
+def test_the_sheet_of_a_group_member_offers_the_tool_to_every_member():
+    model = model_of(DAX, ("add_combatant", {"combatant": {"name": "Troll", "max_hp": 84}, "count": 2}))
+    enc = model.timeline.present
+    assert 'data-testid="tool-group"' in render.combatant_sheet_html(enc, enc.get("c2"), {}, [], None)
+    assert 'data-testid="tool-group"' not in render.combatant_sheet_html(enc, enc.get("c1"), {}, [], None)
+    after, _ = tap(model, "tool-add", {"tool-kind": "uses", "tool-group": True}, id="c3")
+    assert [len(c.tools) for c in after.timeline.present.combatants] == [0, 1, 1]
+    alone, _ = tap(model, "tool-add", {"tool-kind": "uses"}, id="c3")
+    assert [len(c.tools) for c in alone.timeline.present.combatants] == [0, 0, 1]

@@ -70,7 +70,7 @@ def _tool(kind: str, **more: Any) -> Handler:
 
 def _tool_added(page: Page) -> Events:
     fields = {key: page.value(f"tool-{key}") for key in ("kind", "name", "amount", "low", "when", "most")}
-    return ToolAdded(str(page.data("id")), {k: v for k, v in fields.items() if v}, page.rng)
+    return ToolAdded(str(page.data("id")), {k: v for k, v in fields.items() if v}, page.rng, page.ticked("tool-group"))
 
 
 EVENTS: dict[str, Handler] = {

@@ -254,7 +254,7 @@ def _tool_kind(model: Model, m: ToolKindPicked) -> Result:
 
 def _tool_added(model: Model, m: ToolAdded) -> Result:
     """A turn tool given to a combatant, one undoable step; its form closes (the tool is in the list above it)."""
-    after, effects = act(model, "add_tool", {"id": m.ident, "tool": dict(m.fields)}, m.rng)
+    after, effects = act(model, "add_tool", {"id": m.ident, "tool": dict(m.fields), **({"group": True} if m.group else {})}, m.rng)
     if after.timeline is model.timeline:
         return after, effects
     return replace(after, ui=state.update(after.ui, "tool-kind-picked", kind=None)), effects

@@ -99,7 +99,7 @@ class GenericView(View):
         if any(is_lair(c) for c in enc.combatants):
             return ""
         return ('<button type="button" data-action="add-lair" data-testid="add-lair">+ Lair actions '
-                f'<span class="muted">(initiative {LAIR_INITIATIVE}, loses ties)</span></button>')
+                f'<span class="muted">(on {LAIR_INITIATIVE}, loses ties)</span></button>')
 
     def now_actions(self, enc: Encounter, active: Combatant | None) -> str:
         """A dying player character's turn is its death save, not an attack; the lair's is its lair action."""
