@@ -184,8 +184,12 @@ INSIDE = """([toastId, tappedId]) => {
     const body = document.getElementById('sheet-body').getBoundingClientRect();
     const toast = document.getElementById(toastId).getBoundingClientRect();
     const tapped = document.querySelector(`[data-testid=${tappedId}]`).getBoundingClientRect();
+    // What the scrolling body shows of each control (a row cut by its bottom edge is clipped there,
+    // not covered); a closed section's fields are not on screen (Chromium still lays them out).
     const controls = [...document.querySelectorAll('#sheet-body button, #sheet-body input, #sheet-body select')]
-        .map(e => e.getBoundingClientRect()).filter(r => r.height > 0 && r.bottom > body.top && r.top < body.bottom);
+        .filter(e => !e.closest('details:not([open])'))
+        .map(e => e.getBoundingClientRect()).filter(r => r.height > 0 && r.bottom > body.top && r.top < body.bottom)
+        .map(r => ({top: Math.max(r.top, body.top), bottom: Math.min(r.bottom, body.bottom)}));
     const under = controls.filter(r => r.bottom > toast.top && r.top < toast.bottom).length;
     return {toastBelowBody: toast.top >= body.bottom - 0.5, under,
             tappedInView: tapped.top >= body.top - 0.5 && tapped.bottom <= body.bottom + 0.5};
