@@ -23,7 +23,7 @@ def _chance(low: int) -> str:
     return f"{7 - low} in 6 · {pct(float(recharge_chance(low)))}"
 
 
-def _chip(c: Combatant, t: TurnTool) -> str:
+def _chip(t: TurnTool) -> str:
     if t.kind == "recharge":
         state, cls = ("✓", "ok") if t.left else ("✗", "bad")
         return f'<span class="chip tool {cls}" data-testid="tool-chip" title="{esc(describe(t))}">{esc(t.name)} {state}</span>'
@@ -37,7 +37,7 @@ def _chip(c: Combatant, t: TurnTool) -> str:
 def row_chips(c: Combatant) -> str:
     """A chip a tool: an ability ✓ ready or ✗ spent, regeneration and ongoing damage with their
     amount, legendary actions and daily uses left."""
-    return "".join(_chip(c, t) for t in c.tools)
+    return "".join(_chip(t) for t in c.tools)
 
 
 def _button(c: Combatant, t: TurnTool, action: str, label: str, extra: str = "", cls: str = "") -> str:
