@@ -268,6 +268,13 @@ def validated_fields(fields: dict[str, Any]) -> dict[str, Any]:
             if not low <= number <= high:
                 raise RuleError(f"{label} must be from {low:,} to {high:,}.")
             out[key] = number
+        elif key == "tools":
+            # A saved opponent's or party member's turn tools, as typed (pyengine/tools.py checks each
+            # one as it joins a fight): a short list of small objects.
+            if not isinstance(value, list) or len(value) > 20 or not all(
+                    isinstance(t, dict) and len(t) <= 10 and all(isinstance(k, str) and valid_stat(v) for k, v in t.items()) for t in value):
+                raise RuleError("A combatant's turn tools are unreadable.")
+            out[key] = [dict(t) for t in value]
         elif key == "stats":
             if not isinstance(value, dict) or len(value) > 200:
                 raise RuleError("A combatant's stats are unreadable.")

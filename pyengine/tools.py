@@ -27,7 +27,7 @@ from .model import TOOL_KINDS, Combatant, Encounter, Event, TurnTool
 from .text import clean_text
 
 __all__ = [
-    "TOOL_KINDS", "MAX_TOOLS", "CAPS", "DEFAULT_NAMES", "new_tool", "tool_from_dict", "tool_to_dict", "recharge_chance",
+    "TOOL_KINDS", "MAX_TOOLS", "CAPS", "DEFAULT_NAMES", "new_tool", "tool_spec", "tools_joining", "tool_from_dict", "tool_to_dict", "recharge_chance",
     "recharge_words", "terms", "describe", "state_words", "waiting", "at_turn_start", "TIMED",
 ]
 
@@ -98,6 +98,30 @@ def new_tool(tid: str, fields: dict[str, Any]) -> TurnTool:
     what = "Legendary actions a round" if kind == "legendary" else "Uses a day"
     most = _whole(fields.get("most", 3 if kind == "legendary" else 1), what, 1, CAPS[kind])
     return replace(tool, most=most, left=most)
+
+
+def tool_spec(t: TurnTool) -> dict[str, Any]:
+    """What the tool is, without its state: how a saved opponent keeps it (new_tool reads it back)."""
+    out: dict[str, Any] = {"kind": t.kind, "name": t.name}
+    if t.kind == "recharge":
+        out["low"] = t.low
+    elif t.kind in TIMED:
+        out.update(amount=t.amount, when=t.when)
+    else:
+        out["most"] = t.most
+    return out
+
+
+def tools_joining(specs: list[dict[str, Any]], kinds: tuple[str, ...], seq: int) -> tuple[tuple[TurnTool, ...], int]:
+    """A joining combatant's tools from a saved opponent's specs (tool_spec), with fresh ids after
+    `seq`; those of a kind the fight's system does not have (`kinds`) stay behind. Returns them and
+    the last id number used."""
+    tools = []
+    for spec in specs:
+        if spec.get("kind") in kinds:
+            seq += 1
+            tools.append(new_tool(f"t{seq}", spec))
+    return tuple(tools), seq
 
 
 def tool_to_dict(t: TurnTool) -> dict[str, Any]:

@@ -54,6 +54,7 @@ from .model import (
 from .rules import CORE_KINDS, ActionRule, get_system, system_of
 from .text import clean_text
 from .tool_actions import TOOL_ACTIONS
+from .tools import tools_joining
 from .turns import active_unit, advance, turn_starts, turn_units, unit_name, unit_skipped
 
 __all__ = [
@@ -146,6 +147,7 @@ def _add(enc: Encounter, a: Added) -> Outcome:
     if len(enc.combatants) + count > MAX_COMBATANTS:
         raise RuleError(too_many_combatants(len(enc.combatants) + count))
     stats = tuple(sorted((fields.pop("stats", None) or {}).items()))
+    specs = fields.pop("tools", None) or []
     if fields.get("hp") is None and fields.get("max_hp") is not None:
         fields["hp"] = fields["max_hp"]
     if fields.get("max_hp") is None and fields.get("hp") is not None:
@@ -155,11 +157,11 @@ def _add(enc: Encounter, a: Added) -> Outcome:
         fields["initiative"] = rolled["value"]
         fields["tiebreak"] = rolled["tiebreak"]
     name = fields.pop("name")
-    new = [
-        Combatant(id=cid, name=f"{name} {i + 1}" if count > 1 else name, group=a.group, stats=stats, **fields)
-        for i, cid in enumerate(ids)
-    ]
     seq = max(enc.seq, *(int(cid[1:]) for cid in ids))
+    new = []
+    for i, cid in enumerate(ids):  # a saved opponent's turn tools, each member its own
+        tools, seq = tools_joining(specs, system_of(enc).turn_tools, seq)
+        new.append(Combatant(id=cid, name=f"{name} {i + 1}" if count > 1 else name, group=a.group, stats=stats, tools=tools, **fields))
     events = [enc.event("added", f"{new[0].name if count == 1 else f'{count} × {name}'} joined the fight", rolled.get("roll"))]
     if enc.started:
         # Mid-fight: slot in by initiative, after everyone with the same or higher.
@@ -178,6 +180,8 @@ def _add(enc: Encounter, a: Added) -> Outcome:
 def _update(enc: Encounter, a: Edit) -> Outcome:
     c = enc.get(a.id)
     fields = validated_fields(a.fields)
+    if "tools" in fields:
+        raise RuleError("Turn tools are given and taken away on the combatant's sheet, not by an edit.")
     stats = fields.pop("stats", None)
     updated = replace(c, **fields)
     if stats is not None:

@@ -12,7 +12,7 @@ from pyengine.record import Record, field
 __all__ = [
     "EncountersImported", "OfflineStarted", "OfferMade", "ScanOpened", "CodeRead", "AnswerMade", "PairingFailed", "DirectFailed", "RelaysChecked",
     "Act", "NextTurnTapped", "StartTapped", "InitiativeEntered", "UndoTapped", "RedoTapped", "HitPointsTyped",
-    "BatchApplied", "QuickAdded", "AttackApplied", "SelectingToggled", "SelectionToggled", "SectionPicked", "ToolKindPicked", "ToolAdded",
+    "BatchApplied", "QuickAdded", "AttackApplied", "SelectingToggled", "SelectionToggled", "SectionPicked", "ToolKindPicked", "ToolAdded", "CombatantRemembered",
     "SavedRollDeleted", "SavedRollRestored", "CharacterDeleted", "CharacterRestored", "CombatantAdded", "RollTyped",
     "SavedRollTapped", "RollSaved", "QuickDieTapped", "DiceTyped", "AttackRolled", "CharacterSaved", "ShareOffered",
     "ShareOpened", "EncounterCreated", "EncounterCopied", "EncounterDeleted", "EncounterRestored", "HistoryCleared",
@@ -124,6 +124,12 @@ class ToolAdded(Record):
     fields: dict[str, Any]
     rng: Rng
     group: bool = False
+
+
+class CombatantRemembered(Record):
+    """A combatant kept in the party roster or the saved opponents as it is now, turn tools included."""
+
+    ident: str
 
 
 class SavedRollDeleted(Record):
@@ -620,7 +626,7 @@ class RelaysChecked(Record):
 
 
 Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped | RedoTapped | HitPointsTyped |
-           BatchApplied | QuickAdded | AttackApplied | SelectingToggled | SelectionToggled | SectionPicked | ToolKindPicked | ToolAdded |
+           BatchApplied | QuickAdded | AttackApplied | SelectingToggled | SelectionToggled | SectionPicked | ToolKindPicked | ToolAdded | CombatantRemembered |
            SavedRollDeleted | SavedRollRestored | CharacterDeleted | CharacterRestored | CombatantAdded | RollTyped |
            SavedRollTapped | RollSaved | QuickDieTapped | DiceTyped | AttackRolled | CharacterSaved | ShareOffered |
            ShareOpened | EncounterCreated | EncounterCopied | EncounterDeleted | EncounterRestored | HistoryCleared |

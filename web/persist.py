@@ -38,6 +38,7 @@ from pyengine.storage import (
     unpack,
 )
 from pyengine.text import clean_text, quoted
+from pyengine.tools import new_tool, tool_spec
 from pyengine.tracker import Action, Encounter, Timeline, new_encounter, validated_fields
 
 __all__ = [
@@ -233,9 +234,13 @@ def _character(item: Any) -> dict[str, Any]:
 
 
 def _person(item: Any) -> dict[str, Any]:
+    """A saved party member or opponent, checked as typed fields; its turn tools as tools."""
     if not isinstance(item, dict):
         raise SchemaError("unreadable entry")
-    return validated_fields({k: v for k, v in item.items() if k != "count"})
+    person = validated_fields({k: v for k, v in item.items() if k != "count"})
+    if "tools" in person:
+        person["tools"] = [tool_spec(new_tool("t0", spec)) for spec in person["tools"]]
+    return person
 
 
 @dataclass(frozen=True)

@@ -144,4 +144,9 @@ def sheet_html(enc: Encounter, c: Combatant, kind: str | None) -> str:
         f'<button type="button" class="x" data-action="tool-remove" data-id="{esc(c.id)}" data-tool="{esc(t.id)}" '
         f'aria-label="Remove {esc(t.name)}" data-testid="tool-remove">×</button></span></li>'
         for t in c.tools)
-    return (f'<p class="muted">Turn tools</p><ul class="tools" data-testid="tools">{items}</ul>' if items else "") + _add_form(enc, c, kinds, kind)
+    if not items:
+        return _add_form(enc, c, kinds, kind)
+    where = "party roster" if c.side == "party" else "saved opponents"
+    remember = (f'<button type="button" data-action="tool-remember" data-id="{esc(c.id)}" data-testid="tool-remember">'
+                f'Remember with its tools <span class="muted">({where})</span></button>')
+    return f'<p class="muted">Turn tools</p><ul class="tools" data-testid="tools">{items}</ul>{remember}' + _add_form(enc, c, kinds, kind)

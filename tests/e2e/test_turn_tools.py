@@ -138,3 +138,13 @@ def test_turn_tools_are_given_on_the_sheet_and_answered_in_one_tap_on_their_turn
     page.get_by_test_id("toast-undo").click()  # the roll taken back: the recharge waits again
     page.get_by_test_id("tools-now").get_by_test_id("tool-recharge").wait_for()
     assert chips(page, "Troll")[1] == "Fire Breath ✗"
+
+    # Remembered with its tools: Quick add brings another troll with them, ready (not as the first one stands).
+    row(page, "Troll").click()
+    page.get_by_test_id("tool-remember").click()
+    assert toast(page) == "Troll is in the saved opponents, with its 2 turn tools: Quick add brings it back"
+    close(page)
+    page.get_by_test_id("add-combatant").click()
+    page.get_by_test_id("quick-add").get_by_role("button", name="Troll").click()
+    page.wait_for_function("!document.getElementById('sheet').open")
+    assert chips(page, "Troll 2") == ["Regeneration 10", "Fire Breath ✓"]

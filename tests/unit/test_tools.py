@@ -247,3 +247,26 @@ def test_a_tool_given_to_a_group_member_can_go_to_every_member_each_with_its_own
     assert len(set(ids)) == 3
     used = do(every, "use_tool", id="c3", tool=ids[1])
     assert [c.tools[0].left for c in used.present.combatants[1:]] == [1, 0, 1]
+
+
+def test_a_saved_opponent_joins_with_its_turn_tools_each_its_own_and_only_the_kinds_its_system_has():
+    specs = [{"kind": "regeneration", "name": "Regeneration", "amount": "10", "when": "start"},
+             {"kind": "uses", "name": "Roar", "most": 2}]
+    t = fight("generic", DAX)
+    t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": "Troll", "max_hp": 84, "tools": specs}, "count": 2}))
+    trolls = t.present.combatants[1:]
+    assert [[(x.id, x.name, x.left) for x in c.tools] for c in trolls] == [[("t4", "Regeneration", 1), ("t5", "Roar", 2)],
+                                                                          [("t6", "Regeneration", 1), ("t7", "Roar", 2)]]
+    assert t.present.seq == 7
+    t = do(t, "add_tool", id="c2", tool={"kind": "uses"})
+    assert t.present.get("c2").tools[-1].id == "t8"  # ids go on after the joining tools'
+    strife = fight("strife")
+    strife = strife.do(resolve(strife.present, "add_combatant", {"combatant": {"name": "Troll", "max_hp": 84, "tools": specs}}))
+    assert [x.name for x in strife.present.get("c1").tools] == ["Roar"]  # Realm of Strife has no regeneration
+    with pytest.raises(RuleError, match="neither a number nor dice"):
+        fight("generic", {"name": "Troll", "tools": [{"kind": "ongoing", "amount": "x("}]})
+    for bad in ("regeneration", [{"kind": "uses", "name": {"deep": 1}}], [{}] * 21):
+        with pytest.raises(RuleError, match="turn tools are unreadable"):
+            fight("generic", {"name": "Troll", "tools": bad})
+    with pytest.raises(RuleError, match="on the combatant's sheet, not by an edit"):
+        do(t, "update_combatant", id="c2", fields={"tools": specs})

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
+from pyengine.errors import EngineError
 from pyengine.tracker import Timeline, new_encounter, resolve
 from tests.unit.pages import FakePage
 from web import render
@@ -148,3 +151,28 @@ def test_the_sheet_of_a_group_member_offers_the_tool_to_every_member():
     assert [len(c.tools) for c in after.timeline.present.combatants] == [0, 1, 1]
     alone, _ = tap(model, "tool-add", {"tool-kind": "uses"}, id="c3")
     assert [len(c.tools) for c in alone.timeline.present.combatants] == [0, 0, 1]
+
+
+def test_a_combatant_remembered_with_its_tools_comes_back_with_them_by_quick_add():
+    from pyengine.tools import tool_spec
+    from web.messages import QuickAdded
+    from web.persist import TEMPLATES, _person
+
+    model = model_of(DAX, ("add_combatant", {"combatant": {"name": "Troll", "max_hp": 84, "stats": {"ac": 15}}, "count": 2}),
+                     ("add_tool", {"id": "c3", "tool": {"kind": "regeneration", "amount": "10"}, "group": True}),
+                     ("add_tool", {"id": "c3", "tool": {"kind": "recharge", "name": "Roar", "low": 6}}),
+                     ("start_combat", {}), ("use_tool", {"id": "c3", "tool": "t6"}), ("damage", {"id": "c3", "amount": 9}))
+    enc = model.timeline.present
+    assert 'data-testid="tool-remember"' in render.combatant_sheet_html(enc, enc.get("c3"), {}, [], None)
+    after, effects = tap(model, "tool-remember", id="c3")
+    assert effects[-1] == Toast("Troll is in the saved opponents, with its 2 turn tools: Quick add brings it back")
+    saved = after.templates[-1]
+    assert saved["name"] == "Troll" and saved["max_hp"] == 84 and saved["stats"] == {"ac": 15}
+    assert saved["tools"] == [tool_spec(t) for t in enc.get("c3").tools]  # what they are, not how they stand now
+    assert _person(saved) == saved  # as stored and read back
+    joined, _ = update(after, QuickAdded(False, saved, random.Random(1)))
+    troll = next(c for c in joined.timeline.present.combatants if c.name == "Troll")  # joined mid-fight, by its initiative
+    assert [(t.name, t.left) for t in troll.tools] == [("Regeneration", 1), ("Roar", 1)]  # ready, whatever the others' state
+    assert [e for e in effects if getattr(e, "key", None) == TEMPLATES]
+    with pytest.raises(EngineError, match="from 2 to 6"):  # the collection sets such an entry aside, with a notice
+        _person({**saved, "tools": [{"kind": "recharge", "low": 9}]})

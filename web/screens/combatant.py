@@ -10,6 +10,7 @@ from ..messages import (
     AttackApplied,
     AttackConfigured,
     AttackRolled,
+    CombatantRemembered,
     HitPointsTyped,
     SectionPicked,
     SheetOpened,
@@ -91,6 +92,7 @@ EVENTS: dict[str, Handler] = {
                       paused=lambda page: None if page.data("paused") is None else page.data("paused") == "1"),
     "tool-remove": _tool("remove_tool"),
     "tool-add": _tool_added,
+    "tool-remember": lambda page: CombatantRemembered(str(page.data("id"))),
 }
 CHANGES: dict[str, Handler] = {
     "tool-kind": lambda page: ToolKindPicked(page.chosen),

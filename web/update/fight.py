@@ -18,7 +18,7 @@ from pyengine.dice import roll
 from pyengine.errors import EngineError
 from pyengine.model import Encounter, validated_fields
 from pyengine.rules import get_system, system_of
-from pyengine.tools import waiting
+from pyengine.tools import tool_spec, waiting
 from pyengine.tracker import resolve
 from pyengine.turns import active_unit
 
@@ -50,6 +50,7 @@ from ..messages import (
     AttackRolled,
     BatchApplied,
     CombatantAdded,
+    CombatantRemembered,
     Exported,
     HitPointsTyped,
     InitiativeEntered,
@@ -289,6 +290,31 @@ def _combatant_added(model: Model, m: CombatantAdded) -> Result:
     return after, effects + (CloseSheet(),)
 
 
+def _remembered(model: Model, m: CombatantRemembered) -> Result:
+    """A combatant kept by name (a group member by its group's name) in the party roster or the saved
+    opponents, as it is now: side, modifier, maximum HP, the system's own stats, notes, and its turn
+    tools (without their state); Quick add brings it back with them."""
+    enc = model.timeline.present
+    if m.ident not in enc.names():
+        return model, ()
+    c = enc.get(m.ident)
+    head, _, number = c.name.rpartition(" ")
+    name = head if c.group is not None and head and number.isdigit() else c.name
+    stats = {f.key: c.stat(f.key) for f in system_of(enc).stat_fields if c.stat(f.key) is not None}
+    fields: dict[str, Any] = {"name": name, "side": c.side, "pc": c.pc, "init_mod": c.init_mod, "max_hp": c.max_hp,
+                              "notes": c.notes, "stats": stats, "tools": [tool_spec(t) for t in c.tools]}
+    try:
+        entry = validated_fields({k: v for k, v in fields.items() if v not in (None, "", [], {})})
+    except EngineError as error:
+        return model, (Refuse(str(error)),)
+    party = c.side == "party"
+    kept = tuple(p for p in (model.roster if party else model.templates) if p.get("name") != name) + (entry,)
+    model = replace(model, roster=kept) if party else replace(model, templates=kept)
+    tools = f", with its {len(c.tools)} turn tool{'s' * (len(c.tools) != 1)}" if c.tools else ""
+    where = "the party roster" if party else "the saved opponents"
+    return model, (StoreCollection(ROSTER if party else TEMPLATES), Toast(f"{name} is in {where}{tools}: Quick add brings it back"))
+
+
 # -- attacks on a panel ------------------------------------------------------------------------------
 
 
@@ -448,6 +474,7 @@ UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     SectionPicked: _section,
     ToolKindPicked: _tool_kind,
     ToolAdded: _tool_added,
+    CombatantRemembered: _remembered,
     NoticeDismissed: _dismiss,
     CombatantAdded: _combatant_added,
     AttackRolled: _attack_rolled,
