@@ -283,11 +283,17 @@ def _combatant_added(model: Model, m: CombatantAdded) -> Result:
             entry = validated_fields({k: v for k, v in fields.items() if k != "initiative" and v not in (None, "")})
         except EngineError as error:
             return after, effects + (Refuse(str(error)),)
-        party = fields.get("side") == "party"
-        kept = tuple(p for p in (after.roster if party else after.templates) if p.get("name") != entry["name"]) + (entry,)
-        after = replace(after, roster=kept) if party else replace(after, templates=kept)
-        effects += (StoreCollection(ROSTER if party else TEMPLATES),)
+        after, stored = kept_by_name(after, entry)
+        effects += (stored,)
     return after, effects + (CloseSheet(),)
+
+
+def kept_by_name(model: Model, entry: dict[str, Any]) -> tuple[Model, StoreCollection]:
+    """`entry` (checked fields) kept in the party roster (a party member) or the saved opponents, in
+    the place of any of its name; with the effect that stores that list."""
+    party = entry.get("side") == "party"
+    people = tuple(p for p in (model.roster if party else model.templates) if p.get("name") != entry["name"]) + (entry,)
+    return (replace(model, roster=people) if party else replace(model, templates=people)), StoreCollection(ROSTER if party else TEMPLATES)
 
 
 def _remembered(model: Model, m: CombatantRemembered) -> Result:
@@ -307,12 +313,10 @@ def _remembered(model: Model, m: CombatantRemembered) -> Result:
         entry = validated_fields({k: v for k, v in fields.items() if v not in (None, "", [], {})})
     except EngineError as error:
         return model, (Refuse(str(error)),)
-    party = c.side == "party"
-    kept = tuple(p for p in (model.roster if party else model.templates) if p.get("name") != name) + (entry,)
-    model = replace(model, roster=kept) if party else replace(model, templates=kept)
+    model, stored = kept_by_name(model, entry)
     tools = f", with its {len(c.tools)} turn tool{'s' * (len(c.tools) != 1)}" if c.tools else ""
-    where = "the party roster" if party else "the saved opponents"
-    return model, (StoreCollection(ROSTER if party else TEMPLATES), Toast(f"{name} is in {where}{tools}: Quick add brings it back"))
+    where = "the party roster" if c.side == "party" else "the saved opponents"
+    return model, (stored, Toast(f"{name} is in {where}{tools}: Quick add brings it back"))
 
 
 # -- attacks on a panel ------------------------------------------------------------------------------
