@@ -59,8 +59,8 @@ class TurnTool:
     """One of a combatant's turn tools: what it is (`kind`, one of TOOL_KINDS), its name, and its
     state. `amount` is the hit points regeneration gives or ongoing damage deals (a number or
     dice), at the `when` ('start' / 'end') of its turn; `low` the lowest d6 face that recharges an
-    ability (5 for "Recharge 5–6"); `most` the legendary actions a round or the uses a day, and
-    `left` how many are left (an ability that recharges: 1 ready, 0 spent); `paused`: regeneration
+    ability (5 for "Recharge 5–6"); `most` the legendary actions a round or the uses a day (an
+    ability that recharges: 1), and `left` how many are left (an ability that recharges: 1 ready, 0 spent); `paused`: regeneration
     does not work at its next turn (acid or fire); `done`: the round its turn effect was applied."""
 
     id: str

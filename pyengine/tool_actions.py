@@ -18,7 +18,7 @@ from .dice import Rng, roll
 from .errors import EngineError, RuleError
 from .model import LIMITS, Combatant, Encounter, Outcome, TurnTool
 from .rules import ActionRule, system_of
-from .tools import MAX_TOOLS, TIMED, describe, new_tool, recharge_words
+from .tools import MAX_TOOLS, TIMED, describe, recharge_words, tools_joining
 from .turns import active_unit, unit_name
 
 __all__ = ["TOOL_ACTIONS"]
@@ -48,10 +48,9 @@ def _add(enc: Encounter, a: NewTool) -> Outcome:
         raise RuleError(f"A combatant keeps at most {MAX_TOOLS} turn tools.")
     seq = enc.seq
     for member in members:
-        seq += 1
-        tool = new_tool(f"t{seq}", a.tool)
-        enc = enc.with_combatant(replace(member, tools=member.tools + (tool,)))
-    return replace(enc, seq=seq), (enc.event("tool", f"{unit_name(members)}: {describe(tool)}", who=c.id),)
+        given, seq = tools_joining([a.tool], system.turn_tools, seq)
+        enc = enc.with_combatant(replace(member, tools=member.tools + given))
+    return replace(enc, seq=seq), (enc.event("tool", f"{unit_name(members)}: {describe(given[0])}", who=c.id),)
 
 
 def _remove(enc: Encounter, a: ToolTarget) -> Outcome:
@@ -147,9 +146,8 @@ def _set(enc: Encounter, a: ToolSet) -> Outcome:
         return _changed(enc, c, replace(t, paused=a.paused)), (enc.event("tool", said, who=c.id),)
     if a.left is None or t.kind in TIMED:
         raise RuleError(f"{t.name} has no count to set.")
-    top = 1 if t.kind == "recharge" else t.most
-    if not 0 <= a.left <= top:
-        raise RuleError(f"{t.name} holds 0 to {top}.")
+    if not 0 <= a.left <= t.most:
+        raise RuleError(f"{t.name} holds 0 to {t.most}.")
     if t.kind == "recharge":
         said = f"{c.name}'s {t.name} is {'ready' if a.left else 'spent'}"
     else:

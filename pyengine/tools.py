@@ -27,7 +27,7 @@ from .model import TOOL_KINDS, Combatant, Encounter, Event, TurnTool
 from .text import clean_text
 
 __all__ = [
-    "TOOL_KINDS", "MAX_TOOLS", "CAPS", "DEFAULT_NAMES", "new_tool", "tool_spec", "tools_joining", "tool_from_dict", "tool_to_dict", "recharge_chance",
+    "TOOL_KINDS", "MAX_TOOLS", "CAPS", "DEFAULT_NAMES", "new_tool", "tool_spec", "tools_joining", "tool_from_dict", "tool_to_dict", "recharge_faces", "recharge_chance",
     "recharge_words", "terms", "describe", "state_words", "waiting", "at_turn_start", "TIMED",
 ]
 
@@ -38,9 +38,14 @@ DEFAULT_NAMES = {"recharge": "Recharge ability", "regeneration": "Regeneration",
                  "legendary": "Legendary actions", "uses": "Daily ability"}
 
 
+def recharge_faces(low: int) -> int:
+    """How many faces of the d6 recharge an ability on `low` or more (5: 2, the 5 and the 6)."""
+    return 7 - low
+
+
 def recharge_chance(low: int) -> Fraction:
     """The exact chance that a d6 recharges an ability on `low` or more (5: 2 in 6)."""
-    return Fraction(7 - low, 6)
+    return Fraction(recharge_faces(low), 6)
 
 
 def recharge_words(low: int) -> str:
@@ -125,16 +130,12 @@ def tools_joining(specs: list[dict[str, Any]], kinds: tuple[str, ...], seq: int)
 
 
 def tool_to_dict(t: TurnTool) -> dict[str, Any]:
-    """A tool as saved: what it is and its state (defaults left out)."""
-    out: dict[str, Any] = {"id": t.id, "kind": t.kind, "name": t.name}
-    if t.kind == "recharge":
-        out.update(low=t.low, left=t.left)
-    elif t.kind in TIMED:
-        out.update(amount=t.amount, when=t.when)
-        if t.paused:
-            out["paused"] = True
-    else:
-        out.update(most=t.most, left=t.left)
+    """A tool as saved: its id, what it is (tool_spec) and its state (defaults left out)."""
+    out: dict[str, Any] = {"id": t.id, **tool_spec(t)}
+    if t.kind not in TIMED:
+        out["left"] = t.left
+    elif t.paused:
+        out["paused"] = True
     if t.done:
         out["done"] = t.done
     return out
@@ -151,8 +152,7 @@ def tool_from_dict(d: Any) -> TurnTool:
     paused = d.get("paused", False)
     if not isinstance(paused, bool) or (paused and tool.kind != "regeneration"):
         raise RuleError(f"{tool.name}: only regeneration is paused.")
-    top = 1 if tool.kind == "recharge" else tool.most
-    left = _whole(d.get("left", top), f"{tool.name}: what is left", 0, top) if tool.kind not in TIMED else 1
+    left = _whole(d.get("left", tool.most), f"{tool.name}: what is left", 0, tool.most) if tool.kind not in TIMED else 1
     done = _whole(d.get("done", 0), f"{tool.name}: the round it acted", 0, 10**6)
     return replace(tool, left=left, paused=paused, done=done)
 

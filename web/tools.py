@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pyengine.model import Combatant, Encounter, TurnTool
 from pyengine.rules import system_of
-from pyengine.tools import DEFAULT_NAMES, TIMED, describe, recharge_chance, recharge_words, state_words, terms, waiting
+from pyengine.tools import DEFAULT_NAMES, TIMED, describe, recharge_chance, recharge_faces, recharge_words, state_words, terms, waiting
 from pyengine.turns import active_unit, unit_name
 
 from .html import esc, pct
@@ -20,18 +20,17 @@ SHOWN_USE_BUTTONS = 3  # legendary actions spent at once: 1, 2 or 3 (an SRD acti
 
 def _chance(low: int) -> str:
     """The exact chance a d6 recharges it, as faces and as a percentage: "2 in 6 · 33.3%"."""
-    return f"{7 - low} in 6 · {pct(float(recharge_chance(low)))}"
+    return f"{recharge_faces(low)} in 6 · {pct(float(recharge_chance(low)))}"
 
 
 def _chip(t: TurnTool) -> str:
     if t.kind == "recharge":
-        state, cls = ("✓", "ok") if t.left else ("✗", "bad")
-        return f'<span class="chip tool {cls}" data-testid="tool-chip" title="{esc(describe(t))}">{esc(t.name)} {state}</span>'
-    if t.kind in TIMED:
-        off = " off" if t.paused else ""
-        return f'<span class="chip tool" data-testid="tool-chip" title="{esc(describe(t))}">{esc(t.name)} {esc(t.amount)}{off}</span>'
-    cls = " bad" if not t.left else ""
-    return f'<span class="chip tool{cls}" data-testid="tool-chip" title="{esc(describe(t))}">{esc(t.name)} {t.left}/{t.most}</span>'
+        cls, state = (" ok", "✓") if t.left else (" bad", "✗")
+    elif t.kind in TIMED:
+        cls, state = "", esc(t.amount) + (" off" if t.paused else "")
+    else:
+        cls, state = " bad" if not t.left else "", f"{t.left}/{t.most}"
+    return f'<span class="chip tool{cls}" data-testid="tool-chip" title="{esc(describe(t))}">{esc(t.name)} {state}</span>'
 
 
 def row_chips(c: Combatant) -> str:
