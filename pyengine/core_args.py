@@ -68,6 +68,7 @@ class HitPoints(Record):
     source: str | None = None
     roll: str | None = None
     half: bool = False
+    parts: list[Any] | None = None  # typed damage: [type, amount, marks] each (pyengine/damage_types.py)
 
 
 class Temporary(Record):

@@ -9,10 +9,13 @@ arrives. A test checks that no other module of the engine writes `hp` or `temp_h
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from .damage_types import Adjusted, Portion, adjust_all
 from .model import Combatant, Encounter, Event, Outcome
 from .rules import system_of
+from .tools import stopped_by
 
 __all__ = ["Hurt", "harm", "mend", "give_temporary", "take_damage", "heal"]
 
@@ -76,15 +79,45 @@ def give_temporary(enc: Encounter, c: Combatant, amount: int) -> Encounter:
 
 
 def take_damage(enc: Encounter, c: Combatant, amount: int, source: str | None = None, roll: str | None = None,
-                half: bool = False) -> Outcome:
-    """The damage action, and any attack that logs plain damage: one "damage" event, then `harm`'s."""
+                half: bool = False, parts: Sequence[tuple[Portion, int]] = ()) -> Outcome:
+    """The damage action, and any attack that logs plain damage: one "damage" event, then `harm`'s.
+    With `parts` (each typed part and its amount, a save's half already taken), the target's
+    resistances, immunities and vulnerabilities change each part (pyengine/damage_types.py), the log
+    says how, and a regeneration stopped by a type it took is off at its next turn."""
+    kinds = ""
+    notes = ["saved: half damage"] if half else []
+    adjusted: tuple[Adjusted, ...] = ()
+    if parts:
+        adjusted = adjust_all(c.defenses, list(parts))
+        amount = sum(a.after for a in adjusted)
+        typed = [a for a in adjusted if a.kind]
+        if len(adjusted) == 1 and typed:
+            kinds = f" {typed[0].kind}"
+            notes += [typed[0].note] if typed[0].note else []
+        elif typed:
+            notes.append(", ".join(f"{a.after} {a.kind or 'untyped'}" + (f" ({a.note})" if a.note else "") for a in adjusted))
     new, hurt, more = harm(enc, c, amount)
     by = f" from {enc.get(source).name}" if source and any(x.id == source for x in enc.combatants) else ""
-    notes = [hurt.note] if hurt.absorbed else []
-    if half:
-        notes.insert(0, "saved: half damage")
-    text = f"{c.name} took {amount} damage{by}" + (f" ({'; '.join(notes)})" if notes else "")
-    return new, (enc.event("damage", text, roll, c.id), *more)
+    if hurt.absorbed:
+        notes.append(hurt.note)
+    text = f"{c.name} took {amount}{kinds} damage{by}" + (f" ({'; '.join(notes)})" if notes else "")
+    new, paused = _regeneration_stopped(new, c.id, {a.kind for a in adjusted if a.kind and a.after > 0})
+    return new, (enc.event("damage", text, roll, c.id), *more, *paused)
+
+
+def _regeneration_stopped(enc: Encounter, cid: str, taken: set[str]) -> tuple[Encounter, tuple[Event, ...]]:
+    """SRD (the troll): "If the troll takes acid or fire damage, this trait doesn't function at the
+    start of the troll's next turn": a regeneration whose stopping types were taken is paused."""
+    if not taken or not any(x.id == cid for x in enc.combatants):
+        return enc, ()
+    c = enc.get(cid)
+    events: list[Event] = []
+    for t in c.tools:
+        hit = [k for k in stopped_by(t) if k in taken]
+        if t.kind == "regeneration" and hit and not t.paused:
+            c = c.with_tool(replace(t, paused=True))
+            events.append(enc.event("tool", f"{c.name}'s {t.name} is off at its next turn ({' and '.join(hit)} damage)", who=c.id))
+    return enc.with_combatant(c), tuple(events)
 
 
 def heal(enc: Encounter, c: Combatant, amount: int, roll: str | None = None) -> Outcome:

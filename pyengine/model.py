@@ -8,12 +8,13 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .damage_types import MAX_PORTIONS, Defenses, split_typed
 from .errors import RuleError
 from .text import clean_text
 
 __all__ = [
     "SIDES", "SKIP_DOWN", "ID_PATTERN", "LIMITS", "MAX_COMBATANTS", "NUMBER_FIELDS",
-    "TOOL_KINDS", "Duration", "Condition", "TurnTool", "Combatant", "Event", "Action", "Encounter", "Outcome", "StatField",
+    "TOOL_KINDS", "MAX_ATTACKS", "Duration", "Condition", "TurnTool", "NamedAttack", "Defenses", "Combatant", "Event", "Action", "Encounter", "Outcome", "StatField",
     "too_many_combatants", "valid_stat", "validated_fields",
 ]
 
@@ -61,7 +62,9 @@ class TurnTool:
     dice), at the `when` ('start' / 'end') of its turn; `low` the lowest d6 face that recharges an
     ability (5 for "Recharge 5–6"); `most` the legendary actions a round or the uses a day (an
     ability that recharges: 1), and `left` how many are left (an ability that recharges: 1 ready, 0 spent); `paused`: regeneration
-    does not work at its next turn (acid or fire); `done`: the round its turn effect was applied."""
+    does not work at its next turn (acid or fire); `stops`: the damage types that pause regeneration
+    by themselves as it takes them ("acid, fire"; empty: paused by hand); `done`: the round its turn
+    effect was applied."""
 
     id: str
     kind: str
@@ -73,6 +76,41 @@ class TurnTool:
     left: int = 1
     paused: bool = False
     done: int = 0
+    stops: str = ""
+
+
+MAX_ATTACKS = 12  # named attacks on one combatant
+
+
+@dataclass(frozen=True)
+class NamedAttack:
+    """One of a combatant's attacks (a stat block's Bite, Claw ...): its attack bonus and its damage,
+    dice with their types ("2d10+8 piercing + 2d6 fire"). The attack panel offers them by name."""
+
+    name: str
+    bonus: int = 0
+    damage: str = "1d6"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "bonus": self.bonus, "damage": self.damage}
+
+    @staticmethod
+    def read(d: Any) -> NamedAttack:
+        """A typed or saved attack, checked (RuleError with a plain message)."""
+        if not isinstance(d, dict) or not set(d) <= {"name", "bonus", "damage"}:
+            raise RuleError("A named attack is unreadable.")
+        name = clean_text(str(d.get("name") or ""))
+        if not name or len(name) > 60:
+            raise RuleError("A named attack needs a name of at most 60 characters.")
+        bonus = d.get("bonus", 0)
+        if not isinstance(bonus, int) or isinstance(bonus, bool) or not -20 <= bonus <= 40:
+            raise RuleError(f"{name}: the attack bonus must be a whole number from -20 to 40.")
+        damage = " ".join(str(d.get("damage") or "").split())
+        if not damage or len(damage) > 100:
+            raise RuleError(f"{name}: the damage must be dice of at most 100 characters.")
+        if len(split_typed(damage)) > MAX_PORTIONS:
+            raise RuleError(f"{name}: at most {MAX_PORTIONS} typed parts of damage.")
+        return NamedAttack(name, bonus, damage)
 
 
 # Flags that are no turn's: what the players may see of a combatant (pyengine/handoff.py), kept when
@@ -100,6 +138,8 @@ class Combatant:
     flags: tuple[str, ...] = ()
     stats: tuple[tuple[str, Any], ...] = ()
     tools: tuple[TurnTool, ...] = ()
+    attacks: tuple[NamedAttack, ...] = ()
+    defenses: Defenses = Defenses()
 
     @property
     def down(self) -> bool:
@@ -275,6 +315,12 @@ def validated_fields(fields: dict[str, Any]) -> dict[str, Any]:
                     isinstance(t, dict) and len(t) <= 10 and all(isinstance(k, str) and valid_stat(v) for k, v in t.items()) for t in value):
                 raise RuleError("A combatant's turn tools are unreadable.")
             out[key] = [dict(t) for t in value]
+        elif key == "attacks":
+            if not isinstance(value, list) or len(value) > MAX_ATTACKS:
+                raise RuleError(f"A combatant has at most {MAX_ATTACKS} named attacks.")
+            out[key] = [NamedAttack.read(a).to_dict() for a in value]
+        elif key == "defenses":
+            out[key] = Defenses.read(value).to_dict()
         elif key == "stats":
             if not isinstance(value, dict) or len(value) > 200:
                 raise RuleError("A combatant's stats are unreadable.")

@@ -13,8 +13,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .damage_types import DEFENSE_KEYS
 from .errors import EngineError, SchemaError
-from .model import LIMITS, MAX_COMBATANTS, SIDES, Action, Combatant, Condition, Duration, Encounter, too_many_combatants, valid_stat
+from .model import (
+    LIMITS, MAX_ATTACKS, MAX_COMBATANTS, SIDES, Action, Combatant, Condition, Defenses, Duration, Encounter, NamedAttack, too_many_combatants,
+    valid_stat,
+)
 from .rules import get_system
 from .text import clean_text
 from .tools import MAX_TOOLS, tool_from_dict, tool_to_dict
@@ -102,6 +106,10 @@ def _combatant_to_dict(c: Combatant) -> dict[str, Any]:
         out["stats"] = dict(c.stats)
     if c.tools:
         out["tools"] = [tool_to_dict(t) for t in c.tools]
+    if c.attacks:
+        out["attacks"] = [a.to_dict() for a in c.attacks]
+    if c.defenses:
+        out["defenses"] = c.defenses.to_dict()
     return out
 
 
@@ -195,6 +203,14 @@ def _combatant_from_dict(d: Any) -> Combatant:
         raise SchemaError(f"{label}: {error}") from None
     if len({t.id for t in tools}) != len(tools):
         raise SchemaError(f"{label}: two turn tools share one id.")
+    raw_attacks = d.get("attacks", []) or []
+    if not isinstance(raw_attacks, list) or len(raw_attacks) > MAX_ATTACKS:
+        raise SchemaError(f"{label}: named attacks are unreadable.")
+    try:
+        attacks = tuple(NamedAttack.read(a) for a in raw_attacks)
+        defenses = Defenses.read(d.get("defenses"))
+    except EngineError as error:
+        raise SchemaError(f"{label}: {error}") from None
     # Every text is cleaned as it is read, as typed text is (links, files and storage alike).
     flags = [clean_text(f) for f in flags]
     stats = {k: clean_text(v) if isinstance(v, str) else v for k, v in stats.items()}
@@ -209,7 +225,8 @@ def _combatant_from_dict(d: Any) -> Combatant:
         temp_hp=_int(d.get("temp_hp", 0), f"{label}: temporary HP", hp_limit),
         conditions=tuple(conditions), notes=clean_text(_str(d.get("notes"), f"{label}: notes", LIMITS["notes"], True)),
         group=_str(d.get("group"), "A group id", 20, True) or None, flags=tuple(flags),
-        stats=tuple(sorted(stats.items())), tools=tools,
+        stats=tuple(sorted(stats.items())), tools=tools, attacks=attacks,
+        defenses=Defenses(*(tuple(clean_text(v) for v in getattr(defenses, k)) for k in DEFENSE_KEYS)),
     )
 
 

@@ -18,7 +18,7 @@ from .dice import Rng, roll
 from .errors import EngineError, RuleError
 from .model import LIMITS, Combatant, Encounter, Outcome, TurnTool
 from .rules import ActionRule, system_of
-from .tools import MAX_TOOLS, TIMED, describe, recharge_words, tools_joining
+from .tools import MAX_TOOLS, TIMED, describe, pause_words, recharge_words, tools_joining
 from .turns import active_unit, unit_name
 
 __all__ = ["TOOL_ACTIONS"]
@@ -141,7 +141,7 @@ def _set(enc: Encounter, a: ToolSet) -> Outcome:
     if a.paused is not None:
         if t.kind != "regeneration":
             raise RuleError("Only regeneration stops for a turn.")
-        said = (f"{c.name}'s {t.name} is off at its next turn (acid or fire)" if a.paused
+        said = (f"{c.name}'s {t.name} is off at its next turn ({pause_words(t)})" if a.paused
                 else f"{c.name}'s {t.name} works again")
         return _changed(enc, c, replace(t, paused=a.paused)), (enc.event("tool", said, who=c.id),)
     if a.left is None or t.kind in TIMED:

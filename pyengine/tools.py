@@ -17,10 +17,12 @@ the actions that change them are in `tool_actions.py`. Nothing here rolls.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
+from .damage_types import DAMAGE_TYPES
 from .dice import parse
 from .errors import EngineError, RuleError
 from .model import TOOL_KINDS, Combatant, Encounter, Event, TurnTool
@@ -28,7 +30,7 @@ from .text import clean_text
 
 __all__ = [
     "TOOL_KINDS", "MAX_TOOLS", "CAPS", "DEFAULT_NAMES", "new_tool", "tool_spec", "tools_joining", "tool_from_dict", "tool_to_dict", "recharge_faces", "recharge_chance",
-    "recharge_words", "terms", "describe", "state_words", "waiting", "at_turn_start", "TIMED",
+    "recharge_words", "stopped_by", "pause_words", "terms", "describe", "state_words", "waiting", "at_turn_start", "TIMED",
 ]
 
 MAX_TOOLS = 20                                 # turn tools on one combatant
@@ -81,6 +83,26 @@ def _amount(text: Any, kind: str) -> str:
     return amount
 
 
+def _stops(value: Any) -> str:
+    """The damage types that pause regeneration as it takes them: "acid, fire" (checked, in order)."""
+    if value in (None, ""):
+        return ""
+    words = [w for w in re.split(r"[\s,]+|\band\b|\bor\b", str(value).lower()) if w] if isinstance(value, str) else None
+    if not words or len(words) > len(DAMAGE_TYPES) or any(w not in DAMAGE_TYPES for w in words):
+        raise RuleError(f"What stops regeneration is damage types ({', '.join(DAMAGE_TYPES)}).")
+    return ", ".join(t for t in DAMAGE_TYPES if t in words)
+
+
+def stopped_by(t: TurnTool) -> tuple[str, ...]:
+    return tuple(t.stops.split(", ")) if t.stops else ()
+
+
+def pause_words(t: TurnTool) -> str:
+    """Why regeneration pauses: its own damage types ("acid or fire"), the troll's when it names none."""
+    kinds = stopped_by(t) or ("acid", "fire")
+    return ", ".join(kinds[:-1]) + " or " + kinds[-1] if len(kinds) > 1 else kinds[0]
+
+
 def new_tool(tid: str, fields: dict[str, Any]) -> TurnTool:
     """A tool as typed on a sheet (kind, name, amount, low, when, most), checked; RuleError with a
     plain message otherwise. It starts ready, with every use left."""
@@ -99,7 +121,8 @@ def new_tool(tid: str, fields: dict[str, Any]) -> TurnTool:
         when = fields.get("when") or "start"
         if when not in ("start", "end"):
             raise RuleError("A turn tool acts at the start or the end of its turn.")
-        return replace(tool, amount=_amount(fields.get("amount"), kind), when=when)
+        return replace(tool, amount=_amount(fields.get("amount"), kind), when=when,
+                       stops=_stops(fields.get("stops")) if kind == "regeneration" else "")
     what = "Legendary actions a round" if kind == "legendary" else "Uses a day"
     most = _whole(fields.get("most", 3 if kind == "legendary" else 1), what, 1, CAPS[kind])
     return replace(tool, most=most, left=most)
@@ -111,7 +134,7 @@ def tool_spec(t: TurnTool) -> dict[str, Any]:
     if t.kind == "recharge":
         out["low"] = t.low
     elif t.kind in TIMED:
-        out.update(amount=t.amount, when=t.when)
+        out.update(amount=t.amount, when=t.when, **({"stops": t.stops} if t.stops else {}))
     else:
         out["most"] = t.most
     return out
@@ -177,7 +200,7 @@ def state_words(t: TurnTool) -> str:
     if t.kind == "recharge":
         return "ready" if t.left else "spent"
     if t.kind in TIMED:
-        return "off at its next turn (acid or fire)" if t.paused else ""
+        return f"off at its next turn ({pause_words(t)})" if t.paused else ""
     return f"{t.left} of {t.most} left"
 
 
@@ -202,7 +225,7 @@ def at_turn_start(enc: Encounter, ids: set[str]) -> tuple[Encounter, tuple[Event
             if t.kind == "legendary" and t.left < t.most:
                 t = replace(t, left=t.most)
             elif t.kind == "regeneration" and t.paused:
-                events.append(enc.event("tool", f"{c.name}'s {t.name} does not work this turn (acid or fire)", who=c.id))
+                events.append(enc.event("tool", f"{c.name}'s {t.name} does not work this turn ({pause_words(t)})", who=c.id))
                 t = replace(t, paused=False, done=enc.round)
             tools.append(t)
         combatants.append(replace(c, tools=tuple(tools)))

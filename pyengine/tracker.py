@@ -31,6 +31,7 @@ from .core_args import (
     typed,
 )
 from .damage import give_temporary, heal, take_damage
+from .damage_types import parts_from_args
 from .dice import Rng
 from .errors import RuleError
 from .model import (
@@ -43,9 +44,11 @@ from .model import (
     Action,
     Combatant,
     Condition,
+    Defenses,
     Duration,
     Encounter,
     Event,
+    NamedAttack,
     Outcome,
     too_many_combatants,
     valid_stat,
@@ -148,6 +151,7 @@ def _add(enc: Encounter, a: Added) -> Outcome:
         raise RuleError(too_many_combatants(len(enc.combatants) + count))
     stats = tuple(sorted((fields.pop("stats", None) or {}).items()))
     specs = fields.pop("tools", None) or []
+    _typed_fields(fields)
     if fields.get("hp") is None and fields.get("max_hp") is not None:
         fields["hp"] = fields["max_hp"]
     if fields.get("max_hp") is None and fields.get("hp") is not None:
@@ -177,12 +181,21 @@ def _add(enc: Encounter, a: Added) -> Outcome:
     return replace(enc, combatants=combatants, seq=seq), tuple(events)
 
 
+def _typed_fields(fields: dict[str, Any]) -> None:
+    """A combatant's named attacks and defenses (checked by validated_fields) as the model's values."""
+    if "attacks" in fields:
+        fields["attacks"] = tuple(NamedAttack.read(x) for x in fields["attacks"])
+    if "defenses" in fields:
+        fields["defenses"] = Defenses.read(fields["defenses"])
+
+
 def _update(enc: Encounter, a: Edit) -> Outcome:
     c = enc.get(a.id)
     fields = validated_fields(a.fields)
     if "tools" in fields:
         raise RuleError("Turn tools are given and taken away on the combatant's sheet, not by an edit.")
     stats = fields.pop("stats", None)
+    _typed_fields(fields)
     updated = replace(c, **fields)
     if stats is not None:
         updated = replace(updated, stats=tuple(sorted({**dict(c.stats), **stats}.items())))
@@ -322,7 +335,7 @@ def _hp_target(enc: Encounter, a: HitPoints) -> tuple[Combatant, int, int]:
 
 def _damage(enc: Encounter, a: HitPoints) -> Outcome:
     c, _, amount = _hp_target(enc, a)
-    return take_damage(enc, c, amount, a.source, a.roll, a.half)
+    return take_damage(enc, c, amount, a.source, a.roll, a.half, parts_from_args(a.parts))
 
 
 def _heal(enc: Encounter, a: HitPoints) -> Outcome:

@@ -10,14 +10,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..damage import mend, take_damage
+from ..damage_types import Defenses, Portion, adjust, parts_from_args, parts_to_args, split_typed
 from ..dice import Distribution, Rng, distribution_ast, parse, roll_ast
 from ..errors import EngineError, RuleError
-from ..model import TOOL_KINDS, Combatant, Encounter, Event, Outcome, StatField
+from ..model import TOOL_KINDS, Combatant, Encounter, Event, NamedAttack, Outcome, StatField
 from ..notation import MAX_DICE, count_dice, doubled_dice
 from ..rules import ActionRule, System, settle_ties
 from ..turns import reordered_by_rolls
 
-__all__ = ["GenericSystem", "LAIR_INITIATIVE", "LAIR", "is_lair", "concentration_dc", "death_save_outcome", "DEATH_SAVES", "AttackSpec", "attack_spec", "attack_odds",
+__all__ = ["GenericSystem", "LAIR_INITIATIVE", "LAIR", "is_lair", "concentration_dc", "death_save_outcome", "DEATH_SAVES", "AttackSpec", "attack_spec", "attack_odds", "named_attack",
            "AttackOdds", "COVER"]
 
 DEATH_SAVES = 3  # three successes: stable; three failures: dead
@@ -50,6 +51,9 @@ class AttackSpec:
     damage: str
     crit_on: int = 20
     notes: tuple[str, ...] = ()
+    portions: tuple[Portion, ...] = ()   # the damage's typed parts (pyengine/damage_types.py)
+    defenses: Defenses = Defenses()      # the target's, applied to each part after the roll
+    weapon: str = ""                     # the named attack used ("" : the attacker's own stats)
 
 
 def attack_spec(enc: Encounter, args: dict[str, Any]) -> AttackSpec:
@@ -75,16 +79,31 @@ def attack_spec(enc: Encounter, args: dict[str, Any]) -> AttackSpec:
     notes = []
     if COVER[cover]:
         notes.append(f"{cover} cover: +{COVER[cover]} AC")
-    damage = str(attacker.stat_or("damage", "1d6") or "1d6")
+    weapon = named_attack(attacker, args.get("with"))
+    damage = weapon.damage if weapon else str(attacker.stat_or("damage", "1d6") or "1d6")
     try:
-        ast = parse(damage)
+        portions = split_typed(damage)
+        dice = sum(count_dice(parse(p.dice)) for p in portions)
     except EngineError as error:
         raise RuleError(f"{attacker.name}'s damage {damage!r}: {error}") from None
-    if 2 * count_dice(ast) > MAX_DICE:
+    if 2 * dice > MAX_DICE:
         raise RuleError(f"{attacker.name}'s damage has too many dice to double on a crit.")
-    to_hit = STATS[1].number(attacker) + modifier
+    to_hit = (weapon.bonus if weapon else STATS[1].number(attacker)) + modifier
     return AttackSpec(to_hit, int(ac) + COVER[cover], "2d20kh1" if adv else "2d20kl1" if dis else "1d20", damage,
-                      STATS[3].number(attacker), tuple(notes))
+                      STATS[3].number(attacker), tuple(notes), portions, target.defenses, weapon.name if weapon else "")
+
+
+def named_attack(attacker: Combatant, name: Any) -> NamedAttack | None:
+    """The attacker's named attack of that name, else its first one (None: it has none, its own
+    stats attack). A name it does not have is refused: the panel's choice is stale."""
+    if not attacker.attacks:
+        return None
+    if name in (None, ""):
+        return attacker.attacks[0]
+    for a in attacker.attacks:
+        if a.name == name:
+            return a
+    raise RuleError(f"{attacker.name} has no attack named {str(name)[:60]!r}.")
 
 
 @dataclass(frozen=True)
@@ -111,12 +130,24 @@ def attack_odds(spec: AttackSpec) -> AttackOdds:
         hit, crit = _hits(spec, natural)
         p_hit += p if hit else 0.0
         p_crit += p if crit else 0.0
-    ast = parse(spec.damage)
-    normal = distribution_ast(ast).map(lambda v: max(0, v))
-    cases = [(1.0 - p_hit, Distribution.constant(0)), (p_hit - p_crit, normal)]
+    portions = spec.portions or (Portion(spec.damage),)
+    cases = [(1.0 - p_hit, Distribution.constant(0)), (p_hit - p_crit, _damage_distribution(portions, spec.defenses, False))]
     if p_crit:
-        cases.append((p_crit, distribution_ast(doubled_dice(ast)).map(lambda v: max(0, v))))
+        cases.append((p_crit, _damage_distribution(portions, spec.defenses, True)))
     return AttackOdds(p_hit, p_crit, Distribution.mix(cases))
+
+
+def _damage_distribution(portions: tuple[Portion, ...], defenses: Defenses, crit: bool) -> Distribution:
+    """The damage a hit deals: each typed part (its dice doubled on a crit) after the target's
+    resistances, immunities and vulnerabilities, summed."""
+    total = Distribution.constant(0)
+    for p in portions:
+        ast = parse(p.dice)
+        part = distribution_ast(doubled_dice(ast) if crit else ast).map(lambda v: max(0, v))
+        if p.kind:
+            part = part.map(lambda v, p=p: adjust(defenses, p, v).after)
+        total = total + part
+    return total
 
 
 def _resolve_attack(enc: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
@@ -127,17 +158,24 @@ def _resolve_attack(enc: Encounter, args: dict[str, Any], rng: Rng) -> dict[str,
     text = (f"{d20.text.rsplit(' = ', 1)[0]} {spec.bonus:+d} = {natural + spec.bonus} vs AC {spec.ac}: "
             + ("crit" if crit else "hit" if hit else "miss"))
     damage = 0
+    parts: list[tuple[Portion, int]] = []
     if hit:
-        ast = parse(spec.damage)
-        rolled = roll_ast(doubled_dice(ast) if crit else ast, rng, spec.damage)
-        damage = max(0, rolled.total)
-        text += f"; {rolled.text}" + (" (dice doubled)" if crit else "")
+        texts = []
+        for p in spec.portions:
+            ast = parse(p.dice)
+            rolled = roll_ast(doubled_dice(ast) if crit else ast, rng, p.dice)
+            parts.append((p, max(0, rolled.total)))
+            texts.append(rolled.text + (f" {' '.join((*p.marks, p.kind))}" if p.kind else ""))
+        damage = sum(amount for _, amount in parts)
+        text += f"; {' + '.join(texts)}" + (" (dice doubled)" if crit else "")
+    typed = {"parts": parts_to_args(parts)} if any(p.kind for p, _ in parts) else {}
     target = enc.get(args["target"])
     # SRD: damage to a dying creature is a failed death save, from a critical hit two. Decided here
     # and saved with the action, so that a fight saved before this rule replays as it was played.
     extra = {"second_failure": True} if crit and damage and dying(target) else {}
     return {"attacker": args["attacker"], "target": args["target"], "faces": [d.face for d in d20.dice], "natural": natural,
-            "hit": hit, "crit": crit, "damage": damage, "text": text, **extra}
+            "hit": hit, "crit": crit, "damage": damage, "text": text, **extra, **typed,
+            **({"with": spec.weapon} if spec.weapon else {})}
 
 
 def _apply_attack(enc: Encounter, args: dict[str, Any]) -> Outcome:
@@ -148,10 +186,11 @@ def _apply_attack(enc: Encounter, args: dict[str, Any]) -> Outcome:
     if not isinstance(damage, int) or isinstance(damage, bool) or not 0 <= damage <= 1_000_000:
         raise RuleError("An attack result is out of range.")
     outcome = "crit" if args.get("crit") else "hit" if args.get("hit") else "miss"
-    events: tuple[Event, ...] = (enc.event("attack", f"{attacker.name} attacks {target.name}: {outcome}"
+    weapon = f" ({str(args['with'])[:60]})" if isinstance(args.get("with"), str) and args.get("with") else ""
+    events: tuple[Event, ...] = (enc.event("attack", f"{attacker.name} attacks {target.name}{weapon}: {outcome}"
                                            + (f", {damage} damage" if damage else ""), args.get("text"), target.id),)
     if damage and target.hp is not None:
-        enc, more = take_damage(enc, target, damage, attacker.id)
+        enc, more = take_damage(enc, target, damage, attacker.id, parts=parts_from_args(args.get("parts")))
         events += more
         hurt = enc.get(target.id)
         if args.get("second_failure") is True and dying(hurt):
