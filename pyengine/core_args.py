@@ -53,6 +53,9 @@ class Added(Record):
     group: str | None = None
     rolled: dict[str, Any] | None = None
     count: int = 1
+    hp_rolls: list[Any] | None = None   # each member's rolled hit points (a creature's hit dice)
+    hp_roll: str | None = None          # those rolls as shown in the log
+    roll_hp: str | None = None          # asked: the hit dice to roll (resolve rolls them)
 
 
 class Delay(Record):

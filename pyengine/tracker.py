@@ -32,7 +32,7 @@ from .core_args import (
 )
 from .damage import give_temporary, heal, take_damage
 from .damage_types import parts_from_args
-from .dice import Rng
+from .dice import Rng, roll
 from .errors import RuleError
 from .model import (
     ID_PATTERN,
@@ -102,7 +102,11 @@ def _resolve_add(enc: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, An
         proto = Combatant(id=ids[0], name=base.get("name", "?"), init_mod=base.get("init_mod", 0))
         value, tiebreak, text = system_of(enc).roll_initiative(proto, rng)
         rolls = {"value": value, "tiebreak": tiebreak, "roll": text}
-    return {"ids": ids, "group": group, "combatant": base, "count": count, **({"rolled": rolls} if rolls else {})}
+    hp: dict[str, Any] = {}
+    if args.get("roll_hp"):  # a creature's hit dice, rolled for each member (its average otherwise)
+        rolled_hp = [roll(str(args["roll_hp"]), rng) for _ in ids]
+        hp = {"hp_rolls": [max(1, min(r.total, LIMITS["hp"])) for r in rolled_hp], "hp_roll": "; ".join(r.text for r in rolled_hp)[:2000]}
+    return {"ids": ids, "group": group, "combatant": base, "count": count, **({"rolled": rolls} if rolls else {}), **hp}
 
 
 def _resolve_batch(enc: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
@@ -163,10 +167,15 @@ def _add(enc: Encounter, a: Added) -> Outcome:
     name = fields.pop("name")
     seq = max(enc.seq, *(int(cid[1:]) for cid in ids))
     new = []
-    for i, cid in enumerate(ids):  # a saved opponent's turn tools, each member its own
+    hp_rolls = a.hp_rolls or []
+    if hp_rolls and (len(hp_rolls) != count or not all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= LIMITS["hp"] for h in hp_rolls)):
+        raise RuleError("Rolled hit points are one whole number for each member.")
+    for i, cid in enumerate(ids):  # a saved opponent's turn tools, each member its own (and its own rolled HP)
         tools, seq = tools_joining(specs, system_of(enc).turn_tools, seq)
-        new.append(Combatant(id=cid, name=f"{name} {i + 1}" if count > 1 else name, group=a.group, stats=stats, tools=tools, **fields))
-    events = [enc.event("added", f"{new[0].name if count == 1 else f'{count} × {name}'} joined the fight", rolled.get("roll"))]
+        own = {"hp": hp_rolls[i], "max_hp": hp_rolls[i]} if hp_rolls else {}
+        new.append(Combatant(id=cid, name=f"{name} {i + 1}" if count > 1 else name, group=a.group, stats=stats, tools=tools, **{**fields, **own}))
+    events = [enc.event("added", f"{new[0].name if count == 1 else f'{count} × {name}'} joined the fight"
+                        + (f" (HP rolled: {', '.join(map(str, hp_rolls))})" if hp_rolls else ""), rolled.get("roll") or a.hp_roll)]
     if enc.started:
         # Mid-fight: slot in by initiative, after everyone with the same or higher.
         position = len(enc.combatants)
