@@ -33,7 +33,7 @@ MAX_ENTRY = 100       # characters in one entry
 MAX_PORTIONS = 6      # typed parts in one damage expression
 DEFENSE_KEYS = ("resistances", "immunities", "vulnerabilities", "condition_immunities")
 
-_TYPED = re.compile(r"((?:\b(?:%s)\s+)*)\b(%s)\b" % ("|".join(MARKS), "|".join(DAMAGE_TYPES)), re.IGNORECASE)
+_TYPED = re.compile(rf"((?:\b(?:{'|'.join(MARKS)})\s+)*)\b({'|'.join(DAMAGE_TYPES)})\b", re.IGNORECASE)
 _NONMAGICAL = re.compile(r"\bfrom nonmagical (?:weapons|attacks)\b(?: that aren't (silvered|adamantine))?", re.IGNORECASE)
 
 

@@ -277,6 +277,22 @@ def valid_stat(value: Any) -> bool:
             or (isinstance(value, str) and len(value) <= 100))
 
 
+def _extra(key: str, value: Any) -> Any:
+    """A combatant's turn tools, named attacks or defenses, as typed or saved with an opponent."""
+    if key == "tools":
+        # A saved opponent's or party member's turn tools, as typed (pyengine/tools.py checks each
+        # one as it joins a fight): a short list of small objects.
+        if not isinstance(value, list) or len(value) > 20 or not all(
+                isinstance(t, dict) and len(t) <= 10 and all(isinstance(k, str) and valid_stat(v) for k, v in t.items()) for t in value):
+            raise RuleError("A combatant's turn tools are unreadable.")
+        return [dict(t) for t in value]
+    if key == "attacks":
+        if not isinstance(value, list) or len(value) > MAX_ATTACKS:
+            raise RuleError(f"A combatant has at most {MAX_ATTACKS} named attacks.")
+        return [NamedAttack.read(a).to_dict() for a in value]
+    return Defenses.read(value).to_dict()
+
+
 def validated_fields(fields: dict[str, Any]) -> dict[str, Any]:
     """Check what a user typed for a combatant; raise RuleError with a plain message."""
     if not isinstance(fields, dict):
@@ -308,19 +324,8 @@ def validated_fields(fields: dict[str, Any]) -> dict[str, Any]:
             if not low <= number <= high:
                 raise RuleError(f"{label} must be from {low:,} to {high:,}.")
             out[key] = number
-        elif key == "tools":
-            # A saved opponent's or party member's turn tools, as typed (pyengine/tools.py checks each
-            # one as it joins a fight): a short list of small objects.
-            if not isinstance(value, list) or len(value) > 20 or not all(
-                    isinstance(t, dict) and len(t) <= 10 and all(isinstance(k, str) and valid_stat(v) for k, v in t.items()) for t in value):
-                raise RuleError("A combatant's turn tools are unreadable.")
-            out[key] = [dict(t) for t in value]
-        elif key == "attacks":
-            if not isinstance(value, list) or len(value) > MAX_ATTACKS:
-                raise RuleError(f"A combatant has at most {MAX_ATTACKS} named attacks.")
-            out[key] = [NamedAttack.read(a).to_dict() for a in value]
-        elif key == "defenses":
-            out[key] = Defenses.read(value).to_dict()
+        elif key in ("tools", "attacks", "defenses"):
+            out[key] = _extra(key, value)
         elif key == "stats":
             if not isinstance(value, dict) or len(value) > 200:
                 raise RuleError("A combatant's stats are unreadable.")

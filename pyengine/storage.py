@@ -16,7 +16,18 @@ from typing import Any
 from .damage_types import DEFENSE_KEYS
 from .errors import EngineError, SchemaError
 from .model import (
-    LIMITS, MAX_ATTACKS, MAX_COMBATANTS, SIDES, Action, Combatant, Condition, Defenses, Duration, Encounter, NamedAttack, too_many_combatants,
+    LIMITS,
+    MAX_ATTACKS,
+    MAX_COMBATANTS,
+    SIDES,
+    Action,
+    Combatant,
+    Condition,
+    Defenses,
+    Duration,
+    Encounter,
+    NamedAttack,
+    too_many_combatants,
     valid_stat,
 )
 from .rules import get_system

@@ -10,13 +10,17 @@ from pyengine.record import Record
 from pyengine.tracker import Timeline
 
 __all__ = [
-    "MakeOffer", "AcceptOffer", "ApplyAnswer",
+    "LoadLibrary", "MakeOffer", "AcceptOffer", "ApplyAnswer",
     "SaveFight", "Render", "RenderSheet", "RenderNotices", "RenderRolls", "Toast", "HideToast", "Refuse", "ShowSheet",
     "ScheduleSheet", "CloseSheet", "StoreCollection", "SayOnLine", "SetField", "ShowRoll", "RefreshOdds", "ScheduleOdds",
     "ClearLink", "SwitchTo", "ForgetStored", "KeepAwake", "AskToKeepStorage", "LoadEncounter", "TrimStored",
     "AddEncounters", "SetTheme", "Download", "ShowShareLink", "CopyLink", "Reload", "FillForm", "LiveConnect", "LiveSend", "LiveTell",
     "LiveLeave", "ForgetLive", "StoreServers", "OpenDisplay", "ShowLiveLink", "Effect"
 ]
+
+
+class LoadLibrary(Record):
+    """Fetch the creature library's file (the site's own, precached): LibraryLoaded or LibraryFailed follows."""
 
 
 class SaveFight(Record):
@@ -276,4 +280,4 @@ Effect = (SaveFight | Render | RenderSheet | RenderNotices | RenderRolls | Toast
           ClearLink | SwitchTo | ForgetStored | KeepAwake | AskToKeepStorage | LoadEncounter | TrimStored |
           AddEncounters | SetTheme | Download | ShowShareLink | CopyLink | Reload | FillForm |
           LiveConnect | LiveSend | LiveTell | LiveLeave | ForgetLive | StoreServers | OpenDisplay | ShowLiveLink |
-          MakeOffer | AcceptOffer | ApplyAnswer)
+          MakeOffer | AcceptOffer | ApplyAnswer | LoadLibrary)

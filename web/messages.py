@@ -10,6 +10,7 @@ from pyengine.dice import Rng
 from pyengine.record import Record, field
 
 __all__ = [
+    "LibrarySearched", "LibraryLoaded", "LibraryFailed", "LibraryRetried", "CreaturePicked", "ConditionRulesAsked",
     "EncountersImported", "OfflineStarted", "OfferMade", "ScanOpened", "CodeRead", "AnswerMade", "PairingFailed", "DirectFailed", "RelaysChecked",
     "Act", "NextTurnTapped", "StartTapped", "InitiativeEntered", "UndoTapped", "RedoTapped", "HitPointsTyped",
     "BatchApplied", "QuickAdded", "AttackApplied", "SelectingToggled", "SelectionToggled", "SectionPicked", "ToolKindPicked", "ToolAdded", "CombatantRemembered",
@@ -625,6 +626,44 @@ class RelaysChecked(Record):
     up: int
 
 
+class LibrarySearched(Record):
+    """Typed in the add form's "From the SRD" field (the creature library loads on its first use)."""
+
+    query: str
+
+
+class LibraryLoaded(Record):
+    """The creature library's file arrived (its text, read and checked by update)."""
+
+    text: str
+
+
+class LibraryFailed(Record):
+    """The creature library's file could not be fetched: why."""
+
+    reason: str
+
+
+class CreaturePicked(Record):
+    """A creature of the library tapped on the add form: added with the form's How many, side and
+    Remember; `roll_hp`: each member's hit points rolled from its hit dice (else the average)."""
+
+    name: str
+    count: int
+    side: str
+    remember: bool
+    roll_hp: bool
+    rng: Rng
+
+
+class LibraryRetried(Record):
+    """Retry after the creature library could not be loaded."""
+
+
+class ConditionRulesAsked(Record):
+    """The condition picker's "Rules text" (the SRD's, from the creature library's file)."""
+
+
 Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped | RedoTapped | HitPointsTyped |
            BatchApplied | QuickAdded | AttackApplied | SelectingToggled | SelectionToggled | SectionPicked | ToolKindPicked | ToolAdded | CombatantRemembered |
            SavedRollDeleted | SavedRollRestored | CharacterDeleted | CharacterRestored | CombatantAdded | RollTyped |
@@ -637,4 +676,5 @@ Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped |
            SidePicked | NameTyped | OddsTargetTyped | LiveOpened | LiveStopped | LiveFollowed | PeerChanged | PeerSaid | LiveTicked |
            DisplayOpened | RequestAnswered | AutoDoneToggled | ClaimTapped | InitiativeSent | DoneTapped | RollSent |
            LiveAttackPicked | ServersSaved | OfflineStarted | OfferMade | ScanOpened | CodeRead | AnswerMade |
-           PairingFailed | DirectFailed | RelaysChecked | EncountersImported)
+           PairingFailed | DirectFailed | RelaysChecked | EncountersImported | LibrarySearched | LibraryLoaded | LibraryFailed | LibraryRetried |
+           CreaturePicked | ConditionRulesAsked)

@@ -122,3 +122,7 @@ class Model:
     next_turn_guard: float = NEXT_TURN_GUARD
     storage_kept: bool | None = None           # the browser keeps our storage (navigator.storage.persisted), once known
     live: Live = field(default_factory=Live)   # the live table (web/update/live.py)
+    library: Any = None                        # the creature library (pyengine.systems.srd.Library), once loaded
+    library_state: str = ""                    # "" | "loading" | why it could not be loaded
+    srd_query: str = ""                        # what is typed in the add form's "From the SRD"
+    condition_rules: bool = False              # the condition picker's SRD rules text is shown

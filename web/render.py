@@ -18,6 +18,7 @@ from pyengine.turns import active_unit, side_state, unit_name
 
 from . import tools
 from .html import UNSIGNED, clock, esc, field, odds_html, roll_text
+from .library import encounter_xp
 from .views import view_for
 
 __all__ = [
@@ -100,6 +101,15 @@ def shown_order(enc: Encounter) -> tuple[Combatant, ...]:
     return (*known, *(c for c in enc.combatants if c.initiative is None))
 
 
+def _xp(enc: Encounter) -> str:
+    """The opponents' total XP beside the party's size, once a creature with XP is in the fight."""
+    xp, party = encounter_xp(enc.combatants)
+    if not xp:
+        return ""
+    return (f'<span class="muted" data-testid="encounter-xp">{xp:,} XP · party of {party}'
+            + (f' ({xp // party:,} each)' if party else "") + "</span>")
+
+
 def tracker_html(timeline: Timeline, selected: tuple[str, ...] | None = None) -> str:
     """The turn order: what is also stored as the instant-start snapshot (without a selection).
     `selected`: the rows chosen while selecting several (None: not selecting)."""
@@ -112,7 +122,7 @@ def tracker_html(timeline: Timeline, selected: tuple[str, ...] | None = None) ->
     head = (
         f'<div class="enc-bar" data-round-label="{esc(round_label(enc))}">'
         f'<button type="button" class="enc-name" data-action="open-menu" data-testid="encounter-name">{esc(enc.name)}</button>'
-        f'<span class="muted">{esc(system.label)}</span></div>'
+        f'<span class="muted">{esc(system.label)}</span>{_xp(enc)}</div>'
     )
     if not enc.combatants:
         body = '<p class="placeholder" data-testid="empty-fight">No combatants yet. Add the party and their foes.</p>'
@@ -173,7 +183,7 @@ def selected_sheet_html(enc: Encounter, selected: tuple[str, ...]) -> str:
         f'<h3 data-testid="sheet-title">{len(chosen)} selected</h3>'
         f'<div class="checks">{rows}</div>'
         '<input id="batch-amount" type="text" inputmode="text" autocomplete="off" autocapitalize="off" spellcheck="false" '
-        'placeholder="Amount, or dice: 8d6" data-testid="batch-amount">'
+        'placeholder="Amount or dice: 8d6 fire" data-testid="batch-amount">'
         '<div class="grid2">'
         '<button type="button" class="danger" data-action="apply-batch" data-kind="damage" data-testid="batch-damage">Damage</button>'
         '<button type="button" data-action="apply-batch" data-kind="heal" data-testid="batch-heal">Heal</button></div>'
@@ -237,8 +247,9 @@ def initiative_sheet_html(enc: Encounter, sent: dict[str, int] | None = None) ->
 
 
 def add_sheet_html(enc: Encounter, roster: list[dict[str, Any]], templates: list[dict[str, Any]], edit: Combatant | None = None,
-                   last: tuple[str, bool] = ("opponents", False)) -> str:
-    """The add / edit form; a new combatant starts on the side (and PC or not) of the last one added."""
+                   last: tuple[str, bool] = ("opponents", False), library: str = "") -> str:
+    """The add / edit form; a new combatant starts on the side (and PC or not) of the last one added;
+    `library`: the system's creature library (searched, a tap adds), above the form."""
     c = edit
     title = "Edit combatant" if c else "Add combatant"
     side = c.side if c else last[0]
@@ -258,7 +269,7 @@ def add_sheet_html(enc: Encounter, roster: list[dict[str, Any]], templates: list
         )
         quick = f'<p class="muted">Quick add</p><div class="quick-add row" data-testid="quick-add">{buttons}</div>'
     if not c:
-        quick += view.add_extras(enc)
+        quick += view.add_extras(enc) + library
     return (
         f'<h3>{title}</h3>{quick}'
         f'<form id="combatant-form" data-action-submit="{"save-edit" if c else "save-add"}" data-id="{esc(c.id) if c else ""}">'
@@ -313,7 +324,7 @@ def sections_html(sections: list[tuple[str, str, str]], open_key: str | None) ->
 
 
 def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict[str, Any] | None = None, events: list[Event] | None = None,
-                         section: str | None = None, tool_kind: str | None = None) -> str:
+                         section: str | None = None, tool_kind: str | None = None, condition_rules: str = "") -> str:
     names = enc.names()
     conds = "".join(
         f'<span class="chip">{esc(k.name)} <span class="muted">{esc(k.duration.describe(names))}</span> '
@@ -328,7 +339,7 @@ def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict[str, Any] | 
     hp = (
         f'<p class="big-hp" data-testid="sheet-hp">{esc(_hp(c)) or "No HP tracked"}</p>'
         '<input id="hp-amount" type="text" inputmode="text" autocomplete="off" autocapitalize="off" spellcheck="false" '
-        'placeholder="Amount, or dice: 2d6+3" data-testid="hp-amount">'
+        'placeholder="Amount or dice: 2d6+3, 8d6 fire" data-testid="hp-amount">'
         '<div class="grid3">'
         f'<button type="button" class="danger" data-action="damage" data-id="{esc(c.id)}" data-testid="damage">Damage</button>'
         f'<button type="button" data-action="heal" data-id="{esc(c.id)}" data-testid="heal">Heal</button>'
@@ -354,7 +365,7 @@ def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict[str, Any] | 
         f'<label class="field wide">Whose turn (caster)<select id="cond-anchor" data-testid="condition-anchor">{anchors}</select></label>'
         '</div>'
         f'<button type="button" data-action="add-condition" data-id="{esc(c.id)}" data-testid="add-condition">Add condition</button>'
-        f'{delay}{_players_sees(c)}'
+        f'{condition_rules}{delay}{_players_sees(c)}'
         + '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
         '<div class="row">'
         f'<button type="button" data-action="edit" data-id="{esc(c.id)}" data-testid="edit-combatant">Edit</button>'

@@ -52,6 +52,8 @@ from .messages import (
     EncountersImported,
     FightChangedElsewhere,
     FileImported,
+    LibraryFailed,
+    LibraryLoaded,
     LiveFollowed,
     LiveOpened,
     LiveTicked,
@@ -221,7 +223,23 @@ class Runtime:
             fx.MakeOffer: lambda e: self.later(self._make_offer()),
             fx.AcceptOffer: lambda e: self.later(self._accept_offer(e)),
             fx.ApplyAnswer: lambda e: self.later(self._apply_answer(e)),
+            fx.LoadLibrary: lambda e: self.later(self._load_library()),
         }
+
+    async def _load_library(self) -> None:
+        """The creature library's file, the site's own (precached by the service worker: offline too)."""
+        from pyengine.systems.srd import LIBRARY_FILE
+
+        try:
+            response = await window.fetch(str(window.URL.new(f"./{LIBRARY_FILE}", document.baseURI).href))
+            if not response.ok:
+                self.dispatch(LibraryFailed(f"the file answered {response.status}"))
+                return
+            text = str(await response.text())
+        except JsException as error:
+            self.dispatch(LibraryFailed(str(error)[:200] or "no network"))
+            return
+        self.dispatch(LibraryLoaded(text))
 
     def journal_failed(self, name: str) -> None:
         """The durable copy (static/journal.js) was refused: said once, like a full storage."""

@@ -6,6 +6,7 @@ the lair's entry in the order (initiative 20, losing ties)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -94,16 +95,11 @@ def attack_spec(enc: Encounter, args: dict[str, Any]) -> AttackSpec:
 
 
 def named_attack(attacker: Combatant, name: Any) -> NamedAttack | None:
-    """The attacker's named attack of that name, else its first one (None: it has none, its own
-    stats attack). A name it does not have is refused: the panel's choice is stale."""
+    """The attacker's named attack of that name, else its first one (the panel shows that one
+    chosen when the attacker changed); None: it has none, its own stats attack."""
     if not attacker.attacks:
         return None
-    if name in (None, ""):
-        return attacker.attacks[0]
-    for a in attacker.attacks:
-        if a.name == name:
-            return a
-    raise RuleError(f"{attacker.name} has no attack named {str(name)[:60]!r}.")
+    return next((a for a in attacker.attacks if a.name == name), attacker.attacks[0])
 
 
 @dataclass(frozen=True)
@@ -145,9 +141,15 @@ def _damage_distribution(portions: tuple[Portion, ...], defenses: Defenses, crit
         ast = parse(p.dice)
         part = distribution_ast(doubled_dice(ast) if crit else ast).map(lambda v: max(0, v))
         if p.kind:
-            part = part.map(lambda v, p=p: adjust(defenses, p, v).after)
+            part = part.map(_after_defenses(defenses, p))
         total = total + part
     return total
+
+
+def _after_defenses(defenses: Defenses, p: Portion) -> Callable[[int], int]:
+    def after(v: int) -> int:
+        return adjust(defenses, p, v).after
+    return after
 
 
 def _resolve_attack(enc: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:

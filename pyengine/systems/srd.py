@@ -46,7 +46,7 @@ class Creature:
     name: str
     kind: str              # "Large giant"
     ac: int
-    hp: int
+    average_hp: int
     hit_dice: str          # "8d10+40": a rolled HP
     init_mod: int
     cr: float
@@ -199,7 +199,7 @@ def _creature(d: Any) -> Creature:
     parse(hit_dice)  # (EngineError: damaged)
     return Creature(
         name=_words(d.get("name"), 100) or "?", kind=_words(d.get("kind"), 100), ac=_int(d.get("ac"), 0, 60),
-        hp=_int(d.get("hp"), 1, LIMITS["hp"]), hit_dice=hit_dice, init_mod=(_int(d.get("dex"), 1, 40) - 10) // 2,
+        average_hp=_int(d.get("hp"), 1, LIMITS["hp"]), hit_dice=hit_dice, init_mod=(_int(d.get("dex"), 1, 40) - 10) // 2,
         cr=float(cr), xp=_int(d.get("xp"), 0, 1_000_000),
         attacks=tuple(NamedAttack.read({"name": a[0], "bonus": a[1], "damage": a[2]}) for a in attacks),
         multiattack=_words(d.get("multiattack", ""), 100), defenses=Defenses.read(lists),
@@ -227,7 +227,7 @@ def read_library(text: Any) -> Library:
         try:
             creatures.append(_creature(m))
         except (ValueError, EngineError, TypeError, KeyError):
-            name = m.get("name") if isinstance(m, dict) and isinstance(m.get("name"), str) else f"entry {i + 1}"
+            name = str(m["name"]) if isinstance(m, dict) and isinstance(m.get("name"), str) else f"entry {i + 1}"
             raise SchemaError(f"The creature library is damaged: {name[:60]!r} is unreadable.") from None
     try:
         rules = tuple((_words(n, 60), _words(t, 5000)) for n, t in conditions)
@@ -292,7 +292,7 @@ def combatant_fields(c: Creature, side: str = "opponents") -> dict[str, Any]:
     if c.multiattack:
         stats["multiattack"] = c.multiattack
     return {
-        "name": c.name, "side": side, "pc": False, "init_mod": c.init_mod, "max_hp": c.hp, "notes": c.text,
+        "name": c.name, "side": side, "pc": False, "init_mod": c.init_mod, "max_hp": c.average_hp, "notes": c.text,
         "stats": stats, "attacks": [a.to_dict() for a in c.attacks], "defenses": c.defenses.to_dict(), "tools": [dict(t) for t in c.tools],
     }
 
@@ -311,7 +311,7 @@ def creature_json(c: Creature) -> dict[str, Any]:
         else:
             tools.append({"kind": "per_day", "name": t["name"], "uses": t["most"]})
     return {
-        "name": c.name, "kind": c.kind, "ac": c.ac, "max_hp": c.hp, "hit_dice": c.hit_dice, "init_mod": c.init_mod,
+        "name": c.name, "kind": c.kind, "ac": c.ac, "max_hp": c.average_hp, "hit_dice": c.hit_dice, "init_mod": c.init_mod,
         "cr": cr_words(c.cr), "xp": c.xp,
         "attacks": [{"name": a.name, "to_hit": a.bonus, "damage": a.damage} for a in c.attacks],
         "multiattack": c.multiattack,

@@ -79,7 +79,7 @@ def test_every_tap_the_page_draws_has_a_handler():
 def test_every_form_and_choice_the_page_draws_has_a_handler():
     assert names_in_source("data-action-submit") <= set(SUBMITS)
     assert names_in_source("data-action-change") <= set(CHANGES)
-    assert {"dice-input", "odds-target", "f-name"} == set(INPUTS)
+    assert {"dice-input", "odds-target", "f-name", "srd-search"} == set(INPUTS)
 
 
 def test_a_notice_button_is_a_tap_named_after_it():

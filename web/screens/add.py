@@ -7,14 +7,16 @@ from typing import Any
 from pyengine.rules import system_of
 
 from .. import render
-from ..messages import Act, CombatantAdded, NameTyped, QuickAdded, SidePicked
+from ..library import srd_section_html
+from ..messages import Act, CombatantAdded, CreaturePicked, LibraryRetried, LibrarySearched, NameTyped, QuickAdded, SidePicked
 from ..views import Events, Handler, Page, view_for
 from .base import EVERY_COLLECTION, Context, Elsewhere, Screen
 
 
 def draw_add(ctx: Context, ident: str | None) -> str | Elsewhere:
     enc = ctx.model.timeline.present
-    return render.add_sheet_html(enc, list(ctx.model.roster), list(ctx.model.templates), last=ctx.model.ui.last_added)
+    srd = srd_section_html(ctx.model) if view_for(enc.system).creature_library else ""
+    return render.add_sheet_html(enc, list(ctx.model.roster), list(ctx.model.templates), last=ctx.model.ui.last_added, library=srd)
 
 
 def draw_edit(ctx: Context, ident: str | None) -> str | Elsewhere:
@@ -68,7 +70,14 @@ def side_picked(page: Page) -> Events:
     return SidePicked(page.chosen) if page.exists("f-pc") and page.exists("f-count") else None
 
 
-EVENTS: dict[str, Handler] = {"quick-add": quick_added}
+def creature_picked(page: Page) -> Events:
+    """A creature of the SRD library, one tap: with the form's How many, side and Remember."""
+    count = page.number(page.value("f-count"), 1)
+    return CreaturePicked(str(page.data("name") or ""), 1 if count is None else count, page.value("f-side", "opponents"),
+                          page.ticked("f-remember"), page.ticked("srd-roll-hp"), page.rng)
+
+
+EVENTS: dict[str, Handler] = {"quick-add": quick_added, "srd-add": creature_picked, "srd-retry": lambda page: LibraryRetried()}
 SUBMITS: dict[str, Handler] = {
     "save-add": added,
     "save-edit": lambda page: Act("update_combatant", {"id": page.data("id"), "fields": form_fields(page, editing=True)}, page.rng,
@@ -76,4 +85,5 @@ SUBMITS: dict[str, Handler] = {
 }
 CHANGES: dict[str, Handler] = {"side-picked": side_picked}
 # The add form's name (not the edit form's): a known opponent's name puts the form on the opponents' side.
-INPUTS: dict[str, Handler] = {"f-name": lambda page: NameTyped(page.value("f-name")) if page.exists("f-count") else None}
+INPUTS: dict[str, Handler] = {"f-name": lambda page: NameTyped(page.value("f-name")) if page.exists("f-count") else None,
+                               "srd-search": lambda page: LibrarySearched(page.value("srd-search"))}

@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from .. import render
+from ..library import condition_rules_html
 from ..messages import (
     Act,
     AttackApplied,
     AttackConfigured,
     AttackRolled,
     CombatantRemembered,
+    ConditionRulesAsked,
     HitPointsTyped,
     SectionPicked,
     SheetOpened,
@@ -29,7 +31,8 @@ def draw(ctx: Context, ident: str | None) -> str | Elsewhere:
     if ident is None or ident not in enc.names():
         return Elsewhere()
     ui = ctx.model.ui
-    return render.combatant_sheet_html(enc, enc.get(ident), ui.attack, t.log()[-30:], ui.section, ui.tool_kind)
+    rules = condition_rules_html(ctx.model) if view_for(enc.system).creature_library else ""
+    return render.combatant_sheet_html(enc, enc.get(ident), ui.attack, t.log()[-30:], ui.section, ui.tool_kind, rules)
 
 
 SCREENS = (Screen("combatant", draw, "sheet-error"),)
@@ -81,6 +84,7 @@ EVENTS: dict[str, Handler] = {
     "remove": lambda page: Act("remove_combatant", {"id": page.data("id")}, page.rng, close_sheet=True),
     "damage": _hit_points, "heal": _hit_points, "temp": _hit_points,
     "add-condition": _condition,
+    "condition-rules": lambda page: ConditionRulesAsked(),
     "remove-condition": lambda page: Act("remove_condition", {"id": page.data("id"), "condition": page.data("condition")}, page.rng),
     "delay": lambda page: Act("delay", {"id": page.data("id"), "after": page.value("delay-after")}, page.rng, close_sheet=True),
     "edit": lambda page: SheetOpened("edit", page.data("id")),

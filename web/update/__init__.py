@@ -16,7 +16,7 @@ from typing import Any
 
 from ..messages import Message
 from ..model import Model
-from . import characters, encounters, fight, live, pairing, roller
+from . import characters, encounters, fight, library, live, pairing, roller
 from .characters import character_document
 from .common import (
     COLLECTION_OF,
@@ -48,7 +48,7 @@ __all__ = ["update", "QUIET_ACTIONS", "FIGHT_CHANGED", "FIRST_RUN_HINT", "MAX_AM
            "character_document", "shared_before", "batch_actions", "numbered_name", "practice_entry", "practice_of"]
 
 _UPDATES: dict[type, Callable[[Model, Any], Result]] = {**fight.UPDATES, **roller.UPDATES, **characters.UPDATES, **encounters.UPDATES,
-                                                         **live.UPDATES, **pairing.UPDATES}
+                                                         **live.UPDATES, **pairing.UPDATES, **library.UPDATES}
 
 
 def update(model: Model, message: Message) -> Result:

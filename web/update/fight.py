@@ -14,6 +14,7 @@ from pyengine.characters import (
     Character,
     practice_encounter,
 )
+from pyengine.damage_types import Portion, parts_to_args, split_typed
 from pyengine.dice import roll
 from pyengine.errors import EngineError
 from pyengine.model import Encounter, validated_fields
@@ -172,14 +173,34 @@ def amount_or_roll(text: str, rng: Any) -> tuple[int, str | None]:
     return max(0, min(rolled.total, MAX_AMOUNT)), rolled.text
 
 
+def typed_damage(text: str, rng: Any) -> tuple[int, str | None, list[tuple[Portion, int]]] | None:
+    """Damage typed with its types (`12 fire`, `8d6 fire`, `2d6 slashing + 1d6 fire`): (the total,
+    the rolls as shown, each typed part with its amount); None when no damage type is named (then
+    it is a plain amount). EngineError with a message fit for a person otherwise."""
+    portions = split_typed(text)
+    if not any(p.kind for p in portions):
+        return None
+    parts, shown = [], []
+    for p in portions:
+        amount, rolled = amount_or_roll(p.dice, rng)
+        parts.append((p, amount))
+        shown.append((rolled or str(amount)) + (f" {' '.join((*p.marks, p.kind))}" if p.kind else ""))
+    rolls = " + ".join(shown) if any(not p.dice.isdigit() for p in portions) else None
+    return min(sum(a for _, a in parts), MAX_AMOUNT), rolls, parts
+
+
 def _hit_points(model: Model, m: HitPointsTyped) -> Result:
     """Damage, healing or temporary HP typed on a sheet, a number or dice (rolled, shown in the
-    toast and the log, one undoable step): manual damage blames nobody."""
+    toast and the log, one undoable step): manual damage blames nobody. Damage may name its types
+    (`8d6 fire`): the target's resistances, immunities and vulnerabilities then apply."""
     try:
-        amount, rolled = amount_or_roll(m.amount, m.rng)
+        typed = typed_damage(m.amount, m.rng) if m.kind == "damage" else None
+        amount, rolled = (typed[0], typed[1]) if typed else amount_or_roll(m.amount, m.rng)
     except EngineError as error:
         return model, (Refuse(str(error)),)
-    extra = {"roll": rolled} if rolled and m.kind != "temp_hp" else {}
+    extra: dict[str, Any] = {"roll": rolled} if rolled and m.kind != "temp_hp" else {}
+    if typed:
+        extra["parts"] = parts_to_args(typed[2])
     return act(model, m.kind, {"id": m.ident, "amount": amount, **extra}, m.rng)
 
 
@@ -190,9 +211,15 @@ def batch_actions(model: Model, m: BatchApplied) -> list[dict[str, Any]]:
     chosen = [i for i in (model.ui.selected or ()) if i in enc.names()]
     if m.kind == "add_condition":
         return [{"kind": m.kind, "args": {"id": cid, "name": m.condition, "until": "never", "source": enc.active_id}} for cid in chosen]
-    amount, rolled = amount_or_roll(m.amount, m.rng)  # one roll for all (a fireball), halved for those who saved
-    halves = set(m.halves) if m.kind == "damage" else set()
-    return [{"kind": m.kind, "args": {"id": cid, "amount": amount // 2 if cid in halves else amount,
+    typed = typed_damage(m.amount, m.rng) if m.kind == "damage" else None
+    amount, rolled = (typed[0], typed[1]) if typed else amount_or_roll(m.amount, m.rng)  # one roll for all (a fireball)
+    halves = set(m.halves) if m.kind == "damage" else set()  # halved (each typed part, down) for those who saved
+
+    def parts(half: bool) -> dict[str, Any]:
+        return {"parts": parts_to_args([(p, a // 2 if half else a) for p, a in typed[2]])} if typed else {}
+
+    return [{"kind": m.kind, "args": {"id": cid, "amount": sum(a // 2 for _, a in typed[2]) if typed and cid in halves
+                                      else amount // 2 if cid in halves else amount, **parts(cid in halves),
                                       **({"half": True} if cid in halves else {}), **({"roll": rolled} if rolled else {})}}
             for cid in chosen]
 

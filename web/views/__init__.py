@@ -154,6 +154,7 @@ class View:
     events: dict[str, Handler] = {}  # data-action -> handler, for this system's own buttons
     weapon_fields: tuple[str, ...] = ()  # stats a player's named attack sets (its weapon), on "My characters"
     target_fields: tuple[str, ...] = ()  # stats the game master tells about a target, for a player's attack
+    creature_library = False         # the add form searches the system's creature library (generic d20: the SRD's)
 
     def row_chips(self, enc: Encounter, c: Combatant) -> str:
         """Chips after a combatant's name, beyond its conditions and flags."""

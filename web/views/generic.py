@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from pyengine.damage_types import adjust_all, parts_from_args
 from pyengine.errors import EngineError
 from pyengine.model import Combatant, Encounter, Event
-from pyengine.systems.generic import COVER, DEATH_SAVES, LAIR, LAIR_INITIATIVE, attack_odds, attack_spec, dying, is_lair
+from pyengine.systems.generic import COVER, DEATH_SAVES, LAIR, LAIR_INITIATIVE, attack_odds, attack_spec, dying, is_lair, named_attack
 
 from ..html import at_least, attack_input, attack_select, esc, initiative_option, odds_html, pct, roll_text
+from ..library import creature_info_html
 from ..messages import Act
 from . import Page, View, attacker_choice
 
@@ -24,6 +26,11 @@ def attack_html(enc: Encounter, target: Combatant, cfg: dict[str, Any]) -> str:
     if choice is None:
         return ""
     attacker_id, select = choice
+    attacker = enc.get(attacker_id)
+    weapon = named_attack(attacker, cfg.get("with"))
+    if weapon is not None:  # a creature's attacks (the SRD library's, or remembered): which one
+        select += (f'<label class="field">With{attack_select("with", weapon.name, {a.name: f"{a.name} {a.bonus:+d}" for a in attacker.attacks}, "attack-with")}'
+                   '</label>')
     adv = cfg.get("adv") if cfg.get("adv") in ADVANTAGE else ""
     cover = cfg.get("cover") if cfg.get("cover") in COVER else "none"
     form = (
@@ -34,14 +41,19 @@ def attack_html(enc: Encounter, target: Combatant, cfg: dict[str, Any]) -> str:
         + '</div>'
     )
     try:
-        spec = attack_spec(enc, {**cfg, "attacker": attacker_id, "target": target.id, "adv": adv, "cover": cover})
+        spec = attack_spec(enc, {**cfg, "attacker": attacker_id, "target": target.id, "adv": adv, "cover": cover,
+                                 "with": weapon.name if weapon else None})
         odds = attack_odds(spec)
     except EngineError as error:
         return form + f'<p class="err" data-testid="attack-error">{esc(error)}</p>'
-    attacker = enc.get(attacker_id)
+    multi = attacker.stat("multiattack")
+    defended = [f"{label} {', '.join(entries)}" for label, entries in (("resists", target.defenses.resistances),
+                ("immune to", target.defenses.immunities), ("vulnerable to", target.defenses.vulnerabilities)) if entries]
     explain = (f'<p class="muted" data-testid="attack-explain">{esc(spec.roll)} {spec.bonus:+d} vs AC {spec.ac} · damage {esc(spec.damage)}'
                f' · crit on {spec.crit_on}{"" if spec.crit_on == 20 else "–20"} (dice doubled) · a natural 1 misses'
-               + "".join(f" · {esc(n)}" for n in spec.notes) + "</p>")
+               + "".join(f" · {esc(n)}" for n in spec.notes)
+               + (f' · {esc(target.name)} {esc("; ".join(defended))} (in the odds)' if defended else "") + "</p>"
+               + (f'<p class="muted" data-testid="attack-multiattack">Multiattack: {esc(multi)}</p>' if multi else ""))
     table = (f'<p data-testid="attack-odds">P(hit) <b data-testid="attack-p-hit">{pct(odds.p_hit)}</b> · '
              f'P(crit) <b data-testid="attack-p-crit">{pct(odds.p_crit)}</b>'
              + (f' · P({esc(target.name)} drops) <b data-testid="attack-drop">{pct(odds.p_drop(target.hp))}</b>' if target.hp is not None else "")
@@ -51,8 +63,11 @@ def attack_html(enc: Encounter, target: Combatant, cfg: dict[str, Any]) -> str:
     if pending is not None:
         dice = "".join(f'<span class="die{" crit" if f >= spec.crit_on else " fumble" if f == 1 else ""}">{f}</span>' for f in pending["faces"])
         outcome = "crit" if pending["crit"] else "hit" if pending["hit"] else "miss"
+        after = sum(a.after for a in adjust_all(target.defenses, parts_from_args(pending.get("parts")))) if pending.get("parts") else None
+        changed = (f' → <b data-testid="attack-damage-after">{after}</b> after {esc(target.name)}\'s defenses'
+                   if after is not None and after != pending["damage"] else "")
         result = (f'<div class="dice" data-testid="attack-dice">{dice}</div>'
-                  f'<p>Outcome <b data-testid="attack-outcome">{outcome}</b> · damage <b data-testid="attack-damage">{pending["damage"]}</b></p>'
+                  f'<p>Outcome <b data-testid="attack-outcome">{outcome}</b> · damage <b data-testid="attack-damage">{pending["damage"]}</b>{changed}</p>'
                   f'<code class="roll" data-testid="attack-result">{roll_text(pending["text"])}</code>'
                   '<div class="row"><button type="button" class="primary" data-action="attack-apply" data-testid="attack-apply">Apply</button></div>')
     return (form + explain + odds_html(odds.damage, at_least(cfg)) + table
@@ -87,6 +102,7 @@ class GenericView(View):
     attack_button = True
     weapon_fields = ("to_hit", "damage", "crit_on")
     target_fields = ("ac",)
+    creature_library = True
 
     def start_options(self, enc: Encounter) -> str:
         return f'<div class="grid2">{initiative_option(enc)}</div>'
@@ -121,7 +137,7 @@ class GenericView(View):
         return chips
 
     def sheet_html(self, enc: Encounter, c: Combatant, attack: dict[str, Any], events: list[Event]) -> str:
-        ac = f'<p data-testid="sheet-ac">AC <b>{esc(c.stat("ac"))}</b></p>' if c.stat("ac") is not None else ""
+        ac = (f'<p data-testid="sheet-ac">AC <b>{esc(c.stat("ac"))}</b></p>' if c.stat("ac") is not None else "") + creature_info_html(c)
         if not (c.pc and c.hp is not None and c.hp <= 0):
             return ac + (self.attack_html(enc, c, attack) if c.stat("ac") is not None else "")
         successes, failures = int(c.stat_or("death_successes", 0)), int(c.stat_or("death_failures", 0))

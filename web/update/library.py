@@ -1,0 +1,92 @@
+"""The creature library (generic d20): searched on the add form, loaded on its first use, a tap adds
+a creature with its attacks, defenses and turn tools (pyengine/systems/srd.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from pyengine.errors import EngineError
+from pyengine.model import validated_fields
+from pyengine.systems.srd import combatant_fields, cr_words, find, read_library
+
+from .. import state
+from ..effects import CloseSheet, LoadLibrary, Refuse, RenderSheet, ScheduleSheet, Toast
+from ..messages import ConditionRulesAsked, CreaturePicked, LibraryFailed, LibraryLoaded, LibraryRetried, LibrarySearched
+from ..model import Model
+from .common import Result, act
+from .fight import kept_by_name
+
+__all__ = ["UPDATES", "loading"]
+
+
+def loading(model: Model) -> Result:
+    """The library on its way, once: asked again only after a failure is retried."""
+    if model.library is not None or model.library_state == "loading":
+        return model, ()
+    return replace(model, library_state="loading"), (LoadLibrary(),)
+
+
+def _searched(model: Model, m: LibrarySearched) -> Result:
+    model = replace(model, srd_query=m.query[:60])
+    model, effects = loading(model)
+    return model, effects + (ScheduleSheet(),)  # drawn a moment after typing stops (the field keeps its text)
+
+
+def _loaded(model: Model, m: LibraryLoaded) -> Result:
+    try:
+        library = read_library(m.text)
+    except EngineError as error:
+        return replace(model, library_state=str(error)), (RenderSheet(),)
+    return replace(model, library=library, library_state=""), (RenderSheet(),)
+
+
+def _failed(model: Model, m: LibraryFailed) -> Result:
+    return replace(model, library_state=f"The SRD library could not be loaded ({m.reason[:200]}). Retry when the page is back online."), (RenderSheet(),)
+
+
+def _picked(model: Model, m: CreaturePicked) -> Result:
+    """The creature joins (a group of `count`, numbered), on the form's side; with Remember, kept
+    by name in the saved opponents (or the party) with its attacks and tools, for Quick add."""
+    creature = find(model.library, m.name) if model.library is not None else None
+    if creature is None:
+        return model, (Refuse(f"“{m.name[:60]}” is not in the SRD library."),)
+    fields = combatant_fields(creature, m.side if m.side in ("party", "opponents") else "opponents")
+    args: dict[str, Any] = {"combatant": fields, "count": m.count}
+    if m.roll_hp:
+        args["roll_hp"] = creature.hit_dice
+    after, effects = act(model, "add_combatant", args, m.rng)
+    if after.timeline is model.timeline:
+        return after, effects
+    after = replace(after, srd_query="", ui=state.update(after.ui, "combatant-added", side=fields["side"], pc=False))
+    many = f" ×{m.count}" if m.count > 1 else ""
+    effects += (Toast(f"Added {creature.name}{many} (CR {cr_words(creature.cr)}, {creature.xp:,} XP{' each' if many else ''})", undo=True),)
+    if m.remember:
+        try:
+            after, stored = kept_by_name(after, validated_fields(fields))
+        except EngineError as error:
+            return after, effects + (Refuse(str(error)),)
+        effects += (stored,)
+    return after, effects + (CloseSheet(),)
+
+
+def _retried(model: Model, m: LibraryRetried) -> Result:
+    model, effects = loading(replace(model, library_state=""))
+    return model, effects + (RenderSheet(),)
+
+
+def _condition_rules(model: Model, m: ConditionRulesAsked) -> Result:
+    model = replace(model, condition_rules=not model.condition_rules)
+    model, effects = loading(model) if model.condition_rules else (model, ())
+    return model, effects + (RenderSheet(),)
+
+
+UPDATES: dict[type, Callable[[Model, Any], Result]] = {
+    LibrarySearched: _searched,
+    LibraryLoaded: _loaded,
+    LibraryFailed: _failed,
+    LibraryRetried: _retried,
+    CreaturePicked: _picked,
+    ConditionRulesAsked: _condition_rules,
+}
