@@ -39,8 +39,9 @@ def srd_section_html(model: Any) -> str:
         results = (f'<ul class="srd-results" data-testid="srd-results" aria-label="SRD creatures">{rows}</ul>' if rows else
                    f'<p class="muted" data-testid="srd-status" role="status">No SRD creature matches “{esc(query.strip())}” '
                    '(a name, a type such as dragon, or cr 5).</p>')
+    state = "loading" if model.library_state == "loading" else "failed" if model.library_state else "ready" if model.library else ""
     return (
-        '<section class="srd" data-testid="srd">'
+        f'<section class="srd" data-testid="srd" data-query="{esc(query)}" data-state="{state}">'
         '<label class="field">From the SRD<input id="srd-search" type="search" data-testid="srd-search" autocomplete="off" '
         f'autocapitalize="off" spellcheck="false" maxlength="60" placeholder="Name, type or cr 1/4" value="{esc(query)}"></label>'
         '<label class="check"><input type="checkbox" id="srd-roll-hp" data-testid="srd-roll-hp"> Roll HP from its hit dice '

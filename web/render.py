@@ -106,8 +106,8 @@ def _xp(enc: Encounter) -> str:
     xp, party = encounter_xp(enc.combatants)
     if not xp:
         return ""
-    return (f'<span class="muted" data-testid="encounter-xp">{xp:,} XP · party of {party}'
-            + (f' ({xp // party:,} each)' if party else "") + "</span>")
+    return (f'<p class="muted small xp" data-testid="encounter-xp">Opponents: {xp:,} XP'
+            + (f' · party of {party} ({xp // party:,} XP each)' if party else "") + "</p>")
 
 
 def tracker_html(timeline: Timeline, selected: tuple[str, ...] | None = None) -> str:
@@ -122,7 +122,7 @@ def tracker_html(timeline: Timeline, selected: tuple[str, ...] | None = None) ->
     head = (
         f'<div class="enc-bar" data-round-label="{esc(round_label(enc))}">'
         f'<button type="button" class="enc-name" data-action="open-menu" data-testid="encounter-name">{esc(enc.name)}</button>'
-        f'<span class="muted">{esc(system.label)}</span>{_xp(enc)}</div>'
+        f'<span class="muted">{esc(system.label)}</span></div>{_xp(enc)}'
     )
     if not enc.combatants:
         body = '<p class="placeholder" data-testid="empty-fight">No combatants yet. Add the party and their foes.</p>'

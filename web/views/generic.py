@@ -137,9 +137,9 @@ class GenericView(View):
         return chips
 
     def sheet_html(self, enc: Encounter, c: Combatant, attack: dict[str, Any], events: list[Event]) -> str:
-        ac = (f'<p data-testid="sheet-ac">AC <b>{esc(c.stat("ac"))}</b></p>' if c.stat("ac") is not None else "") + creature_info_html(c)
-        if not (c.pc and c.hp is not None and c.hp <= 0):
-            return ac + (self.attack_html(enc, c, attack) if c.stat("ac") is not None else "")
+        ac = f'<p data-testid="sheet-ac">AC <b>{esc(c.stat("ac"))}</b></p>' if c.stat("ac") is not None else ""
+        if not (c.pc and c.hp is not None and c.hp <= 0):  # the attack first, then what the creature is
+            return ac + (self.attack_html(enc, c, attack) if c.stat("ac") is not None else "") + creature_info_html(c)
         successes, failures = int(c.stat_or("death_successes", 0)), int(c.stat_or("death_failures", 0))
         cid = esc(c.id)
         state = (f'<p data-testid="death-saves">Death saves: <b>{successes}</b>/{DEATH_SAVES} ✓ · <b>{failures}</b>/{DEATH_SAVES} ✗'
