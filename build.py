@@ -177,7 +177,7 @@ def srd_library_text() -> str:
     import tempfile
     import zipfile
 
-    from pyengine.systems.srd import convert
+    from tools.srd_convert import convert
 
     with tempfile.TemporaryDirectory() as tmp:
         database = Path(tmp) / "srd.sqlite3"
@@ -835,9 +835,9 @@ def main(argv: list[str] | None = None) -> int:
     p_bench = sub.add_parser("bench", help="print the start-up and engine figures")
     p_bench.add_argument("--runs", type=int, default=5)
     p_bench.add_argument("--skip-startup", action="store_true", help="only the engine, tracker and save figures")
-    p_bench.add_argument("--only", choices=("offline", "journal", "crashes", "engine", "taps"),
+    p_bench.add_argument("--only", choices=("offline", "journal", "crashes", "engine", "taps", "library"),
                          help="only these figures (the no-internet live table; the journal; renderer crashes with and "
-                              "without JSPI; the dice and tracker engine; the taps of the table's common actions)")
+                              "without JSPI; the dice and tracker engine; the taps of the table's common actions; the creature library)")
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "test":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")

@@ -853,6 +853,58 @@ def journal(p, base_url: str, site: Path, runs: int) -> None:
         server.shutdown()
 
 
+LIBRARY_CODE = ("pyengine/systems/srd.pyc", "pyengine/damage_types.pyc", "web/library.pyc", "web/update/library.pyc")
+
+
+def library(p, base_url: str, site: Path, runs: int) -> None:
+    """The creature library: its file's size, that start-up does not fetch it, the time from typing
+    to the first results on a warm page (the file fetched and read, then a library already read)."""
+    import zipfile
+
+    from pyengine.systems.srd import LIBRARY_FILE
+
+    print("\n== Creature library (SRD 5.1) ==")
+    path = site / LIBRARY_FILE
+    print(f"  {LIBRARY_FILE}: {path.stat().st_size / 1024:.0f} KB raw, {build.gzip_size(path) / 1024:.0f} KB gzip-9 "
+          "(fetched on the library's first use, precached by the service worker)")
+    code = 0
+    for archive in list(site.glob("*.whl")) + [site / "web.zip"]:
+        with zipfile.ZipFile(archive) as z:
+            code += sum(i.compress_size for i in z.infolist() if i.filename in LIBRARY_CODE)
+    print(f"  its code in the start-up bundles (damage types, the library's reading, search and screen): {code / 1024:.1f} KB compressed")
+    profile = Path(tempfile.mkdtemp(prefix="rk-library-"))
+    context = launch(p, profile)
+    try:
+        wait_sw(context, base_url + "/")
+        first, again, at_start = [], [], []
+        for _ in range(runs):
+            page = context.new_page()
+            page.add_init_script("window.__rkSnapshot = 'off'")
+            requested: list[str] = []
+            page.on("request", lambda r, into=requested: into.append(r.url))
+            page.goto(base_url + "/")
+            page.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=180_000)
+            at_start.append(any(LIBRARY_FILE in u for u in requested))
+            page.get_by_test_id("add-combatant").click()
+            for query, into in (("tro", first), ("gob", again)):
+                took = page.evaluate("""async q => {
+                    const box = document.getElementById('srd-search'), t0 = performance.now();
+                    box.value = q; box.dispatchEvent(new Event('input', {bubbles: true}));
+                    while (!(document.querySelector('[data-testid=srd]').dataset.query === q
+                             && document.querySelector('[data-testid=srd]').dataset.state === 'ready'
+                             && document.querySelector('[data-testid=srd-result]'))) await new Promise(r => setTimeout(r, 5));
+                    return performance.now() - t0; }""", query)
+                into.append(took)
+            page.close()
+        print(f"  the library's file fetched during start-up: {'yes' if any(at_start) else 'no'} ({runs} warm starts)")
+        print(f"  typing -> first results, warm page, first search (fetch from the cache + read 334 creatures + draw): "
+              f"median {median(first):.0f} ms, max {max(first):.0f} ms")
+        print(f"  typing -> results, library already read: median {median(again):.0f} ms, max {max(again):.0f} ms "
+              "(of which 150 ms is the wait for typing to stop)")
+    finally:
+        context.close()
+
+
 def crashes(p, url: str, rounds: int) -> None:
     """Renderer crashes at start, with Pyodide's JSPI stack switching and without it (what the site
     does: static/interpreter.mjs hides WebAssembly.Suspending): `rounds` times, three fresh profiles
@@ -892,7 +944,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--skip-startup", action="store_true")
-    parser.add_argument("--only", choices=("offline", "journal", "crashes", "engine", "taps"), help="measure only this part")
+    parser.add_argument("--only", choices=("offline", "journal", "crashes", "engine", "taps", "library"), help="measure only this part")
     args = parser.parse_args()
     dist = Path(os.environ.get("RK_DIST", ROOT / "dist"))
     site = Path(tempfile.mkdtemp(prefix="rk-site-")) / "site"
@@ -922,6 +974,10 @@ def main() -> int:
             taps(p, url)
             server.shutdown()
             return 0
+        if args.only == "library":
+            library(p, url, site, args.runs)
+            server.shutdown()
+            return 0
         if args.only == "crashes":
             crashes(p, url, 15)
             server.shutdown()
@@ -937,6 +993,7 @@ def main() -> int:
         live(p, url)
         offline(p, url, Path(tempfile.mkdtemp(prefix="rk-camera-")))
         journal(p, url, site, args.runs)
+        library(p, url, site, args.runs)
     save_sizes()
     qr_sizes()
     print(f"\n(bench took {time.time() - started:.0f} s)")
