@@ -30,7 +30,7 @@ from ..errors import EngineError, SchemaError
 from ..model import LIMITS, MAX_ATTACKS, NamedAttack
 from ..text import clean_text
 
-__all__ = ["FORMAT", "LIBRARY_FILE", "SOURCE", "LEGENDARY_ACTIONS", "Creature", "Library", "read_library", "search", "find",
+__all__ = ["FORMAT", "LIBRARY_FILE", "SOURCE", "LEGENDARY_ACTIONS", "CREATURE_STATS", "Creature", "Library", "read_library", "search", "find",
            "closest", "combatant_fields", "creature_json", "cr_words", "MAX_RESULTS"]
 
 FORMAT = 1
@@ -40,6 +40,7 @@ MAX_RESULTS = 30
 MAX_CREATURES = 2000
 MAX_LIBRARY_CHARS = 5_000_000
 LEGENDARY_ACTIONS = 3  # SRD: "can take 3 legendary actions" (every SRD 5.1 legendary creature)
+CREATURE_STATS = ("cr", "xp", "hit_dice", "multiattack")  # what a library creature adds to the system's stats
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ def close_sheet(page) -> None:
 
 
 def states(page):
-    """Each yields after putting the page in one state (15 in all)."""
+    """Each yields after putting the page in one state (16 in all)."""
     yield "empty"
     seed(page, stored_fight(fight("generic", started=False)))
     yield "generic, not started"
@@ -78,7 +78,17 @@ def states(page):
     yield "generic combatant sheet"
     close_sheet(page)
     page.get_by_test_id("add-combatant").click()
+    page.get_by_test_id("srd-search").fill("tro")  # the creature library's results and attribution
+    page.wait_for_function("document.querySelector('[data-testid=srd]').dataset.state === 'ready'"
+                           " && document.querySelectorAll('[data-testid=srd-result]').length > 1")
     yield "add sheet"
+    page.locator("[data-testid=srd-result]", has=page.locator("b", has_text="Troll")).click()
+    page.wait_for_function("!document.getElementById('sheet').open")
+    page.get_by_test_id("combatant-row").last.click()
+    page.locator("[data-testid=stat-block] summary").click()
+    page.get_by_test_id("condition-rules").click()
+    page.get_by_test_id("condition-rule").first.wait_for()
+    yield "an SRD creature's sheet, its stat block and the conditions' rules open"
     close_sheet(page)
     page.get_by_test_id("encounter-name").click()
     yield "menu"
@@ -141,7 +151,7 @@ MEASURE = """() => {
 
 
 def test_every_state_in_both_themes_has_no_serious_violation_and_44_px_targets_16_px_text(context, site):
-    """One walk through the 15 states: axe in the dark and the light theme, then the sizes."""
+    """One walk through the 16 states: axe in the dark and the light theme, then the sizes."""
     page = open_app(context, site["url"] + "/?seed=1").page
     page.on("crash", lambda: print("renderer crashed after", list(seen)))
     seen: dict[str, list] = {}
@@ -155,7 +165,7 @@ def test_every_state_in_both_themes_has_no_serious_violation_and_44_px_targets_1
         measured += result["count"]
         if result["small"] or result["tiny"]:
             found[state] = result["small"] + result["tiny"]
-    assert len(seen) == 30
+    assert len(seen) == 32
     bad = {k: v for k, v in seen.items() if v}
     assert bad == {}, "\n".join(f"{k}: {v}" for k, v in bad.items())
     assert measured > 200

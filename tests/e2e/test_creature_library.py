@@ -119,6 +119,13 @@ def test_srd_creatures_join_with_their_tools_attacks_and_defenses(phone, site):
     assert page.get_by_test_id("attack-multiattack").inner_text() == "Multiattack: Frightful Presence, Bite, Claw ×2"
     page.get_by_test_id("attack-with").select_option("Tail")
     page.wait_for_function("document.querySelector('[data-testid=attack-explain]').textContent.includes('2d8+8 bludgeoning')")
+    page.get_by_test_id("attack-roll").click()
+    page.get_by_test_id("attack-result").wait_for()
+    rolled = page.get_by_test_id("attack-result").inner_text()
+    assert "vs AC 16" in rolled and ("bludgeoning" in rolled) == (page.get_by_test_id("attack-outcome").inner_text() != "miss")
+    page.get_by_test_id("attack-apply").click()
+    page.wait_for_function("!document.querySelector('[data-testid=attack-apply]')")
+    assert "Adult Red Dragon attacks Aria (Tail)" in log_text(page)
     close(page)
     row(page, "Adult Red Dragon").click()
     assert page.get_by_test_id("sheet-immunities").inner_text() == "Immune to fire"

@@ -19,6 +19,7 @@ from pyengine.dice import roll
 from pyengine.errors import EngineError
 from pyengine.model import Encounter, validated_fields
 from pyengine.rules import get_system, system_of
+from pyengine.systems.srd import CREATURE_STATS
 from pyengine.tools import tool_spec, waiting
 from pyengine.tracker import resolve
 from pyengine.turns import active_unit
@@ -325,17 +326,19 @@ def kept_by_name(model: Model, entry: dict[str, Any]) -> tuple[Model, StoreColle
 
 def _remembered(model: Model, m: CombatantRemembered) -> Result:
     """A combatant kept by name (a group member by its group's name) in the party roster or the saved
-    opponents, as it is now: side, modifier, maximum HP, the system's own stats, notes, and its turn
-    tools (without their state); Quick add brings it back with them."""
+    opponents, as it is now: side, modifier, maximum HP, the system's own stats, notes, its named
+    attacks and defenses, and its turn tools (without their state); Quick add brings it back with them."""
     enc = model.timeline.present
     if m.ident not in enc.names():
         return model, ()
     c = enc.get(m.ident)
     head, _, number = c.name.rpartition(" ")
     name = head if c.group is not None and head and number.isdigit() else c.name
-    stats = {f.key: c.stat(f.key) for f in system_of(enc).stat_fields if c.stat(f.key) is not None}
+    kept = {f.key for f in system_of(enc).stat_fields} | set(CREATURE_STATS)  # a library creature's CR, XP, hit dice too
+    stats = {k: v for k, v in c.stats if k in kept and v is not None}
     fields: dict[str, Any] = {"name": name, "side": c.side, "pc": c.pc, "init_mod": c.init_mod, "max_hp": c.max_hp,
-                              "notes": c.notes, "stats": stats, "tools": [tool_spec(t) for t in c.tools]}
+                              "notes": c.notes, "stats": stats, "tools": [tool_spec(t) for t in c.tools],
+                              "attacks": [a.to_dict() for a in c.attacks], "defenses": c.defenses.to_dict()}
     try:
         entry = validated_fields({k: v for k, v in fields.items() if v not in (None, "", [], {})})
     except EngineError as error:
