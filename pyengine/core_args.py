@@ -7,7 +7,7 @@ a rule reads `a.amount`, not `args["amount"]`. Start and next turn take the syst
 arguments (rules.TurnFlow), which stay the flow's dict.
 
 >>> read_args(HitPoints, {"id": "c1", "amount": "7"})
-HitPoints(id='c1', amount=7, source=None, roll=None, half=False)
+HitPoints(id='c1', amount=7, source=None, roll=None, half=False, parts=None)
 >>> read_args(HitPoints, {"amount": 7})
 Traceback (most recent call last):
 ...

@@ -152,7 +152,7 @@ class Defenses:
         """The entries left to the table (shown on the sheet as they are written)."""
         return [e for group in (self.resistances, self.immunities, self.vulnerabilities) for e in group if read_entry(e).table]
 
-    def _covers(self, entries: tuple[str, ...], p: Portion) -> bool:
+    def covers(self, entries: tuple[str, ...], p: Portion) -> bool:
         if p.kind is None:
             return False
         for text in entries:
@@ -176,13 +176,13 @@ def adjust(defenses: Defenses, p: Portion, amount: int) -> Adjusted:
     """SRD order, after every other modifier: immunity -> 0; else resistance halves (down), then
     vulnerability doubles."""
     amount = max(0, amount)
-    if defenses._covers(defenses.immunities, p):
+    if defenses.covers(defenses.immunities, p):
         return Adjusted(p.kind, amount, 0, f"immune: {amount} → 0" if amount else "immune: 0")
     after, notes = amount, []
-    if defenses._covers(defenses.resistances, p):
+    if defenses.covers(defenses.resistances, p):
         after //= 2
         notes.append(f"resisted: {amount} halved")
-    if defenses._covers(defenses.vulnerabilities, p):
+    if defenses.covers(defenses.vulnerabilities, p):
         notes.append(f"vulnerable: {after} doubled")
         after *= 2
     return Adjusted(p.kind, amount, after, "; ".join(notes))

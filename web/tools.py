@@ -6,7 +6,18 @@ from __future__ import annotations
 
 from pyengine.model import Combatant, Encounter, TurnTool
 from pyengine.rules import system_of
-from pyengine.tools import DEFAULT_NAMES, TIMED, describe, recharge_chance, recharge_faces, recharge_words, state_words, terms, waiting
+from pyengine.tools import (
+    DEFAULT_NAMES,
+    TIMED,
+    describe,
+    pause_words,
+    recharge_chance,
+    recharge_faces,
+    recharge_words,
+    state_words,
+    terms,
+    waiting,
+)
 from pyengine.turns import active_unit, unit_name
 
 from .html import esc, pct
@@ -87,7 +98,7 @@ def _tool_buttons(c: Combatant, t: TurnTool) -> str:
                 else _waiting_button(c, t, on_sheet=True) + _button(c, t, "tool-set", "Ready", ' data-left="1"'))
     if t.kind in TIMED:
         pause = (_button(c, t, "tool-set", "Works again", ' data-paused="0"') if t.paused
-                 else _button(c, t, "tool-set", "Off next turn (acid, fire)", ' data-paused="1"') if t.kind == "regeneration" else "")
+                 else _button(c, t, "tool-set", f"Off next turn ({pause_words(t)})", ' data-paused="1"') if t.kind == "regeneration" else "")
         return _waiting_button(c, t, on_sheet=True) + pause
     top = SHOWN_USE_BUTTONS if t.kind == "legendary" else 1
     uses = "".join(_button(c, t, "tool-use", f"Use {n}" if t.kind == "legendary" else "Use", f' data-count="{n}"', "primary" if n == 1 else "")

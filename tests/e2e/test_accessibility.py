@@ -78,10 +78,12 @@ def states(page):
     yield "generic combatant sheet"
     close_sheet(page)
     page.get_by_test_id("add-combatant").click()
-    page.get_by_test_id("srd-search").fill("tro")  # the creature library's results and attribution
+    page.get_by_test_id("srd-search").fill("dra")  # the creature library's results and attribution
     page.wait_for_function("document.querySelector('[data-testid=srd]').dataset.state === 'ready'"
                            " && document.querySelectorAll('[data-testid=srd-result]').length > 1")
     yield "add sheet"
+    page.get_by_test_id("srd-search").fill("troll")
+    page.wait_for_function("document.querySelector('[data-testid=srd]').dataset.query === 'troll'")
     page.locator("[data-testid=srd-result]", has=page.locator("b", has_text="Troll")).click()
     page.wait_for_function("!document.getElementById('sheet').open")
     page.get_by_test_id("combatant-row").last.click()
