@@ -28,7 +28,7 @@ from .live import LiveError
 
 __all__ = [
     "PAIRING_VERSION", "MAX_CODE", "MAX_CANDIDATES", "JOIN_FRAGMENT", "Pairing", "PairingError",
-    "from_sdp", "pack", "read_code", "sdp_of", "same_network", "join_link",
+    "from_sdp", "pack", "read_code", "sdp_of", "same_network", "join_link", "local_address",
 ]
 
 PAIRING_VERSION = 1
@@ -99,7 +99,7 @@ def _line(sdp: str, start: str) -> str:
 
 
 def _check(p: Pairing) -> None:
-    if not (4 <= len(p.ufrag) <= 32 and _ICE.match(p.ufrag)) or not (22 <= len(p.pwd) <= 64 and _ICE.match(p.pwd)):
+    if not (4 <= len(p.ufrag) <= 32 and _ICE.fullmatch(p.ufrag)) or not (22 <= len(p.pwd) <= 64 and _ICE.fullmatch(p.pwd)):
         raise PairingError("The connection's ICE name or password is not one this app carries.")
     if len(p.fingerprint) != 32:
         raise PairingError("A certificate fingerprint is 32 bytes.")
@@ -107,11 +107,12 @@ def _check(p: Pairing) -> None:
         raise PairingError("A code names one to six addresses.")
     for address, port in p.candidates:
         if not 1 <= port <= 65535 or _address(address) is None:
-            raise PairingError("A code names an address no phone has.")
+            raise PairingError(f"A code names {address[:60]}, which is not an address on a local network (a Wi-Fi's, a hotspot's): "
+                               "refused. A table code only ever names the phone's own addresses on the Wi-Fi.")
 
 
-def _address(text: str) -> tuple[int, bytes] | None:
-    """A candidate's address as (type, bytes), or None when it is not one a phone on a Wi-Fi can have."""
+def _encoded(text: str) -> tuple[int, bytes] | None:
+    """A candidate's address as (type, bytes) in a code; None: not an address or mDNS name."""
     named = _MDNS.match(text)
     if named:
         return _NAMED, bytes.fromhex("".join(named.groups()))
@@ -119,9 +120,28 @@ def _address(text: str) -> tuple[int, bytes] | None:
         ip = ipaddress.ip_address(text)
     except ValueError:
         return None
-    if ip.is_multicast or ip.is_unspecified or (ip.version == 4 and int(ip) == 0xFFFFFFFF):
-        return None
     return (_IPV4 if ip.version == 4 else _IPV6), ip.packed
+
+
+def _address(text: str) -> tuple[int, bytes] | None:
+    """A candidate's address as (type, bytes), or None when it is not one a phone on a Wi-Fi can have."""
+    found = _encoded(text)
+    if found is None or found[0] == _NAMED:
+        return found
+    return found if local_address(ipaddress.ip_address(text)) else None
+
+
+def local_address(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """An address a phone can have on a Wi-Fi, and nothing a code could aim a browser at: a private
+    range (10/8, 172.16/12, 192.168/16, IPv6 unique local fc00::/7 ...), IPv6 link-local (fe80::/10);
+    never a public address (8.8.8.8), loopback (127.0.0.1), IPv4 link-local (169.254.169.254, a cloud's
+    metadata service), multicast, broadcast or unspecified. (Python's `is_global` is False for every
+    range no public host is reachable at, documentation ranges included.)"""
+    if ip.is_global or ip.is_loopback or ip.is_multicast or ip.is_unspecified or ip.is_reserved:
+        return False
+    if ip.version == 4 and (ip.is_link_local or int(ip) == 0xFFFFFFFF):
+        return False
+    return not (ip.version == 6 and getattr(ip, "ipv4_mapped", None) is not None)
 
 
 def pack(p: Pairing) -> str:
@@ -133,7 +153,7 @@ def pack(p: Pairing) -> str:
         out += bytes([len(text)]) + text.encode("ascii")
     out += p.fingerprint + bytes([len(p.candidates)])
     for address, port in p.candidates:
-        kind, raw = _address(address) or (0, b"")
+        kind, raw = _encoded(address) or (0, b"")
         out += bytes([kind]) + raw + port.to_bytes(2, "big")
     out += zlib.crc32(bytes(out)).to_bytes(4, "big")
     return PREFIX + base64.b32encode(bytes(out)).decode("ascii").rstrip("=")

@@ -4,6 +4,7 @@ back as a session description) and the two-scan join in update (web/update/pairi
 from __future__ import annotations
 
 import base64
+import ipaddress
 import random
 import zlib
 from dataclasses import replace
@@ -312,3 +313,40 @@ def test_the_game_master_is_told_when_the_relays_cannot_be_reached():
     # A player's phone hosts nothing: it cannot read answers.
     model, effects = update(fight(), ScanOpened("answer"))
     assert isinstance(effects[0], Refuse)
+
+
+# -- reliability, fourth pass (issue 37, item 5) ----------------------------------------------------
+
+def _raw_code(p: Pairing) -> str:
+    """A code packed without the checks a browser's own description goes through (a hostile one)."""
+    import pyengine.pairing as pairing
+
+    check = pairing._check
+    pairing._check = lambda found: None
+    try:
+        return pack(p)
+    finally:
+        pairing._check = check
+
+
+@pytest.mark.parametrize("address", ["8.8.8.8", "169.254.169.254", "127.0.0.1", "2001:4860:4860::8888", "::1", "::ffff:8.8.8.8",
+                                     "255.255.255.255", "224.0.0.1"])
+def test_a_code_naming_an_address_outside_the_local_network_is_refused_and_named(address):
+    hostile = replace(offer_of(), candidates=((address, 3478),))
+    with pytest.raises(PairingError, match="not an address on a local network") as error:
+        read_code(_raw_code(hostile), "offer")
+    assert str(ipaddress.ip_address(address)) in str(error.value)
+
+
+@pytest.mark.parametrize("address", ["192.168.1.20", "10.0.0.7", "172.16.5.4", "fe80::1", "fd00::2", "192.0.2.2",
+                                     "493abc5d-9edf-49bb-ba07-f53a35adbc30.local"])
+def test_addresses_a_phone_has_on_a_wifi_are_kept(address):
+    p = replace(offer_of(), candidates=((address, 50000),))
+    assert read_code(pack(p), "offer") == p
+
+
+def test_an_ice_name_or_password_with_a_trailing_newline_is_refused():
+    """(`$` let "aySC\n" through: the browser then failed to parse the description written back.)"""
+    for field in ({"ufrag": "aySC\n"}, {"pwd": "vu/eyCgTmWskAULm9K7hPvar\n"}):
+        with pytest.raises(PairingError, match="ICE name or password"):
+            read_code(_raw_code(replace(offer_of(), **field)), "offer")
