@@ -27,13 +27,10 @@ from pyengine.live import (
     BEAT_MS,
     DEFAULT_RELAYS,
     DEFAULT_STUN,
-    RELAY_SCHEMES,
-    STUN_SCHEMES,
     LiveError,
     beat_text,
     hello_text,
     read_room,
-    read_servers,
     state_text,
 )
 from pyengine.rules import system_of
@@ -70,6 +67,7 @@ from .messages import (
     ViewOpened,
 )
 from .model import NEXT_TURN_GUARD, Model
+from .params import chosen_servers, read_seed
 from .persist import (
     CHARACTERS,
     COLLECTIONS,
@@ -1039,26 +1037,9 @@ SERVERS_KEY = "live-servers"  # the Live table's connection settings
 
 
 def live_servers(stored: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The relays and STUN servers: the page's `relays` / `stun` parameters (a join link carries the
-    game master's), else the Live table's settings, else the defaults."""
+    """The relays and STUN servers (web/params.py: a link picks relays, never a STUN server)."""
     params = window.URLSearchParams.new(window.location.search)
-    saved: dict[str, Any] = {}
-    try:
-        doc = json.loads(stored) if stored and len(stored) < 5000 else {}
-        saved = doc if isinstance(doc, dict) else {}
-    except ValueError:
-        pass
-
-    def given(name: str) -> str | None:
-        typed = dom.py(params.get(name))
-        listed = saved.get(name)
-        return typed if typed is not None else ",".join(listed) or "none" if isinstance(listed, list) else None
-
-    try:
-        return (read_servers(given("relays"), RELAY_SCHEMES, DEFAULT_RELAYS),
-                read_servers(given("stun"), STUN_SCHEMES, DEFAULT_STUN))
-    except (LiveError, TypeError):
-        return DEFAULT_RELAYS, DEFAULT_STUN
+    return chosen_servers(dom.py(params.get("relays")), dom.py(params.get("stun")), stored)
 
 
 def open_fragment(rt: Runtime) -> None:
@@ -1158,11 +1139,11 @@ def start() -> None:
     rk = window.RK
     prefix = str(rk.prefix)
     store, status = dom.open_store(prefix)
-    seed = dom.py(window.URLSearchParams.new(window.location.search).get("seed"))
-    seeded = seed is not None and str(seed).lstrip("-").isdigit()
-    rng = random.Random(int(seed)) if seeded else random.Random()
-    if seeded:
-        say_fixed_dice(str(seed))
+    seed_text = dom.py(window.URLSearchParams.new(window.location.search).get("seed"))
+    seed, refused = read_seed(None if seed_text is None else str(seed_text))
+    rng = random.Random(seed) if seed is not None else random.Random()
+    if seed is not None:
+        say_fixed_dice(str(seed_text))
     try:
         rt = Runtime(store, status, rng, prefix)
     except Exception as error:  # noqa: BLE001 - whatever is stored, the engine starts
@@ -1170,6 +1151,8 @@ def start() -> None:
         rt.say(Notice("error", f"The saved data could not be loaded ({type(error).__name__}: {str(error)[:200]}). "
                                "It is left untouched; this page runs without saving. Reload to try again."))
     runtime = rt
+    if refused:
+        rt.say(Notice("warn", refused))
     journal = dom.py(getattr(rk, "journal", None))
     if journal is not None:
         journal.onError = dom.proxy(lambda name: rt.journal_failed(str(name)))

@@ -321,3 +321,16 @@ def test_user_text_cannot_reverse_the_apps_own_words(context, site):
     notice = page.get_by_test_id("notice").filter(has_text="Deleted").first.inner_text()
     assert "\u202e" not in notice and "Deleted" in notice
     assert "\u2068Ambush of doom\u2069" in notice  # isolated inside the app's sentence
+
+
+def test_a_seed_of_thousands_of_digits_in_a_link_starts_the_page_with_random_dice_and_says_so(context, site):
+    """`?seed=` followed by 4,301 digits bricked the page on every reload (Python's int() refuses
+    more than 4,300 digits): now refused with a message, the dice random, Reload fine too."""
+    app = open_app(context, site["url"] + "/?seed=" + "7" * 4301)
+    page = app.page
+    notice = page.get_by_test_id("notice").filter(has_text="fixed dice").first
+    assert "not a whole number of at most 40 digits" in notice.inner_text()
+    assert page.get_by_test_id("fixed-dice").count() == 0
+    page.reload()
+    wait_ready(page)
+    assert page.get_by_test_id("fixed-dice").count() == 0

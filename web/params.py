@@ -1,0 +1,65 @@
+"""What the page's address asks for (`?seed=`, `?relays=`, `?stun=`), read with bounds: pure, so the
+runtime only passes the address's text in. A link is anyone's to write: nothing in it may brick the
+page, and nothing in it chooses where this phone sends its address."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pyengine.live import DEFAULT_RELAYS, DEFAULT_STUN, RELAY_SCHEMES, STUN_SCHEMES, LiveError, read_servers
+
+__all__ = ["MAX_SEED_DIGITS", "read_seed", "chosen_servers"]
+
+MAX_SEED_DIGITS = 40
+_SEED = re.compile(rf"-?[0-9]{{1,{MAX_SEED_DIGITS}}}")
+
+
+def read_seed(text: str | None) -> tuple[int | None, str]:
+    """`?seed=N` (fixed dice, for tests and the bench): (the seed, ""), or (None, why it was refused)
+    when it is not a whole number of at most 40 digits (a longer one bricked the page: Python's
+    int() refuses more than 4,300 digits)."""
+    if text is None:
+        return None, ""
+    if _SEED.fullmatch(text):
+        return int(text), ""
+    return None, (f"The address asks for fixed dice with a seed that is not a whole number of at most {MAX_SEED_DIGITS} digits "
+                  f"(“{text[:20]}{'…' if len(text) > 20 else ''}”): the dice are random.")
+
+
+def chosen_servers(link_relays: str | None, link_stun: str | None, stored: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The live table's relays and STUN servers. Relays: the link's (a join link carries the game
+    master's; the page's Content-Security-Policy decides what it can reach), else this phone's
+    settings, else the defaults. STUN servers learn the phone's address and the policy does not cover
+    them, so a link never names one: it may only pick among those this page lists (the defaults and
+    the ones typed in this phone's Connection settings), or "none"; any other is dropped."""
+    saved: dict[str, Any] = {}
+    try:
+        import json
+
+        doc = json.loads(stored) if stored and len(stored) < 5000 else {}
+        saved = doc if isinstance(doc, dict) else {}
+    except ValueError:
+        pass
+
+    def setting(name: str) -> str | None:
+        listed = saved.get(name)
+        return (",".join(str(x) for x in listed) or "none") if isinstance(listed, list) else None
+
+    try:
+        relays = read_servers(link_relays if link_relays is not None else setting("relays"), RELAY_SCHEMES, DEFAULT_RELAYS)
+    except (LiveError, TypeError):
+        relays = DEFAULT_RELAYS
+    try:
+        own = read_servers(setting("stun"), STUN_SCHEMES, DEFAULT_STUN)
+    except (LiveError, TypeError):
+        own = DEFAULT_STUN
+    if link_stun is None:
+        return relays, own
+    try:
+        asked = read_servers(link_stun, STUN_SCHEMES, own)
+    except (LiveError, TypeError):
+        return relays, own
+    listed = set(own) | set(DEFAULT_STUN)
+    kept = tuple(s for s in asked if s in listed)
+    return relays, kept if kept or not asked else own
