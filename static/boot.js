@@ -3,6 +3,27 @@
 (function () {
   "use strict";
   var root = document.documentElement;
+  // Inside another site's frame (clickjacking: its page over ours, our taps under its clicks, our
+  // saved fight shown to it): refuse before anything is read or started. The policy is a <meta>,
+  // where frame-ancestors does not apply, so the check is here. A frame of our own origin is fine.
+  var framed = false;
+  try { framed = window.top !== window.self && window.top.location.origin !== location.origin; } catch (e) { framed = true; }
+  if (framed) {
+    window.stop();  // the rest of the page (the engine's scripts) is never parsed
+    root.dataset.engine = "framed";
+    document.body.textContent = "";
+    var said = document.createElement("p");
+    said.setAttribute("data-testid", "framed");
+    said.textContent = "Roundkeeper does not run inside another site's page. ";
+    var open = document.createElement("a");
+    open.href = location.href;
+    open.target = "_top";
+    open.rel = "noopener noreferrer";
+    open.textContent = "Open Roundkeeper on its own";
+    said.appendChild(open);
+    document.body.appendChild(said);
+    return;
+  }
   performance.mark("rk:boot");
   var base = new URL(".", location.href).pathname;
   var RK = window.RK = {base: base, prefix: "roundkeeper:" + base + ":", t0: performance.now(), storage: true,

@@ -334,3 +334,31 @@ def test_a_seed_of_thousands_of_digits_in_a_link_starts_the_page_with_random_dic
     page.reload()
     wait_ready(page)
     assert page.get_by_test_id("fixed-dice").count() == 0
+
+
+def test_a_page_of_another_site_framing_the_app_gets_nothing(context, site, tmp_path):
+    """The policy is a <meta> (GitHub Pages sets no headers), where frame-ancestors cannot apply: in a
+    frame of another origin the page stops before it reads storage or starts the engine."""
+    import build
+
+    (tmp_path / "frame.html").write_text(f'<!doctype html><title>Another site</title><link rel="icon" href="data:,"><iframe src="{site["url"]}/" width="390" height="600"></iframe>')
+    server, url = build.serve_in_thread({"/": tmp_path})
+    try:
+        other = url.replace("127.0.0.1", "localhost")  # another origin, same machine
+        page = context.new_page()
+        requested: list[str] = []
+        page.on("request", lambda r: requested.append(r.url))
+        page.goto(other + "/frame.html")
+        frame = page.frame_locator("iframe")
+        frame.get_by_test_id("framed").wait_for()
+        assert "does not run inside another site's page" in frame.get_by_test_id("framed").inner_text()
+        inner = next(f for f in page.frames if f.url.startswith(site["url"]))
+        assert inner.evaluate("document.documentElement.dataset.engine") == "framed"
+        assert inner.evaluate("document.getElementById('tracker')") is None  # nothing of the app's page is there
+        page.wait_for_timeout(1500)
+        assert not any("pyodide" in u or "pyscript" in u for u in requested)  # the engine never started
+    finally:
+        server.shutdown()
+    # The same page opened on its own starts as usual.
+    wait_ready_page = open_app(context, site["url"] + "/").page
+    assert wait_ready_page.evaluate("document.documentElement.dataset.engine") == "ready"
