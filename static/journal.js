@@ -21,9 +21,28 @@
   var queue = [];
   var seq = 0;
   var blocked = {};                              // key -> true: this tab lost a race for it, until Python has merged
+  var reopening = null;                          // a promise while the database is opened again (deleted under us)
   var journal = RK.journal = {ok: false, error: "", pending: 0, restored: 0, migrated: 0, conflicts: 0, onError: null,
-                              onConflict: null, put: put, claim: claim, read: read, resolved: resolved,
-                              tab: Math.random().toString(36).slice(2) + Date.now().toString(36)};
+                              onConflict: null, put: put, claim: claim, read: read, resolved: resolved, setAside: [],
+                              reopened: 0, tab: Math.random().toString(36).slice(2) + Date.now().toString(36)};
+  // A sequence number is a whole number of microseconds since 1970, at most a year ahead of this clock:
+  // anything else (Infinity, 9e300, a string) read from storage is damage, set aside, never trusted.
+  function validSeq(n) { return Number.isSafeInteger(n) && n >= 0 && n <= (Date.now() + 366 * 86400000) * 1000; }
+  // The fight's own revision in a stored document (its "rev"), or null.
+  function revOf(text) {
+    if (typeof text !== "string" || text.length > 6000000 || text.indexOf('"rev"') < 0) return null;
+    try { var doc = JSON.parse(text); return doc && Number.isSafeInteger(doc.rev) ? doc.rev : null; } catch (e) { return null; }
+  }
+  // An unreadable journal record: copied to a backup: key (Export all keeps it; the page says it), never
+  // put in the fight's place and never removing what localStorage holds.
+  function setAside(key, record) {
+    var name = key.slice(RK.prefix.length);
+    var text;
+    try { text = JSON.stringify(record); } catch (e) { text = String(record); }
+    try { localStorage.setItem(RK.prefix + "backup:" + Date.now() + ":journal:" + name, String(text).slice(0, 1000000)); }
+    catch (e) { /* full: it is said all the same */ }
+    journal.setAside.push(name);
+  }
 
   function request(req) {
     return new Promise(function (resolve, reject) {
@@ -39,7 +58,7 @@
     });
   }
   function strict(mode) { return db.transaction(STORE, mode, {durability: "strict"}); }
-  function nextSeq() { seq = Math.max(seq + 1, Date.now() * 1000); return seq; }
+  function nextSeq() { seq = Math.max(validSeq(seq) ? seq + 1 : 0, Date.now() * 1000); return seq; }
   function ours(key) { return typeof key === "string" && key.indexOf(RK.prefix) === 0 && !SKIP[key]; }
 
   function open() {
@@ -52,11 +71,40 @@
     });
   }
 
+  // The database deleted or upgraded under this tab (another tab's "clear site data"): closed, opened
+  // again at once and every key copied in anew, so the next tap is durable again; said if that fails.
+  function watch(opened) {
+    opened.onversionchange = function () {
+      opened.close();
+      if (db === opened) db = null;
+      reopening = open().then(function (again) {
+        db = again;
+        watch(again);
+        var write = strict("readwrite");
+        var into = write.objectStore(STORE);
+        for (var i = 0; i < localStorage.length; i++) {
+          var key = localStorage.key(i);
+          if (ours(key)) into.put({v: localStorage.getItem(key), seq: nextSeq()}, key);
+        }
+        return finished(write);
+      }).then(function () {
+        journal.reopened++;
+        reopening = null;
+        if (queue.length) flush();
+      }, function (e) {
+        reopening = null;
+        db = null;
+        failed(e || new Error("the safe copy was deleted"), 0);
+      });
+    };
+  }
+
   async function restore() {
     if (!RK.storage || !window.indexedDB) throw new Error("no storage");
     db = await open();
-    db.onversionchange = function () { db.close(); db = null; };
-    var caught = Number(localStorage.getItem(SEQ_KEY)) || 0;
+    watch(db);
+    var caught = Number(localStorage.getItem(SEQ_KEY));
+    if (!validSeq(caught)) caught = 0;
     var range = IDBKeyRange.bound(RK.prefix, RK.prefix + "\uffff");
     var tx = strict("readonly");
     var store = tx.objectStore(STORE);
@@ -74,16 +122,30 @@
       await finished(write);
       newest = seq;
     } else {
+      var damaged = [];
       for (var j = 0; j < keys.length; j++) {
         var record = values[j];
-        if (!record || typeof record.seq !== "number" || !ours(keys[j])) continue;
+        if (!ours(keys[j])) continue;
+        if (!record || typeof record !== "object" || !validSeq(record.seq) || (typeof record.v !== "string" && record.v !== null)) {
+          setAside(keys[j], record);  // unreadable: kept aside and said, never in the fight's place
+          damaged.push(keys[j]);
+          continue;
+        }
         newest = Math.max(newest, record.seq);
         if (record.seq <= caught) continue;  // localStorage has it (or newer)
+        var here = localStorage.getItem(keys[j]);
+        var theirs = revOf(record.v), mine = revOf(here);
+        if (theirs !== null && mine !== null && mine > theirs) continue;  // a newer fight than the record: kept
         try {
           if (typeof record.v === "string") localStorage.setItem(keys[j], record.v);
           else localStorage.removeItem(keys[j]);
           journal.restored++;
         } catch (e) { journal.error = "restore: " + e.name; }
+      }
+      if (damaged.length) {  // out of the journal, so that the next start does not set them aside again
+        var clean = strict("readwrite");
+        damaged.forEach(function (k) { clean.objectStore(STORE).delete(k); });
+        await finished(clean);
       }
     }
     seq = Math.max(seq, newest);
@@ -94,7 +156,7 @@
   // A write the page made to localStorage (value null: removed), made durable in the next
   // transaction (one per task: every write of one tap together).
   function put(key, value) {
-    if (!db || !ours(key)) return;
+    if ((!db && !reopening) || !ours(key)) return;
     queue.push([key, value === null || value === undefined ? null : String(value), nextSeq()]);
     journal.pending++;
     if (queue.length === 1) Promise.resolve().then(flush);
@@ -121,6 +183,7 @@
   }
 
   function flush() {
+    if (reopening) return;  // flushed once the database is back
     var batch = queue;
     queue = [];
     if (!batch.length || !db) { journal.pending -= batch.length; return; }
@@ -140,8 +203,9 @@
           lost.push([key, item[3]]);
           return;
         }
-        // Newest wins per key (also against another tab's write of something else).
-        if (!old || !(old.seq >= item[2])) {
+        // Newest wins per key (also against another tab's write of something else); a damaged
+        // record (its seq not a valid number) never blocks a write.
+        if (!old || !validSeq(old.seq) || !(old.seq >= item[2])) {
           var record = {v: item[1], seq: item[2]};
           if (item[3] !== undefined) { record.rev = item[3]; record.tab = journal.tab; }
           store.put(record, key);

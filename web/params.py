@@ -8,8 +8,9 @@ import re
 from typing import Any
 
 from pyengine.live import DEFAULT_RELAYS, DEFAULT_STUN, RELAY_SCHEMES, STUN_SCHEMES, LiveError, read_servers
+from web.persist import Notice
 
-__all__ = ["MAX_SEED_DIGITS", "read_seed", "chosen_servers"]
+__all__ = ["MAX_SEED_DIGITS", "read_seed", "chosen_servers", "journal_set_aside"]
 
 MAX_SEED_DIGITS = 40
 _SEED = re.compile(rf"-?[0-9]{{1,{MAX_SEED_DIGITS}}}")
@@ -63,3 +64,13 @@ def chosen_servers(link_relays: str | None, link_stun: str | None, stored: str |
     listed = set(own) | set(DEFAULT_STUN)
     kept = tuple(s for s in asked if s in listed)
     return relays, kept if kept or not asked else own
+
+
+def journal_set_aside(keys: list[str]) -> Notice:
+    """What the start says when the durable journal held records it could not read (static/journal.js
+    set them aside as backup: keys; nothing was removed or put in a fight's place)."""
+    names = ", ".join(sorted(set(keys))[:5]) + ("…" if len(set(keys)) > 5 else "")
+    many = len(keys) != 1
+    return Notice("warn", f"The safe copy held {len(keys)} unreadable entr{'ies' if many else 'y'} ({names[:200]}): "
+                          f"{'they were' if many else 'it was'} set aside as a backup, and nothing saved was removed. "
+                          "Export all keeps the set-aside copies.", "export-all", "Export all")

@@ -67,7 +67,7 @@ from .messages import (
     ViewOpened,
 )
 from .model import NEXT_TURN_GUARD, Model
-from .params import chosen_servers, read_seed
+from .params import chosen_servers, journal_set_aside, read_seed
 from .persist import (
     CHARACTERS,
     COLLECTIONS,
@@ -1158,6 +1158,9 @@ def start() -> None:
         journal.onError = dom.proxy(lambda name: rt.journal_failed(str(name)))
         journal.onConflict = dom.proxy(lambda key, rev: rt.journal_conflict(str(key), int(rev)))
         rt.journaled = bool(dom.py(getattr(journal, "ok", False)))
+        aside = [str(k) for k in (dom.py(getattr(journal, "setAside", None)) or [])]
+        if aside:
+            rt.say(journal_set_aside(aside))
     guard = dom.py(getattr(rk, "nextTurnGuardMs", None))
     rt.model = replace(rt.model, next_turn_guard=NEXT_TURN_GUARD if guard is None else float(guard) / 1000)
     dom.el("tracker").removeAttribute("inert")
