@@ -150,13 +150,16 @@
 
   // A region redrawn in place: the nodes that stay the same are kept (the field being typed in keeps
   // its focus, its caret and its keyboard; a select its place), the others are changed, added or removed.
+  // `typing`: true, drawn as one types (the focused field keeps its value); "fields", drawn for a
+  // change made elsewhere (another tab): every field keeps what the user typed in it, unless the
+  // drawing itself changed that field's value.
   RK.morph = function (root, html, typing) {
     var t = document.createElement("template");
     t.innerHTML = html;
-    keepTyped = !!typing;
+    keepTyped = typing === "fields" ? "fields" : !!typing;
     morphChildren(root, t.content);
   };
-  var keepTyped = false;  // drawn as one types: the focused field keeps its value
+  var keepTyped = false;
   function same(a, b) {
     return a.nodeType === b.nodeType && a.nodeName === b.nodeName && (a.nodeType !== 1 || (a.id || "") === (b.id || ""));
   }
@@ -173,6 +176,8 @@
   }
   function morphNode(a, b) {
     if (a.nodeType !== 1) { if (a.nodeValue !== b.nodeValue) a.nodeValue = b.nodeValue; return; }
+    var drawnAgain = a.getAttribute("value") === b.getAttribute("value") && a.hasAttribute("checked") === b.hasAttribute("checked")
+      && (a.nodeName !== "TEXTAREA" || a.defaultValue === b.defaultValue);
     for (var i = a.attributes.length - 1; i >= 0; i--) {
       if (!b.hasAttribute(a.attributes[i].name)) a.removeAttribute(a.attributes[i].name);
     }
@@ -180,11 +185,18 @@
       var at = b.attributes[j];
       if (a.getAttribute(at.name) !== at.value) a.setAttribute(at.name, at.value);
     }
-    morphChildren(a, b);
-    var typing = keepTyped && a === document.activeElement;
+    var chosen = a.nodeName === "SELECT" ? a.value : null;
+    if (a.nodeName !== "TEXTAREA") morphChildren(a, b);
+    else if (a.defaultValue !== b.defaultValue) a.defaultValue = b.defaultValue;
+    var kept = keepTyped === "fields" && drawnAgain;
+    var typing = (keepTyped === true && a === document.activeElement) || kept;
     if (a.nodeName === "INPUT") {
-      if (a.type === "checkbox" || a.type === "radio") a.checked = b.checked;
+      if (a.type === "checkbox" || a.type === "radio") { if (!kept) a.checked = b.checked; }
       else if (!typing && a.type !== "file" && a.value !== b.value) a.value = b.value;
+    } else if (a.nodeName === "SELECT" && kept) {
+      var still = false;
+      for (var k = 0; k < a.options.length; k++) if (a.options[k].value === chosen) still = true;
+      a.value = still ? chosen : b.value;  // the user's choice, while the drawing still offers it
     } else if ((a.nodeName === "TEXTAREA" || a.nodeName === "SELECT") && !typing && a.value !== b.value) {
       a.value = b.value;
     }

@@ -126,11 +126,12 @@ def el(element_id: str) -> JsObject:
 _html_cache: dict[str, str] = {}
 
 
-def set_html(element_id: str, html: str, morph: bool = False, typing: bool = False) -> bool:
+def set_html(element_id: str, html: str, morph: bool = False, typing: bool | str = False) -> bool:
     """Write a region only when its HTML changed (keeps taps cheap and focus stable). With `morph`,
     as a morph of what is there (static/boot.js `RK.morph`): the nodes that stay are kept (a select
     keeps its place, a field its focus and caret); with `typing` too, the field that has the focus
-    keeps its value (drawn as one types: the attack panel's odds)."""
+    keeps its value (drawn as one types: the attack panel's odds); with typing "fields", every field
+    keeps what the user typed unless the drawing changed it (another tab's change)."""
     if _html_cache.get(element_id) == html:
         return False
     node = el(element_id)

@@ -28,7 +28,10 @@ class SaveFight(Record):
 
 
 class Render(Record):
-    """Draw the turn order, the round, Undo / Redo and the open sheet again."""
+    """Draw the turn order, the round, Undo / Redo and the open sheet again; `elsewhere`: for a change
+    made in another tab (every field of the open sheet keeps what the user typed in it)."""
+
+    elsewhere: bool = False
 
 
 class RenderSheet(Record):

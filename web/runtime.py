@@ -180,7 +180,7 @@ class Runtime:
         """Effect type -> how the page carries it out (the one table of what update may ask)."""
         return {
             fx.SaveFight: lambda e: self.save_fight(),
-            fx.Render: lambda e: self.render(),
+            fx.Render: lambda e: self.render(e.elsewhere),
             fx.RenderSheet: lambda e: self.render_sheet(),
             fx.ScheduleSheet: lambda e: self.sheet_later.soon(150),
             fx.RenderNotices: lambda e: self.render_notices(),
@@ -680,7 +680,8 @@ class Runtime:
             self._tracker_html = ((self.model.timeline, self.model.ui.selected), html)
         return html
 
-    def render(self) -> None:
+    def render(self, elsewhere: bool = False) -> None:
+        """`elsewhere`: drawn for another tab's change (the open sheet's fields keep what is typed)."""
         t = self.model.timeline
         enc = t.present
         if any(n.encounter is not None for n in self.model.notices):
@@ -697,7 +698,7 @@ class Runtime:
             dom.set_html("log", render.log_html(t.log()))
         self.render_notices()
         if self.model.ui.sheet is not None:
-            self.render_sheet()
+            self.render_sheet(typing="fields" if elsewhere else False)
 
     def show_roll(self, result: RollResult) -> None:
         dom.set_html("roll-result", render.roll_result_html(result))
@@ -720,7 +721,7 @@ class Runtime:
                        str(document.documentElement.dataset.themePref or "system"), self.storage_state(), time.time(),
                        f"{window.location.origin}{window.location.pathname}")
 
-    def render_sheet(self, typing: bool = False) -> None:
+    def render_sheet(self, typing: bool | str = False) -> None:
         """Draw the open screen (web/screens); one whose subject is gone closes or opens another.
         `typing`: drawn a moment after typing stopped (the field typed in keeps what it holds)."""
         screen = screen_of(self.model.ui)

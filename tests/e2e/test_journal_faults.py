@@ -2,7 +2,8 @@
 8-11): an unreadable record is set aside and said, never put in the fight's place nor removing it;
 a sequence number that is not a finite whole number never turns the journal off; the database
 deleted mid-fight (another tab's "clear site data") is opened again and keeps every later tap; an
-older record never overwrites a newer fight."""
+older record never overwrites a newer fight; and (item 12) what is typed in an open sheet survives
+another tab's update."""
 
 from __future__ import annotations
 
@@ -123,3 +124,23 @@ def test_an_older_record_never_overwrites_a_newer_fight(context, site):
     page.evaluate("localStorage.setItem('roundkeeper:/:journal-seq', '0')")  # localStorage's mark lost: 0
     reload(page)
     assert page.get_by_test_id("round-counter").inner_text().startswith("Round 6")
+
+
+def test_what_is_typed_in_an_open_sheet_survives_another_tabs_update(context, site):
+    """Tab B has a combatant's sheet open with an amount typed; tab A passes the turn: B shows the
+    new turn and its Damage still deals what was typed (it was cleared: "Type an amount first")."""
+    a = open_app(context, site["url"] + "/").page
+    started_fight(a)
+    b = open_app(context, site["url"] + "/").page
+    b.get_by_test_id("combatant-row").filter(has_text="Goblin").click()
+    b.get_by_test_id("hp-amount").fill("5")
+    b.get_by_test_id("condition-name").fill("Prone")
+    before = b.get_by_test_id("round-counter").inner_text()
+    for _ in range(2):
+        a.get_by_test_id("next-turn").click()
+    b.wait_for_function(f"document.querySelector('[data-testid=round-counter]').textContent !== {before!r}")
+    b.wait_for_timeout(300)
+    assert b.get_by_test_id("hp-amount").input_value() == "5"
+    assert b.get_by_test_id("condition-name").input_value() == "Prone"
+    b.get_by_test_id("damage").click()
+    b.wait_for_function("document.querySelector('[data-testid=sheet-hp]').textContent.startsWith('2/7')")

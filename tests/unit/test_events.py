@@ -265,7 +265,7 @@ def test_another_tabs_fight_is_shown_and_said():
     model = fight(*PARTY)
     theirs = fight(*PARTY, started=True).timeline
     after, effects = update(model, msg.FightChangedElsewhere(theirs, conflict=True))
-    assert after.timeline is theirs and effects == (Render(),) and after.notices[-1].level == "warn"
+    assert after.timeline is theirs and effects == (Render(elsewhere=True),) and after.notices[-1].level == "warn"
     assert update(model, msg.FightChangedElsewhere(theirs))[0].notices[-1].text == "Updated with a change made in another tab."
 
 

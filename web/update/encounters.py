@@ -167,7 +167,7 @@ def _fight_changed_elsewhere(model: Model, m: FightChangedElsewhere) -> Result:
     else:
         said = (Notice("warn", "This fight was changed in another tab. Showing that version; your last change here was not saved.")
                 if m.conflict else Notice("info", "Updated with a change made in another tab."))
-    return notify(replace(model, timeline=m.timeline), said), (Render(),)
+    return notify(replace(model, timeline=m.timeline), said), (Render(elsewhere=True),)
 
 
 def _collection_changed(model: Model, m: CollectionChanged) -> Result:
