@@ -12,6 +12,7 @@ nothing that changes a fight.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +25,7 @@ from .text import clean_text
 __all__ = [
     "LIVE_VERSION", "MAX_MESSAGE", "MAX_DEPTH", "Incoming", "LiveError", "new_room", "read_room", "join_code",
     "state_text", "beat_text", "hello_text", "request_text", "you_text", "BEAT_MS", "SILENT_MS", "read_message", "read_servers", "FROM_HOST", "FROM_FOLLOWER", "DEFAULT_RELAYS",
-    "DEFAULT_STUN", "RELAY_SCHEMES", "STUN_SCHEMES", "relay_origin", "allowed_relays", "check_relays",
+    "DEFAULT_STUN", "newer", "RELAY_SCHEMES", "STUN_SCHEMES", "relay_origin", "allowed_relays", "check_relays",
 ]
 
 LIVE_VERSION = 1
@@ -70,6 +71,7 @@ class Incoming:
     target: str = ""          # a roll's target (a combatant id)
     text: str = ""            # a roll's dice and label, as the player's phone rolled them
     sender: str = ""          # a state's: the game master's phone in the room
+    session: str = ""         # a state's or beat's: the game master's page that sent it (one per page load)
 
 
 def new_room() -> tuple[str, str]:
@@ -139,16 +141,30 @@ def _dumps(doc: dict[str, Any]) -> str:
 
 
 def state_text(view: dict[str, Any], revision: int, ids: list[list[str]] | None = None, turn: list[str] | None = None,
-               sender: str = "") -> str:
+               sender: str = "", session: str = "") -> str:
     """The players' view with a revision; `ids`: [id, name as shown, side] of who players may see
     (what a player claims and targets by), `turn`: the ids of whose turn it is, `sender`: the game
-    master's phone in the room (signed with the rest: followers say hello and ask only there)."""
-    return _dumps({"v": LIVE_VERSION, "t": "state", "rev": revision, "view": view, "ids": ids or [], "turn": turn or [],
-                   "from": sender})
+    master's phone in the room (signed with the rest: followers say hello and ask only there);
+    `session`: the game master's page that sent it (revisions count up within one, from 1: no clock)."""
+    return _dumps({"v": LIVE_VERSION, "t": "state", "rev": revision, "ses": session, "view": view, "ids": ids or [],
+                   "turn": turn or [], "from": sender})
 
 
-def beat_text(revision: int) -> str:
-    return _dumps({"v": LIVE_VERSION, "t": "beat", "rev": revision})
+def beat_text(revision: int, session: str = "") -> str:
+    return _dumps({"v": LIVE_VERSION, "t": "beat", "rev": revision, "ses": session})
+
+
+SESSION = re.compile(r"[0-9a-z]{0,16}")
+
+
+def newer(session: str, revision: int, past: tuple[str, ...], incoming: Incoming) -> bool:
+    """Whether a follower showing (`session`, `revision`) takes `incoming`: within one page of the game
+    master's, a higher revision; a page of the same signing key it has not seen before (the game
+    master's page reloaded: its count starts again, whatever any clock says); never one of the `past`
+    pages it has moved on from (an old signed state replayed by another phone)."""
+    if incoming.session == session:
+        return incoming.revision > revision
+    return incoming.session not in past
 
 
 def hello_text(name: str, device: str = "") -> str:
@@ -212,14 +228,18 @@ def read_message(text: Any, expected: frozenset[str]) -> Incoming:
         revision = doc.get("rev")
         if isinstance(revision, bool) or not isinstance(revision, int) or not 0 <= revision < MAX_REVISION:
             raise LiveError(f"a {kind} without a valid revision")
+        session = doc.get("ses", "")
+        if not isinstance(session, str) or not SESSION.fullmatch(session):
+            raise LiveError(f"a {kind} from an unreadable session")
         if kind == "beat":
-            return Incoming("beat", revision=revision)
+            return Incoming("beat", revision=revision, session=session)
         try:
             view = check_view(doc.get("view"))
         except SchemaError as error:
             raise LiveError(f"an unreadable view ({error})") from None
         ids, turn = _ids(doc)
-        return Incoming("state", revision=revision, view=view, ids=ids, turn=turn, sender=_ident(doc.get("from", ""), "state", empty=True))
+        return Incoming("state", revision=revision, view=view, ids=ids, turn=turn, sender=_ident(doc.get("from", ""), "state", empty=True),
+                        session=session)
     if kind == "you":
         return Incoming("you", cid=_ident(doc.get("cid"), "you", empty=True))
     if kind == "claim":

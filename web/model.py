@@ -76,7 +76,9 @@ class Live:
     turn: tuple[str, ...] = ()              # follow: whose turn it is (ids)
     you: str = ""                           # follow: the combatant the game master let this phone play
     said: str = ""                          # follow: what the last request came to ("Sent.")
-    revision: int = 0                       # follow: its revision (an older one is ignored)
+    revision: int = 0                       # follow: its revision within the game master's page (an older one is ignored)
+    session: str = ""                       # follow: the game master's page it came from (a reload starts a new one)
+    past_sessions: tuple[str, ...] = ()     # follow: the game master's pages it moved on from (never taken again)
     host: str = ""                          # follow: the peer the newest state came through (the host, or a follower passing it on)
     gm: str = ""                            # follow: the game master's phone in the room (named in its signed states)
     me: str = ""                            # follow: what this phone says it is (hello)

@@ -140,7 +140,8 @@ class Runtime:
         self.servers = live_servers(self.store.get(SERVERS_KEY) if self.persistent else None)
         self.transport = browser.Transport(prefix + "live", self.heard, self.peer_changed, lambda peer: self.dispatch(DirectFailed(peer)))
         self.scanner = browser.Scanner(lambda text, kind: self.dispatch(CodeRead(text, kind)))
-        self.revision = 0        # the live table's last revision sent (a millisecond clock, always rising)
+        self.revision = 0        # the live table's last revision sent, counted from 1 in this page (no clock)
+        self.session = secrets.token_hex(4)  # this page's (a follower takes a new page's states whatever its clock)
         self.ticker: Any = None  # a follower's clock for its connection line
         self.connecting: Any = None  # the room being joined (a task; its result: the host's public key)
         self.live_link = ""          # the hosted table's join link, once its key is known
@@ -316,12 +317,12 @@ class Runtime:
 
     def beat(self) -> None:
         if self.model.live.hosting:
-            self.transport.send(beat_text(self.revision))
+            self.transport.send(beat_text(self.revision, self.session))
             up = self.transport.relays_up() if self.model.live.relays else -1
             if up != self.model.live.relays_up:
                 self.dispatch(RelaysChecked(up))
         if self.model.live.display:
-            self.transport.post(beat_text(self.revision))
+            self.transport.post(beat_text(self.revision, self.session))
 
     def tick(self) -> None:
         self.dispatch(LiveTicked(time.time() * 1000))
@@ -386,8 +387,8 @@ class Runtime:
             pass  # the table stays live until this page closes
 
     def live_send(self, e: fx.LiveSend) -> None:
-        self.revision = max(int(time.time() * 1000), self.revision + 1)
-        text = state_text(e.view, self.revision, [list(i) for i in e.ids], list(e.turn), self.transport.self_id)
+        self.revision += 1
+        text = state_text(e.view, self.revision, [list(i) for i in e.ids], list(e.turn), self.transport.self_id, self.session)
         if e.peer == "display":
             self.transport.post(text)
             self.keep_time(host=True)

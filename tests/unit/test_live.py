@@ -565,3 +565,32 @@ def test_the_connection_settings_take_only_relays_the_site_may_reach():
     answer = EVENTS["save-servers"](FakePage(model, {"live-relays": "ws://127.0.0.1:47913", "live-stun": "none",
                                                      "meta[http-equiv=Content-Security-Policy]@content": policy}))
     assert answer == ServersSaved("ws://127.0.0.1:47913", "none", allowed)
+
+
+def test_a_game_masters_clock_that_goes_back_an_hour_never_stops_the_followers():
+    """Issue 37, item 3. The revision was the game master's millisecond clock: a page whose clock was
+    an hour ahead, then corrected and reloaded, sent revisions an hour *lower*, and every follower
+    ignored them for an hour. Now a revision counts up within one page of the game master's (its
+    session); a new page of the same key is taken whatever its numbers, a page left behind never."""
+    gm = fight(*PARTY, started=True)
+    ids_, turn = players_ids(gm.timeline.present)
+    view = table_view(gm.timeline.present)
+    model = following()
+    hour_ahead = 1_800_000_000_000 + 3_600_000  # what the old page's clock-based revision was
+    model, _ = update(model, PeerSaid("gm", state_text(view, hour_ahead, ids_, turn, "gm1", "aaaa1111"), 10.0))
+    assert model.live.revision == hour_ahead and model.live.session == "aaaa1111"
+    # The game master's page reloads with the clock corrected: its count starts again from 1.
+    later = table_view(fight(*PARTY, started=True).timeline.present) | {"round": 2}
+    model, effects = update(model, PeerSaid("gm", state_text(later, 1, ids_, turn, "gm2", "bbbb2222"), 20.0))
+    assert (model.live.session, model.live.revision, model.live.view["round"]) == ("bbbb2222", 1, 2)
+    assert model.live.past_sessions == ("aaaa1111",)
+    model, _ = update(model, PeerSaid("gm", state_text(later | {"round": 3}, 2, ids_, turn, "gm2", "bbbb2222"), 21.0))
+    assert model.live.view["round"] == 3
+    # An old page's signed state replayed by another phone (or arriving late) is never taken again.
+    model, _ = update(model, PeerSaid("ben", state_text(view, hour_ahead + 5, ids_, turn, "gm1", "aaaa1111"), 22.0))
+    assert (model.live.session, model.live.view["round"]) == ("bbbb2222", 3)
+    # Within a page, an older or repeated revision is ignored as before.
+    model, _ = update(model, PeerSaid("gm", state_text(later | {"round": 9}, 2, ids_, turn, "gm2", "bbbb2222"), 23.0))
+    assert model.live.view["round"] == 3
+    with pytest.raises(LiveError):
+        read_message(state_text(view, 1, ids_, turn, "gm2", "NOT A SESSION"), FROM_HOST)

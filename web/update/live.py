@@ -24,6 +24,7 @@ from pyengine.live import (
     LiveError,
     check_relays,
     hello_text,
+    newer,
     read_message,
     read_room,
     read_servers,
@@ -184,8 +185,10 @@ def _said(model: Model, m: PeerSaid) -> Result:
         was = live.host_here()
         live = replace(live, heard_ms=m.at_ms, now_ms=max(live.now_ms, m.at_ms))
         return replace(model, live=live), (SayOnLine("live-state", state_line(live)),) if was != live.host_here() else ()
-    if message.revision <= live.revision:
-        return model, ()  # older than what is shown (or the same again): ignored
+    if not newer(live.session, live.revision, live.past_sessions, message):
+        return model, ()  # older than what is shown (or the same again, or a page left behind): ignored
+    if message.session != live.session and live.session:
+        live = replace(live, past_sessions=((live.session,) + live.past_sessions)[:20])
     peers = live.peers
     if live.role == "follow" and not any(p.id == m.peer for p in peers):
         peers = peers + (Peer(m.peer),)
@@ -194,7 +197,8 @@ def _said(model: Model, m: PeerSaid) -> Result:
     if live.role == "follow" and gm != live.gm:
         # The game master's phone, new or back after a reload: this phone says who it is, to it alone.
         hello = (LiveTell(hello_text(live.me, live.device), gm),)
-    live = replace(live, view=message.view, ids=message.ids, turn=message.turn, revision=message.revision, host=m.peer, gm=gm,
+    live = replace(live, view=message.view, ids=message.ids, turn=message.turn, revision=message.revision, session=message.session,
+                   host=m.peer, gm=gm,
                    updated_ms=m.at_ms, now_ms=m.at_ms, heard_ms=m.at_ms, peers=peers)
     return replace(model, live=live), hello + _follow_redraw(model)
 
