@@ -10,6 +10,7 @@ keys, compressed: small enough for a QR code a phone camera reads off another ph
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from .errors import SchemaError
@@ -20,7 +21,7 @@ from .text import clean_text
 from .turns import active_unit, turn_units, unit_name, unit_skipped
 
 __all__ = ["VIEW_VERSION", "health_word", "table_view", "view_payload", "read_view", "check_view", "WORDS",
-           "HIDDEN", "UNKNOWN", "UNKNOWN_NAME", "PLAYERS_HP", "shown_to_players", "players_ids"]
+           "HIDDEN", "UNKNOWN", "UNKNOWN_NAME", "PLAYERS_HP", "shown_to_players", "players_ids", "view_id", "fight_id"]
 
 VIEW_VERSION = 1
 WORDS = ("unhurt", "hurt", "bloodied", "down", "")  # an opponent's state as the players see it
@@ -38,11 +39,24 @@ def shown_to_players(c: Combatant) -> bool:
     return HIDDEN not in c.flags
 
 
-def players_ids(enc: Encounter) -> tuple[list[list[str]], list[str]]:
-    """([id, name as the players see it, "p"/"o"] of who the players may see, the shown ids of whose
-    turn it is): what a player claims and targets by at the live table."""
-    ids = [[c.id, _players_name(c), "p" if c.side == "party" else "o"] for c in enc.combatants if shown_to_players(c)]
-    turn = [c.id for c in active_unit(enc) if shown_to_players(c)] if enc.started else []
+def view_id(salt: str, cid: str) -> str:
+    """The id the players' view gives a combatant: a keyed hash of the fight's id, so the view's ids
+    tell nothing (the fight's c1, c2, c3, c5 told that c4 was hidden), stay the same while the table
+    is live (the key is the table's secret: across the game master's reload too), and are read back
+    only by the game master's phone (`fight_id`)."""
+    return "v" + hashlib.sha256(f"{salt}:{cid}".encode()).hexdigest()[:12]
+
+
+def fight_id(enc: Encounter, salt: str, vid: str) -> str | None:
+    """The fight's id of a view id a player's phone sent (None: nobody the players may see)."""
+    return next((c.id for c in enc.combatants if shown_to_players(c) and view_id(salt, c.id) == vid), None)
+
+
+def players_ids(enc: Encounter, salt: str = "") -> tuple[list[list[str]], list[str]]:
+    """([view id, name as the players see it, "p"/"o"] of who the players may see, the view ids of
+    whose turn it is): what a player claims and targets by at the live table."""
+    ids = [[view_id(salt, c.id), _players_name(c), "p" if c.side == "party" else "o"] for c in enc.combatants if shown_to_players(c)]
+    turn = [view_id(salt, c.id) for c in active_unit(enc) if shown_to_players(c)] if enc.started else []
     return ids, turn
 
 
@@ -83,8 +97,8 @@ def _next_unit(enc: Encounter, system: System) -> tuple[Combatant, ...]:
         return ()
     for step in range(1, len(units) + 1):
         unit = units[(at + step) % len(units)]
-        if not unit_skipped(enc, system, unit):
-            return unit
+        if not unit_skipped(enc, system, unit) and any(shown_to_players(c) for c in unit):
+            return unit  # the next the players may see (a hidden one's turn is no one's to them)
     return ()
 
 

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from pyengine.handoff import UNKNOWN_NAME, check_view, players_ids, table_view
+from pyengine.handoff import UNKNOWN_NAME, check_view, players_ids, table_view, view_id
 from pyengine.live import (
     DEFAULT_RELAYS,
     FROM_FOLLOWER,
@@ -86,9 +86,14 @@ def following(model: Model | None = None) -> Model:
     return model
 
 
+def vids(model: Model) -> dict[str, str]:
+    """Name -> the id the players' view gives it (what a player's phone claims and targets by)."""
+    return {c.name: view_id(model.live.secret, c.id) for c in model.timeline.present.combatants}
+
+
 def present(model: Model, peer: str | None = None) -> LiveSend:
     """The LiveSend of the present as the host sends it: the view, who is who, whose turn."""
-    ids, turn = players_ids(model.timeline.present)
+    ids, turn = players_ids(model.timeline.present, model.live.secret)
     return LiveSend(table_view(model.timeline.present), peer, tuple(tuple(i) for i in ids), tuple(turn))
 
 
@@ -105,11 +110,13 @@ def test_a_hidden_combatant_is_in_no_part_of_the_players_view_and_an_unknown_one
     text = json.dumps(view)
     assert "Goblin" not in text and "Ogre" not in text
     assert [r[0] for r in view["rows"]] == ["Cyra", "Dax", UNKNOWN_NAME]
-    # Cyra (18) acts, the hidden Goblin (15) is next: the players are told no name for it.
-    assert view["now"] == "Cyra" and view["next"] == ""
+    # Cyra (18) acts, the hidden Goblin (15) acts after her: to the players, Dax is next (the hidden
+    # one's turn is no one's to them), and during the Goblin's turn no one is "now", Dax still next.
+    assert view["now"] == "Cyra" and view["next"] == "Dax"
+    assert [r[6] for r in view["rows"]] == ["now", "next", ""]
     model, _ = update(model, NextTurnTapped(100.0, RNG))
     view = table_view(model.timeline.present)
-    assert view["now"] == "" and view["next"] == "Dax"
+    assert view["now"] == "" and view["next"] == "Dax" and [r[6] for r in view["rows"]] == ["", "next", ""]
 
 
 def test_the_players_flags_last_through_turns_and_undo_takes_them_back():
@@ -340,37 +347,37 @@ def asked(model: Model, kind: str, peer: str = "p1", **fields) -> tuple[Model, t
 
 
 def approved(model: Model, name: str = "Cyra", peer: str = "p1") -> Model:
-    model, _ = asked(model, "claim", peer, cid=ids(model)[name])
+    model, _ = asked(model, "claim", peer, cid=vids(model)[name])
     request = model.live.requests[-1]
     model, effects = update(model, RequestAnswered(request.id, True, RNG))
-    assert LiveTell(you_text(ids(model)[name]), peer) in effects
+    assert LiveTell(you_text(vids(model)[name]), peer) in effects
     return model
 
 
 def test_a_claim_waits_for_the_game_master_and_is_kept_for_the_phone_across_a_reload():
     model = joined(hosting(fight(*PARTY)))
-    model, effects = asked(model, "claim", cid=ids(model)["Cyra"])
+    model, effects = asked(model, "claim", cid=vids(model)["Cyra"])
     assert [r.text for r in model.live.requests] == ["Ana asks to play Cyra."] and RenderNotices() in effects
     assert Toast("Ana asks to play Cyra.") in effects
-    model, _ = asked(model, "claim", cid=ids(model)["Cyra"])  # asked twice: one request
+    model, _ = asked(model, "claim", cid=vids(model)["Cyra"])  # asked twice: one request
     assert len(model.live.requests) == 1
     model = approved(model)
     assert model.live.claims == (("dev-ana-0001", ids(model)["Cyra"]),) and model.live.requests == ()
     # The phone reloads (a new peer id, the same device): it is told at once whom it plays.
     model, _ = update(model, PeerChanged("p9", True))
     model, effects = update(model, PeerSaid("p9", hello_text("Ana", "dev-ana-0001"), 3.0))
-    assert LiveTell(you_text(ids(model)["Cyra"]), "p9") in effects
+    assert LiveTell(you_text(vids(model)["Cyra"]), "p9") in effects
     # Another phone cannot take Cyra, nor an opponent.
     model = joined(model, "p2", "dev-ben-0002", "Ben")
     before = model.live.refused
-    model, _ = asked(model, "claim", "p2", cid=ids(model)["Cyra"])
-    model, _ = asked(model, "claim", "p2", cid=ids(model)["Goblin"])
+    model, _ = asked(model, "claim", "p2", cid=vids(model)["Cyra"])
+    model, _ = asked(model, "claim", "p2", cid=vids(model)["Goblin"])
     assert model.live.refused == before + 2 and model.live.requests == ()
 
 
 def test_dismissing_a_claim_tells_the_phone():
     model = joined(hosting(fight(*PARTY)))
-    model, _ = asked(model, "claim", cid=ids(model)["Dax"])
+    model, _ = asked(model, "claim", cid=vids(model)["Dax"])
     model, effects = update(model, RequestAnswered(model.live.requests[0].id, False, RNG))
     assert model.live.claims == () and LiveTell(you_text(""), "p1") in effects
 
@@ -378,7 +385,7 @@ def test_dismissing_a_claim_tells_the_phone():
 def test_requests_for_a_combatant_not_claimed_are_refused_and_counted():
     model = joined(hosting(fight(*PARTY, started=True)))
     timeline = model.timeline
-    for kind, fields in (("init", {"value": 12}), ("done", {}), ("roll", {"target": ids(model)["Goblin"], "value": 9, "text": "1d8"})):
+    for kind, fields in (("init", {"value": 12}), ("done", {}), ("roll", {"target": vids(model)["Goblin"], "value": 9, "text": "1d8"})):
         model, _ = asked(model, kind, **fields)
     assert model.live.refused == 3 and model.live.requests == () and model.timeline is timeline
 
@@ -415,7 +422,7 @@ def test_im_done_asks_for_the_next_turn_or_passes_it_when_allowed():
 
 def test_a_roll_arrives_as_a_pending_result_and_apply_is_one_undoable_step():
     model = approved(joined(hosting(fight(*PARTY, started=True))))
-    goblin = ids(model)["Goblin"]
+    goblin = vids(model)["Goblin"]
     model, _ = asked(model, "roll", target=goblin, value=5, text="Longsword 1d8+3 (2+3)")
     assert model.live.requests[-1].text == "Cyra: Longsword 1d8+3 (2+3) = 5 against Goblin."
     model, _ = asked(model, "roll", target=goblin, value=4, text="Dagger 1d4 (4)")
@@ -431,7 +438,7 @@ def test_a_roll_arrives_as_a_pending_result_and_apply_is_one_undoable_step():
 def test_a_roll_at_a_hidden_or_unknown_target_is_refused():
     model = approved(joined(hosting(fight(*PARTY, started=True))))
     model = flag(model, "Ogre", "hidden")
-    model, _ = asked(model, "roll", target=ids(model)["Ogre"], value=5, text="1d8")
+    model, _ = asked(model, "roll", target=vids(model)["Ogre"], value=5, text="1d8")
     model, _ = asked(model, "roll", target="nobody", value=5, text="1d8")
     assert model.live.refused == 2 and model.live.requests == ()
 
@@ -444,16 +451,16 @@ def test_a_players_phone_claims_sends_and_rolls_through_its_host():
     ids_, turn = players_ids(gm.timeline.present)
     model, _ = update(model, PeerChanged("gm", True))
     model, _ = update(model, PeerSaid("gm", state_text(table_view(gm.timeline.present), 5, ids_, turn), 10.0))
-    model, effects = update(model, ClaimTapped(ids(gm)["Cyra"]))
-    assert LiveTell(request_text("claim", cid=ids(gm)["Cyra"]), "gm") in effects
-    model, _ = update(model, PeerSaid("gm", you_text(ids(gm)["Cyra"]), 11.0))
-    assert model.live.you == ids(gm)["Cyra"]
-    model, effects = update(model, RollSent(ids(gm)["Goblin"], "1d8+3", "Longsword", Scripted([5])))
+    model, effects = update(model, ClaimTapped(vids(gm)["Cyra"]))
+    assert LiveTell(request_text("claim", cid=vids(gm)["Cyra"]), "gm") in effects
+    model, _ = update(model, PeerSaid("gm", you_text(vids(gm)["Cyra"]), 11.0))
+    assert model.live.you == vids(gm)["Cyra"]
+    model, effects = update(model, RollSent(vids(gm)["Goblin"], "1d8+3", "Longsword", Scripted([5])))
     sent = next(e for e in effects if isinstance(e, LiveTell))
-    assert json.loads(sent.text) == {"v": 1, "t": "roll", "target": ids(gm)["Goblin"], "value": 8,
+    assert json.loads(sent.text) == {"v": 1, "t": "roll", "target": vids(gm)["Goblin"], "value": 8,
                                      "text": json.loads(sent.text)["text"]}
     assert json.loads(sent.text)["text"].startswith("Longsword 1d8+3")
-    _, effects = update(model, RollSent(ids(gm)["Goblin"], "1d8+", "", RNG))
+    _, effects = update(model, RollSent(vids(gm)["Goblin"], "1d8+", "", RNG))
     assert isinstance(effects[0], Refuse)
     _, effects = update(model, InitiativeSent(None))
     assert isinstance(effects[0], Refuse)
@@ -461,7 +468,7 @@ def test_a_players_phone_claims_sends_and_rolls_through_its_host():
     assert LiveTell(request_text("done"), "gm") in effects
     # A "you" from another phone is not the game master's: ignored.
     model, _ = update(model, PeerSaid("evil", you_text(""), 12.0))
-    assert model.live.you == ids(gm)["Cyra"]
+    assert model.live.you == vids(gm)["Cyra"]
 
 
 def test_the_followers_line_says_the_count_with_the_refusal_that_made_it():
@@ -486,7 +493,7 @@ def test_the_live_screens_close_when_no_table_is_live():
     follower, _ = update(follower, PeerSaid("gm", state_text(table_view(gm.timeline.present), 5, ids_, turn), 10.0))
     drawn = SCREENS["live-follow"].draw(Context(follower), None)
     assert drawn.count('data-testid="claim"') == 2 and "send-roll" not in drawn
-    follower, _ = update(follower, PeerSaid("gm", you_text(ids(gm)["Cyra"]), 11.0))
+    follower, _ = update(follower, PeerSaid("gm", you_text(vids(gm)["Cyra"]), 11.0))
     drawn = SCREENS["live-follow"].draw(Context(follower), None)
     assert 'data-testid="claim"' not in drawn and "send-roll" in drawn and 'data-testid="im-done">' in drawn
 
@@ -594,3 +601,20 @@ def test_a_game_masters_clock_that_goes_back_an_hour_never_stops_the_followers()
     assert model.live.view["round"] == 3
     with pytest.raises(LiveError):
         read_message(state_text(view, 1, ids_, turn, "gm2", "NOT A SESSION"), FROM_HOST)
+
+
+def test_the_players_views_ids_tell_nothing_of_who_is_hidden():
+    """Issue 37, item 6: the fight's ids (c1, c2, c3, c5) told that c4 was hidden by the gap. The view
+    names each combatant by a keyed hash of its id: the same whether others are hidden or not, the
+    same across the game master's reload (the key is the table's secret), another table's another."""
+    model = hosting(fight(*PARTY, started=True))
+    secret = model.live.secret
+    everyone, _ = players_ids(model.timeline.present, secret)
+    hidden = flag(model, "Goblin", "hidden")
+    shown, turn = players_ids(hidden.timeline.present, secret)
+    assert [row[1] for row in shown] == ["Cyra", "Dax", "Ogre"]
+    assert [row for row in everyone if row[1] != "Goblin"] == shown  # nothing renumbered: no gap to count
+    assert all(row[0].startswith("v") and len(row[0]) == 13 and row[0] not in model.timeline.present.names() for row in shown)
+    assert players_ids(hidden.timeline.present, "another table")[0][0][0] != shown[0][0]
+    text = present(hidden).ids
+    assert "Goblin" not in json.dumps(text) and vids(hidden)["Goblin"] not in json.dumps(text)

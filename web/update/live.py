@@ -12,7 +12,7 @@ from typing import Any
 
 from pyengine.dice import roll
 from pyengine.errors import EngineError
-from pyengine.handoff import players_ids, shown_to_players, table_view
+from pyengine.handoff import fight_id, players_ids, shown_to_players, table_view, view_id
 from pyengine.live import (
     DEFAULT_RELAYS,
     DEFAULT_STUN,
@@ -83,7 +83,7 @@ __all__ = ["UPDATES", "broadcast"]
 def _present(model: Model, peer: str | None = None) -> LiveSend:
     """The present as the players may see it: the view, and who is who in it (ids, whose turn)."""
     enc = model.timeline.present
-    ids, turn = players_ids(enc)
+    ids, turn = players_ids(enc, model.live.secret)
     return LiveSend(table_view(enc), peer, tuple((a, b, c) for a, b, c in ids), tuple(turn))
 
 
@@ -221,18 +221,19 @@ def _asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
             else live.peers + (peer,)
         model = replace(model, live=replace(live, peers=peers))
         mine = _claimed(model.live, message.device)
-        return model, ((LiveTell(you_text(mine), m.peer),) if mine else ()) + _redraw(model)
+        return model, ((LiveTell(you_text(view_id(live.secret, mine)), m.peer),) if mine else ()) + _redraw(model)
     enc = model.timeline.present
     party = {c.id: c for c in enc.combatants if c.side == "party" and shown_to_players(c)}
     who = peer.name or "A player's phone"
-    if message.kind == "claim":
-        taken = {cid for device, cid in live.claims if device != peer.device}
-        if not peer.device or message.cid not in party or message.cid in taken:
+    if message.kind == "claim":  # (the phone names its combatant by the players' view's id)
+        cid = fight_id(enc, live.secret, message.cid) or ""
+        taken = {x for device, x in live.claims if device != peer.device}
+        if not peer.device or cid not in party or cid in taken:
             return _refused(model)
-        if _claimed(live, peer.device) == message.cid:
+        if _claimed(live, peer.device) == cid:
             return model, (LiveTell(you_text(message.cid), m.peer),)
-        text = f"{who} asks to play {party[message.cid].name}."
-        return _request(model, Request(live.asked + 1, m.peer, peer.device, "claim", message.cid, text))
+        text = f"{who} asks to play {party[cid].name}."
+        return _request(model, Request(live.asked + 1, m.peer, peer.device, "claim", cid, text))
     mine = _claimed(live, peer.device) if peer.device else ""
     if not mine or mine not in party:
         return _refused(model)  # a request for a combatant this phone does not play
@@ -250,7 +251,8 @@ def _asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
         if live.auto_done:
             return _next_turn(model, m.rng)
         return _request(model, Request(live.asked + 1, m.peer, peer.device, "done", mine, f"{c.name} is done: next turn?"))
-    target = enc.get(message.target) if message.target in enc.names() else None
+    found = fight_id(enc, live.secret, message.target)
+    target = enc.get(found) if found is not None else None
     if target is None or not shown_to_players(target):
         return _refused(model)
     text = f"{c.name}: {message.text} = {message.value} against {target.name}."
@@ -292,7 +294,7 @@ def _answered(model: Model, m: RequestAnswered) -> Result:
     if request.kind == "claim":
         claims = tuple((d, cid) for d, cid in model.live.claims if d != request.device and cid != request.cid)
         model = replace(model, live=replace(model.live, claims=claims + ((request.device, request.cid),)))
-        return model, (RenderNotices(), LiveTell(you_text(request.cid), request.peer), *_redraw(model))
+        return model, (RenderNotices(), LiveTell(you_text(view_id(model.live.secret, request.cid)), request.peer), *_redraw(model))
     if request.kind == "done":
         if request.cid not in {x.id for x in active_unit(model.timeline.present)}:
             return model, (RenderNotices(), Toast("That turn is over already."))
