@@ -440,9 +440,10 @@ def _die_text(d: DieRoll) -> str:
     return text
 
 
-def roll_ast(ast: Node, rng: Rng | None = None, expression: str = "") -> RollResult:
-    """Roll an already parsed expression."""
-    roller = _Roller(rng if rng is not None else random.Random())
+def roll_ast(ast: Node, rng: Rng | None = None, expression: str = "", limit: int = MAX_ROLLED) -> RollResult:
+    """Roll an already parsed expression; DiceLimitError past `limit` faces drawn (rerolls and
+    explosions included: the page's roller sets fewer, so that no roll blocks the page)."""
+    roller = _Roller(rng if rng is not None else random.Random(), min(limit, MAX_ROLLED))
     tree = roller.eval(ast)
     text = f"{describe(tree)} = {tree.value}"
     return RollResult(expression, ast, tree, tree.value, text, tree.dice)
@@ -453,6 +454,6 @@ def roll_total(ast: Node, rng: Rng, limit: int = MAX_ROLLED) -> int:
     return _Roller(rng, min(limit, MAX_ROLLED)).eval(ast).value
 
 
-def roll(expression: str, rng: Rng | None = None) -> RollResult:
+def roll(expression: str, rng: Rng | None = None, limit: int = MAX_ROLLED) -> RollResult:
     """Parse and roll dice notation. `rng` is anything with randint (default: a new random.Random)."""
-    return roll_ast(parse(expression), rng, expression)
+    return roll_ast(parse(expression), rng, expression, limit)

@@ -17,9 +17,21 @@ def esc(text: object) -> str:
     return escape(str(text), quote=True)
 
 
-def roll_text(text: object) -> str:
-    """A roll as the engine writes it, escaped, its dropped and rerolled dice (~~6~~) struck through."""
-    return re.sub(r"~~(.+?)~~", r'<s class="dropped">\1</s>', esc(text))
+SHOWN_ROLL_TEXT = 1_200   # characters of a roll's text drawn (a 1,000-die roll's is 50,000: 600 KB of HTML)
+
+
+def roll_text(text: object, limit: int = SHOWN_ROLL_TEXT) -> str:
+    """A roll as the engine writes it, escaped, its dropped and rerolled dice (~~6~~) struck through;
+    past `limit` characters cut (at a die's end) and said, so that no roll draws for long."""
+    whole = str(text)
+    cut = ""
+    if len(whole) > limit:
+        end = max(whole.rfind(",", 0, limit), whole.rfind(")", 0, limit), limit // 2)
+        if whole.count("~~", 0, end) % 2:  # never inside a struck-through die
+            end = whole.rfind("~~", 0, end)
+        cut = f" … ({len(whole):,} characters in all)"
+        whole = whole[:end]
+    return re.sub(r"~~(.+?)~~", r'<s class="dropped">\1</s>', esc(whole)) + esc(cut)
 
 
 def clock(seconds: int) -> str:

@@ -714,12 +714,18 @@ def _die_class(d: Any) -> str:
     return " ".join(classes)
 
 
+DRAWN_DICE = 120  # dice drawn one by one under a roll's total; past it, the count (the roll's text has them)
+
+
 def roll_result_html(result: RollResult) -> str:
     dice = "".join(
         f'<span class="{_die_class(d)}" data-flags="{esc(" ".join(d.flags()))}" title="d{esc(d.sides)}{" " + esc(d.label) if d.label else ""}">'
         f'{esc(d.value)}{"!" if d.exploded else ""}</span>'
-        for d in result.dice
+        for d in result.dice[:DRAWN_DICE]
     )
+    more = len(result.dice) - DRAWN_DICE
+    if more > 0:
+        dice += f'<span class="chip" data-testid="roll-more-dice">+ {more:,} more dice</span>'
     return (
         f'<div class="total" data-testid="roll-total">{esc(result.total)}</div>'
         f'<div class="dice" data-testid="roll-dice">{dice}</div>'
@@ -757,7 +763,7 @@ def history_html(rolls: list[dict[str, Any]]) -> str:
     return "".join(
         f'<li data-testid="history-item"><b>{esc(r.get("total"))}</b>{_crit_chips(r)}'
         + (f' <span class="label" data-testid="history-label">{esc(r["label"])}</span>' if r.get("label") else "")
-        + f' <code>{roll_text(r.get("text", ""))}</code></li>'
+        + f' <code>{roll_text(r.get("text", ""), 300)}</code></li>'
         for r in rolls
     )
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from pyengine.dice import Rng, parse, roll, roll_ast
-from pyengine.errors import EngineError
+from pyengine.errors import DiceLimitError, EngineError
 from pyengine.text import clean_text, quoted
 
 from .. import state
@@ -45,6 +45,12 @@ from .common import (
     with_roll,
     without,
 )
+
+# A roll's text kept in the history (100 rolls of 1,000 dice kept whole were 5 MB written at every roll).
+HISTORY_TEXT = 4_000
+# Faces one roll typed in the roller may draw (the engine's own limit is 10,000): about 30 ms of
+# Pyodide, so that no roll blocks the page (`python3 build.py bench --only engine` measures it).
+ROLLER_FACES = 4_000
 
 # -- the dice roller's collections ------------------------------------------------------------
 
@@ -84,10 +90,15 @@ def _rolled(model: Model, expr: str, rng: Rng, at_ms: int) -> Result:
     said on the roller's error line and nothing else changes."""
     expression = expr.strip()
     try:
-        result = roll_ast(parse(expression), rng, expression)
+        result = roll_ast(parse(expression), rng, expression, ROLLER_FACES)
+    except DiceLimitError:
+        return model, (SayOnLine("dice-error", f"This roll draws more than {ROLLER_FACES:,} dice (rerolls and explosions "
+                                               "included): too many to roll here at once. Its odds are still shown above; "
+                                               "roll fewer dice, or in parts."),)
     except EngineError as error:
         return model, (SayOnLine("dice-error", str(error)),)
-    entry = {"expr": expression, "total": result.total, "text": result.text, "at": at_ms, "crits": result.crits, "fumbles": result.fumbles}
+    text = result.text if len(result.text) <= HISTORY_TEXT else result.text[:HISTORY_TEXT] + f" … ({len(result.text):,} characters in all)"
+    entry = {"expr": expression, "total": result.total, "text": text, "at": at_ms, "crits": result.crits, "fumbles": result.fumbles}
     model = with_roll(replace(model, ui=state.update(model.ui, "dice-rolled")), entry)  # the next quick die starts anew
     return model, (SayOnLine("dice-error", ""), ShowRoll(result), StoreCollection(ROLLS), RenderRolls())
 
