@@ -57,6 +57,12 @@ def followers_line(live: Live) -> str:
         text += " A table display follows on this device."
     if live.refused:
         text += f" {live.refused} {'message' if live.refused == 1 else 'messages'} refused."
+    called = {p.id: p.name or f"phone {i + 1}" for i, p in enumerate(live.peers)}
+    for peer, _, _, until in live.limits:
+        if until > live.now_ms:
+            text += f" {called.get(peer, 'A phone')} sent too much: muted for {max(1, round((until - live.now_ms) / 1000))} s."
+    if live.limited:
+        text += f" {live.limited:,} {'message' if live.limited == 1 else 'messages'} over the limit, dropped."
     return text
 
 

@@ -94,6 +94,8 @@ class Live:
     answer: str = ""                        # follow: this phone's answer code, until the game master's phone reads it
     pairing: str = ""                       # what the two-code join says now (host: its section; follow: the join step)
     relays_up: int = -1                     # host: how many relays answer (-1: not known yet, or none asked)
+    limits: tuple[tuple[str, float, float, float], ...] = ()  # host: (peer, tokens, at ms, muted until ms): each phone's rate
+    limited: int = 0                        # host: messages dropped by the rate limit or the caps (counted, not drawn)
 
     @property
     def hosting(self) -> bool:

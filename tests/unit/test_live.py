@@ -618,3 +618,46 @@ def test_the_players_views_ids_tell_nothing_of_who_is_hidden():
     assert players_ids(hidden.timeline.present, "another table")[0][0][0] != shown[0][0]
     text = present(hidden).ids
     assert "Goblin" not in json.dumps(text) and vids(hidden)["Goblin"] not in json.dumps(text)
+
+
+def test_a_flood_from_one_phone_is_counted_not_drawn_and_the_phone_is_muted():
+    """Issue 37, item 1: 3,000 rolls in one burst from an approved phone kept the game master's page
+    busy 208 s (every message parsed, listed and the whole list drawn again). Now each phone has a
+    token bucket (BURST at once, RATE a second), a phone that keeps on is muted for a minute, at most
+    MAX_WAITING_PER_PHONE of its requests wait, and what is dropped is counted: no effect at all."""
+    from web.effects import RenderNotices
+    from web.update.live import BURST, MAX_WAITING_PER_PHONE, MUTE_MS, muted_peers
+
+    model = approved(joined(hosting(fight(*PARTY, started=True))))
+    goblin = vids(model)["Goblin"]
+    effects_seen = 0
+    redraws = 0
+    for i in range(3000):  # one burst: all within 300 ms
+        model, effects = update(model, PeerSaid("p1", request_text("roll", target=goblin, value=i % 7, text=f"1d8 #{i}"),
+                                                1000.0 + i / 10, random.Random(i)))
+        effects_seen += len(effects)
+        redraws += sum(1 for e in effects if isinstance(e, RenderNotices))
+    assert len(model.live.requests) == MAX_WAITING_PER_PHONE
+    assert redraws <= MAX_WAITING_PER_PHONE and effects_seen <= 3 * BURST  # the rest: nothing to do, nothing drawn
+    assert model.live.limited == 3000 - MAX_WAITING_PER_PHONE and muted_peers(model.live) == ["p1"]
+    assert "Ana sent too much: muted for 60 s." in followers_line(model.live)
+    # Still muted a little later; a minute on, its next request is heard again.
+    model, effects = update(model, PeerSaid("p1", request_text("done"), 30_000.0, RNG))
+    assert effects == () and muted_peers(model.live) == ["p1"]
+    model, _ = update(model, RequestAnswered(model.live.requests[0].id, False, RNG))
+    model, _ = update(model, PeerSaid("p1", request_text("roll", target=goblin, value=3, text="1d8 again"), 1300.0 + MUTE_MS, RNG))
+    assert model.live.requests[-1].text.startswith("Cyra: 1d8 again") and muted_peers(model.live) == []
+
+
+def test_a_phone_with_only_the_link_cannot_flood_with_hello_and_claim():
+    model = hosting(fight(*PARTY))
+    for i in range(2000):
+        peer = "evil"
+        text = hello_text(f"Eve {i}", f"dev-eve-{i:05d}") if i % 2 else request_text("claim", cid=vids(model)["Cyra"])
+        model, _ = update(model, PeerSaid(peer, text, 5000.0 + i, RNG))
+    assert len(model.live.requests) <= 5 and model.live.limited >= 1900
+    assert len(model.live.limits) == 1 and len(model.live.peers) <= 1
+    # Many made-up phones: each its own bucket, but the list of buckets and of requests stays bounded.
+    for i in range(300):
+        model, _ = update(model, PeerSaid(f"fake{i}", request_text("claim", cid=vids(model)["Cyra"]), 9000.0 + i, RNG))
+    assert len(model.live.limits) <= 50 and len(model.live.requests) <= 20

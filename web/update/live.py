@@ -77,7 +77,7 @@ from ..persist import Notice
 from .common import Result, act, closed, notify, opened
 from .pairing import GM_PEER
 
-__all__ = ["UPDATES", "broadcast"]
+__all__ = ["UPDATES", "broadcast", "muted_peers", "BURST", "RATE", "MUTE_MS", "MAX_WAITING", "MAX_WAITING_PER_PHONE"]
 
 
 def _present(model: Model, peer: str | None = None) -> LiveSend:
@@ -152,8 +152,45 @@ def _peer_changed(model: Model, m: PeerChanged) -> Result:
     return model, effects + _redraw(model)
 
 
+# A phone's messages to the game master's (issue 37, item 1): a token bucket per phone. A player sends a
+# few a minute (hello, claim, initiative, I'm done, a roll; a follower passes the game master's states
+# on). Past BURST at once, RATE a second; a phone that keeps sending once its bucket is empty for as
+# many again is muted for MUTE_MS. What is dropped is counted, never parsed, drawn or answered.
+BURST = 20
+RATE = 5.0                  # messages a second, refilled
+MUTE_MS = 60_000.0
+MAX_WAITING_PER_PHONE = 5   # requests waiting for Apply / Dismiss from one phone
+MAX_WAITING = 20            # and from all
+
+
+def _admitted(live: Live, peer: str, now: float) -> tuple[bool, Live, bool]:
+    """(taken, the live state with this phone's bucket, whether it was muted just now)."""
+    found = next((x for x in live.limits if x[0] == peer), None)
+    tokens, at, muted = (found[1], found[2], found[3]) if found else (float(BURST), now, 0.0)
+    others = tuple(x for x in live.limits if x[0] != peer)[-49:]  # (a bounded list: peer ids are anyone's to make up)
+    if now < muted:
+        return False, replace(live, limits=others + ((peer, tokens, at, muted),), limited=live.limited + 1), False
+    tokens = min(float(BURST), tokens + max(0.0, now - at) / 1000.0 * RATE)
+    if tokens >= 1.0:
+        return True, replace(live, limits=others + ((peer, tokens - 1.0, now, 0.0),)), False
+    tokens -= 1.0  # in debt: a phone that keeps sending goes on counting down
+    just_muted = tokens <= -BURST
+    state = (peer, 0.0 if just_muted else tokens, now, now + MUTE_MS if just_muted else 0.0)
+    return False, replace(live, limits=others + (state,), limited=live.limited + 1), just_muted
+
+
+def muted_peers(live: Live) -> list[str]:
+    """The phones muted for sending too much, now."""
+    return [peer for peer, _, _, until in live.limits if until > live.now_ms]
+
+
 def _said(model: Model, m: PeerSaid) -> Result:
     live = model.live
+    if live.hosting and m.peer != "display":
+        taken, live, just_muted = _admitted(replace(live, now_ms=max(live.now_ms, m.at_ms)), m.peer, m.at_ms)
+        model = replace(model, live=live)
+        if not taken:  # counted; said once, as the phone is muted
+            return model, _redraw(model) if just_muted else ()
     if m.peer == "display" and not live.following:
         # The game master's own windows (BroadcastChannel): a table display's hello gets the present;
         # what another tab of ours posts for its display is not for us.
@@ -272,6 +309,8 @@ def _request(model: Model, request: Request) -> Result:
     live = model.live
     if any((r.device, r.kind, r.cid, r.text) == (request.device, request.kind, request.cid, request.text) for r in live.requests):
         return model, ()  # asked twice: once is enough
+    if len(live.requests) >= MAX_WAITING or sum(1 for r in live.requests if r.peer == request.peer) >= MAX_WAITING_PER_PHONE:
+        return replace(model, live=replace(live, limited=live.limited + 1)), ()  # counted, not drawn
     model = replace(model, live=replace(live, requests=live.requests + (request,), asked=request.id))
     return model, (RenderNotices(), Toast(request.text))
 
@@ -389,9 +428,11 @@ def _sent(present: LiveSend) -> Any:
 def broadcast(before: Model, after: Model) -> tuple[Model, tuple[Effect, ...]]:
     """After every update: while the table is live (or a table display listens), a change to what
     the players may see goes out, once. Only the players' view is ever sent (hidden data is not in it)."""
-    live = after.live
-    if not (live.hosting or live.display) or (after.timeline is before.timeline and live is before.live):
-        return after, ()
+    live, was = after.live, before.live
+    if not (live.hosting or live.display) or (after.timeline is before.timeline and (
+            live is was or ((live.hosting, live.display, live.secret, live.sent) == (was.hosting, was.display, was.secret, was.sent)
+                            and live.sent is not None))):
+        return after, ()  # nothing the players' view is made of changed (a counter, a phone's rate)
     present = _present(after)
     if _sent(present) == live.sent:
         return after, ()
