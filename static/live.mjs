@@ -17,6 +17,92 @@ let signer = null
 let ownKey = null          // the host's public key: its own states, passed on by followers, are dropped quietly
 const passedOn = new Set()  // a follower passes each signed message on once (by its signature)
 
+// Trystero splits a message into 16 KB chunks and keeps every chunk of an unfinished message until
+// its last one comes: a hostile peer that never sends it (or sends thousands of them) grows this
+// page's memory without bound, and the 64 KB check only runs on a whole message. Trystero offers no
+// hook there, so its data channels are wrapped before its handler sees a frame (`rtcPolyfill`: our
+// RTCPeerConnection, whose channels' `onmessage` goes through `guard`). A data frame is [1, the room
+// token's length (2 bytes), the token, a chunk: the action's name (32 bytes), its nonce (2), a tag
+// whose bit 0 marks the last chunk, progress (1), payload] (@trystero-p2p/core 0.25.4, shared-peer and
+// action-wire). Per channel: at most MAX_TOKENS rooms, a message may not grow past MAX_WIRE bytes, at
+// most MAX_OPEN may be unfinished, and one unfinished for STALE_MS is closed. Closing one hands
+// Trystero a last chunk of its own (empty), so that it frees what it kept; the short message it then
+// assembles is refused and counted like any other.
+const CHUNK_HEADER = 36
+const MAX_WIRE = 4 * MAX_MESSAGE + 4096   // a 64,000-character message as UTF-8, at most
+const MAX_OPEN = 8
+const MAX_TOKENS = 2
+const STALE_MS = 15000
+export const guardStats = { dropped: 0, closed: 0, open: 0 }
+
+function guard(channel) {
+  let handler = null
+  const open = new Map()     // the room token, the action's name and the nonce -> { bytes, at, prefix, cut }
+  const tokens = new Set()
+  const text = (bytes) => String.fromCharCode.apply(null, bytes)
+  const close = (key, t) => {  // an empty last chunk: Trystero assembles what it kept, and frees it
+    open.delete(key)
+    guardStats.closed++
+    const last = new Uint8Array(t.prefix.byteLength + 2)  // the frame up to the nonce, then the tag (last) and progress
+    last.set(t.prefix)
+    last[t.prefix.byteLength] = 1
+    last[t.prefix.byteLength + 1] = 255
+    if (handler) handler({ data: last.buffer })
+  }
+  const sweep = (now) => {
+    for (const [key, t] of open) if (now - t.at > STALE_MS) close(key, t)
+    guardStats.open = open.size
+  }
+  const timer = setInterval(() => sweep(Date.now()), 5000)
+  channel.addEventListener('close', () => clearInterval(timer))
+  channel.addEventListener('message', (e) => {
+    const data = e.data
+    if (!handler) return
+    if (!(data instanceof ArrayBuffer)) { guardStats.dropped++; return }
+    const frame = new Uint8Array(data)
+    if (frame[0] !== 1) return handler(e)  // a presence frame (small) or another kind: Trystero's to read
+    const start = 3 + (frame[1] << 8 | frame[2])
+    if (data.byteLength < start + CHUNK_HEADER) { guardStats.dropped++; return }
+    const token = text(frame.subarray(3, start))
+    if (!tokens.has(token)) {
+      if (tokens.size >= MAX_TOKENS) { guardStats.dropped++; return }  // made-up rooms: Trystero would queue them all
+      tokens.add(token)
+    }
+    const key = token + '|' + text(frame.subarray(start, start + 34))
+    const isLast = frame[start + 34] & 1
+    const now = Date.now()
+    let t = open.get(key)
+    if (!t) {
+      sweep(now)
+      if (!isLast && open.size >= MAX_OPEN) { guardStats.dropped++; return }
+      t = { bytes: 0, at: now, prefix: frame.slice(0, start + 34), cut: false }
+    }
+    if (t.cut) {  // past the limit: dropped up to its own last chunk
+      guardStats.dropped++
+      if (isLast) open.delete(key)
+      return
+    }
+    t.bytes += data.byteLength - start - CHUNK_HEADER
+    if (t.bytes > MAX_WIRE) {
+      guardStats.dropped++
+      close(key, t)
+      if (!isLast) open.set(key, { ...t, cut: true })
+      return
+    }
+    if (isLast) open.delete(key)
+    else open.set(key, t)
+    handler(e)
+  })
+  Object.defineProperty(channel, 'onmessage', { configurable: true, get: () => handler, set: (fn) => { handler = fn } })
+  return channel
+}
+
+class GuardedPeerConnection extends RTCPeerConnection {
+  createDataChannel(...args) { return guard(super.createDataChannel(...args)) }
+  set ondatachannel(fn) { super.ondatachannel = fn ? (e) => { guard(e.channel); fn(e) } : null }
+  get ondatachannel() { return super.ondatachannel }
+}
+
 const b64 = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
 const unb64 = (text) => Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0))
 
@@ -67,6 +153,7 @@ export async function connect(roomId, secret, relays, stun, onPeer, onMessage, h
     password: secret,
     relayConfig: { urls: Array.from(relays) },
     rtcConfig: { iceServers: stun.length ? [{ urls: Array.from(stun) }] : [] },
+    rtcPolyfill: GuardedPeerConnection,
   }, roomId)
   channel = room.makeAction('rk')
   channel.onMessage = async (data, meta) => {
