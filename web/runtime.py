@@ -323,6 +323,8 @@ class Runtime:
                 self.dispatch(RelaysChecked(up))
         if self.model.live.display:
             self.transport.post(beat_text(self.revision, self.session))
+        if self.model.live.hosting and (self.model.live.limited or self.model.live.limits):
+            self.dispatch(LiveTicked(time.time() * 1000))  # the line's counts and a muted phone's time left
 
     def tick(self) -> None:
         self.dispatch(LiveTicked(time.time() * 1000))

@@ -104,6 +104,15 @@ RECORD = """
       });
     },
   });
+  // static/live.mjs reads Trystero's channels through a 'message' listener of its own (its guard).
+  const listen = RTCDataChannel.prototype.addEventListener;
+  RTCDataChannel.prototype.addEventListener = function (kind, fn, ...rest) {
+    if (kind !== 'message' || typeof fn !== 'function') return listen.call(this, kind, fn, ...rest);
+    return listen.call(this, kind, function (e) {
+      try { window.__rkReceived.push(text(e.data)); } catch (_) { /* a Blob: not used here */ }
+      return fn.apply(this, arguments);
+    }, ...rest);
+  };
 })();
 """
 

@@ -38,7 +38,7 @@ def heap(cdp) -> float:
     return (usage["usedSize"] + usage.get("backingStorageSize", 0) + usage.get("embedderHeapUsedSize", 0)) / 2**20
 
 
-def test_chunks_of_messages_that_never_finish_do_not_grow_the_game_masters_memory(browser, site, relay):
+def test_chunks_of_messages_that_never_finish_do_not_grow_the_game_masters_memory(browser, site, relay):  # noqa: F811 (the fixture)
     gm_ctx, hostile_ctx = phone(browser), phone(browser)
     try:
         gm = open_app(gm_ctx, gm_url(site)).page

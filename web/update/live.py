@@ -397,6 +397,9 @@ def _ticked(model: Model, m: LiveTicked) -> Result:
     and retry only every few minutes by themselves, and a phone that slept or changed networks
     may have lost them)."""
     live = model.live
+    if live.hosting:  # the game master's line: what was dropped since, and how long a muted phone still is
+        model = replace(model, live=replace(live, now_ms=max(live.now_ms, m.now_ms)))
+        return model, _redraw(model)
     if not live.following:
         return model, ()
     live = replace(live, now_ms=m.now_ms, rejoined_ms=live.rejoined_ms or m.now_ms)
