@@ -30,6 +30,79 @@
                         violations: [],
                         // Two taps on Next turn closer than this are one tap (automated tests set 0).
                         nextTurnGuardMs: typeof window.__rkNextTurnGuardMs === "number" ? window.__rkNextTurnGuardMs : 400};
+  // IndexedDB refused (a browser's setting, a private mode, a broken profile): PyScript opens IndexedDB
+  // maps of its own as it loads and starts ("IDBMap/@pyscript.fs", its packages' cache), whatever its
+  // configuration says, and a refusal there stopped the engine. The app needs none of them (its saves are
+  // localStorage, its durable journal is optional), so where IndexedDB is missing, throws, or fails to
+  // open, the page gets an in-memory one for PyScript's use, RK.indexedDB says why, and the journal stays off.
+  RK.indexedDB = "ok";
+  var realIDB = null;
+  try { realIDB = window.indexedDB || null; } catch (e) { realIDB = null; }
+  function memoryIndexedDB() {
+    var later = function (f) { setTimeout(f, 0); };
+    var request = function (run) {
+      var r = {result: undefined, error: null, onsuccess: null, onerror: null};
+      later(function () {
+        try { r.result = run(); if (r.onsuccess) r.onsuccess({type: "success", target: r}); }
+        catch (e) { r.error = e; if (r.onerror) r.onerror({type: "error", target: r}); }
+      });
+      return r;
+    };
+    var Store = function (map) {
+      this.get = function (k) { return request(function () { return map.get(k); }); };
+      this.put = function (v, k) { return request(function () { map.set(k, v); return k; }); };
+      this.delete = function (k) { return request(function () { map.delete(k); }); };
+      this.clear = function () { return request(function () { map.clear(); }); };
+      this.count = function () { return request(function () { return map.size; }); };
+      this.getAll = function () { return request(function () { return Array.from(map.values()); }); };
+      this.getAllKeys = function () { return request(function () { return Array.from(map.keys()); }); };
+    };
+    var Db = function () {
+      var stores = new Map();
+      this.objectStoreNames = {get length() { return stores.size; }, contains: function (n) { return stores.has(n); }};
+      this.createObjectStore = function (n) { stores.set(n, new Map()); return new Store(stores.get(n)); };
+      this.transaction = function () {
+        var tx = {oncomplete: null, onerror: null, onabort: null, objectStore: function (n) { return new Store(stores.get(n)); }};
+        later(function () { later(function () { if (tx.oncomplete) tx.oncomplete({type: "complete", target: tx}); }); });
+        return tx;
+      };
+      this.close = function () {};
+    };
+    var dbs = new Map();
+    return {
+      open: function (name) {
+        var r = {result: null, error: null, transaction: null, onsuccess: null, onerror: null, onupgradeneeded: null, onblocked: null};
+        later(function () {
+          var db = dbs.get(name), fresh = !db;
+          if (fresh) { db = new Db(); dbs.set(name, db); }
+          r.result = db;
+          if (fresh && r.onupgradeneeded) {
+            var tx = {oncomplete: null};
+            r.transaction = tx;
+            r.onupgradeneeded({type: "upgradeneeded", target: r});
+            later(function () { if (tx.oncomplete) tx.oncomplete({type: "complete", target: tx}); });
+          }
+          if (r.onsuccess) r.onsuccess({type: "success", target: r});
+        });
+        return r;
+      },
+      deleteDatabase: function (name) { return request(function () { dbs.delete(name); }); },
+    };
+  }
+  function inMemory(why) {
+    if (RK.indexedDB !== "ok") return;
+    RK.indexedDB = why;
+    var memory = memoryIndexedDB();
+    try { Object.defineProperty(window, "indexedDB", {configurable: true, get: function () { return memory; }}); } catch (e) { /* kept as it is */ }
+  }
+  try {
+    if (!realIDB) inMemory("missing");
+    else {
+      var probe = realIDB.open("roundkeeper-probe");
+      probe.onerror = function () { inMemory("refused"); };
+      probe.onsuccess = function () { try { probe.result.close(); } catch (e) { /* closed */ } };
+    }
+  } catch (e) { inMemory("refused (" + (e && e.name) + ")"); }
   var theme = null, snapshot = null;
   try {
     snapshot = localStorage.getItem(RK.prefix + "snapshot");

@@ -100,7 +100,7 @@
   }
 
   async function restore() {
-    if (!RK.storage || !window.indexedDB) throw new Error("no storage");
+    if (!RK.storage || !window.indexedDB || RK.indexedDB !== "ok") throw new Error("no storage");  // (boot.js: IndexedDB refused)
     db = await open();
     watch(db);
     var caught = Number(localStorage.getItem(SEQ_KEY));

@@ -16,7 +16,7 @@ import pytest
 from pyengine.storage import timeline_to_dict
 from pyengine.tracker import MAX_COMBATANTS, Timeline, new_encounter, resolve, too_many_combatants
 from tests.e2e.conftest import SITE_PREFIX as PREFIX
-from tests.e2e.conftest import add_combatant, names, open_app, seed, stored_fight, wait_ready
+from tests.e2e.conftest import add_combatant, names, open_app, seed, settle, stored_fight, wait_ready
 
 
 def fight(name: str = "Goblin ambush", system: str = "generic", started: bool = True) -> Timeline:
@@ -362,3 +362,37 @@ def test_a_page_of_another_site_framing_the_app_gets_nothing(context, site, tmp_
     # The same page opened on its own starts as usual.
     wait_ready_page = open_app(context, site["url"] + "/").page
     assert wait_ready_page.evaluate("document.documentElement.dataset.engine") == "ready"
+
+
+IDB_BROKEN = {
+    "missing": "Object.defineProperty(window, 'indexedDB', {value: undefined, configurable: true, writable: true})",
+    "open throws": "IDBFactory.prototype.open = function () { throw new DOMException('refused', 'InvalidStateError') }",
+    "open fails later": ("IDBFactory.prototype.open = function () { const r = new EventTarget();"
+                         " setTimeout(() => { r.error = new DOMException('refused', 'UnknownError');"
+                         " if (r.onerror) r.onerror({type: 'error', target: r}) }, 5); return r }"),
+}
+
+
+@pytest.mark.allow_console_errors  # (PyScript's own fs map may log the refusal it met before the page replaced it)
+@pytest.mark.parametrize("how", list(IDB_BROKEN))
+def test_indexeddb_refused_still_starts_the_engine_and_saves_to_localstorage(browser, site, how):
+    """Issue 37, item 7: with IndexedDB refused (undefined, `open` throwing, or failing later), the
+    page said "The rules engine could not start": PyScript opens IndexedDB maps of its own at load.
+    Now the engine starts, the fight is saved in localStorage (the journal stays off), and survives a reload."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        context.add_init_script("window.__rkSnapshot = 'off'; window.__rkNextTurnGuardMs = 0")
+        context.add_init_script(IDB_BROKEN[how])
+        page = open_app(context, site["url"] + "/").page
+        assert page.evaluate("RK.indexedDB") != "ok"
+        add_combatant(page, "Aldric", 30)
+        assert names(page) == ["Aldric"]
+        page.wait_for_timeout(300)
+        assert "Aldric" in page.evaluate("Object.keys(localStorage).map(k => localStorage.getItem(k)).join(' ')")
+        assert page.evaluate("RK.journal.ok") is False
+        settle(page)
+        page.reload()
+        wait_ready(page)
+        assert names(page) == ["Aldric"]
+    finally:
+        context.close()
