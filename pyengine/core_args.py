@@ -140,6 +140,7 @@ class ToolUsed(Record):
     id: str
     tool: str
     count: int = 1
+    waits: int | None = None  # a recharge spent on its own turn: the round its d6 is not offered again (decided when used)
 
 
 class Recharged(Record):

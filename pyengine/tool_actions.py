@@ -66,7 +66,9 @@ def _use(enc: Encounter, a: ToolUsed) -> Outcome:
     if t.kind == "recharge":
         if not t.left:
             raise RuleError(f"{t.name} is spent: roll its recharge ({recharge_words(t.low)}) first.")
-        return _changed(enc, c, replace(t, left=0)), (enc.event("tool", f"{c.name} uses {t.name}: spent ({recharge_words(t.low)})", who=c.id),)
+        # Spent on its own turn: its d6 is rolled at the start of its next turn (SRD), not now.
+        spent = replace(t, left=0, done=a.waits if a.waits is not None else t.done)
+        return _changed(enc, c, spent), (enc.event("tool", f"{c.name} uses {t.name}: spent ({recharge_words(t.low)})", who=c.id),)
     count = a.count if t.kind == "legendary" else 1
     if not 1 <= count <= t.most:
         raise RuleError(f"{c.name} has {t.most} {t.name.lower()} a round.")
@@ -88,6 +90,15 @@ def _resolve_recharge(enc: Encounter, args: dict[str, Any], rng: Rng) -> dict[st
     if t.left:
         raise RuleError(f"{t.name} is ready: there is nothing to recharge.")
     return {"id": a.id, "tool": a.tool, "face": rng.randint(1, 6)}
+
+
+def _resolve_use(enc: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
+    """A recharge spent on its own turn is not offered its d6 again this round (decided here and saved
+    with the step, so that a fight saved before this rule replays as it was played)."""
+    a = read_args(ToolUsed, args)
+    c, t = _tool(enc, a.id, a.tool)
+    own = t.kind == "recharge" and enc.started and c.id in {x.id for x in active_unit(enc)}
+    return {**args, **({"waits": enc.round} if own else {})}
 
 
 def _recharge(enc: Encounter, a: Recharged) -> Outcome:
@@ -158,7 +169,7 @@ def _set(enc: Encounter, a: ToolSet) -> Outcome:
 TOOL_ACTIONS: dict[str, ActionRule] = {
     "add_tool": ActionRule(typed(NewTool, _add)),
     "remove_tool": ActionRule(typed(ToolTarget, _remove)),
-    "use_tool": ActionRule(typed(ToolUsed, _use)),
+    "use_tool": ActionRule(typed(ToolUsed, _use), _resolve_use),
     "recharge_tool": ActionRule(typed(Recharged, _recharge), _resolve_recharge),
     "tool_acts": ActionRule(typed(ToolActed, _acts), _resolve_acts),
     "set_tool": ActionRule(typed(ToolSet, _set)),

@@ -205,10 +205,12 @@ def state_words(t: TurnTool) -> str:
 
 
 def waiting(enc: Encounter, c: Combatant) -> list[TurnTool]:
-    """The tools that wait for a tap on `c`'s turn: a spent ability's recharge roll, regeneration
-    and ongoing damage not yet applied this round."""
+    """The tools that wait for a tap on `c`'s turn: a spent ability's recharge roll (not on the turn
+    it was spent: its d6 comes at the start of its next turn, SRD), regeneration and ongoing damage
+    not yet applied this round."""
     return [t for t in c.tools
-            if (t.kind == "recharge" and not t.left) or (t.kind in TIMED and t.done != enc.round and not t.paused)]
+            if (t.kind == "recharge" and not t.left and t.done != enc.round)
+            or (t.kind in TIMED and t.done != enc.round and not t.paused)]
 
 
 def at_turn_start(enc: Encounter, ids: set[str]) -> tuple[Encounter, tuple[Event, ...]]:

@@ -270,3 +270,28 @@ def test_a_saved_opponent_joins_with_its_turn_tools_each_its_own_and_only_the_ki
             fight("generic", {"name": "Troll", "tools": bad})
     with pytest.raises(RuleError, match="on the combatant's sheet, not by an edit"):
         do(t, "update_combatant", id="c2", fields={"tools": specs})
+
+
+def test_a_recharge_spent_on_another_creatures_turn_waits_at_its_own_turn_and_old_saves_replay_as_played():
+    """Issue 38, section 4: the d6 is rolled at the start of each of its turns (SRD). Spent on its own
+    turn, it is not offered until its next turn; spent on another's turn, it is offered at its own."""
+    from pyengine.model import Action
+    from pyengine.tools import waiting
+
+    t = Timeline.start(new_encounter("e1"))
+    for c in ({"name": "Dax", "side": "party", "pc": True, "max_hp": 30, "initiative": 20},
+              {"name": "Dragon", "max_hp": 200, "initiative": 10, "tools": [{"kind": "recharge", "name": "Breath", "low": 5}]}):
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": c}, random.Random(1)))
+    dragon = next(c for c in t.present.combatants if c.name == "Dragon")
+    tid = dragon.tools[0].id
+    t = t.do(resolve(t.present, "start_combat", {}, random.Random(1)))  # Dax's turn
+    reaction = t.do(resolve(t.present, "use_tool", {"id": dragon.id, "tool": tid}, random.Random(1)))
+    assert "waits" not in reaction.actions[-1].args
+    at_its_turn = reaction.do(resolve(reaction.present, "next_turn", {}, random.Random(1)))
+    assert [x.name for x in waiting(at_its_turn.present, at_its_turn.present.get(dragon.id))] == ["Breath"]
+    own = t.do(resolve(t.present, "next_turn", {}, random.Random(1)))
+    own = own.do(resolve(own.present, "use_tool", {"id": dragon.id, "tool": tid}, random.Random(1)))
+    assert own.actions[-1].args["waits"] == 1 and waiting(own.present, own.present.get(dragon.id)) == []
+    # A use saved before this rule (no "waits") replays as it was played: offered at once.
+    old = own.undo().do(Action("use_tool", {"id": dragon.id, "tool": tid}))
+    assert [x.name for x in waiting(old.present, old.present.get(dragon.id))] == ["Breath"]

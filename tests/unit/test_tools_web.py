@@ -85,7 +85,15 @@ def test_now_offers_the_active_creatures_waiting_tools_and_others_legendary_acti
     assert Toast("Troll regains 10 HP (Regeneration)", undo=True) in effects and healed.timeline.present.get("c3").hp == 74
     assert 'data-testid="tools-now"' not in render.tracker_html(healed.timeline)
     breathed, _ = tap(healed, "tool-use", id="c3", tool="t6", count="1")
-    assert ">Roll Breath's recharge (Recharge 5–6: 2 in 6 · 33.3%)</button>" in render.tracker_html(breathed.timeline)
+    # Spent on its own turn: its d6 comes at the start of its next turn (SRD), not at once, and passing
+    # the turn says nothing is left undone (issue 38: it was offered at once, then warned about).
+    assert 'data-testid="tool-recharge"' not in render.tracker_html(breathed.timeline)
+    passed, effects = update(breathed, NextTurnTapped(3.0, random.Random(1)))
+    assert not any(isinstance(e, Toast) and "Not done" in e.text for e in effects)
+    for step in range(2):  # Dax, the dragon: round 2 comes back to the troll
+        passed, _ = update(passed, NextTurnTapped(4.0 + step, random.Random(1)))
+    assert passed.timeline.present.active_id == "c3" and passed.timeline.present.round == 2
+    assert ">Roll Breath's recharge (Recharge 5–6: 2 in 6 · 33.3%)</button>" in render.tracker_html(passed.timeline)
 
 
 def test_a_hostile_tool_name_is_text_everywhere_it_shows():
