@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from decimal import ROUND_HALF_UP, Decimal
 from html import escape
 from typing import Any, Protocol
 
@@ -39,8 +40,16 @@ def clock(seconds: int) -> str:
     return f"{minutes}:{secs:02d}"
 
 
-def pct(p: float) -> str:
-    return f"{p * 100:.1f}%"
+def percent(p: float, places: int = 1) -> str:
+    """A probability as percent digits, the one rounding rule of every percentage the app shows: half
+    away from zero on the decimal value (1 − 0.95² = 9.75 % → "9.8", 79.75 % → "79.8"; the float's
+    own formatting gave "9.7" for one and "79.8" for the other)."""
+    value = Decimal(format(p * 100, ".10f")).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    return f"{value:.{places}f}"
+
+
+def pct(p: float, places: int = 1) -> str:
+    return f"{percent(p, places)}%"
 
 
 # A number field's keypad: inputmode="numeric" is the iPhone's digits-only pad, with no minus key; a
@@ -175,13 +184,13 @@ def odds_html(dist: Chart, target: int | None, estimate: Sampled | None = None,
     bars = "".join(
         f'<i style="height:{max(1, round(q / top * 100))}%"'
         f'{" class=hit" if target is not None and low + b * width >= target else ""} '
-        f'title="{_bar_label(low + b * width, width)}: {q * 100:.2f}%"></i>'
+        f'title="{_bar_label(low + b * width, width)}: {pct(q, 2)}"></i>'
         for b, q in enumerate(bins)
     )
     at_least = ""
     if target is not None:
-        margin = f" ± {estimate.margin(above) * 100:.1f} points" if estimate is not None else ""
-        at_least = f'<p data-testid="odds-at-least">P(total ≥ {esc(target)}) = <b>{above * 100:.2f}%</b>{margin}</p>'
+        margin = f" ± {percent(estimate.margin(above))} points" if estimate is not None else ""
+        at_least = f'<p data-testid="odds-at-least">P(total ≥ {esc(target)}) = <b>{pct(above, 2)}</b>{margin}</p>'
     if estimate is not None:
         refused = f"; {estimate.refused:,} went past the caps" if estimate.refused else ""
         note = (f'<p class="muted" data-testid="odds-estimated">Estimated from {estimate.rolls:,} rolls{refused}: '

@@ -661,3 +661,13 @@ def test_a_phone_with_only_the_link_cannot_flood_with_hello_and_claim():
     for i in range(300):
         model, _ = update(model, PeerSaid(f"fake{i}", request_text("claim", cid=vids(model)["Cyra"]), 9000.0 + i, RNG))
     assert len(model.live.limits) <= 50 and len(model.live.requests) <= 20
+
+
+def test_a_claim_names_the_phone_only_when_it_says_something_more():
+    """Issue 38, section 4: "Aria asks to play Aria"."""
+    model = joined(hosting(fight(*PARTY)), name="Cyra")
+    model, _ = asked(model, "claim", cid=vids(model)["Cyra"])
+    assert model.live.requests[-1].text == "A phone asks to play Cyra."
+    other = joined(hosting(fight(*PARTY)), name="Ana's phone")
+    other, _ = asked(other, "claim", cid=vids(other)["Cyra"])
+    assert other.live.requests[-1].text == "Ana's phone asks to play Cyra."

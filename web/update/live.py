@@ -269,7 +269,8 @@ def _asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
             return _refused(model)
         if _claimed(live, peer.device) == cid:
             return model, (LiveTell(you_text(message.cid), m.peer),)
-        text = f"{who} asks to play {party[cid].name}."
+        asker = who if peer.name and peer.name != party[cid].name else "A phone"  # never "Aria asks to play Aria"
+        text = f"{asker} asks to play {party[cid].name}."
         return _request(model, Request(live.asked + 1, m.peer, peer.device, "claim", cid, text))
     mine = _claimed(live, peer.device) if peer.device else ""
     if not mine or mine not in party:

@@ -55,8 +55,8 @@ def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None
     odds_block = (
         f'<p class="muted">{dice_count(a.level, power)}d{a.weapon.die} exploding, {esc(kind)}{esc(parry)}</p>'
         + chart + risk
-        + f'<p data-testid="attack-odds">P(injury) <b>{odds.p_injury * 100:.1f}%</b>'
-        + ("" if attack.ranged or attack.sneak else f' · P(out of Stamina) <b>{odds.p_out_of_stamina * 100:.1f}%</b>')
+        + f'<p data-testid="attack-odds">P(injury) <b>{pct(odds.p_injury)}</b>'
+        + ("" if attack.ranged or attack.sneak else f' · P(out of Stamina) <b>{pct(odds.p_out_of_stamina)}</b>')
         + "</p>"
     )
     result = ""
