@@ -396,3 +396,16 @@ def test_indexeddb_refused_still_starts_the_engine_and_saves_to_localstorage(bro
         assert names(page) == ["Aldric"]
     finally:
         context.close()
+
+
+def test_the_fixed_dice_badge_fits_a_phone_and_leaves_the_menu_button_whole(context, site):
+    """Issue 38, section 4: with ?seed= on a 390 px phone the badge widened the page to 438 px and
+    covered the menu button."""
+    page = open_app(context, site["url"] + "/?seed=3").page
+    page.get_by_test_id("fixed-dice").wait_for()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    menu = page.get_by_test_id("menu-button").bounding_box()
+    badge = page.get_by_test_id("fixed-dice").bounding_box()
+    assert menu["x"] + menu["width"] <= 390 and menu["width"] >= 44 and badge["x"] + badge["width"] <= menu["x"]
+    page.get_by_test_id("menu-button").click()
+    page.get_by_test_id("sheet").wait_for()
