@@ -4,11 +4,13 @@ page, and nothing in it chooses where this phone sends its address."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from pyengine.live import DEFAULT_RELAYS, DEFAULT_STUN, RELAY_SCHEMES, STUN_SCHEMES, LiveError, read_servers
-from web.persist import Notice
+
+from .persist import Notice
 
 __all__ = ["MAX_SEED_DIGITS", "read_seed", "chosen_servers", "journal_set_aside"]
 
@@ -36,8 +38,6 @@ def chosen_servers(link_relays: str | None, link_stun: str | None, stored: str |
     the ones typed in this phone's Connection settings), or "none"; any other is dropped."""
     saved: dict[str, Any] = {}
     try:
-        import json
-
         doc = json.loads(stored) if stored and len(stored) < 5000 else {}
         saved = doc if isinstance(doc, dict) else {}
     except ValueError:
