@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .dice import parse
 from .errors import EngineError, RuleError
+from .text import clean_text
 
-__all__ = ["DAMAGE_TYPES", "MARKS", "Portion", "Defenses", "Adjusted", "split_typed", "portions_text", "read_entry",
+__all__ = ["DAMAGE_TYPES", "MARKS", "Portion", "Defenses", "Adjusted", "split_typed", "read_entry",
            "adjust", "adjust_all", "parts_to_args", "parts_from_args", "MAX_ENTRIES", "MAX_PORTIONS", "DEFENSE_KEYS"]
 
 DAMAGE_TYPES = ("acid", "bludgeoning", "cold", "fire", "force", "lightning", "necrotic", "piercing", "poison",
@@ -45,8 +47,13 @@ class Portion:
     kind: str | None = None
     marks: tuple[str, ...] = ()
 
+    @property
+    def suffix(self) -> str:
+        """What follows its dice: " magical slashing", " fire" ("" untyped)."""
+        return "".join(f" {w}" for w in (*self.marks, *((self.kind,) if self.kind else ())))
+
     def words(self) -> str:
-        return " ".join((self.dice, *self.marks, *((self.kind,) if self.kind else ())))
+        return self.dice + self.suffix
 
 
 def split_typed(text: str) -> tuple[Portion, ...]:
@@ -84,10 +91,6 @@ def split_typed(text: str) -> tuple[Portion, ...]:
     return tuple(portions)
 
 
-def portions_text(portions: tuple[Portion, ...]) -> str:
-    return " + ".join(p.words() for p in portions)
-
-
 @dataclass(frozen=True)
 class Entry:
     """One line of a creature's defenses as read: the types it covers, and what passes it (None:
@@ -99,6 +102,7 @@ class Entry:
     table: bool = False
 
 
+@lru_cache(maxsize=512)
 def read_entry(text: str) -> Entry:
     """"fire" -> fire always; "bludgeoning, piercing, and slashing from nonmagical weapons that
     aren't silvered" -> those three unless magical or silvered; anything else -> the table's call."""
@@ -145,7 +149,7 @@ class Defenses:
             if not isinstance(value, list) or len(value) > MAX_ENTRIES or not all(
                     isinstance(v, str) and 0 < len(v) <= MAX_ENTRY for v in value):
                 raise RuleError(f"A combatant's {key} list is unreadable (at most {MAX_ENTRIES} entries of {MAX_ENTRY} characters).")
-            out[key] = tuple(" ".join(v.split()) for v in value)
+            out[key] = tuple(clean_text(" ".join(v.split())) for v in value)  # cleaned as typed text is
         return Defenses(**out)
 
     def table_calls(self) -> list[str]:

@@ -13,7 +13,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .damage_types import DEFENSE_KEYS
 from .errors import EngineError, SchemaError
 from .model import (
     LIMITS,
@@ -237,7 +236,7 @@ def _combatant_from_dict(d: Any) -> Combatant:
         conditions=tuple(conditions), notes=clean_text(_str(d.get("notes"), f"{label}: notes", LIMITS["notes"], True)),
         group=_str(d.get("group"), "A group id", 20, True) or None, flags=tuple(flags),
         stats=tuple(sorted(stats.items())), tools=tools, attacks=attacks,
-        defenses=Defenses(*(tuple(clean_text(v) for v in getattr(defenses, k)) for k in DEFENSE_KEYS)),
+        defenses=defenses,
     )
 
 

@@ -71,6 +71,18 @@
     });
   }
 
+  // Every key of ours in localStorage into the journal, in one strict transaction: a promise of how many.
+  function copyAll() {
+    var write = strict("readwrite");
+    var into = write.objectStore(STORE);
+    var count = 0;
+    for (var i = 0; i < localStorage.length; i++) {
+      var key = localStorage.key(i);
+      if (ours(key)) { into.put({v: localStorage.getItem(key), seq: nextSeq()}, key); count++; }
+    }
+    return finished(write).then(function () { return count; });
+  }
+
   // The database deleted or upgraded under this tab (another tab's "clear site data"): closed, opened
   // again at once and every key copied in anew, so the next tap is durable again; said if that fails.
   function watch(opened) {
@@ -80,13 +92,7 @@
       reopening = open().then(function (again) {
         db = again;
         watch(again);
-        var write = strict("readwrite");
-        var into = write.objectStore(STORE);
-        for (var i = 0; i < localStorage.length; i++) {
-          var key = localStorage.key(i);
-          if (ours(key)) into.put({v: localStorage.getItem(key), seq: nextSeq()}, key);
-        }
-        return finished(write);
+        return copyAll();
       }).then(function () {
         journal.reopened++;
         reopening = null;
@@ -113,13 +119,7 @@
     var newest = caught;
     if (!keys.length) {
       // The first start with the journal: the earlier saves move in (in one transaction).
-      var write = strict("readwrite");
-      var into = write.objectStore(STORE);
-      for (var i = 0; i < localStorage.length; i++) {
-        var key = localStorage.key(i);
-        if (ours(key)) { into.put({v: localStorage.getItem(key), seq: nextSeq()}, key); journal.migrated++; }
-      }
-      await finished(write);
+      journal.migrated = await copyAll();
       newest = seq;
     } else {
       var damaged = [];

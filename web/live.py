@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .model import Live, Peer
 
-__all__ = ["state_line", "followers_line", "relays_line", "STALE_MS"]
+__all__ = ["state_line", "followers_line", "muted", "relays_line", "STALE_MS"]
 
 STALE_MS = 15_000   # a follower without its host this long says "last update … ago" (before: "reconnecting…")
 
@@ -42,6 +42,11 @@ def _how(peer: Peer) -> str:
     return "connected, no internet" if peer.connected else "disconnected: join it again with two scans"
 
 
+def muted(live: Live) -> list[tuple[str, float]]:
+    """The phones muted for sending too much (web/update/live.py's rate limit), now: (peer, until ms)."""
+    return [(peer, until) for peer, _, _, until in live.limits if until > live.now_ms]
+
+
 def followers_line(live: Live) -> str:
     """The game master's line: how many phones follow, and how each is connected."""
     # A phone that reloaded comes back under a new id: its old entry goes once the new one named itself.
@@ -58,9 +63,8 @@ def followers_line(live: Live) -> str:
     if live.refused:
         text += f" {live.refused} {'message' if live.refused == 1 else 'messages'} refused."
     called = {p.id: p.name or f"phone {i + 1}" for i, p in enumerate(live.peers)}
-    for peer, _, _, until in live.limits:
-        if until > live.now_ms:
-            text += f" {called.get(peer, 'A phone')} sent too much: muted for {max(1, round((until - live.now_ms) / 1000))} s."
+    for peer, until in muted(live):
+        text += f" {called.get(peer, 'A phone')} sent too much: muted for {max(1, round((until - live.now_ms) / 1000))} s."
     if live.limited:
         text += f" {live.limited:,} {'message' if live.limited == 1 else 'messages'} over the limit, dropped."
     return text

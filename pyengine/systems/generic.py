@@ -167,7 +167,7 @@ def _resolve_attack(enc: Encounter, args: dict[str, Any], rng: Rng) -> dict[str,
             ast = parse(p.dice)
             rolled = roll_ast(doubled_dice(ast) if crit else ast, rng, p.dice)
             parts.append((p, max(0, rolled.total)))
-            texts.append(rolled.text + (f" {' '.join((*p.marks, p.kind))}" if p.kind else ""))
+            texts.append(rolled.text + p.suffix)
         damage = sum(amount for _, amount in parts)
         text += f"; {' + '.join(texts)}" + (" (dice doubled)" if crit else "")
     typed = {"parts": parts_to_args(parts)} if any(p.kind for p, _ in parts) else {}

@@ -185,7 +185,7 @@ def typed_damage(text: str, rng: Any) -> tuple[int, str | None, list[tuple[Porti
     for p in portions:
         amount, rolled = amount_or_roll(p.dice, rng)
         parts.append((p, amount))
-        shown.append((rolled or str(amount)) + (f" {' '.join((*p.marks, p.kind))}" if p.kind else ""))
+        shown.append((rolled or str(amount)) + p.suffix)
     rolls = " + ".join(shown) if any(not p.dice.isdigit() for p in portions) else None
     return min(sum(a for _, a in parts), MAX_AMOUNT), rolls, parts
 
@@ -215,12 +215,11 @@ def batch_actions(model: Model, m: BatchApplied) -> list[dict[str, Any]]:
     typed = typed_damage(m.amount, m.rng) if m.kind == "damage" else None
     amount, rolled = (typed[0], typed[1]) if typed else amount_or_roll(m.amount, m.rng)  # one roll for all (a fireball)
     halves = set(m.halves) if m.kind == "damage" else set()  # halved (each typed part, down) for those who saved
-
-    def parts(half: bool) -> dict[str, Any]:
-        return {"parts": parts_to_args([(p, a // 2 if half else a) for p, a in typed[2]])} if typed else {}
-
-    return [{"kind": m.kind, "args": {"id": cid, "amount": sum(a // 2 for _, a in typed[2]) if typed and cid in halves
-                                      else amount // 2 if cid in halves else amount, **parts(cid in halves),
+    parts = typed[2] if typed else []
+    halved = [(p, a // 2) for p, a in parts]
+    half_amount = sum(a for _, a in halved) if typed else amount // 2
+    return [{"kind": m.kind, "args": {"id": cid, "amount": half_amount if cid in halves else amount,
+                                      **({"parts": parts_to_args(halved if cid in halves else parts)} if typed else {}),
                                       **({"half": True} if cid in halves else {}), **({"roll": rolled} if rolled else {})}}
             for cid in chosen]
 
@@ -299,14 +298,20 @@ def _dismiss(model: Model, m: NoticeDismissed) -> Result:
 
 
 def _combatant_added(model: Model, m: CombatantAdded) -> Result:
-    """The add form's combatant (or group) joins; the next form starts on the same side; with
-    "remember", it is kept by name in the party (a party member) or the saved opponents."""
-    fields = dict(m.fields)
-    after, effects = act(model, "add_combatant", {"combatant": fields, "count": m.count}, m.rng)
+    return joined(model, dict(m.fields), m.count, m.remember, m.rng)
+
+
+def joined(model: Model, fields: dict[str, Any], count: int, remember: bool, rng: Any, said: tuple[Effect, ...] = (),
+           **more: Any) -> Result:
+    """A combatant (or a group of `count`) from the add form or the creature library joins (`more`:
+    add_combatant's other arguments); the next form starts on the same side; `said` follows a join;
+    with `remember`, it is kept by name in the party (a party member) or the saved opponents."""
+    after, effects = act(model, "add_combatant", {"combatant": fields, "count": count, **more}, rng)
     if after.timeline is model.timeline:
         return after, effects
     after = replace(after, ui=state.update(after.ui, "combatant-added", side=fields.get("side", "opponents"), pc=bool(fields.get("pc"))))
-    if m.remember:
+    effects += said
+    if remember:
         try:
             entry = validated_fields({k: v for k, v in fields.items() if k != "initiative" and v not in (None, "")})
         except EngineError as error:

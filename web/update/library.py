@@ -8,15 +8,13 @@ from dataclasses import replace
 from typing import Any
 
 from pyengine.errors import EngineError
-from pyengine.model import validated_fields
 from pyengine.systems.srd import combatant_fields, cr_words, find, read_library
 
-from .. import state
-from ..effects import CloseSheet, LoadLibrary, Refuse, RenderSheet, ScheduleSheet, Toast
+from ..effects import LoadLibrary, Refuse, RenderSheet, ScheduleSheet, Toast
 from ..messages import ConditionRulesAsked, CreaturePicked, LibraryFailed, LibraryLoaded, LibraryRetried, LibrarySearched
 from ..model import Model
-from .common import Result, act
-from .fight import kept_by_name
+from .common import Result
+from .fight import joined
 
 __all__ = ["UPDATES", "loading"]
 
@@ -53,22 +51,10 @@ def _picked(model: Model, m: CreaturePicked) -> Result:
     if creature is None:
         return model, (Refuse(f"“{m.name[:60]}” is not in the SRD library."),)
     fields = combatant_fields(creature, m.side if m.side in ("party", "opponents") else "opponents")
-    args: dict[str, Any] = {"combatant": fields, "count": m.count}
-    if m.roll_hp:
-        args["roll_hp"] = creature.hit_dice
-    after, effects = act(model, "add_combatant", args, m.rng)
-    if after.timeline is model.timeline:
-        return after, effects
-    after = replace(after, srd_query="", ui=state.update(after.ui, "combatant-added", side=fields["side"], pc=False))
     many = f" ×{m.count}" if m.count > 1 else ""
-    effects += (Toast(f"Added {creature.name}{many} (CR {cr_words(creature.cr)}, {creature.xp:,} XP{' each' if many else ''})", undo=True),)
-    if m.remember:
-        try:
-            after, stored = kept_by_name(after, validated_fields(fields))
-        except EngineError as error:
-            return after, effects + (Refuse(str(error)),)
-        effects += (stored,)
-    return after, effects + (CloseSheet(),)
+    said = (Toast(f"Added {creature.name}{many} (CR {cr_words(creature.cr)}, {creature.xp:,} XP{' each' if many else ''})", undo=True),)
+    after, effects = joined(model, fields, m.count, m.remember, m.rng, said, **({"roll_hp": creature.hit_dice} if m.roll_hp else {}))
+    return (after if after.timeline is model.timeline else replace(after, srd_query="")), effects
 
 
 def _retried(model: Model, m: LibraryRetried) -> Result:

@@ -54,7 +54,7 @@ from ..effects import (
     StoreServers,
     Toast,
 )
-from ..live import followers_line, state_line
+from ..live import followers_line, muted, state_line
 from ..messages import (
     AutoDoneToggled,
     ClaimTapped,
@@ -181,7 +181,7 @@ def _admitted(live: Live, peer: str, now: float) -> tuple[bool, Live, bool]:
 
 def muted_peers(live: Live) -> list[str]:
     """The phones muted for sending too much, now."""
-    return [peer for peer, _, _, until in live.limits if until > live.now_ms]
+    return [peer for peer, _ in muted(live)]
 
 
 def _said(model: Model, m: PeerSaid) -> Result:
