@@ -25,17 +25,19 @@ from .text import clean_text
 __all__ = [
     "LIVE_VERSION", "MAX_MESSAGE", "MAX_DEPTH", "Incoming", "LiveError", "new_room", "read_room", "join_code",
     "state_text", "beat_text", "hello_text", "request_text", "you_text", "BEAT_MS", "SILENT_MS", "read_message", "read_servers", "FROM_HOST", "FROM_FOLLOWER", "DEFAULT_RELAYS",
-    "DEFAULT_STUN", "newer", "RELAY_SCHEMES", "STUN_SCHEMES", "relay_origin", "allowed_relays", "check_relays",
+    "DEFAULT_STUN", "newer", "RELAY_SCHEMES", "STUN_SCHEMES", "relay_origin", "allowed_relays", "check_relays", "answer_text", "ANSWERS", "MAX_RID",
 ]
 
 LIVE_VERSION = 1
 MAX_MESSAGE = 64_000      # characters: a 50-combatant view with conditions is under 10,000
 MAX_DEPTH = 8             # the view nests 4 deep
 MAX_REVISION = 2**53      # revisions are a millisecond clock: JSON's safe integers
-FROM_HOST = frozenset({"state", "beat", "you"})
+FROM_HOST = frozenset({"state", "beat", "you", "ans"})
 BEAT_MS = 4_000           # the host says it is there this often (a phone killed says nothing)
 SILENT_MS = 11_000        # a follower that heard nothing from its host this long is reconnecting
-FROM_FOLLOWER = frozenset({"hello", "claim", "init", "done", "roll"})
+FROM_FOLLOWER = frozenset({"hello", "claim", "init", "done", "roll", "bye"})
+ANSWERS = ("waiting", "applied", "dismissed", "refused")  # what a request came to (the game master's "ans")
+MAX_RID = 2**31           # a request's number on its phone (answers name it)
 MAX_ROLL = 1_000_000
 # Where phones meet to exchange their WebRTC handshakes: public WebTorrent trackers (Trystero's
 # torrent strategy; build.py writes these and only these into the CSP's connect-src). They see that
@@ -59,7 +61,7 @@ class LiveError(SchemaError):
 
 @dataclass(frozen=True)
 class Incoming:
-    kind: str                 # host: "state" | "beat" | "you"; follower: "hello" | "claim" | "init" | "done" | "roll"
+    kind: str                 # host: "state" | "beat" | "you" | "ans"; follower: "hello" | "claim" | "init" | "done" | "roll" | "bye"
     revision: int = 0         # a state's
     view: Any = None          # a state's players' view, checked (handoff.check_view)
     ids: tuple[tuple[str, str, str], ...] = ()   # a state's: (id, name as shown, "p"/"o") of who players may see
@@ -72,6 +74,8 @@ class Incoming:
     text: str = ""            # a roll's dice and label, as the player's phone rolled them
     sender: str = ""          # a state's: the game master's phone in the room
     session: str = ""         # a state's or beat's: the game master's page that sent it (one per page load)
+    rid: int = 0              # a request's number on its phone, or the one an answer is about (0: none)
+    answer: str = ""          # an answer's: one of ANSWERS (its `text`: why, or what was done)
 
 
 def new_room() -> tuple[str, str]:
@@ -176,6 +180,11 @@ def request_text(kind: str, **fields: Any) -> str:
     return _dumps({"v": LIVE_VERSION, "t": kind, **fields})
 
 
+def answer_text(rid: int, answer: str, why: str = "") -> str:
+    """The game master's answer to request `rid` of one phone: waiting, applied, dismissed or refused (`why`)."""
+    return _dumps({"v": LIVE_VERSION, "t": "ans", "rid": rid, "state": answer, "why": why[:200]})
+
+
 def you_text(cid: str) -> str:
     return _dumps({"v": LIVE_VERSION, "t": "you", "cid": cid})
 
@@ -242,18 +251,31 @@ def read_message(text: Any, expected: frozenset[str]) -> Incoming:
                         session=session)
     if kind == "you":
         return Incoming("you", cid=_ident(doc.get("cid"), "you", empty=True))
+    return _asked(kind, doc)
+
+
+def _asked(kind: str, doc: dict[str, Any]) -> Incoming:
+    """A follower's message (and the game master's answer to one), its fields checked."""
+    if kind == "bye":
+        return Incoming("bye")
+    rid = _whole(doc.get("rid", 0), kind, MAX_RID)
+    if kind == "ans":
+        answer, why = doc.get("state"), doc.get("why", "")
+        if answer not in ANSWERS or not isinstance(why, str):
+            raise LiveError("an answer without its state")
+        return Incoming("ans", rid=rid, answer=answer, text=clean_text(why)[:200])
     if kind == "claim":
-        return Incoming("claim", cid=_ident(doc.get("cid"), "claim"))
+        return Incoming("claim", cid=_ident(doc.get("cid"), "claim"), rid=rid)
     if kind == "init":
-        return Incoming("init", value=_whole(doc.get("value"), "initiative", 1000))
+        return Incoming("init", value=_whole(doc.get("value"), "initiative", 1000), rid=rid)
     if kind == "done":
-        return Incoming("done")
+        return Incoming("done", rid=rid)
     if kind == "roll":
         text = doc.get("text")
         if not isinstance(text, str):
             raise LiveError("a roll without its dice")
         return Incoming("roll", target=_ident(doc.get("target"), "roll"), value=_whole(doc.get("value"), "roll", MAX_ROLL),
-                        text=clean_text(text)[:200])
+                        text=clean_text(text)[:200], rid=rid)
     name, device = doc.get("name", ""), doc.get("device", "")
     if not isinstance(name, str):
         raise LiveError("a hello without a name")

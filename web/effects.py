@@ -15,7 +15,7 @@ __all__ = [
     "ScheduleSheet", "CloseSheet", "StoreCollection", "SayOnLine", "SetField", "ShowRoll", "RefreshOdds", "ScheduleOdds",
     "ClearLink", "SwitchTo", "ForgetStored", "KeepAwake", "AskToKeepStorage", "LoadEncounter", "TrimStored",
     "AddEncounters", "SetTheme", "Download", "ShowShareLink", "CopyLink", "Reload", "FillForm", "LiveConnect", "LiveSend", "LiveTell",
-    "LiveLeave", "ForgetLive", "StoreServers", "OpenDisplay", "ShowLiveLink", "Effect"
+    "LiveLeave", "ForgetLive", "KeepLiveTable", "StoreServers", "OpenDisplay", "ShowLiveLink", "Effect"
 ]
 
 
@@ -90,6 +90,7 @@ class SayOnLine(Record):
 
     line: str
     text: str
+    mark: str = ""         # its state for the page's colours (data-state: the live dot), when it has one
 
 
 class SetField(Record):
@@ -238,6 +239,13 @@ class ForgetLive(Record):
     the room with its signing key as it joins: LiveConnect.)"""
 
 
+class KeepLiveTable(Record):
+    """The hosted table's claims and waiting requests, kept with its room (web/live.live_table_text):
+    the game master's reload takes them up again."""
+
+    text: str
+
+
 class StoreServers(Record):
     """Keep the live table's relays and STUN servers (a setting: the next table that goes live uses them)."""
 
@@ -282,5 +290,5 @@ Effect = (SaveFight | Render | RenderSheet | RenderNotices | RenderRolls | Toast
           ScheduleSheet | CloseSheet | StoreCollection | SayOnLine | SetField | ShowRoll | RefreshOdds | ScheduleOdds |
           ClearLink | SwitchTo | ForgetStored | KeepAwake | AskToKeepStorage | LoadEncounter | TrimStored |
           AddEncounters | SetTheme | Download | ShowShareLink | CopyLink | Reload | FillForm |
-          LiveConnect | LiveSend | LiveTell | LiveLeave | ForgetLive | StoreServers | OpenDisplay | ShowLiveLink |
+          LiveConnect | LiveSend | LiveTell | LiveLeave | ForgetLive | KeepLiveTable | StoreServers | OpenDisplay | ShowLiveLink |
           MakeOffer | AcceptOffer | ApplyAnswer | LoadLibrary)

@@ -3,9 +3,13 @@ line (pure functions of the model's Live)."""
 
 from __future__ import annotations
 
-from .model import Live, Peer
+import json
+from typing import Any
 
-__all__ = ["state_line", "followers_line", "muted", "relays_line", "STALE_MS"]
+from .model import Live, Peer, Request
+
+__all__ = ["state_line", "state_kind", "followers_line", "muted", "relays_line", "live_table_text", "read_live_table", "STALE_MS",
+           "MAX_KEPT_CLAIMS", "MAX_KEPT_REQUESTS"]
 
 STALE_MS = 15_000   # a follower without its host this long says "last update … ago" (before: "reconnecting…")
 
@@ -28,6 +32,15 @@ def state_line(live: Live) -> str:
     return f"last update {_ago(ago)} ago · reconnecting…"
 
 
+def state_kind(live: Live) -> str:
+    """The follower's line as one word for its dot's colour: "live", "waiting" (still looking) or "lost"."""
+    if live.host_here():
+        return "live"
+    if live.direct and live.revision:
+        return "lost"
+    return "lost" if live.revision and live.now_ms - live.updated_ms >= STALE_MS else "waiting"
+
+
 def _ago(seconds: int) -> str:
     if seconds < 120:
         return f"{seconds} s"
@@ -47,27 +60,78 @@ def muted(live: Live) -> list[tuple[str, float]]:
     return [(peer, until) for peer, _, _, until in live.limits if until > live.now_ms]
 
 
-def followers_line(live: Live) -> str:
-    """The game master's line: how many phones follow, and how each is connected."""
-    # A phone that reloaded comes back under a new id: its old entry goes once the new one named itself.
-    named_now = {p.name for p in live.peers if p.connected and p.name}
-    peers = [(i, p) for i, p in enumerate(live.peers) if p.connected or not p.name or p.name not in named_now]
-    on = [p for _, p in peers if p.connected]
-    if not peers:
+def followers_line(live: Live, names: dict[str, str] | None = None) -> str:
+    """The game master's line: how many phones follow, each once (a phone that reloaded comes back under
+    a new connection with the same device id), called by the character it plays (`names`: id -> name),
+    else by its own name; a table display while its window is open."""
+    claimed = dict(live.claims)
+    phones: dict[str, tuple[int, Peer]] = {}
+    for i, p in enumerate(live.peers):
+        if not (p.connected or p.device or p.name or p.id.startswith("direct-")):
+            continue  # left before it said who it was (one joined by codes is offered the codes again)
+        key = p.device or p.id
+        known = phones.get(key)
+        if known is None or p.connected or not known[1].connected:  # the newest, the connected one first
+            phones[key] = (known[0] if known else i, p)
+    listed = sorted(phones.values(), key=lambda x: x[0])
+    on = [p for _, p in listed if p.connected]
+    if not listed:
         text = "No phone follows yet."
     else:
-        names = ", ".join(f"{p.name or f'phone {i + 1}'} ({_how(p)})" for i, p in peers)
-        text = f"{len(on)} {'phone follows' if len(on) == 1 else 'phones follow'}: {names}."
+        def called(n: int, p: Peer) -> str:
+            cid = claimed.get(p.device, "")
+            return (names or {}).get(cid, "") or p.name or f"phone {n + 1}"
+        parts = [f"{called(n, p)} ({_how(p)})" for n, (_, p) in enumerate(listed)]
+        text = f"{len(on)} {'phone follows' if len(on) == 1 else 'phones follow'}: {', '.join(parts)}."
     if live.display:
         text += " A table display follows on this device."
     if live.refused:
         text += f" {live.refused} {'message' if live.refused == 1 else 'messages'} refused."
-    called = {p.id: p.name or f"phone {i + 1}" for i, p in enumerate(live.peers)}
+    who = {p.id: p.name or f"phone {i + 1}" for i, p in enumerate(live.peers)}
     for peer, until in muted(live):
-        text += f" {called.get(peer, 'A phone')} sent too much: muted for {max(1, round((until - live.now_ms) / 1000))} s."
+        text += f" {who.get(peer, 'A phone')} sent too much: muted for {max(1, round((until - live.now_ms) / 1000))} s."
     if live.limited:
         text += f" {live.limited:,} {'message' if live.limited == 1 else 'messages'} over the limit, dropped."
     return text
+
+
+MAX_KEPT_CLAIMS = 50
+MAX_KEPT_REQUESTS = 20
+
+
+def live_table_text(live: Live) -> str:
+    """What the game master's phone keeps with its live room, as it changes: the claims it approved
+    and the requests still waiting (by device: a phone's connection is new after any reload)."""
+    return json.dumps({"room": live.room, "claims": [list(c) for c in live.claims[-MAX_KEPT_CLAIMS:]],
+                       "requests": [[r.id, r.device, r.kind, r.cid, r.text, r.target, r.amount, r.rid]
+                                    for r in live.requests[-MAX_KEPT_REQUESTS:]]}, separators=(",", ":"))
+
+
+def read_live_table(text: str, room: str) -> tuple[tuple[tuple[str, str], ...], tuple[Request, ...]]:
+    """The claims and waiting requests kept for `room` (another room's, or anything damaged: none)."""
+    try:
+        doc: Any = json.loads(text) if text and len(text) < 100_000 else None
+    except ValueError:
+        return (), ()
+    if not isinstance(doc, dict) or doc.get("room") != room:
+        return (), ()
+
+    def short(x: Any, n: int = 40) -> bool:
+        return isinstance(x, str) and 0 < len(x) <= n
+
+    def listed(key: str, n: int) -> list[Any]:
+        found = doc.get(key)
+        return found[:n] if isinstance(found, list) else []
+
+    claims = tuple((c[0], c[1]) for c in listed("claims", MAX_KEPT_CLAIMS)
+                   if isinstance(c, list) and len(c) == 2 and short(c[0]) and short(c[1]))
+    requests = []
+    for r in listed("requests", MAX_KEPT_REQUESTS):
+        if (isinstance(r, list) and len(r) == 8 and type(r[0]) is int and short(r[1]) and r[2] in ("claim", "done", "roll")
+                and short(r[3]) and short(r[4], 400) and isinstance(r[5], str) and len(r[5]) <= 40
+                and type(r[6]) is int and type(r[7]) is int):
+            requests.append(Request(r[0], "", r[1], r[2], r[3], r[4], r[5], r[6], r[7]))
+    return claims, tuple(requests)
 
 
 def relays_line(live: Live) -> str:

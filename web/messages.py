@@ -22,7 +22,7 @@ __all__ = [
     "FightChangedElsewhere", "CollectionChanged", "StorageKept", "ViewOpened", "CharacterOpened", "CharacterOffered",
     "CharacterTaken", "AttackPicked", "AttackRemoved", "AttackOptionsSaved", "TargetDescribed", "SidePicked", "NameTyped",
     "OddsTargetTyped", "LiveOpened", "LiveStopped", "LiveFollowed", "PeerChanged", "PeerSaid", "LiveTicked",
-    "DisplayOpened", "RequestAnswered", "AutoDoneToggled", "ClaimTapped", "InitiativeSent", "DoneTapped", "RollSent",
+    "DisplayOpened", "RequestAnswered", "RequestResent", "AutoDoneToggled", "ClaimTapped", "InitiativeSent", "DoneTapped", "RollSent",
     "LiveAttackPicked", "ServersSaved", "Message"
 ]
 
@@ -464,6 +464,7 @@ class LiveOpened(Record):
     relays: tuple[str, ...]
     stun: tuple[str, ...]
     shown: bool = True
+    kept: str = ""           # what was kept with the room (a reload): its claims and waiting requests
 
 
 class LiveStopped(Record):
@@ -508,6 +509,10 @@ class RequestAnswered(Record):
     id: int
     apply: bool
     rng: Rng
+
+
+class RequestResent(Record):
+    """A player: Send again, after "not delivered"."""
 
 
 class AutoDoneToggled(Record):
@@ -674,7 +679,7 @@ Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped |
            FileImported | FightChangedElsewhere | CollectionChanged | StorageKept | ViewOpened | CharacterOpened |
            CharacterOffered | CharacterTaken | AttackPicked | AttackRemoved | AttackOptionsSaved | TargetDescribed |
            SidePicked | NameTyped | OddsTargetTyped | LiveOpened | LiveStopped | LiveFollowed | PeerChanged | PeerSaid | LiveTicked |
-           DisplayOpened | RequestAnswered | AutoDoneToggled | ClaimTapped | InitiativeSent | DoneTapped | RollSent |
+           DisplayOpened | RequestAnswered | RequestResent | AutoDoneToggled | ClaimTapped | InitiativeSent | DoneTapped | RollSent |
            LiveAttackPicked | ServersSaved | OfflineStarted | OfferMade | ScanOpened | CodeRead | AnswerMade |
            PairingFailed | DirectFailed | RelaysChecked | EncountersImported | LibrarySearched | LibraryLoaded | LibraryFailed | LibraryRetried |
            CreaturePicked | ConditionRulesAsked)

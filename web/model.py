@@ -49,6 +49,7 @@ class Request:
     text: str               # what the game master reads
     target: str = ""        # a roll's target
     amount: int = 0         # a roll's total
+    rid: int = 0            # its number on the player's phone (the answer names it)
 
 @dataclass(frozen=True)
 class Live:
@@ -71,11 +72,18 @@ class Live:
     initiatives: tuple[tuple[str, int], ...] = ()  # host: initiatives the players sent (they fill the initiative step)
     auto_done: bool = False                 # host: a player's "I'm done" passes the turn without asking
     asked: int = 0                          # host: requests numbered so far
+    owed: tuple[tuple[str, str], ...] = ()  # host: (device, answer) for a phone not connected when it was answered
     view: Any = None                        # follow: the newest view received
     ids: tuple[tuple[str, str, str], ...] = ()  # follow: (id, name, side) of who the players see
     turn: tuple[str, ...] = ()              # follow: whose turn it is (ids)
     you: str = ""                           # follow: the combatant the game master let this phone play
-    said: str = ""                          # follow: what the last request came to ("Sent.")
+    said: str = ""                          # follow: what the last request came to ("waiting: …", "not delivered: …")
+    rid: int = 0                            # follow: the number of the last request sent (its answer names it)
+    asking: str = ""                        # follow: the last request as sent (Send again sends it as it was)
+    asked_what: str = ""                    # follow: the last request in words ("your claim on Ann")
+    asked_ms: float = 0.0                   # follow: when it went, until an answer came (0: answered, or not sent)
+    rejoins: int = 0                        # follow: joins again since the game master's phone was last met (the back-off)
+    met_ms: float = 0.0                     # follow: when the game master's phone was last connected to this one and heard
     revision: int = 0                       # follow: its revision within the game master's page (an older one is ignored)
     session: str = ""                       # follow: the game master's page it came from (a reload starts a new one)
     past_sessions: tuple[str, ...] = ()     # follow: the game master's pages it moved on from (never taken again)

@@ -500,7 +500,7 @@ def join_html(said: str, code: str) -> str:
     )
 
 
-def live_follow_html(live: Any, state: str, display: bool, attacks: list[tuple[str, str]] | None = None) -> str:
+def live_follow_html(live: Any, state: str, display: bool, attacks: list[tuple[str, str]] | None = None, kind: str = "") -> str:
     """A player's phone (or the table display) following the fight live: the players' view, how the
     connection stands, and (a player's phone) what it may ask the game master."""
     body = (_view_body(live.view) if live.view is not None
@@ -511,7 +511,7 @@ def live_follow_html(live: Any, state: str, display: bool, attacks: list[tuple[s
         stop = '<button type="button" class="primary" data-action="join-table" data-testid="join-again">Join again (two scans)</button>' + stop
     return (
         f'<div class="live-view{" display" if display else ""}" data-testid="live-view">'
-        f'<p class="live-state" id="live-state" data-testid="live-state" aria-live="polite">{esc(state)}</p>{body}</div>'
+        f'<p class="live-state" id="live-state" data-testid="live-state" data-state="{esc(kind)}" aria-live="polite">{esc(state)}</p>{body}</div>'
         + ("" if display or live.view is None else _player_asks(live, attacks or []))
         + f'<div class="row">{stop}<button type="button" data-action="close-sheet" data-testid="close-sheet">Close</button></div>'
     )
@@ -519,7 +519,10 @@ def live_follow_html(live: Any, state: str, display: bool, attacks: list[tuple[s
 
 def _player_asks(live: Any, attacks: list[tuple[str, str]]) -> str:
     """A player's part: claim a party combatant; then send an initiative, "I'm done", a roll."""
-    said = f'<p class="muted" id="live-said" data-testid="live-said" aria-live="polite">{esc(live.said)}</p>'
+    again = ('<button type="button" data-action="request-again" data-testid="request-again">Send again</button>'
+             if live.said.startswith("not delivered") and live.asking else "")
+    said = (f'<p class="request-state" id="request-state" data-testid="request-state" aria-live="polite">{esc(live.said)}</p>'
+            + again)
     err = '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
     names = {i: n for i, n, _ in live.ids}
     if not live.you:

@@ -31,6 +31,7 @@ from pyengine.live import (
     beat_text,
     hello_text,
     read_room,
+    request_text,
     state_text,
 )
 from pyengine.rules import system_of
@@ -217,6 +218,7 @@ class Runtime:
             fx.LiveLeave: lambda e: self.live_leave(),
             fx.StoreServers: self.store_servers,
             fx.ForgetLive: lambda e: self.keep_live(None),
+            fx.KeepLiveTable: lambda e: self.keep_stored(LIVE_TABLE_KEY, e.text),
             fx.OpenDisplay: lambda e: window.open(f"{window.location.pathname}{window.location.search}#display", "roundkeeper-display"),
             fx.ShowLiveLink: self.show_live_link,
             fx.MakeOffer: lambda e: self.later(self._make_offer()),
@@ -255,6 +257,8 @@ class Runtime:
         line = dom.el(e.line)
         if line is not None:  # (its screen may have closed since)
             line.textContent = e.text
+            if e.mark:
+                line.dataset.state = e.mark
 
     def later(self, task: Any) -> None:
         asyncio.ensure_future(task)
@@ -305,6 +309,8 @@ class Runtime:
     def live_connect(self, e: fx.LiveConnect) -> None:
         if e.role == "display":
             self.transport.post(hello_text(e.hello))
+            # Closed (or navigated away): the game master's window stops counting it.
+            window.addEventListener("pagehide", dom.proxy(lambda *_: self.transport.post(request_text("bye"))))
         else:
             self.connecting = asyncio.ensure_future(self._connect(e))
         self.keep_time(e.role == "host")
@@ -379,10 +385,17 @@ class Runtime:
             pass
         return None
 
+    def keep_stored(self, key: str, text: str) -> None:
+        try:
+            self.store.set(key, text)
+        except (StorageFull, StorageUnavailable):
+            pass  # kept for this page
+
     def keep_live(self, kept: tuple[str, str, str] | None) -> None:
         try:
             if kept is None:
                 self.store.remove(LIVE_KEY)
+                self.store.remove(LIVE_TABLE_KEY)
             else:
                 self.store.set(LIVE_KEY, json.dumps({"room": kept[0], "secret": kept[1], "key": kept[2]}))
         except (StorageFull, StorageUnavailable):
@@ -1036,6 +1049,7 @@ def next_initiative(event: JsObject) -> None:
 
 
 LIVE_KEY = "live"  # the hosted live table's room, secret and signing key, while it is live
+LIVE_TABLE_KEY = "live-table"  # its claims and waiting requests (web/live.live_table_text)
 DEVICE_KEY = "live-device"  # this phone's lasting id at live tables
 SERVERS_KEY = "live-servers"  # the Live table's connection settings
 
@@ -1102,7 +1116,8 @@ def resume_live(rt: Runtime) -> None:
     if stored:
         room, secret, _ = stored
         relays, stun = rt.servers
-        rt.dispatch(LiveOpened(room, secret, relays, stun, shown=False))
+        kept = rt.store.get(LIVE_TABLE_KEY) if rt.persistent else None
+        rt.dispatch(LiveOpened(room, secret, relays, stun, shown=False, kept=kept or ""))
 
 
 async def import_file(rt: Runtime, file: JsObject) -> None:

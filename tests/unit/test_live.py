@@ -16,6 +16,7 @@ from pyengine.live import (
     MAX_MESSAGE,
     SILENT_MS,
     LiveError,
+    answer_text,
     beat_text,
     hello_text,
     join_code,
@@ -60,6 +61,7 @@ from web.messages import (
     PeerChanged,
     PeerSaid,
     RequestAnswered,
+    RequestResent,
     RollSent,
     UndoTapped,
 )
@@ -233,20 +235,30 @@ def test_every_change_players_may_see_goes_out_once_and_nothing_else_does():
     assert not [e for e in effects if isinstance(e, LiveSend)]
 
 
-def test_a_phone_that_joins_gets_the_present_and_the_followers_line_counts_it():
+def test_a_phone_that_joins_gets_the_present_and_the_followers_line_lists_each_phone_once_by_its_character():
     model = hosting(fight(*PARTY))
     model, effects = update(model, PeerChanged("p1", True))
     assert present(model, "p1") in effects
-    model, _ = update(model, PeerSaid("p1", hello_text("Ana"), 1.0))
+    model, _ = update(model, PeerSaid("p1", hello_text("Ana", "dev-ana-0001"), 1.0))
     model, _ = update(model, PeerChanged("p2", True))
     assert followers_line(model.live) == "2 phones follow: Ana (connected), phone 2 (connected)."
-    model, _ = update(model, PeerChanged("p2", False))
-    assert followers_line(model.live).startswith("1 phone follows: Ana (connected), phone 2 (disconnected)")
-    # Ana's phone reloads: a new id; the old entry goes once the new one says who it is.
+    model, _ = update(model, PeerChanged("p2", False))  # left before it said who it was: not listed
+    assert followers_line(model.live) == "1 phone follows: Ana (connected)."
+    # Ana's phone reloads: a new connection, the same device: one phone, still.
     model, _ = update(model, PeerChanged("p1", False))
+    assert followers_line(model.live) == "0 phones follow: Ana (disconnected)."
     model, _ = update(model, PeerChanged("p3", True))
-    model, _ = update(model, PeerSaid("p3", hello_text("Ana"), 2.0))
-    assert followers_line(model.live) == "1 phone follows: phone 2 (disconnected), Ana (connected)."
+    model, _ = update(model, PeerSaid("p3", hello_text("Ana", "dev-ana-0001"), 2.0))
+    assert followers_line(model.live) == "1 phone follows: Ana (connected)."
+    # Approved to play Cyra: called by its character.
+    model = approved(model, "Cyra", "p3")
+    names = {c.id: c.name for c in model.timeline.present.combatants}
+    assert followers_line(model.live, names) == "1 phone follows: Cyra (connected)."
+    # A table display on this device, then its window closed (it says bye on the channel).
+    model, _ = update(model, PeerSaid("display", hello_text("Table display"), 3.0))
+    assert followers_line(model.live, names).endswith("A table display follows on this device.")
+    model, _ = update(model, PeerSaid("display", request_text("bye"), 4.0))
+    assert followers_line(model.live, names) == "1 phone follows: Cyra (connected)."
 
 
 def test_the_host_refuses_and_counts_what_it_does_not_take_and_the_fight_is_untouched():
@@ -282,20 +294,61 @@ def test_a_follower_takes_newer_states_only_and_says_how_it_is_connected():
     assert model.live.revision == 200  # older: ignored
     model, _ = update(model, PeerSaid("gm", beat_text(200), 4_000.0))
     model, effects = update(model, LiveTicked(4_000.0 + SILENT_MS - 1))
-    assert effects == (SayOnLine("live-state", "live"),)
+    assert effects == (SayOnLine("live-state", "live", "live"),)
     model, effects = update(model, LiveTicked(4_000.0 + SILENT_MS + 1))  # silent: killed in the background
-    assert effects == (SayOnLine("live-state", "reconnecting…"),)
+    assert effects == (SayOnLine("live-state", "reconnecting…", "waiting"),)
     model, effects = update(model, LiveTicked(1_000.0 + 30_000))
-    # Still connected to a phone (the game master's passes nothing on): no new join.
-    assert effects == (SayOnLine("live-state", "last update 30 s ago · reconnecting…"),)
-    model, _ = update(model, PeerChanged("gm", False))
-    assert not model.live.host_here()
-    model, effects = update(model, LiveTicked(1_000.0 + 40_000))
-    # Connected to no one and silent past REJOIN_MS: the phone joins the room again (a fresh announce).
-    assert effects == (SayOnLine("live-state", "last update 40 s ago · reconnecting…"),
-                       LiveConnect("follow", "room1234", "secret1234", ("ws://127.0.0.1:1",), (), host_key=KEY))
-    model, effects = update(model, LiveTicked(1_000.0 + 42_000))
-    assert effects == (SayOnLine("live-state", "last update 42 s ago · reconnecting…"),)  # not again at once
+    # Still connected (the game master's phone killed says nothing), but not heard since it was last
+    # met (at 4 s, SILENT_MS + 1 later): past 8 s, the phone joins the room again (a fresh announce).
+    rejoin = LiveConnect("follow", "room1234", "secret1234", ("ws://127.0.0.1:1",), (), host_key=KEY)
+    assert effects == (SayOnLine("live-state", "last update 30 s ago · reconnecting…", "lost"), rejoin)
+    model, effects = update(model, LiveTicked(1_000.0 + 32_000))
+    assert effects == (SayOnLine("live-state", "last update 32 s ago · reconnecting…", "lost"),)  # not again at once
+    # Then less and less often while it meets no one: 10 s, 15 s, 20 s, 30 s, 30 s … after the last.
+    joins = []
+    for t in range(32_000, 200_000, 1_000):
+        model, effects = update(model, LiveTicked(1_000.0 + t))
+        joins += [t] * (rejoin in effects)
+    assert [b - a for a, b in zip([30_000] + joins, joins)] == [10_000, 15_000, 20_000, 30_000, 30_000, 30_000, 30_000]
+
+
+def test_a_follower_connected_to_another_follower_rejoins_and_one_that_meets_the_game_master_stops():
+    gm = fight(*PARTY, started=True)
+    ids_, turn = players_ids(gm.timeline.present)
+    view = table_view(gm.timeline.present)
+    model, _ = update(fight(), LiveFollowed(f"room1234.secret1234.{KEY}", ("ws://x:1",), (), "Ana", "dev-ana-0001"))
+    rejoin = LiveConnect("follow", "room1234", "secret1234", ("ws://x:1",), (), host_key=KEY)
+    # Met the game master's phone, and Ben's.
+    model, _ = update(model, PeerChanged("gm1", True))
+    model, _ = update(model, PeerChanged("ben", True))
+    model, _ = update(model, PeerSaid("gm1", state_text(view, 5, ids_, turn, "gm1", "s1"), 1_000.0))
+    model, effects = update(model, LiveTicked(3_000.0))
+    assert rejoin not in effects and model.live.met_ms == 3_000.0
+    # The game master's tab closes: its connection goes; Ben's stays. Ana still rejoins, 8 s after she
+    # last met it, whoever else she is connected to.
+    model, _ = update(model, PeerChanged("gm1", False))
+    model, effects = update(model, LiveTicked(10_000.0))
+    assert rejoin not in effects
+    model, effects = update(model, LiveTicked(11_000.0))
+    assert rejoin in effects and model.live.rejoins == 1
+    # A state passed on by Ben (the game master's page back, as "gm2") is not the game master met:
+    # Ana goes on joining until she is connected to gm2 itself.
+    model, effects = update(model, PeerSaid("ben", state_text(view, 1, ids_, turn, "gm2", "s2"), 12_000.0))
+    assert LiveTell(hello_text("Ana", "dev-ana-0001"), "gm2") in effects
+    # A new game master's page heard of only through Ben's: the back-off starts again, and she joins
+    # 3 s later unless she meets it by then.
+    model, effects = update(model, LiveTicked(14_000.0))
+    assert rejoin not in effects
+    model, effects = update(model, LiveTicked(15_000.0))
+    assert rejoin in effects and model.live.rejoins == 1
+    model, _ = update(model, PeerChanged("gm2", True))
+    model, _ = update(model, PeerSaid("gm2", state_text(view, 2, ids_, turn, "gm2", "s2"), 22_000.0))
+    model, effects = update(model, LiveTicked(23_000.0))
+    assert rejoin not in effects and model.live.rejoins == 0 and state_line(model.live) == "live"
+    # The game master's phone's clock went back an hour: nothing in a follower depends on it (the
+    # revisions count within its page), and this phone's own clock keeps the rejoin's time.
+    model, _ = update(model, PeerSaid("gm2", state_text(view, 3, ids_, turn, "gm2", "s2"), 24_000.0))
+    assert model.live.revision == 3
 
 
 def test_a_follower_refuses_what_is_broken_and_takes_no_hello():
@@ -443,32 +496,142 @@ def test_a_roll_at_a_hidden_or_unknown_target_is_refused():
     assert model.live.refused == 2 and model.live.requests == ()
 
 
-def test_a_players_phone_claims_sends_and_rolls_through_its_host():
+def test_a_players_phone_claims_sends_and_rolls_through_its_host_and_says_what_each_request_came_to():
+    from web.live import read_live_table  # noqa: F401 - (the module the answers are said by)
+
     gm = fight(*PARTY, started=True)
     model = following(fight())
     model, effects = update(model, ClaimTapped("c1"))
-    assert model.live.said == "Not connected to the game master yet." and not any(isinstance(e, LiveTell) for e in effects)
+    assert model.live.said.startswith("not delivered: the game master's phone is not connected") and not any(isinstance(e, LiveTell) for e in effects)
     ids_, turn = players_ids(gm.timeline.present)
     model, _ = update(model, PeerChanged("gm", True))
     model, _ = update(model, PeerSaid("gm", state_text(table_view(gm.timeline.present), 5, ids_, turn), 10.0))
     model, effects = update(model, ClaimTapped(vids(gm)["Cyra"]))
-    assert LiveTell(request_text("claim", cid=vids(gm)["Cyra"]), "gm") in effects
+    assert LiveTell(request_text("claim", cid=vids(gm)["Cyra"], rid=2), "gm") in effects
+    assert model.live.said == "sending your claim on Cyra…"
+    model, _ = update(model, PeerSaid("gm", answer_text(2, "waiting"), 10.5))
+    assert model.live.said == "waiting: the game master has your claim on Cyra."
     model, _ = update(model, PeerSaid("gm", you_text(vids(gm)["Cyra"]), 11.0))
-    assert model.live.you == vids(gm)["Cyra"]
+    model, _ = update(model, PeerSaid("gm", answer_text(2, "applied"), 11.0))
+    assert model.live.you == vids(gm)["Cyra"] and model.live.said == "applied: your claim on Cyra."
     model, effects = update(model, RollSent(vids(gm)["Goblin"], "1d8+3", "Longsword", Scripted([5])))
     sent = next(e for e in effects if isinstance(e, LiveTell))
-    assert json.loads(sent.text) == {"v": 1, "t": "roll", "target": vids(gm)["Goblin"], "value": 8,
+    assert json.loads(sent.text) == {"v": 1, "t": "roll", "target": vids(gm)["Goblin"], "value": 8, "rid": 3,
                                      "text": json.loads(sent.text)["text"]}
     assert json.loads(sent.text)["text"].startswith("Longsword 1d8+3")
+    # An answer to an older request, or from another phone, says nothing of this one.
+    model, _ = update(model, PeerSaid("gm", answer_text(2, "dismissed"), 11.5))
+    model, _ = update(model, PeerSaid("evil", answer_text(3, "applied"), 11.5))
+    assert model.live.said.startswith("sending Longsword 1d8+3")
+    model, _ = update(model, PeerSaid("gm", answer_text(3, "dismissed"), 11.6))
+    assert model.live.said.startswith("dismissed: the game master dismissed Longsword 1d8+3")
     _, effects = update(model, RollSent(vids(gm)["Goblin"], "1d8+", "", RNG))
     assert isinstance(effects[0], Refuse)
     _, effects = update(model, InitiativeSent(None))
     assert isinstance(effects[0], Refuse)
-    _, effects = update(model, DoneTapped())
-    assert LiveTell(request_text("done"), "gm") in effects
+    model, effects = update(model, DoneTapped())
+    assert LiveTell(request_text("done", rid=4), "gm") in effects
+    model, _ = update(model, PeerSaid("gm", answer_text(4, "refused", "it is not Cyra's turn"), 12.0))
+    assert model.live.said == "refused: it is not Cyra's turn."
+    # No answer within ANSWER_MS: said not delivered, with Send again (the same request, the same number).
+    model, effects = update(model, DoneTapped())
+    model, _ = update(model, LiveTicked(12.0 + 4_000))
+    assert model.live.said.startswith("sending")
+    model, _ = update(model, LiveTicked(12.0 + 5_001))
+    assert model.live.said == "not delivered: the game master's phone is not connected (“I'm done”: no answer)."
+    from web.screens import SCREENS, Context
+    drawn = SCREENS["live-follow"].draw(Context(replace_ui_sheet(model, ("live-follow", None))), None)
+    assert 'data-testid="request-again"' in drawn and 'data-testid="request-state"' in drawn
+    model, effects = update(model, RequestResent())
+    assert LiveTell(request_text("done", rid=5), "gm") in effects and model.live.said.startswith("sending")
     # A "you" from another phone is not the game master's: ignored.
     model, _ = update(model, PeerSaid("evil", you_text(""), 12.0))
     assert model.live.you == vids(gm)["Cyra"]
+
+
+def test_every_request_the_game_master_gets_is_answered_and_a_refusal_says_why():
+    model = joined(hosting(fight(*PARTY)))
+    cyra, dax, goblin = vids(model)["Cyra"], vids(model)["Dax"], vids(model)["Goblin"]
+
+    def answers(effects) -> list[tuple[int, str, str]]:
+        out = []
+        for e in effects:
+            if isinstance(e, LiveTell) and json.loads(e.text)["t"] == "ans":
+                doc = json.loads(e.text)
+                out.append((doc["rid"], doc["state"], doc["why"]))
+                assert e.peer == "p1"
+        return out
+
+    # Before the claim: a roll or an initiative for no one is refused, with why.
+    model, effects = asked(model, "init", value=12, rid=1)
+    assert answers(effects) == [(1, "refused", "the game master has not let this phone play anyone (tap your character first)")]
+    model, effects = asked(model, "claim", cid=cyra, rid=2)
+    assert answers(effects) == [(2, "waiting", "")]
+    model, effects = asked(model, "claim", cid=cyra, rid=3)  # tapped twice: the one card, answering the newer
+    assert answers(effects) == [(3, "waiting", "")] and len(model.live.requests) == 1
+    model, effects = asked(model, "claim", cid=dax, rid=4)  # changed its mind: the card says Dax now
+    assert answers(effects) == [(4, "waiting", "")] and [r.text for r in model.live.requests] == ["Ana asks to play Dax."]
+    model, effects = update(model, RequestAnswered(model.live.requests[0].id, True, RNG))
+    assert answers(effects) == [(4, "applied", "")]
+    model, effects = asked(model, "init", value=12, rid=5)
+    assert answers(effects) == [(5, "applied", "initiative 12 is with the game master")]
+    model, effects = asked(model, "claim", cid=goblin, rid=6)
+    assert answers(effects) == [(6, "refused", "that is not a party member the players can see")]
+    model2 = joined(model, "p2", "dev-ben-0002", "Ben")
+    _, effects = update(model2, PeerSaid("p2", request_text("claim", cid=dax, rid=1), 3.0, RNG))
+    assert [json.loads(e.text)["why"] for e in effects if isinstance(e, LiveTell)] == ["another phone plays Dax"]
+    model, _ = update(model, NextTurnTapped(100.0, RNG))  # the fight starts: Cyra (18) first
+    model, effects = asked(model, "init", value=3, rid=7)
+    assert answers(effects) == [(7, "refused", "the fight has started: initiative is settled")]
+    model, effects = asked(model, "done", rid=8)
+    assert answers(effects) == [(8, "refused", "it is not Dax's turn")]
+    model, effects = asked(model, "roll", target="nobody", value=3, text="1d4", rid=9)
+    assert answers(effects) == [(9, "refused", "that target is not in the fight the players see")]
+    model, effects = asked(model, "roll", target=goblin, value=3, text="1d4 (3)", rid=10)
+    assert answers(effects) == [(10, "waiting", "")]
+    model, effects = update(model, RequestAnswered(model.live.requests[0].id, False, RNG))
+    assert answers(effects) == [(10, "dismissed", "")]
+    # A phone without a device id (no hello yet) is told to wait, not left wondering.
+    model, effects = update(model, PeerSaid("p9", request_text("done", rid=1), 5.0, RNG))
+    assert [json.loads(e.text)["state"] for e in effects if isinstance(e, LiveTell)] == ["refused"]
+
+
+def test_claims_and_waiting_requests_are_kept_with_the_room_and_come_back_after_the_game_masters_reload():
+    from web.effects import KeepLiveTable
+    from web.live import live_table_text, read_live_table
+
+    model = joined(hosting(fight(*PARTY, started=True)))
+    model, effects = asked(model, "claim", cid=vids(model)["Cyra"], rid=1)
+    kept = [e for e in effects if isinstance(e, KeepLiveTable)]
+    assert len(kept) == 1 and read_live_table(kept[0].text, "room1234")[1][0].text == "Ana asks to play Cyra."
+    model, effects = update(model, RequestAnswered(model.live.requests[0].id, True, RNG))
+    model, effects = asked(model, "done", rid=2)  # Cyra (18) acts first: "I'm done" waits
+    text = next(e for e in effects if isinstance(e, KeepLiveTable)).text
+    assert text == live_table_text(model.live)
+    # The page reloads: a fresh model, the room taken up again with what was kept.
+    back, _ = update(fight(*PARTY, started=True), LiveOpened("room1234", "secret1234", DEFAULT_RELAYS, (), shown=False, kept=text))
+    assert back.live.claims == model.live.claims and [(r.kind, r.text, r.rid) for r in back.live.requests] == [
+        ("done", "Cyra is done: next turn?", 2)]
+    # Ana's phone comes back under a new connection: told again who it plays; the waiting "I'm done",
+    # applied, is answered there.
+    back, effects = update(back, PeerChanged("p7", True))
+    back, effects = update(back, PeerSaid("p7", hello_text("Ana", "dev-ana-0001"), 9.0))
+    assert LiveTell(you_text(vids(back)["Cyra"]), "p7") in effects
+    first = back.timeline.present.active_id
+    back, effects = update(back, RequestAnswered(back.live.requests[0].id, True, RNG))
+    assert back.timeline.present.active_id != first
+    assert LiveTell(answer_text(2, "applied", "the turn passed"), "p7") in effects
+    # Another reload, and a request answered before its phone is back: told when it says hello.
+    again, _ = update(fight(*PARTY, started=True), LiveOpened("room1234", "secret1234", DEFAULT_RELAYS, (), shown=False, kept=text))
+    again, effects = update(again, RequestAnswered(again.live.requests[0].id, False, RNG))
+    assert not any(isinstance(e, LiveTell) for e in effects)
+    again, _ = update(again, PeerChanged("p8", True))
+    again, effects = update(again, PeerSaid("p8", hello_text("Ana", "dev-ana-0001"), 9.0))
+    assert LiveTell(answer_text(2, "dismissed"), "p8") in effects and again.live.owed == ()
+    # Another room's, or a damaged text: nothing is taken.
+    assert read_live_table(text, "other") == ((), ())
+    for bad in ("", "{", "[]", '{"room":"room1234","claims":{"a":1},"requests":[[1]]}', "x" * 200_000):
+        assert read_live_table(bad, "room1234") == ((), ())
 
 
 def test_the_followers_line_says_the_count_with_the_refusal_that_made_it():
@@ -533,7 +696,7 @@ def test_a_follower_says_hello_to_the_game_masters_phone_alone_and_takes_you_fro
     assert model.live.you == "c1"
     # Requests go to the game master's phone, not to whoever passed the state on.
     _, effects = update(model, DoneTapped())
-    assert LiveTell(request_text("done"), "gm1") in effects
+    assert LiveTell(request_text("done", rid=1), "gm1") in effects
     # The game master's phone reloads (a new id in its states): hello to the new one.
     model, effects = update(model, PeerSaid("ben", state_text(view, 9, ids_, turn, "gm2"), 20.0))
     assert effects[0] == LiveTell(hello_text("Ana", "dev-ana-0001"), "gm2")

@@ -8,7 +8,7 @@ from typing import Any
 from pyengine.live import allowed_relays, new_room
 
 from .. import render
-from ..live import followers_line, state_line
+from ..live import followers_line, state_kind, state_line
 from ..messages import (
     Act,
     AutoDoneToggled,
@@ -21,6 +21,7 @@ from ..messages import (
     LiveOpened,
     LiveStopped,
     RequestAnswered,
+    RequestResent,
     RollSent,
     ServersSaved,
     SheetOpened,
@@ -35,7 +36,8 @@ def draw_host(ctx: Context, ident: str | None) -> str | Elsewhere:
     if not live.hosting:
         return Elsewhere()
     enc = ctx.model.timeline.present
-    return render.live_host_html(followers_line(live), str(enc.option("players_hp", "words")), live.auto_done, live.relays, live.stun,
+    names = {c.id: c.name for c in enc.combatants}
+    return render.live_host_html(followers_line(live, names), str(enc.option("players_hp", "words")), live.auto_done, live.relays, live.stun,
                                  offline_section(live))
 
 
@@ -43,7 +45,7 @@ def draw_follow(ctx: Context, ident: str | None) -> str | Elsewhere:
     live = ctx.model.live
     if not live.following:
         return Elsewhere()
-    return render.live_follow_html(live, state_line(live), live.role == "display", my_attacks(ctx.model.characters))
+    return render.live_follow_html(live, state_line(live), live.role == "display", my_attacks(ctx.model.characters), state_kind(live))
 
 
 def my_attacks(characters: tuple[dict[str, Any], ...]) -> list[tuple[str, str]]:
@@ -98,6 +100,7 @@ EVENTS: dict[str, Handler] = {
     "request-apply": lambda page: RequestAnswered(int(page.data("id")), True, page.rng),
     "request-dismiss": lambda page: RequestAnswered(int(page.data("id")), False, page.rng),
     "live-claim": lambda page: ClaimTapped(str(page.data("id"))),
+    "request-again": lambda page: RequestResent(),
     "send-initiative": lambda page: InitiativeSent(page.number(page.value("live-init"))),
     "im-done": lambda page: DoneTapped(),
     "save-servers": lambda page: ServersSaved(page.value("live-relays"), page.value("live-stun"), allowed_relays(

@@ -22,6 +22,7 @@ from pyengine.live import (
     STUN_SCHEMES,
     Incoming,
     LiveError,
+    answer_text,
     check_relays,
     hello_text,
     newer,
@@ -40,6 +41,7 @@ from ..effects import (
     FillForm,
     ForgetLive,
     KeepAwake,
+    KeepLiveTable,
     LiveConnect,
     LiveLeave,
     LiveSend,
@@ -54,7 +56,7 @@ from ..effects import (
     StoreServers,
     Toast,
 )
-from ..live import followers_line, muted, state_line
+from ..live import followers_line, live_table_text, muted, read_live_table, state_kind, state_line
 from ..messages import (
     AutoDoneToggled,
     ClaimTapped,
@@ -69,6 +71,7 @@ from ..messages import (
     PeerChanged,
     PeerSaid,
     RequestAnswered,
+    RequestResent,
     RollSent,
     ServersSaved,
 )
@@ -91,7 +94,11 @@ def _hosted(model: Model, m: LiveOpened) -> Result:
     live = model.live
     fresh = not live.hosting
     if fresh:
-        live = Live(role="host", room=m.room, secret=m.secret, relays=m.relays, stun=m.stun, display=live.display)
+        # Taken up again after a reload: the claims the game master approved and the requests still
+        # waiting come back with the room (kept by KeepLiveTable as they changed).
+        claims, requests = read_live_table(m.kept, m.room)
+        live = Live(role="host", room=m.room, secret=m.secret, relays=m.relays, stun=m.stun, display=live.display,
+                    claims=claims, requests=requests, asked=max((r.id for r in requests), default=0))
     model = replace(model, live=live)
     effects: tuple[Effect, ...] = (LiveConnect("host", live.room, live.secret, live.relays, live.stun),) if fresh else ()
     if m.shown:
@@ -192,14 +199,7 @@ def _said(model: Model, m: PeerSaid) -> Result:
         if not taken:  # counted; said once, as the phone is muted
             return model, _redraw(model) if just_muted else ()
     if m.peer == "display" and not live.following:
-        # The game master's own windows (BroadcastChannel): a table display's hello gets the present;
-        # what another tab of ours posts for its display is not for us.
-        try:
-            read_message(m.text, FROM_FOLLOWER)
-        except LiveError:
-            return model, ()
-        present = _present(model, "display")
-        return replace(model, live=replace(live, display=True, sent=_sent(present))), (present,)
+        return _from_display(replace(model, live=live), m)
     if live.role == "off":
         return model, ()
     expected = FROM_FOLLOWER if live.hosting else FROM_HOST
@@ -211,17 +211,19 @@ def _said(model: Model, m: PeerSaid) -> Result:
         return _refused(model)
     if live.hosting:
         return _asked(model, m, message)
-    if message.kind == "you":
+    if message.kind in ("you", "ans"):
         if m.peer != live.gm:
             return model, ()  # told to one phone, straight from the game master's (never passed on)
-        live = replace(live, you=message.cid, said="")
+        if message.kind == "ans":
+            return _answer_heard(model, message)
+        live = replace(live, you=message.cid)
         return replace(model, live=live), _follow_redraw(model)
     if message.kind == "beat":
         if m.peer != live.host:
             return model, ()
         was = live.host_here()
         live = replace(live, heard_ms=m.at_ms, now_ms=max(live.now_ms, m.at_ms))
-        return replace(model, live=live), (SayOnLine("live-state", state_line(live)),) if was != live.host_here() else ()
+        return replace(model, live=live), (SayOnLine("live-state", state_line(live), state_kind(live)),) if was != live.host_here() else ()
     if not newer(live.session, live.revision, live.past_sessions, message):
         return model, ()  # older than what is shown (or the same again, or a page left behind): ignored
     if message.session != live.session and live.session:
@@ -234,10 +236,32 @@ def _said(model: Model, m: PeerSaid) -> Result:
     if live.role == "follow" and gm != live.gm:
         # The game master's phone, new or back after a reload: this phone says who it is, to it alone.
         hello = (LiveTell(hello_text(live.me, live.device), gm),)
+        if m.peer != gm and not live.direct:
+            # Heard through another player's phone only: unless it meets the game master's own soon
+            # (NEW_GM_GRACE_MS), it joins again (its requests go to the game master's phone alone).
+            live = replace(live, rejoins=0, rejoined_ms=m.at_ms - REJOIN_MS[0] + NEW_GM_GRACE_MS)
     live = replace(live, view=message.view, ids=message.ids, turn=message.turn, revision=message.revision, session=message.session,
                    host=m.peer, gm=gm,
                    updated_ms=m.at_ms, now_ms=m.at_ms, heard_ms=m.at_ms, peers=peers)
+    if m.peer == gm:
+        live = replace(live, met_ms=m.at_ms, rejoins=0)
     return replace(model, live=live), hello + _follow_redraw(model)
+
+
+def _from_display(model: Model, m: PeerSaid) -> Result:
+    """The game master's own windows (BroadcastChannel): a table display's hello gets the present, its
+    bye (its window closed) takes it off the followers line; what another tab of ours posts for its
+    display is not for us."""
+    live = model.live
+    try:
+        said = read_message(m.text, FROM_FOLLOWER)
+    except LiveError:
+        return model, ()
+    if said.kind == "bye":
+        model = replace(model, live=replace(live, display=False, sent=live.sent if live.hosting else None))
+        return model, _redraw(model)
+    present = _present(model, "display")
+    return replace(model, live=replace(live, display=True, sent=_sent(present))), (present,)
 
 
 def _follow_redraw(model: Model) -> tuple[Effect, ...]:
@@ -249,71 +273,105 @@ def _follow_redraw(model: Model) -> tuple[Effect, ...]:
 def _asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
     """A follower's message, on the game master's phone: a hello, or a request about the combatant
     its phone plays. Nothing changes the fight here but a player's "I'm done" when the game master
-    allowed it (through the same Next turn); a request for a combatant not this phone's is refused."""
+    allowed it (through the same Next turn). Every request is answered (issue 36): waiting, applied,
+    or refused with the reason (a request for a combatant not this phone's, a target it cannot see)."""
     live = model.live
     peer = next((p for p in live.peers if p.id == m.peer), None) or Peer(m.peer)
+    if message.kind == "bye":
+        return model, ()  # (a phone's page closing: its connection says so itself)
     if message.kind == "hello":
         peer = replace(peer, name=message.name, device=message.device, connected=True)
         peers = tuple(peer if p.id == m.peer else p for p in live.peers) if any(p.id == m.peer for p in live.peers) \
             else live.peers + (peer,)
-        model = replace(model, live=replace(live, peers=peers))
+        owed = tuple(LiveTell(text, m.peer) for device, text in live.owed if device == message.device and device)
+        model = replace(model, live=replace(live, peers=peers, owed=tuple(x for x in live.owed if x[0] != message.device)))
         mine = _claimed(model.live, message.device)
-        return model, ((LiveTell(you_text(view_id(live.secret, mine)), m.peer),) if mine else ()) + _redraw(model)
+        return model, ((LiveTell(you_text(view_id(live.secret, mine)), m.peer),) if mine else ()) + owed + _redraw(model)
     enc = model.timeline.present
     party = {c.id: c for c in enc.combatants if c.side == "party" and shown_to_players(c)}
     who = peer.name or "A player's phone"
+    rid = message.rid
+
+    def refused(why: str) -> Result:
+        return _refused(model, m.peer, rid, why)
+
+    if not peer.device:
+        return refused("this phone has not said who it is yet: wait a moment and send again")
     if message.kind == "claim":  # (the phone names its combatant by the players' view's id)
         cid = fight_id(enc, live.secret, message.cid) or ""
         taken = {x for device, x in live.claims if device != peer.device}
-        if not peer.device or cid not in party or cid in taken:
-            return _refused(model)
+        if cid not in party:
+            return refused("that is not a party member the players can see")
+        if cid in taken:
+            return refused(f"another phone plays {party[cid].name}")
         if _claimed(live, peer.device) == cid:
-            return model, (LiveTell(you_text(message.cid), m.peer),)
+            return model, (LiveTell(you_text(message.cid), m.peer), _answer(m.peer, rid, "applied", f"you play {party[cid].name}"))
         asker = who if peer.name and peer.name != party[cid].name else "A phone"  # never "Aria asks to play Aria"
         text = f"{asker} asks to play {party[cid].name}."
-        return _request(model, Request(live.asked + 1, m.peer, peer.device, "claim", cid, text))
-    mine = _claimed(live, peer.device) if peer.device else ""
+        return _request(model, Request(live.asked + 1, m.peer, peer.device, "claim", cid, text, rid=rid))
+    mine = _claimed(live, peer.device)
     if not mine or mine not in party:
-        return _refused(model)  # a request for a combatant this phone does not play
+        return refused("the game master has not let this phone play anyone (tap your character first)")
     c = party[mine]
     if message.kind == "init":
         if enc.started:
-            return model, ()
+            return refused("the fight has started: initiative is settled")
         initiatives = tuple((cid, v) for cid, v in live.initiatives if cid != mine) + ((mine, message.value),)
         model = replace(model, live=replace(live, initiatives=initiatives))
         fill = (SetField(f"init-{mine}", str(message.value)),) if model.ui.sheet == ("init", None) else ()
-        return model, fill + (Toast(f"{c.name}: initiative {message.value}"),)
+        return model, fill + (Toast(f"{c.name}: initiative {message.value}"),
+                              _answer(m.peer, rid, "applied", f"initiative {message.value} is with the game master"))
     if message.kind == "done":
-        if mine not in {x.id for x in active_unit(enc)} or not enc.started:
-            return model, ()
+        if not enc.started or mine not in {x.id for x in active_unit(enc)}:
+            return refused(f"it is not {c.name}'s turn")
         if live.auto_done:
-            return _next_turn(model, m.rng)
-        return _request(model, Request(live.asked + 1, m.peer, peer.device, "done", mine, f"{c.name} is done: next turn?"))
+            model, effects = _next_turn(model, m.rng)
+            return model, effects + (_answer(m.peer, rid, "applied", "the turn passed"),)
+        return _request(model, Request(live.asked + 1, m.peer, peer.device, "done", mine, f"{c.name} is done: next turn?", rid=rid))
     found = fight_id(enc, live.secret, message.target)
     target = enc.get(found) if found is not None else None
     if target is None or not shown_to_players(target):
-        return _refused(model)
+        return refused("that target is not in the fight the players see")
     text = f"{c.name}: {message.text} = {message.value} against {target.name}."
-    return _request(model, Request(live.asked + 1, m.peer, peer.device, "roll", mine, text, target.id, message.value))
+    return _request(model, Request(live.asked + 1, m.peer, peer.device, "roll", mine, text, target.id, message.value, rid=rid))
+
+
+def _answer(peer: str, rid: int, answer: str, why: str = "") -> LiveTell:
+    """The game master's answer to a phone's request (its `rid`): what the player's phone says."""
+    return LiveTell(answer_text(rid, answer, why), peer)
+
+
+def _peer_of(live: Live, device: str, fallback: str) -> str:
+    """The phone's connection now (after a reload on either side, a new one under the same device id)."""
+    return next((p.id for p in reversed(live.peers) if p.device == device and p.connected), fallback)
 
 
 def _claimed(live: Live, device: str) -> str:
     return next((cid for d, cid in live.claims if d == device), "") if device else ""
 
 
-def _refused(model: Model) -> Result:
+def _refused(model: Model, peer: str = "", rid: int = 0, why: str = "") -> Result:
+    """Counted on the game master's line; a request read whole is also answered with the reason."""
     model = replace(model, live=replace(model.live, refused=model.live.refused + 1))
-    return model, _redraw(model)
+    return model, ((_answer(peer, rid, "refused", why),) if peer and why else ()) + _redraw(model)
 
 
 def _request(model: Model, request: Request) -> Result:
+    """A request waits for Apply / Dismiss: one of a kind per phone (a second "I'm done", or the same
+    roll sent again, replaces the first), at most MAX_WAITING_PER_PHONE a phone and MAX_WAITING in all."""
     live = model.live
-    if any((r.device, r.kind, r.cid, r.text) == (request.device, request.kind, request.cid, request.text) for r in live.requests):
-        return model, ()  # asked twice: once is enough
-    if len(live.requests) >= MAX_WAITING or sum(1 for r in live.requests if r.peer == request.peer) >= MAX_WAITING_PER_PHONE:
-        return replace(model, live=replace(live, limited=live.limited + 1)), ()  # counted, not drawn
+    same = next((r for r in live.requests if (r.device, r.kind) == (request.device, request.kind)
+                 and (r.kind != "roll" or (r.cid, r.text) == (request.cid, request.text))), None)
+    if same is not None:  # asked again (a second tap, Send again): the one card, now answering this request
+        requests = tuple(replace(request, id=r.id) if r is same else r for r in live.requests)
+        model = replace(model, live=replace(live, requests=requests))
+        return model, (RenderNotices(), _answer(request.peer, request.rid, "waiting"))
+    if len(live.requests) >= MAX_WAITING or sum(1 for r in live.requests
+                                                     if r.device == request.device or r.peer == request.peer) >= MAX_WAITING_PER_PHONE:
+        model = replace(model, live=replace(live, limited=live.limited + 1))
+        return model, (_answer(request.peer, request.rid, "refused", "too many requests are waiting: the game master answers those first"),)
     model = replace(model, live=replace(live, requests=live.requests + (request,), asked=request.id))
-    return model, (RenderNotices(), Toast(request.text))
+    return model, (RenderNotices(), Toast(request.text), _answer(request.peer, request.rid, "waiting"))
 
 
 def _next_turn(model: Model, rng: Any) -> Result:
@@ -323,25 +381,43 @@ def _next_turn(model: Model, rng: Any) -> Result:
 
 
 def _answered(model: Model, m: RequestAnswered) -> Result:
-    """Apply: the request becomes what the game master would have done (one undoable step); Dismiss: it goes."""
+    """Apply: the request becomes what the game master would have done (one undoable step); Dismiss: it
+    goes. Either way the player's phone is told (its connection now: it may have reloaded since)."""
     live = model.live
     request = next((r for r in live.requests if r.id == m.id), None)
     if request is None:
         return model, (RenderNotices(),)
     model = replace(model, live=replace(live, requests=tuple(r for r in live.requests if r.id != m.id)))
+    peer = _peer_of(live, request.device, request.peer)
+    tell: tuple[Effect, ...] = ()
+
+    def told(model: Model, answer: str, why: str = "") -> Result:
+        if not peer:  # that phone is not connected now: told when it says hello again
+            owed = tuple(x for x in model.live.owed if x[0] != request.device)[-49:] + ((request.device, answer_text(request.rid, answer, why)),)
+            return replace(model, live=replace(model.live, owed=owed)), ()
+        return model, (_answer(peer, request.rid, answer, why),)
+
     if not m.apply:
-        return model, (RenderNotices(), *((LiveTell(you_text(""), request.peer),) if request.kind == "claim" else ()))
+        if request.kind == "claim":
+            tell = (LiveTell(you_text(""), peer),) if peer else ()
+        model, said = told(model, "dismissed")
+        return model, (RenderNotices(), *tell, *said)
     if request.kind == "claim":
         claims = tuple((d, cid) for d, cid in model.live.claims if d != request.device and cid != request.cid)
         model = replace(model, live=replace(model.live, claims=claims + ((request.device, request.cid),)))
-        return model, (RenderNotices(), LiveTell(you_text(view_id(model.live.secret, request.cid)), request.peer), *_redraw(model))
+        tell = (LiveTell(you_text(view_id(model.live.secret, request.cid)), peer),) if peer else ()
+        model, said = told(model, "applied")
+        return model, (RenderNotices(), *tell, *said, *_redraw(model))
     if request.kind == "done":
         if request.cid not in {x.id for x in active_unit(model.timeline.present)}:
-            return model, (RenderNotices(), Toast("That turn is over already."))
+            model, said = told(model, "refused", "that turn was over already")
+            return model, (RenderNotices(), Toast("That turn is over already."), *said)
         model, effects = _next_turn(model, m.rng)
-        return model, (RenderNotices(), *effects)
+        model, said = told(model, "applied", "the turn passed")
+        return model, (RenderNotices(), *effects, *said)
     model, effects = act(model, "damage", {"id": request.target, "amount": request.amount}, m.rng)
-    return model, (RenderNotices(), *effects)
+    model, said = told(model, "applied")
+    return model, (RenderNotices(), *effects, *said)
 
 
 def _auto_done(model: Model, m: AutoDoneToggled) -> Result:
@@ -350,25 +426,71 @@ def _auto_done(model: Model, m: AutoDoneToggled) -> Result:
 
 # -- a player's phone asks ---------------------------------------------------------------------
 
-def _tell_host(model: Model, text: str, said: str) -> Result:
+ANSWER_MS = 5_000  # a request with no answer this long was not delivered (said, with Send again)
+NOT_DELIVERED = "not delivered: the game master's phone is not connected"
+
+
+def _tell_host(model: Model, kind: str, what: str, **fields: Any) -> Result:
+    """A request to the game master's phone, numbered: its answer (waiting, applied, dismissed,
+    refused) names it; none within ANSWER_MS is said as not delivered."""
     live = model.live
-    if live.role != "follow" or not live.gm:
-        return replace(model, live=replace(live, said="Not connected to the game master yet.")), _follow_redraw(model)
-    return replace(model, live=replace(live, said=said)), (LiveTell(text, live.gm), *_follow_redraw(model))
+    if live.role != "follow":
+        return model, ()
+    rid = live.rid + 1
+    live = replace(live, rid=rid, asking=request_text(kind, **fields, rid=rid), asked_what=what)
+    return _send_asking(replace(model, live=live))
+
+
+def _send_asking(model: Model) -> Result:
+    live = model.live
+    if not _gm_connected(live):
+        live = replace(live, said=f"{NOT_DELIVERED} ({live.asked_what} was not sent).", asked_ms=0.0)
+        return replace(model, live=live), _follow_redraw(model)
+    live = replace(live, said=f"sending {live.asked_what}…", asked_ms=max(live.now_ms, 1.0))
+    return replace(model, live=live), (LiveTell(live.asking, live.gm), *_follow_redraw(model))
+
+
+def _resent(model: Model, m: RequestResent) -> Result:
+    """Send again: the same request (the same number: one the game master did get is not asked twice)."""
+    if model.live.role != "follow" or not model.live.asking:
+        return model, ()
+    return _send_asking(model)
+
+
+def _answer_heard(model: Model, message: Incoming) -> Result:
+    """The game master's answer to this phone's last request (an older one's is past)."""
+    live = model.live
+    if message.rid != live.rid or not live.asking:
+        return model, ()
+    what = live.asked_what
+    said = {
+        "waiting": f"waiting: the game master has {what}",
+        "applied": f"applied: {what}" + (f" ({message.text})" if message.text else ""),
+        "dismissed": f"dismissed: the game master dismissed {what}",
+        "refused": f"refused: {message.text or 'the game master refused it'}",
+    }[message.answer]
+    live = replace(live, said=said + ".", asked_ms=0.0)
+    return replace(model, live=live), _follow_redraw(model)
+
+
+def _gm_connected(live: Live) -> bool:
+    """Connected to the game master's phone itself (its states may reach this one through another's)."""
+    return bool(live.gm) and any(p.id == live.gm and p.connected for p in live.peers)
 
 
 def _claim(model: Model, m: ClaimTapped) -> Result:
-    return _tell_host(model, request_text("claim", cid=m.cid), "Asked the game master…")
+    name = next((n for i, n, _ in model.live.ids if i == m.cid), "your character")
+    return _tell_host(model, "claim", f"your claim on {name}", cid=m.cid)
 
 
 def _initiative(model: Model, m: InitiativeSent) -> Result:
     if m.value is None or abs(m.value) > 1000:
         return model, (Refuse("Initiative is a whole number from -1,000 to 1,000."),)
-    return _tell_host(model, request_text("init", value=m.value), f"Initiative {m.value} sent.")
+    return _tell_host(model, "init", f"initiative {m.value}", value=m.value)
 
 
 def _done(model: Model, m: DoneTapped) -> Result:
-    return _tell_host(model, request_text("done"), "Told the game master you are done.")
+    return _tell_host(model, "done", "“I'm done”")
 
 
 def _roll_sent(model: Model, m: RollSent) -> Result:
@@ -385,18 +507,25 @@ def _roll_sent(model: Model, m: RollSent) -> Result:
         return model, (Refuse("That total is too large to send."),)
     label = clean_text(m.label)[:60]
     text = f"{label + ' ' if label else ''}{m.expression.strip()} ({result.text})"[:200]
-    return _tell_host(model, request_text("roll", target=m.target, value=result.total, text=text),
-                      f"Sent: {text} = {result.total}. The game master applies it.")
+    return _tell_host(model, "roll", f"{text} = {result.total}", target=m.target, value=result.total, text=text)
 
 
-REJOIN_MS = 8_000  # a follower that hears no game master this long joins the room again
+REJOIN_MS = (8_000, 10_000, 15_000, 20_000, 30_000)  # a follower that has not met the game master's phone this long joins again (then less often)
+NEW_GM_GRACE_MS = 3_000  # a new game master's page heard of through another phone: joins again this soon, unless met
+
+
+def rejoin_after(rejoins: int) -> int:
+    """How long a follower waits before its next join, after `rejoins` joins that met no game master."""
+    return REJOIN_MS[min(rejoins, len(REJOIN_MS) - 1)]
 
 
 def _ticked(model: Model, m: LiveTicked) -> Result:
-    """A follower's clock: its line says how it stands; one connected to no phone at all that has
-    heard no game master for a while joins the room again (a fresh announce at the relays: the trackers pair phones at random
-    and retry only every few minutes by themselves, and a phone that slept or changed networks
-    may have lost them)."""
+    """A follower's clock: its line says how it stands; a request with no answer is said not
+    delivered; a follower that has not met the game master's phone for a while joins the room again,
+    whoever else it is connected to (a fresh announce at the relays: the trackers pair phones at
+    random and retry only every few minutes by themselves, a phone that slept or changed networks
+    may have lost them, and two players connected to each other hear no game master), less often
+    each time it meets no one (REJOIN_MS)."""
     live = model.live
     if live.hosting:  # the game master's line: what was dropped since, and how long a muted phone still is
         model = replace(model, live=replace(live, now_ms=max(live.now_ms, m.now_ms)))
@@ -404,12 +533,18 @@ def _ticked(model: Model, m: LiveTicked) -> Result:
     if not live.following:
         return model, ()
     live = replace(live, now_ms=m.now_ms, rejoined_ms=live.rejoined_ms or m.now_ms)
-    effects: tuple[Effect, ...] = (SayOnLine("live-state", state_line(live)),)
-    alone = not any(p.connected for p in live.peers)  # (connected to anyone: what the game master signs comes through)
-    if live.role == "follow" and not live.direct and alone and not live.host_here() and m.now_ms - max(live.heard_ms, live.rejoined_ms) >= REJOIN_MS:
-        live = replace(live, rejoined_ms=m.now_ms)
-        effects += (LiveConnect("follow", live.room, live.secret, live.relays, live.stun, host_key=live.host_key),)
-    return replace(model, live=live), effects
+    redraw: tuple[Effect, ...] = ()
+    if live.asked_ms and m.now_ms - live.asked_ms >= ANSWER_MS:
+        live = replace(live, said=f"{NOT_DELIVERED} ({live.asked_what}: no answer).", asked_ms=0.0)
+        redraw = _follow_redraw(model)
+    effects: tuple[Effect, ...] = (SayOnLine("live-state", state_line(live), state_kind(live)),)
+    if live.role == "follow" and not live.direct:
+        if live.host_here() and _gm_connected(live):
+            live = replace(live, met_ms=m.now_ms, rejoins=0)
+        elif m.now_ms - max(live.met_ms, live.rejoined_ms) >= rejoin_after(live.rejoins):
+            live = replace(live, rejoined_ms=m.now_ms, rejoins=live.rejoins + 1)
+            effects += (LiveConnect("follow", live.room, live.secret, live.relays, live.stun, host_key=live.host_key),)
+    return replace(model, live=live), effects + redraw
 
 
 def _display(model: Model, m: DisplayOpened) -> Result:
@@ -421,8 +556,13 @@ def _display(model: Model, m: DisplayOpened) -> Result:
 def _redraw(model: Model) -> tuple[Effect, ...]:
     """The line that changed, on the screen that shows it."""
     if model.ui.sheet == ("live", None):
-        return (SayOnLine("live-followers", followers_line(model.live)),)
-    return (SayOnLine("live-state", state_line(model.live)),) if model.ui.sheet == ("live-follow", None) else ()
+        return (SayOnLine("live-followers", followers_line(model.live, _names(model))),)
+    return (SayOnLine("live-state", state_line(model.live), state_kind(model.live)),) if model.ui.sheet == ("live-follow", None) else ()
+
+
+def _names(model: Model) -> dict[str, str]:
+    """Combatant id -> name, for the followers line (a phone is called by the character it plays)."""
+    return {c.id: c.name for c in model.timeline.present.combatants}
 
 
 def _sent(present: LiveSend) -> Any:
@@ -433,14 +573,17 @@ def broadcast(before: Model, after: Model) -> tuple[Model, tuple[Effect, ...]]:
     """After every update: while the table is live (or a table display listens), a change to what
     the players may see goes out, once. Only the players' view is ever sent (hidden data is not in it)."""
     live, was = after.live, before.live
+    kept: tuple[Effect, ...] = ()
+    if live.hosting and (live.claims, live.requests) != (was.claims, was.requests):
+        kept = (KeepLiveTable(live_table_text(live)),)  # with the room: a reload takes them up again
     if not (live.hosting or live.display) or (after.timeline is before.timeline and (
             live is was or ((live.hosting, live.display, live.secret, live.sent) == (was.hosting, was.display, was.secret, was.sent)
                             and live.sent is not None))):
-        return after, ()  # nothing the players' view is made of changed (a counter, a phone's rate)
+        return after, kept  # nothing the players' view is made of changed (a counter, a phone's rate)
     present = _present(after)
     if _sent(present) == live.sent:
-        return after, ()
-    return replace(after, live=replace(live, sent=_sent(present))), (present,)
+        return after, kept
+    return replace(after, live=replace(live, sent=_sent(present))), kept + (present,)
 
 
 def _servers_saved(model: Model, m: ServersSaved) -> Result:
@@ -469,6 +612,7 @@ UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     LiveTicked: _ticked,
     DisplayOpened: _display,
     RequestAnswered: _answered,
+    RequestResent: _resent,
     AutoDoneToggled: _auto_done,
     ClaimTapped: _claim,
     InitiativeSent: _initiative,

@@ -1,0 +1,152 @@
+"""The live table at a real table (issue 36): nothing a player or the game master did is forgotten
+across the game master's reload or closed tab, every request a player sends is answered on the
+player's phone (waiting, applied, dismissed, refused with the reason, or not delivered with Send
+again), and phones connected to each other but not to the game master's join again by themselves.
+Real Chromium contexts, real WebRTC, the real WebTorrent tracker of tests/e2e/test_live.py."""
+
+from __future__ import annotations
+
+from tests.e2e import test_live
+from tests.e2e.conftest import add_combatant, open_app, wait_ready
+from tests.e2e.test_live import LIVE_MS, follow, gm_url, go_live, phone, wait_live, wait_text
+
+relay = test_live.relay  # the tests' WebTorrent tracker (a module fixture)
+
+
+def close(*contexts) -> None:
+    for ctx in contexts:
+        try:
+            ctx.close()
+        except Exception:  # noqa: BLE001 - closed by the test already
+            pass
+
+
+def request_state(page, pattern: str, timeout: int = 20_000) -> None:
+    try:
+        wait_text(page, "request-state", pattern, timeout)
+    except Exception:  # what it says instead, and what its page holds of the table
+        print("request-state:", page.evaluate("document.querySelector('[data-testid=request-state]')?.textContent"),
+              page.evaluate("RK.bench('live')"))
+        raise
+
+
+def test_claims_and_requests_survive_the_game_masters_reload_and_closed_tab_and_every_request_is_answered(browser, site, relay):
+    gm_ctx, a_ctx, b_ctx = phone(browser), phone(browser), phone(browser)
+    try:
+        gm = open_app(gm_ctx, gm_url(site)).page
+        add_combatant(gm, "Aldric", hp=30, side="party", pc=True, initiative=18)
+        add_combatant(gm, "Bryn", hp=24, side="party", pc=True, initiative=14)
+        add_combatant(gm, "Goblin", hp=12, initiative=12)
+        gm.get_by_test_id("start-combat").click()
+        link = go_live(gm)
+        gm.get_by_test_id("close-sheet").click()
+        a = follow(a_ctx, link)
+        b = follow(b_ctx, link)
+
+        # A claim is answered at once ("waiting"), then applied; the followers line calls the phone by it.
+        a.get_by_test_id("claim").filter(has_text="Aldric").click()
+        request_state(a, "^waiting: the game master has your claim on Aldric")
+        gm.get_by_test_id("request").filter(has_text="asks to play Aldric").get_by_test_id("request-apply").click()
+        wait_text(a, "live-you", "^Aldric$")
+        request_state(a, "^applied: your claim on Aldric")
+        gm.get_by_test_id("menu-button").click()
+        gm.get_by_test_id("live-table").click()
+        wait_text(gm, "live-followers", r"Aldric \(connected\)")
+        # Another phone asking for Aldric is refused, and told why.
+        b.get_by_test_id("claim").filter(has_text="Aldric").click()
+        request_state(b, "^refused: another phone plays Aldric")
+
+        # The game master's tab closes: a request now is said not delivered, with Send again.
+        gm.close()
+        wait_text(a, "live-state", "^reconnecting", timeout=25_000)
+        a.get_by_test_id("im-done").click()
+        request_state(a, "^not delivered: the game master's phone is not connected")
+        # The site opened again: the same table, the claim known at once.
+        gm = gm_ctx.new_page()
+        gm.goto(gm_url(site))
+        wait_ready(gm)
+        for p in (a, b):
+            wait_live(p, timeout=LIVE_MS)
+        a.get_by_test_id("request-again").click()
+        request_state(a, "^waiting: the game master has “I'm done”")
+        card = gm.get_by_test_id("request").filter(has_text="Aldric is done")
+        card.wait_for()
+
+        # A request waiting when the game master's page reloads is still there after it, and its
+        # answer reaches the player's phone.
+        gm.reload()
+        wait_ready(gm)
+        gm.get_by_test_id("request").filter(has_text="Aldric is done").wait_for()
+        wait_live(a)
+
+
+        gm.get_by_test_id("request").filter(has_text="Aldric is done").get_by_test_id("request-apply").click()
+        request_state(a, r"^applied: “I'm done” \(the turn passed\)")
+        wait_text(a, "view-now", "^Bryn$")
+
+        # The player's phone reloads after the game master's did: told again who it plays.
+        a.reload()
+        wait_ready(a)
+        wait_live(a)
+        wait_text(a, "live-you", "^Aldric$")
+        # A roll waits, is dismissed, and the player's phone says so.
+        a.get_by_test_id("live-target").select_option(label="Goblin")
+        a.get_by_test_id("live-dice").fill("4")
+        a.get_by_test_id("live-label").fill("Dagger")
+        a.get_by_test_id("send-roll").click()
+        request_state(a, "^waiting: the game master has Dagger 4")
+        gm.get_by_test_id("request").filter(has_text="Dagger").get_by_test_id("request-dismiss").click()
+        request_state(a, "^dismissed: the game master dismissed Dagger 4")
+        assert gm.evaluate("localStorage.getItem('roundkeeper:/:live-table')").count('"requests":[]') == 1
+    finally:
+        close(gm_ctx, a_ctx, b_ctx)
+
+
+def test_followers_connected_to_each_other_join_again_when_the_game_masters_tab_comes_back(browser, site, relay):
+    gm_ctx, a_ctx, b_ctx = phone(browser), phone(browser), phone(browser)
+    try:
+        gm = open_app(gm_ctx, gm_url(site)).page
+        add_combatant(gm, "Aldric", hp=30, side="party", pc=True, initiative=18)
+        add_combatant(gm, "Goblin", hp=12, initiative=12)
+        gm.get_by_test_id("start-combat").click()
+        link = go_live(gm)
+        a = follow(a_ctx, link)
+        b = follow(b_ctx, link)
+        for _ in range(2):
+            gm.close()
+            for p in (a, b):
+                wait_text(p, "live-state", "^(reconnecting|last update)", timeout=25_000)
+            gm = gm_ctx.new_page()
+            gm.goto(gm_url(site))
+            wait_ready(gm)
+            for p in (a, b):
+                wait_live(p, timeout=30_000)
+            gm.get_by_test_id("menu-button").click()
+            gm.get_by_test_id("live-table").click()
+            wait_text(gm, "live-followers", r"^2 phones follow", timeout=30_000)
+    finally:
+        close(gm_ctx, a_ctx, b_ctx)
+
+
+def test_the_followers_line_drops_a_table_display_that_was_closed_and_the_dot_says_live(browser, site, relay):
+    gm_ctx, a_ctx = phone(browser), phone(browser)
+    try:
+        gm = open_app(gm_ctx, gm_url(site)).page
+        add_combatant(gm, "Aldric", hp=30, side="party", pc=True, initiative=18)
+        go_live(gm)
+        a = follow(a_ctx, gm.get_by_test_id("live-link").input_value())
+        assert a.get_by_test_id("live-state").get_attribute("data-state") == "live"
+        gm.get_by_test_id("close-sheet").click()
+        gm.get_by_test_id("menu-button").click()
+        with gm_ctx.expect_page() as opened:
+            gm.get_by_test_id("table-display").click()
+        display = opened.value
+        wait_ready(display)
+        gm.get_by_test_id("sheet-close").click()
+        gm.get_by_test_id("menu-button").click()
+        gm.get_by_test_id("live-table").click()
+        wait_text(gm, "live-followers", "A table display follows on this device")
+        display.close()
+        wait_text(gm, "live-followers", r"^1 phone follows: [^.]*\.$")
+    finally:
+        close(gm_ctx, a_ctx)
