@@ -104,8 +104,13 @@
     }
   } catch (e) { inMemory("refused (" + (e && e.name) + ")"); }
   var theme = null, snapshot = null;
+  // A live link (#live=…, a player's phone) or the table display (#display): the players' view is the
+  // page's screen; no stored fight is drawn as a preview (on a display, the game master's own fight
+  // with its hidden foes would be: issue 36).
+  RK.route = location.hash === "#display" ? "display" : location.hash.indexOf("#live=") === 0 ? "follow" : "";
+  if (RK.route) root.dataset.route = RK.route;
   try {
-    snapshot = localStorage.getItem(RK.prefix + "snapshot");
+    snapshot = RK.route ? null : localStorage.getItem(RK.prefix + "snapshot");
     theme = localStorage.getItem(RK.prefix + "theme");
   } catch (e) { RK.storage = false; }
   // The theme: the phone's own light or dark setting unless Light or Dark was picked in the menu

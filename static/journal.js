@@ -10,6 +10,9 @@
 (function () {
   "use strict";
   var RK = window.RK;
+  // The table display (a second window of the game master's) reads none of the stored fights: it shows
+  // only what the game master's window sends it (issue 36). It saves nothing either.
+  if (RK.route === "display") { RK.journalReady = Promise.resolve(); return; }
   var DB = "roundkeeper-journal";
   var STORE = "keys";
   var SEQ_KEY = RK.prefix + "journal-seq";      // localStorage's own mark: the journal's sequence it has caught up with

@@ -513,7 +513,7 @@ def live_follow_html(live: Any, state: str, display: bool, attacks: list[tuple[s
         f'<div class="live-view{" display" if display else ""}" data-testid="live-view">'
         f'<p class="live-state" id="live-state" data-testid="live-state" data-state="{esc(kind)}" aria-live="polite">{esc(state)}</p>{body}</div>'
         + ("" if display or live.view is None else _player_asks(live, attacks or []))
-        + f'<div class="row">{stop}<button type="button" data-action="close-sheet" data-testid="close-sheet">Close</button></div>'
+        + ("" if display else f'<div class="row">{stop}<button type="button" data-action="close-sheet" data-testid="close-sheet">Close</button></div>')
     )
 
 

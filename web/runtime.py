@@ -138,6 +138,7 @@ class Runtime:
         self.wake = browser.WakeLock()
         self.sheet_later = browser.Later(lambda: self.render_sheet(typing=True))
         self.asked_to_keep = False
+        self.page_only = False   # the table display: the players' view alone (start: `#display`)
         self.servers = live_servers(self.store.get(SERVERS_KEY) if self.persistent else None)
         self.transport = browser.Transport(prefix + "live", self.heard, self.peer_changed, lambda peer: self.dispatch(DirectFailed(peer)))
         self.scanner = browser.Scanner(lambda text, kind: self.dispatch(CodeRead(text, kind)))
@@ -698,6 +699,10 @@ class Runtime:
 
     def render(self, elsewhere: bool = False) -> None:
         """`elsewhere`: drawn for another tab's change (the open sheet's fields keep what is typed)."""
+        if self.page_only:  # the table display: its one screen, and nothing of a tracker
+            if self.model.ui.sheet is not None:
+                self.render_sheet()
+            return
         t = self.model.timeline
         enc = t.present
         if any(n.encounter is not None for n in self.model.notices):
@@ -748,6 +753,8 @@ class Runtime:
             self.dispatch(SheetClosed() if drawn.kind is None else SheetOpened(drawn.kind))
             return
         dom.set_html("sheet-body", drawn, morph=True, typing=typing)
+        # The players' view is the page's screen on a player's phone and the table display, not a dialog over a tracker.
+        dom.el("sheet").classList.toggle("page", self.model.ui.sheet[0] == "live-follow")
         if self.model.ui.sheet[0] == "live" and self.live_link:
             self.show_link(self.live_link)
         for field, box, note in (("offer-code", "offer-qr", "offer-qr-note"), ("answer-code", "answer-qr", "answer-qr-note"),
@@ -1002,6 +1009,8 @@ class Listeners:
             self.rt.dispatch(SheetClosed())
 
     def on_storage(self, event: JsObject) -> None:
+        if self.rt.page_only:
+            return  # the table display reads none of the stored fights
         key = dom.py(event.key)
         if key is None or not str(key).startswith(self.rt.prefix):
             return  # cleared, or a sibling site at another path of this origin
@@ -1161,15 +1170,20 @@ def start() -> None:
     seed_text = dom.py(window.URLSearchParams.new(window.location.search).get("seed"))
     seed, refused = read_seed(None if seed_text is None else str(seed_text))
     rng = random.Random(seed) if seed is not None else random.Random()
-    if seed is not None:
+    display = str(window.location.hash or "") == "#display"
+    if seed is not None and not display:  # (the display rolls nothing)
         say_fixed_dice(str(seed_text))
     try:
-        rt = Runtime(store, status, rng, prefix)
+        # The table display (a second window of the game master's) reads nothing stored: not the
+        # game master's fight, its hidden foes, nor anything else; it shows what the game master's
+        # window sends it, and saves nothing (issue 36).
+        rt = Runtime(MemoryStore(), "display", rng, prefix) if display else Runtime(store, status, rng, prefix)
     except Exception as error:  # noqa: BLE001 - whatever is stored, the engine starts
         rt = Runtime(MemoryStore(), "blocked", rng, prefix)
         rt.say(Notice("error", f"The saved data could not be loaded ({type(error).__name__}: {str(error)[:200]}). "
                                "It is left untouched; this page runs without saving. Reload to try again."))
     runtime = rt
+    rt.page_only = display
     if refused:
         rt.say(Notice("warn", refused))
     journal = dom.py(getattr(rk, "journal", None))
@@ -1199,6 +1213,14 @@ def start() -> None:
     rk.bench = dom.proxy(bench)
     window.clearTimeout(rk.watchdog)
     document.getElementById("boot-error").classList.remove("show")
+    if display:  # nothing of a tracker in its DOM: no control that could change a fight
+        for ident in ("app", "dock", "menu-button"):
+            node = dom.el(ident)
+            if node is not None:
+                node.remove()
+        head = dom.py(document.querySelector("#sheet .sheet-head"))
+        if head is not None:
+            head.remove()
     document.documentElement.dataset.engine = "ready"
     rk.readyAt = window.performance.now()
     window.performance.mark("rk:ready")

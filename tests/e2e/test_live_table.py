@@ -150,3 +150,63 @@ def test_the_followers_line_drops_a_table_display_that_was_closed_and_the_dot_sa
         wait_text(gm, "live-followers", r"^1 phone follows: [^.]*\.$")
     finally:
         close(gm_ctx, a_ctx)
+
+
+# Every control but the new-version banner's Reload (the page's own, as on every page: it changes no fight).
+CONTROLS = "button:not(#banner-reload), input, select, textarea, [data-action], a[href]"
+
+
+def display_leaks(display, hidden: str) -> dict:
+    """What of the game master's tracker the display's DOM holds: the hidden name, any control."""
+    return display.evaluate(
+        "([hidden, controls]) => ({hidden: document.documentElement.outerHTML.includes(hidden),"
+        " controls: [...document.querySelectorAll(controls)].map(n => n.outerHTML.slice(0, 80)),"
+        " tracker: !!document.querySelector('#tracker, #dock, [data-testid=combatant-row]')})",
+        [hidden, CONTROLS])
+
+
+def test_the_table_display_is_a_page_of_its_own_that_shows_only_the_players_view(browser, site):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720}, device_scale_factor=1)
+    ctx.add_init_script("window.__rkNextTurnGuardMs = 0")
+    ctx.add_init_script("window.__rkSnapshot = window.__rkSnapshot || 'off'")
+    try:
+        gm = open_app(ctx, site["url"] + "/?seed=2").page
+        add_combatant(gm, "Assassin Vex", hp=37, initiative=30)
+        gm.locator("[data-testid=combatant-row]", has_text="Assassin Vex").click()
+        gm.get_by_test_id("hide-toggle").click()
+        gm.get_by_test_id("close-sheet").click()
+        add_combatant(gm, "Aldric", hp=30, side="party", pc=True, initiative=18)
+        add_combatant(gm, "Goblin", hp=7, count=10, initiative=12)
+        gm.get_by_test_id("start-combat").click()
+        ctx.set_offline(True)  # BroadcastChannel: no network
+        gm.get_by_test_id("menu-button").click()
+        with ctx.expect_page() as opened:
+            gm.get_by_test_id("table-display").click()
+        display = opened.value
+        wait_ready(display)
+        wait_live(display)
+        # Its own page: the players' view, full window; 11 combatants in view without scrolling.
+        assert display.evaluate("document.documentElement.dataset.route") == "display"
+        rows = display.locator("[data-testid=live-view] [data-testid=view-row]")
+        rows.nth(10).wait_for()
+        assert rows.count() == 11
+        assert display.evaluate("[...document.querySelectorAll('[data-testid=view-row]')].every(r => r.getBoundingClientRect().bottom <= innerHeight)")
+        box = display.get_by_test_id("sheet").bounding_box()
+        assert box["width"] >= 1270 and box["height"] >= 710
+        # Nothing of the tracker, no control, and the hidden name nowhere: before and after Escape and Back.
+        leaks = display_leaks(display, "Assassin Vex")
+        assert leaks == {"hidden": False, "controls": [], "tracker": False}, leaks
+        display.keyboard.press("Escape")
+        display.evaluate("history.back()")
+        display.wait_for_timeout(500)
+        assert display.get_by_test_id("sheet").is_visible()
+        assert display_leaks(display, "Assassin Vex") == {"hidden": False, "controls": [], "tracker": False}
+        # Revealed, it appears within a second; the display read nothing stored of the fight.
+        gm.get_by_test_id("sheet-close").click()
+        gm.locator("[data-testid=combatant-row]", has_text="Assassin Vex").click()
+        gm.get_by_test_id("hide-toggle").click()
+        display.wait_for_function("document.querySelector('[data-testid=live-view]').textContent.includes('Assassin Vex')",
+                                  timeout=1_000)
+        assert display.evaluate("RK.journal === undefined || RK.journal.ok === false")
+    finally:
+        ctx.close()

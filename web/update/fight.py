@@ -41,6 +41,7 @@ from ..effects import (
     SetField,
     SetTheme,
     ShowShareLink,
+    ShowSheet,
     StoreCollection,
     Toast,
 )
@@ -416,6 +417,8 @@ def _sheet_opened(model: Model, m: SheetOpened) -> Result:
 
 
 def _sheet_closed(model: Model, m: SheetClosed) -> Result:
+    if model.live.role == "display" and model.ui.sheet is not None:
+        return model, (ShowSheet(False),)  # the table display's one screen (Escape, Back): it stays
     return closed(model)
 
 
