@@ -829,9 +829,10 @@ def main(argv: list[str] | None = None) -> int:
     p_bench = sub.add_parser("bench", help="print the start-up and engine figures")
     p_bench.add_argument("--runs", type=int, default=5)
     p_bench.add_argument("--skip-startup", action="store_true", help="only the engine, tracker and save figures")
-    p_bench.add_argument("--only", choices=("offline", "journal", "crashes", "engine", "taps", "library"),
+    p_bench.add_argument("--only", choices=("offline", "journal", "crashes", "engine", "taps", "library", "live"),
                          help="only these figures (the no-internet live table; the journal; renderer crashes with and "
-                              "without JSPI; the dice and tracker engine; the taps of the table's common actions; the creature library)")
+                              "without JSPI; the dice and tracker engine; the taps of the table's common actions; the creature library; "
+                              "the live table over the relay)")
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "test":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
