@@ -57,6 +57,16 @@ RUNTIMES = {
         "0.25.4",
         "sha512-ehvSL1FqW962XyEctXngeDF/IOM1bWmfCKBNR4vwmVa0JGfM0+dlY4TEzSEGghYp3qqGCrpFIVTxdvlBUGVO6Q==",
     ),
+    # Its Nostr strategy (issue 36: two relay networks at once) and the Schnorr signatures it makes
+    # its relay events with (@noble/secp256k1: one ES module, no imports), served from ./trystero/.
+    "@trystero-p2p/nostr": (
+        "0.25.4",
+        "sha512-QDox1VVHl0ro/CLfQVUtMS9EQbtJhQM7CCsO4SGv9KrPBT+x3bmOqQ4Y6iugsLzQ6sW+a2cwUTxjDRz/BywqMg==",
+    ),
+    "@noble/secp256k1": (
+        "3.2.0",
+        "sha512-Z3ZAWOTxJ0EuTuZTi7Y69iK7GgrLHh8sgm45lVDhg/b3Nk1TpAiKhick2KkZisHuupeepSkyIydN/J459SdX1w==",
+    ),
     # The scanner's QR reader where the browser has none (Safari on iPhone, desktop Linux): ZXing-C++
     # as WebAssembly, its ES module and reader .wasm served from ./zxing/ (static/scan.mjs).
     "zxing-wasm": (
@@ -94,9 +104,11 @@ STDLIB_EXTRA = "stdlib-extra.zip"
 # The tests' own live-table relay (tools/relay.mjs, a WebTorrent tracker from npm) listens here;
 # the build the tests drive allows it in its CSP beside the public relays.
 TEST_RELAY = "ws://127.0.0.1:47913"
+TEST_NOSTR = "ws://127.0.0.1:47914"  # the tests' Nostr relay (nostr-relay from PyPI, tests/e2e/conftest.py)
 # d20 (Avrae's roller) and its own dependencies: the dice comparison table is checked against it (tests/peers).
 TEST_REQUIREMENTS = ("pytest==9.2.0", "playwright==1.65.2", "hypothesis==6.170.15", "ruff==0.14.6", "mypy==1.19.0",
-                     "d20==1.1.2", "lark-parser==0.9.0", "cachetools==8.0.2")
+                     "d20==1.1.2", "lark-parser==0.9.0", "cachetools==8.0.2",
+                     "nostr-relay==1.14")  # the live table's tests: a real Nostr relay on 127.0.0.1
 CHROMIUM_FLAGS = (
     "--no-sandbox",
     "--disable-gpu",
@@ -376,16 +388,25 @@ def _write_trimmed_lock(source: Path, dest: Path) -> None:
 
 
 def copy_trystero(modules: Path, out: Path) -> None:
-    """Trystero's torrent strategy as ./trystero/torrent.mjs and its core in ./trystero/core/."""
+    """Trystero's torrent and Nostr strategies as ./trystero/torrent.mjs and ./trystero/nostr.mjs, their
+    one core in ./trystero/core/ (one `selfId` for both: a phone is the same peer on either network),
+    and @noble/secp256k1 as ./trystero/noble-secp256k1.mjs."""
     dest = out / "trystero"
     (dest / "core").mkdir(parents=True)
     for path in sorted((modules / "@trystero-p2p" / "core" / "dist").glob("*.mjs")):
         shutil.copy2(path, dest / "core" / path.name)
-    source = (modules / "@trystero-p2p" / "torrent" / "dist" / "index.mjs").read_text()
-    rewritten = source.replace('from "@trystero-p2p/core"', 'from "./core/index.mjs"')
-    if rewritten == source or "@trystero-p2p/" in rewritten.replace("@trystero-p2p/torrent", ""):
-        sys.exit("@trystero-p2p/torrent: its import of the core was not found where build.py expects it")
-    (dest / "torrent.mjs").write_text(rewritten)
+    noble = (modules / "@noble" / "secp256k1" / "index.js").read_text()
+    if re.search(r"^\s*(import|export\s+\*\s+from)\b", noble, re.M) or " from \"" in noble:
+        sys.exit("@noble/secp256k1: it imports another module; build.py serves it alone")
+    (dest / "noble-secp256k1.mjs").write_text(noble)
+    for strategy in ("torrent", "nostr"):
+        source = (modules / "@trystero-p2p" / strategy / "dist" / "index.mjs").read_text()
+        rewritten = source.replace('from "@trystero-p2p/core"', 'from "./core/index.mjs"').replace(
+            'from "@noble/secp256k1"', 'from "./noble-secp256k1.mjs"')
+        bare = re.findall(r'from "([^".][^"]*)"', rewritten)
+        if rewritten == source or bare:
+            sys.exit(f"@trystero-p2p/{strategy}: its imports are not where build.py expects them ({bare})")
+        (dest / f"{strategy}.mjs").write_text(rewritten)
 
 
 def copy_zxing(modules: Path, out: Path) -> None:
@@ -404,12 +425,12 @@ def copy_zxing(modules: Path, out: Path) -> None:
 
 
 def connect_src(extra_relays: tuple[str, ...] = ()) -> str:
-    """The CSP's connect-src: our own origin, and the live table's relays (pyengine/live.py's, and any
-    this build adds, e.g. the tests' own on 127.0.0.1); nothing else."""
-    from pyengine.live import DEFAULT_RELAYS
+    """The CSP's connect-src: our own origin, and the live table's relays of both networks (pyengine/live.py's
+    WebTorrent trackers and Nostr relays, and any this build adds, e.g. the tests' own on 127.0.0.1); nothing else."""
+    from pyengine.live import DEFAULT_NOSTR, DEFAULT_RELAYS
 
     origins = []
-    for url in (*DEFAULT_RELAYS, *extra_relays):
+    for url in (*DEFAULT_RELAYS, *DEFAULT_NOSTR, *extra_relays):
         origin = re.match(r"^(wss?://[^/\s;,'\"]+)", url)
         if origin is None:
             sys.exit(f"not a relay address: {url!r}")
@@ -799,7 +820,7 @@ def run_tests(pytest_args: list[str]) -> int:
     ensure_debian_tool("ffmpeg", "ffmpeg", "the no-internet join's camera test", "--no-install-recommends")
     checks = {"ruff": [str(python), "-m", "ruff", "check", "."], "mypy": [str(python), "-m", "mypy"]}
     failed = [name for name, command in checks.items() if subprocess.run(command, cwd=ROOT).returncode != 0]
-    build(DIST, relays=(TEST_RELAY,))
+    build(DIST, relays=(TEST_RELAY, TEST_NOSTR))
     env = {**os.environ, "CHROMIUM": chromium, "RK_DIST": str(DIST), "PYTHONPATH": str(ROOT)}
     code = subprocess.run([str(python), "-m", "pytest", *pytest_args], cwd=ROOT, env=env).returncode
     if failed:
@@ -821,8 +842,11 @@ def main(argv: list[str] | None = None) -> int:
     p_build = sub.add_parser("build", help="make dist/")
     p_build.add_argument("--out", type=Path, default=DIST)
     p_build.add_argument("--full-stdlib", action="store_true", help="ship Python's whole standard library")
-    p_build.add_argument("--relay", action="append", default=[], help="a live-table relay to allow beside the defaults (CSP)")
+    p_build.add_argument("--relay", action="append", default=[], help="a live-table WebTorrent tracker to allow beside the defaults (CSP)")
+    p_build.add_argument("--nostr-relay", action="append", default=[], help="a live-table Nostr relay to allow beside the defaults (CSP)")
     p_serve = sub.add_parser("serve", help="build and serve on 127.0.0.1")
+    p_serve.add_argument("--relay", action="append", default=[], help="a WebTorrent tracker: allowed, and the printed link uses it")
+    p_serve.add_argument("--nostr-relay", action="append", default=[], help="a Nostr relay: allowed, and the printed link uses it")
     p_serve.add_argument("--port", type=int, default=8000)
     p_serve.add_argument("--base", default="/", help="serve under a sub-path, e.g. /roundkeeper/")
     sub.add_parser("test", help="set up, build, run unit and end-to-end tests (extra arguments go to pytest)")
@@ -838,13 +862,17 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
 
     if args.command == "build":
-        build(args.out.resolve(), args.full_stdlib, tuple(args.relay))
+        build(args.out.resolve(), args.full_stdlib, (*args.relay, *args.nostr_relay))
         return 0
     if args.command == "serve":
-        out = build(DIST)
+        out = build(DIST, relays=(*args.relay, *args.nostr_relay))
         base = normalise_base(args.base)
         server = make_server({base: out}, args.port)
-        print(f"Serving Roundkeeper at http://127.0.0.1:{server.server_address[1]}{base} (Ctrl+C stops)")
+        # With a table's own relays: the link that uses them (a live table's join link then carries them).
+        query = "&".join(f"{name}={','.join(urls)}" for name, urls in (("relays", args.relay), ("nostr", args.nostr_relay)) if urls)
+        if query and not (args.relay and args.nostr_relay):
+            query += "&relays=" if not args.relay else "&nostr="  # only the relays named: the other network left out
+        print(f"Serving Roundkeeper at http://127.0.0.1:{server.server_address[1]}{base}{'?' + query if query else ''} (Ctrl+C stops)")
         try:
             server.serve_forever()
         except KeyboardInterrupt:
@@ -855,7 +883,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "bench":
         python = ensure_venv()
         chromium = find_chromium()
-        build(DIST, relays=(TEST_RELAY,))
+        build(DIST, relays=(TEST_RELAY, TEST_NOSTR))
         env = {**os.environ, "CHROMIUM": chromium, "RK_DIST": str(DIST), "PYTHONPATH": str(ROOT)}
         return subprocess.run(
             [str(python), str(ROOT / "tests" / "bench.py"), "--runs", str(args.runs), *(["--skip-startup"] if args.skip_startup else []),

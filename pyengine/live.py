@@ -25,7 +25,7 @@ from .text import clean_text
 __all__ = [
     "LIVE_VERSION", "MAX_MESSAGE", "MAX_DEPTH", "Incoming", "LiveError", "new_room", "read_room", "join_code",
     "state_text", "beat_text", "hello_text", "request_text", "you_text", "BEAT_MS", "SILENT_MS", "read_message", "read_servers", "FROM_HOST", "FROM_FOLLOWER", "DEFAULT_RELAYS",
-    "DEFAULT_STUN", "newer", "RELAY_SCHEMES", "STUN_SCHEMES", "relay_origin", "allowed_relays", "check_relays", "answer_text", "ANSWERS", "MAX_RID",
+    "DEFAULT_STUN", "newer", "RELAY_SCHEMES", "STUN_SCHEMES", "relay_origin", "allowed_relays", "check_relays", "answer_text", "ANSWERS", "MAX_RID", "DEFAULT_NOSTR",
 ]
 
 LIVE_VERSION = 1
@@ -46,6 +46,17 @@ DEFAULT_RELAYS = (
     "wss://tracker.openwebtorrent.com",
     "wss://tracker.webtorrent.dev",
     "wss://tracker.files.fm:7073/announce",
+)
+# And Nostr relays at the same time (Trystero's nostr strategy; issue 36: Trystero's maintainer calls the
+# public WebTorrent trackers' reliability spotty): four of the defaults Trystero's maintainers keep in
+# @trystero-p2p/nostr 0.25.4, general-purpose public relays run by independent operators. They see
+# signed events of an ephemeral key, tagged with a hash of the room; the offers and answers inside are
+# encrypted with the room's password. build.py writes these into the CSP's connect-src too.
+DEFAULT_NOSTR = (
+    "wss://nos.lol",
+    "wss://relay.mostr.pub",
+    "wss://purplerelay.com",
+    "wss://strfry.shock.network",
 )
 # What WebRTC asks a phone's public address from (not a relay: no data passes through them).
 DEFAULT_STUN = ("stun:stun.l.google.com:19302", "stun:stun.cloudflare.com:3478")
@@ -137,7 +148,7 @@ def check_relays(relays: tuple[str, ...], allowed: tuple[str, ...]) -> None:
     blocked = [r for r in relays if relay_origin(r) not in allowed]
     if blocked:
         raise LiveError(f"{blocked[0][:60]} is not among the relays this site may reach ({', '.join(allowed) or 'none'}); "
-                        "a table's own relay is added when the site is built (python3 build.py build --relay …).")
+                        "a table's own relay is added when the site is built (python3 build.py build --relay … or --nostr-relay …).")
 
 
 def _dumps(doc: dict[str, Any]) -> str:

@@ -11,8 +11,6 @@ const MAX_MESSAGE = 64000
 const SIGNED = 'S'
 const ECDSA = { name: 'ECDSA', namedCurve: 'P-256' }
 const SIGNING = { name: 'ECDSA', hash: 'SHA-256' }
-let room = null
-let channel = null
 let signer = null
 let ownKey = null          // the host's public key: its own states, passed on by followers, are dropped quietly
 const passedOn = new Set()  // a follower passes each signed message on once (by its signature)
@@ -137,7 +135,17 @@ export function me() { return ownId }
 let handlers = { onPeer: () => {}, onMessage: () => {}, onFail: () => {} }
 export function listen(onPeer, onMessage, onFail) { handlers = { onPeer, onMessage, onFail } }
 
-export async function connect(roomId, secret, relays, stun, onPeer, onMessage, hostPublic) {
+// The room is joined on two relay networks at once (issue 36): WebTorrent trackers (Trystero's torrent
+// strategy) and Nostr relays (its nostr strategy: signed events with an ephemeral key, the offers and
+// answers encrypted with the room's password). Both share Trystero's core, so this phone is one peer
+// (one selfId) on either; a phone met on both is one follower: it is announced once (when the first
+// network meets it, gone when the last loses it), and each message goes to it over one network only
+// (the first that met it), so nothing arrives twice.
+const NETWORKS = [['nostr', './trystero/nostr.mjs'], ['torrent', './trystero/torrent.mjs']]
+let rooms = []               // { net, module, room, channel }
+const met = new Map()        // peerId -> the rooms (in order met) it is connected through
+
+export async function connect(roomId, secret, relays, nostr, stun, onPeer, onMessage, hostPublic) {
   leaveRoom()
   let verifier = null
   if (hostPublic) {
@@ -145,29 +153,72 @@ export async function connect(roomId, secret, relays, stun, onPeer, onMessage, h
     signer = null
     ownKey = null
   }
-  relayModule = await import('./trystero/torrent.mjs')
-  const { joinRoom, selfId } = relayModule
-  ownId = selfId
-  room = joinRoom({
-    appId: 'roundkeeper-live-1',
-    password: secret,
-    relayConfig: { urls: Array.from(relays) },
-    rtcConfig: { iceServers: stun.length ? [{ urls: Array.from(stun) }] : [] },
-    rtcPolyfill: GuardedPeerConnection,
-  }, roomId)
-  channel = room.makeAction('rk')
-  channel.onMessage = async (data, meta) => {
-    if (typeof data !== 'string' || data.length > MAX_MESSAGE + 200) return onMessage(meta.peerId, null)
-    if (!verifier) {
-      if (ownKey && data[0] === SIGNED && await verified(ownKey, data) !== null) return  // our own, passed back
-      return onMessage(meta.peerId, data)
+  const urls = { torrent: Array.from(relays), nostr: Array.from(nostr) }
+  const joined = []
+  for (const [net, path] of NETWORKS) {
+    if (!urls[net].length) continue
+    const module = await import(path)
+    ownId = module.selfId
+    const room = module.joinRoom({
+      appId: 'roundkeeper-live-1',
+      password: secret,
+      relayConfig: { urls: urls[net] },
+      rtcConfig: { iceServers: stun.length ? [{ urls: Array.from(stun) }] : [] },
+      rtcPolyfill: GuardedPeerConnection,
+    }, roomId)
+    const entry = { net, module, room, channel: room.makeAction('rk') }
+    entry.channel.onMessage = async (data, meta) => {
+      if (typeof data !== 'string' || data.length > MAX_MESSAGE + 200) return onMessage(meta.peerId, null)
+      if (!verifier) {
+        if (ownKey && data[0] === SIGNED && await verified(ownKey, data) !== null) return  // our own, passed back
+        return onMessage(meta.peerId, data)
+      }
+      const text = await verified(verifier, data)
+      if (text !== null) passOn(data, meta.peerId)
+      onMessage(meta.peerId, text)
     }
-    const text = await verified(verifier, data)
-    if (text !== null) passOn(data, meta.peerId)
-    onMessage(meta.peerId, text)
+    room.onPeerJoin = (peerId) => {
+      const through = met.get(peerId) || []
+      if (!through.includes(entry)) through.push(entry)
+      met.set(peerId, through)
+      if (through.length === 1) onPeer(peerId, true)
+    }
+    room.onPeerLeave = (peerId) => {
+      const through = (met.get(peerId) || []).filter((e) => e !== entry)
+      if (through.length) { met.set(peerId, through); return }
+      if (met.delete(peerId)) onPeer(peerId, false)
+    }
+    joined.push(entry)
   }
-  room.onPeerJoin = (peerId) => onPeer(peerId, true)
-  room.onPeerLeave = (peerId) => onPeer(peerId, false)
+  rooms = joined
+  if (joined.length) watchRelays(joined[0].module)
+}
+
+// A relay that goes down: Trystero retries it with a doubling back-off and gives it up for good once
+// the wait would reach a minute (~100 s down), so a relay restarted later would never be used again
+// by this page. Its reconnection is held instead (its own pause, as for a phone offline) and released
+// every RELAY_RETRY_MS: each relay that is down tries once more, and again at the next release.
+const RELAY_RETRY_MS = 6000
+let relayWatch = null
+function watchRelays(module) {
+  if (relayWatch) return
+  module.pauseRelayReconnection()
+  relayWatch = setInterval(() => {
+    module.resumeRelayReconnection()
+    setTimeout(() => module.pauseRelayReconnection(), 0)  // (after the release has run: a new hold)
+  }, RELAY_RETRY_MS)
+}
+
+// Each peer over the first network that met it: [room entry, its peer ids] for `targets` (all: null).
+function routes(targets, except) {
+  const by = new Map()
+  for (const [id, through] of met) {
+    if ((targets && !targets.includes(id)) || id === except || !through.length) continue
+    const entry = through[0]
+    if (!by.has(entry)) by.set(entry, [])
+    by.get(entry).push(id)
+  }
+  return by
 }
 
 // The relays' tracker hands each phone's offers to a few others at random, so in a larger room a
@@ -176,14 +227,15 @@ export async function connect(roomId, secret, relays, stun, onPeer, onMessage, h
 function passOn(data, from) {
   const bar = data.indexOf('|')
   // Only what is for everyone (the present, the heartbeat): what the game master tells one phone is not passed on.
-  if (!data.startsWith('{"v":1,"t":"state"', bar + 1) && !data.startsWith('{"v":1,"t":"beat"', bar + 1)) return
+  if (!data.startsWith(STATE_PREFIX, bar + 1) && !data.startsWith(BEAT_PREFIX, bar + 1)) return
   const signature = data.slice(1, bar)
   if (passedOn.has(signature)) return
   passedOn.add(signature)
   if (passedOn.size > 1000) passedOn.delete(passedOn.values().next().value)
-  const others = room ? Object.keys(room.getPeers()).filter((id) => id !== from) : []
-  if (others.length) quietly(channel.send(data, { target: others }))
+  for (const [entry, ids] of routes(null, from)) quietly(entry.channel.send(data, { target: ids }))
 }
+const STATE_PREFIX = '{"v":1,"t":"state"'
+const BEAT_PREFIX = '{"v":1,"t":"beat"'
 
 async function verified(key, data) {
   const bar = data.indexOf('|')
@@ -195,7 +247,7 @@ async function verified(key, data) {
 }
 
 export async function send(text, peerId) {
-  if (!channel && !direct.size) return
+  if (!rooms.length && !direct.size) return
   let out = text
   if (signer) {
     const sig = await crypto.subtle.sign(SIGNING, signer, new TextEncoder().encode(text))
@@ -210,21 +262,28 @@ export async function send(text, peerId) {
     }
     if (near) return
   }
-  try {
-    quietly(channel && channel.send(out, peerId ? { target: peerId } : undefined))
-  } catch (e) { /* a peer that just left */ }
+  for (const [entry, ids] of routes(peerId ? [peerId] : null, null)) {
+    try { quietly(entry.channel.send(out, { target: ids })) } catch (e) { /* a peer that just left */ }
+  }
 }
 
-// How many of the room's relays answer (0: this phone cannot reach the relays: no internet?).
+// How the relays answer, per network: [Nostr up, Nostr asked, WebTorrent up, WebTorrent asked]
+// (-1, -1: that network is not used by this room; all -1: not at the relays).
 export function relaysUp() {
-  if (!room || !relayModule) return -1
-  return Object.values(relayModule.getRelaySockets()).filter((s) => s && s.readyState === 1).length
+  const out = []
+  for (const [net] of NETWORKS) {
+    const entry = rooms.find((e) => e.net === net)
+    if (!entry) { out.push(-1, -1); continue }
+    const sockets = Object.values(entry.module.getRelaySockets())
+    out.push(sockets.filter((s) => s && s.readyState === 1).length, sockets.length)
+  }
+  return out
 }
 
 function leaveRoom() {
-  if (room) room.leave()
-  room = null
-  channel = null
+  for (const entry of rooms) entry.room.leave()
+  rooms = []
+  met.clear()
 }
 
 export function leave() {
@@ -246,7 +305,6 @@ const pending = new Map()  // offer token -> { pc, dc, id } (the game master's, 
 const everOpened = new Set() // direct peers that connected once (a drop later is not "could not connect")
 const OPEN_WAIT_MS = 20000 // an answer read that does not connect this long: the phones cannot reach each other
 const GATHER_MS = 4000     // the longest wait for this phone's addresses
-let relayModule = null
 
 function gathered(pc) {
   return new Promise((resolve) => {

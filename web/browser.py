@@ -111,6 +111,10 @@ class DomPage:
     def servers(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return self._runtime.servers  # type: ignore[no-any-return]
 
+    @property
+    def nostr(self) -> tuple[str, ...]:
+        return self._runtime.nostr  # type: ignore[no-any-return]
+
 
 class Later:
     """One timer: `soon(ms)` runs `callback` then (an earlier call not yet run is dropped)."""
@@ -280,9 +284,11 @@ class Transport:
         found = await (await self.load()).hostKey(kept or "")
         return str(found[0]), str(found[1])
 
-    async def connect(self, room: str, secret: str, relays: tuple[str, ...], stun: tuple[str, ...], host_key: str | None) -> None:
+    async def connect(self, room: str, secret: str, relays: tuple[str, ...], nostr: tuple[str, ...], stun: tuple[str, ...],
+                      host_key: str | None) -> None:
         module = await self.load()
-        await module.connect(room, secret, to_js(list(relays)), to_js(list(stun)), self._on_peer, self._on_message, host_key or "")
+        await module.connect(room, secret, to_js(list(relays)), to_js(list(nostr)), to_js(list(stun)), self._on_peer, self._on_message,
+                             host_key or "")
         self.self_id = str(module.me())
 
     def send(self, text: str, peer: str | None = None) -> None:
@@ -302,9 +308,12 @@ class Transport:
         """The game master's phone: a player's answer to the offer `token` (False: that offer is gone)."""
         return bool(await (await self.load()).answered(token, sdp))
 
-    def relays_up(self) -> int:
-        """How many relays answer now (-1: not at the relays)."""
-        return int(self.module.relaysUp()) if self.module is not None else -1
+    def networks(self) -> tuple[int, int, int, int]:
+        """How the relays answer now: (Nostr up, Nostr asked, WebTorrent up, WebTorrent asked); -1 where not used."""
+        if self.module is None:
+            return (-1, -1, -1, -1)
+        found = [int(x) for x in dom.py(self.module.relaysUp())]
+        return (found[0], found[1], found[2], found[3]) if len(found) == 4 else (-1, -1, -1, -1)
 
     def post(self, text: str) -> None:
         if self.channel is not None:

@@ -211,6 +211,7 @@ class LiveConnect(Record):
     stun: tuple[str, ...] = ()
     hello: str = ""
     host_key: str = ""     # follow: take only what this key signed
+    nostr: tuple[str, ...] = ()  # the Nostr relays (joined at the same time as the WebTorrent trackers)
 
 
 class LiveSend(Record):
@@ -251,6 +252,7 @@ class StoreServers(Record):
 
     relays: tuple[str, ...]
     stun: tuple[str, ...]
+    nostr: tuple[str, ...] = ()
 
 
 class OpenDisplay(Record):

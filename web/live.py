@@ -8,7 +8,7 @@ from typing import Any
 
 from .model import Live, Peer, Request
 
-__all__ = ["state_line", "state_kind", "followers_line", "muted", "relays_line", "live_table_text", "read_live_table", "STALE_MS",
+__all__ = ["state_line", "state_kind", "networks_line", "followers_line", "muted", "relays_line", "live_table_text", "read_live_table", "STALE_MS",
            "MAX_KEPT_CLAIMS", "MAX_KEPT_REQUESTS"]
 
 STALE_MS = 15_000   # a follower without its host this long says "last update … ago" (before: "reconnecting…")
@@ -17,6 +17,9 @@ STALE_MS = 15_000   # a follower without its host this long says "last update �
 def state_line(live: Live) -> str:
     """What a follower says of its connection: "live", "reconnecting…" or "last update 40 s ago"."""
     if live.host_here():
+        down = live.networks[1] > 0 or live.networks[3] > 0
+        if down and live.networks[0] <= 0 and live.networks[2] <= 0 and not live.direct:
+            return "live · the relays do not answer: if this phone drops, it comes back when one does"
         return "live"
     if live.direct:
         # Joined by two scans: no relay to look again through; a lost connection needs the two scans again.
@@ -30,6 +33,18 @@ def state_line(live: Live) -> str:
     if ago * 1000 < STALE_MS:
         return "reconnecting…"
     return f"last update {_ago(ago)} ago · reconnecting…"
+
+
+def networks_line(live: Live) -> str:
+    """Which relay networks answer: "relays: Nostr 3 of 4, WebTorrent 0 of 3" (why phones would not meet)."""
+    nostr_up, nostr_all, torrent_up, torrent_all = live.networks
+    parts = [f"{name} {up} of {asked}" for name, up, asked in (("Nostr", nostr_up, nostr_all), ("WebTorrent", torrent_up, torrent_all))
+             if asked > 0]
+    if not parts:
+        return "relays: connecting…" if live.relays or live.nostr else ""
+    if nostr_up <= 0 and torrent_up <= 0:
+        return f"relays: {', '.join(parts)}: none answers (no internet?); phones already here stay connected, new ones cannot join."
+    return f"relays: {', '.join(parts)}."
 
 
 def state_kind(live: Live) -> str:
@@ -136,7 +151,7 @@ def read_live_table(text: str, room: str) -> tuple[tuple[tuple[str, str], ...], 
 
 def relays_line(live: Live) -> str:
     """What the game master's No internet section says of the relays."""
-    if live.hosting and not live.relays:
+    if live.hosting and not live.relays and not live.nostr:
         return "This table is live without the relays: players join with two scans each."
     if live.relays_up == 0:
         return "The relays cannot be reached (no internet?): players on this Wi-Fi can join with two scans each."

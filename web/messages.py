@@ -465,6 +465,7 @@ class LiveOpened(Record):
     stun: tuple[str, ...]
     shown: bool = True
     kept: str = ""           # what was kept with the room (a reload): its claims and waiting requests
+    nostr: tuple[str, ...] = ()  # the Nostr relays (the room is joined on both networks at once)
 
 
 class LiveStopped(Record):
@@ -479,6 +480,7 @@ class LiveFollowed(Record):
     stun: tuple[str, ...]
     name: str = ""           # what the phone says it is (its first character's name)
     device: str = ""         # its lasting id at live tables (what it plays is kept under it)
+    nostr: tuple[str, ...] = ()  # the Nostr relays (the link's, else this phone's)
 
 
 class PeerChanged(Record):
@@ -498,9 +500,10 @@ class PeerSaid(Record):
 
 
 class LiveTicked(Record):
-    """A follower's clock, every few seconds: "last update 40 s ago"."""
+    """A follower's clock, every few seconds: "last update 40 s ago"; with how its relays answer."""
 
     now_ms: float
+    networks: tuple[int, int, int, int] = (-1, -1, -1, -1)
 
 
 class RequestAnswered(Record):
@@ -558,6 +561,7 @@ class ServersSaved(Record):
     relays: str
     stun: str
     allowed: tuple[str, ...]
+    nostr: str | None = None  # the Nostr relays typed (None: not on the form)
 
 
 class DisplayOpened(Record):
@@ -626,9 +630,11 @@ class EncountersImported(Record):
 
 
 class RelaysChecked(Record):
-    """How many of the live table's relays answer (checked with the heartbeat; -1: not known)."""
+    """How many of the live table's relays answer (checked with the heartbeat; -1: not known), and per
+    network: (Nostr up, Nostr asked, WebTorrent up, WebTorrent asked), -1 where a network is not used."""
 
     up: int
+    networks: tuple[int, int, int, int] = (-1, -1, -1, -1)
 
 
 class LibrarySearched(Record):

@@ -61,7 +61,8 @@ class Live:
     room: str = ""
     secret: str = ""
     host_key: str = ""                      # follow: the game master's public key (from the link)
-    relays: tuple[str, ...] = ()
+    relays: tuple[str, ...] = ()           # WebTorrent trackers
+    nostr: tuple[str, ...] = ()            # Nostr relays (the room is joined on both at once)
     stun: tuple[str, ...] = ()
     peers: tuple[Peer, ...] = ()            # the others in the room, in the order they came
     display: bool = False                   # host: a table display listens
@@ -102,6 +103,7 @@ class Live:
     answer: str = ""                        # follow: this phone's answer code, until the game master's phone reads it
     pairing: str = ""                       # what the two-code join says now (host: its section; follow: the join step)
     relays_up: int = -1                     # host: how many relays answer (-1: not known yet, or none asked)
+    networks: tuple[int, int, int, int] = (-1, -1, -1, -1)  # Nostr up / asked, WebTorrent up / asked (-1: not used, not known)
     limits: tuple[tuple[str, float, float, float], ...] = ()  # host: (peer, tokens, at ms, muted until ms): each phone's rate
     limited: int = 0                        # host: messages dropped by the rate limit or the caps (counted, not drawn)
 

@@ -8,11 +8,11 @@ import json
 import re
 from typing import Any
 
-from pyengine.live import DEFAULT_RELAYS, DEFAULT_STUN, RELAY_SCHEMES, STUN_SCHEMES, LiveError, read_servers
+from pyengine.live import DEFAULT_NOSTR, DEFAULT_RELAYS, DEFAULT_STUN, RELAY_SCHEMES, STUN_SCHEMES, LiveError, read_servers
 
 from .persist import Notice
 
-__all__ = ["MAX_SEED_DIGITS", "read_seed", "chosen_servers", "journal_set_aside"]
+__all__ = ["MAX_SEED_DIGITS", "read_seed", "chosen_servers", "chosen_nostr", "journal_set_aside"]
 
 MAX_SEED_DIGITS = 40
 _SEED = re.compile(rf"-?[0-9]{{1,{MAX_SEED_DIGITS}}}")
@@ -49,6 +49,8 @@ def chosen_servers(link_relays: str | None, link_stun: str | None, stored: str |
 
     try:
         relays = read_servers(link_relays if link_relays is not None else setting("relays"), RELAY_SCHEMES, DEFAULT_RELAYS)
+        if link_relays is not None and not link_relays.strip():
+            relays = ()  # `?relays=` empty: that network left out (the table meets through Nostr alone)
     except (LiveError, TypeError):
         relays = DEFAULT_RELAYS
     try:
@@ -64,6 +66,24 @@ def chosen_servers(link_relays: str | None, link_stun: str | None, stored: str |
     listed = set(own) | set(DEFAULT_STUN)
     kept = tuple(s for s in asked if s in listed)
     return relays, kept if kept or not asked else own
+
+
+def chosen_nostr(link_nostr: str | None, stored: str | None) -> tuple[str, ...]:
+    """The live table's Nostr relays: the link's `?nostr=` (a join link carries the game master's; "none"
+    or empty leaves that network out), else this phone's settings, else the defaults."""
+    saved: Any = None
+    try:
+        doc = json.loads(stored) if stored and len(stored) < 5000 else {}
+        saved = doc.get("nostr") if isinstance(doc, dict) else None
+    except ValueError:
+        pass
+    asked = link_nostr if link_nostr is not None else (",".join(str(x) for x in saved) or "none") if isinstance(saved, list) else None
+    if link_nostr is not None and not link_nostr.strip():
+        return ()  # `?nostr=` empty: that network left out
+    try:
+        return read_servers(asked, RELAY_SCHEMES, DEFAULT_NOSTR)
+    except (LiveError, TypeError):
+        return DEFAULT_NOSTR
 
 
 def journal_set_aside(keys: list[str]) -> Notice:

@@ -387,7 +387,7 @@ def _players_sees(c: Combatant) -> str:
 
 
 def live_host_html(followers: str, players_hp: str, auto_done: bool = False, relays: tuple[str, ...] = (),
-                   stun: tuple[str, ...] = (), offline: str = "") -> str:
+                   stun: tuple[str, ...] = (), nostr: tuple[str, ...] = (), networks: str = "", offline: str = "") -> str:
     """The game master's Live table: the join code and link (when the table is at the relays), the
     No internet section (`offline`, offline_html), who follows, what players may see."""
     pick = "".join(f'<option value="{v}"{" selected" if v == players_hp else ""}>{label}</option>'
@@ -399,10 +399,12 @@ def live_host_html(followers: str, players_hp: str, auto_done: bool = False, rel
         '<div class="row share-row"><input id="live-link" readonly data-testid="live-link" aria-label="Join link">'
         '<button type="button" data-action="copy-live" data-testid="copy-live">Copy</button></div>'
         '<p id="live-out" class="muted" aria-live="polite"></p>'
-    ) if relays else ""
+    ) if relays or nostr else ""
     return (
         '<h3>Live table</h3>' + at_relays +
-        f'<p data-testid="live-followers" id="live-followers" aria-live="polite">{esc(followers)}</p>' + offline +
+        f'<p data-testid="live-followers" id="live-followers" aria-live="polite">{esc(followers)}</p>'
+        + (f'<p class="muted" data-testid="live-networks" id="live-networks" aria-live="polite">{esc(networks)}</p>' if relays or nostr else "")
+        + offline +
         ''
         f'<label class="field">What players see<select id="players-hp" data-action-change="players-hp" data-testid="players-hp">{pick}</select></label>'
         '<label class="check"><input type="checkbox" id="auto-done" data-action-change="auto-done" data-testid="auto-done"'
@@ -415,16 +417,19 @@ def live_host_html(followers: str, players_hp: str, auto_done: bool = False, rel
         '<button type="button" class="danger" data-action="live-stop" data-testid="live-stop">Stop live table</button></div>'
         '<details class="help"><summary>Connection settings</summary>'
         '<p class="muted">A table that goes live uses these (a table live without the relays: stop it and open Live table).</p>'
-        f'<label class="field">Relays (WebTorrent trackers, comma-separated)<input id="live-relays" data-testid="live-relays" '
-        f'autocomplete="off" value="{esc(", ".join(relays))}"></label>'
+        f'<label class="field">Relays (WebTorrent trackers, comma-separated, or "none")<input id="live-relays" data-testid="live-relays" '
+        f'autocomplete="off" value="{esc(", ".join(relays) or "none")}"></label>'
+        f'<label class="field">Nostr relays (comma-separated, or "none")<input id="live-nostr" data-testid="live-nostr" '
+        f'autocomplete="off" value="{esc(", ".join(nostr) or "none")}"></label>'
         f'<label class="field">STUN servers (or "none")<input id="live-stun" data-testid="live-stun" autocomplete="off" '
         f'value="{esc(", ".join(stun) or "none")}"></label>'
         '<button type="button" data-action="save-servers" data-testid="save-servers">Save</button>'
         '<p class="muted" id="live-servers-out" aria-live="polite"></p></details>'
-        '<details class="help"><summary>How the live table connects</summary><p>The phones meet through public relays '
-        '(WebTorrent trackers), which only see that two browsers asked for the same coded room name; the fight then goes '
-        'from phone to phone, encrypted by WebRTC. The room and its password are only in this code and link. The table display '
-        'is a second window on this device and needs no network.</p></details>'
+        '<details class="help"><summary>How the live table connects</summary><p>The phones meet through public relays of two '
+        'networks at once (Nostr relays and WebTorrent trackers), which only see that browsers asked for the same coded room name '
+        '(Nostr: signed events of a throwaway key; the handshakes inside are encrypted with the room\'s password); the fight then goes '
+        'from phone to phone, encrypted by WebRTC. Phones that do not meet: the line above says which relays answer. '
+        'The room and its password are only in this code and link. The table display is a second window on this device and needs no network.</p></details>'
         '<div class="row"><button type="button" data-action="close-sheet" data-testid="close-sheet">Close</button></div>'
     )
 

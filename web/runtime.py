@@ -25,6 +25,7 @@ from pyengine.errors import EngineError, SchemaError
 from pyengine.handoff import view_payload
 from pyengine.live import (
     BEAT_MS,
+    DEFAULT_NOSTR,
     DEFAULT_RELAYS,
     DEFAULT_STUN,
     LiveError,
@@ -68,7 +69,7 @@ from .messages import (
     ViewOpened,
 )
 from .model import NEXT_TURN_GUARD, Model
-from .params import chosen_servers, journal_set_aside, read_seed
+from .params import chosen_nostr, chosen_servers, journal_set_aside, read_seed
 from .persist import (
     CHARACTERS,
     COLLECTIONS,
@@ -139,7 +140,9 @@ class Runtime:
         self.sheet_later = browser.Later(lambda: self.render_sheet(typing=True))
         self.asked_to_keep = False
         self.page_only = False   # the table display: the players' view alone (start: `#display`)
-        self.servers = live_servers(self.store.get(SERVERS_KEY) if self.persistent else None)
+        stored_servers = self.store.get(SERVERS_KEY) if self.persistent else None
+        self.servers = live_servers(stored_servers)
+        self.nostr = live_nostr(stored_servers)
         self.transport = browser.Transport(prefix + "live", self.heard, self.peer_changed, lambda peer: self.dispatch(DirectFailed(peer)))
         self.scanner = browser.Scanner(lambda text, kind: self.dispatch(CodeRead(text, kind)))
         self.revision = 0        # the live table's last revision sent, counted from 1 in this page (no clock)
@@ -325,16 +328,17 @@ class Runtime:
     def beat(self) -> None:
         if self.model.live.hosting:
             self.transport.send(beat_text(self.revision, self.session))
-            up = self.transport.relays_up() if self.model.live.relays else -1
-            if up != self.model.live.relays_up:
-                self.dispatch(RelaysChecked(up))
+            networks = self.transport.networks() if self.model.live.relays or self.model.live.nostr else (-1, -1, -1, -1)
+            up = -1 if networks[1] < 0 and networks[3] < 0 else max(0, networks[0]) + max(0, networks[2])
+            if (up, networks) != (self.model.live.relays_up, self.model.live.networks):
+                self.dispatch(RelaysChecked(up, networks))
         if self.model.live.display:
             self.transport.post(beat_text(self.revision, self.session))
         if self.model.live.hosting and (self.model.live.limited or self.model.live.limits):
             self.dispatch(LiveTicked(time.time() * 1000))  # the line's counts and a muted phone's time left
 
     def tick(self) -> None:
-        self.dispatch(LiveTicked(time.time() * 1000))
+        self.dispatch(LiveTicked(time.time() * 1000, self.transport.networks()))
 
     async def _connect(self, e: fx.LiveConnect) -> str:
         """Into the room; the game master's phone first takes its signing key (the one kept with the
@@ -345,8 +349,8 @@ class Runtime:
                 kept = self.stored_live()
                 jwk, public = await self.transport.host_key(kept[2] if kept and kept[:2] == (e.room, e.secret) else None)
                 self.keep_live((e.room, e.secret, jwk))
-            if e.relays:
-                await self.transport.connect(e.room, e.secret, e.relays, e.stun, e.host_key or None)
+            if e.relays or e.nostr:
+                await self.transport.connect(e.room, e.secret, e.relays, e.nostr, e.stun, e.host_key or None)
             else:
                 await self.transport.load()  # live without the relays: phones join by two codes only
             return public
@@ -356,9 +360,9 @@ class Runtime:
             return ""
 
     def store_servers(self, e: fx.StoreServers) -> None:
-        self.servers = (e.relays, e.stun)
+        self.servers, self.nostr = (e.relays, e.stun), e.nostr
         try:
-            self.store.set(SERVERS_KEY, json.dumps({"relays": list(e.relays), "stun": list(e.stun)}))
+            self.store.set(SERVERS_KEY, json.dumps({"relays": list(e.relays), "stun": list(e.stun), "nostr": list(e.nostr)}))
         except (StorageFull, StorageUnavailable):
             pass  # kept for this page
 
@@ -436,6 +440,8 @@ class Runtime:
         query = []
         if relays != DEFAULT_RELAYS:
             query.append("relays=" + str(window.encodeURIComponent(",".join(relays) or "none")))
+        if self.model.live.nostr != DEFAULT_NOSTR:
+            query.append("nostr=" + str(window.encodeURIComponent(",".join(self.model.live.nostr) or "none")))
         if stun != DEFAULT_STUN:
             query.append("stun=" + str(window.encodeURIComponent(",".join(stun) or "none")))
         self.live_link = f"{window.location.origin}{window.location.pathname}{'?' + '&'.join(query) if query else ''}#{e.fragment}.{public}"
@@ -1069,6 +1075,11 @@ def live_servers(stored: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return chosen_servers(dom.py(params.get("relays")), dom.py(params.get("stun")), stored)
 
 
+def live_nostr(stored: str | None) -> tuple[str, ...]:
+    """The Nostr relays (web/params.py: the link's `?nostr=`, else this phone's settings, else the defaults)."""
+    return chosen_nostr(dom.py(window.URLSearchParams.new(window.location.search).get("nostr")), stored)
+
+
 def open_fragment(rt: Runtime) -> None:
     """A link with a shared fight, a player's character or the players' view: offered, never opened
     unasked (also when the link is opened on a page already running: only the part after # changed)."""
@@ -1091,7 +1102,7 @@ def open_fragment(rt: Runtime) -> None:
         relays, stun = rt.servers
         name = str(rt.model.characters[0].get("name", "")) if rt.model.characters else ""
         rt.dispatch(LiveFollowed(fragment[len("#live="):] if fragment.startswith("#live=") else "display", relays, stun, name,
-                                 rt.device()))
+                                 device=rt.device(), nostr=rt.nostr))
 
 
 
@@ -1126,7 +1137,7 @@ def resume_live(rt: Runtime) -> None:
         room, secret, _ = stored
         relays, stun = rt.servers
         kept = rt.store.get(LIVE_TABLE_KEY) if rt.persistent else None
-        rt.dispatch(LiveOpened(room, secret, relays, stun, shown=False, kept=kept or ""))
+        rt.dispatch(LiveOpened(room, secret, relays, stun, shown=False, kept=kept or "", nostr=rt.nostr))
 
 
 async def import_file(rt: Runtime, file: JsObject) -> None:

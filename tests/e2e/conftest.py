@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -31,7 +34,7 @@ def dist(tmp_path_factory) -> Path:
     given = os.environ.get("RK_DIST")
     if given and (Path(given) / "index.html").exists():
         return Path(given)
-    return build.build(tmp_path_factory.mktemp("dist") / "site", relays=(build.TEST_RELAY,))
+    return build.build(tmp_path_factory.mktemp("dist") / "site", relays=(build.TEST_RELAY, build.TEST_NOSTR))
 
 
 @pytest.fixture(scope="session")
@@ -187,3 +190,62 @@ def seed(page, items: dict[str, str]) -> None:
     settle(page)
     page.reload()
     wait_ready(page)
+
+
+class NostrRelay:
+    """A real Nostr relay (nostr-relay from PyPI, pinned in build.py's TEST_REQUIREMENTS) on the port the
+    tests' build allows in its CSP (build.TEST_NOSTR), its events in a scratch SQLite file. Stopped and
+    started again by the tests that take a relay down mid-fight."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.port = int(build.TEST_NOSTR.rsplit(":", 1)[1])
+        self.proc: subprocess.Popen | None = None
+        (folder / "relay.yaml").write_text(
+            "DEBUG: false\nrelay_name: roundkeeper tests\nstorage:\n"
+            f"  sqlalchemy.url: sqlite+aiosqlite:///{folder / 'events.sqlite3'}\n"
+            "  validators:\n    - nostr_relay.validators.is_not_too_large\n    - nostr_relay.validators.is_signed\n"
+            f"gunicorn:\n  bind: 127.0.0.1:{self.port}\n  workers: 1\n  loglevel: warning\n  reload: false\n"
+            "authentication:\n  enabled: false\nmessage_timeout: 1800\nsubscription_limit: 32\n"
+            "logging:\n  version: 1\n  disable_existing_loggers: true\n")
+
+    def start(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            return
+        binary = Path(sys.executable).parent / "nostr-relay"
+        self.proc = subprocess.Popen([str(binary), "-c", str(self.folder / "relay.yaml"), "serve", "--use-uvicorn"],
+                                     cwd=self.folder, stdout=subprocess.DEVNULL, stderr=(self.folder / "relay.log").open("ab"))
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("nostr-relay stopped: " + (self.folder / "relay.log").read_text()[-2000:])
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError("nostr-relay did not listen within 30 s")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        self.proc = None
+
+
+@pytest.fixture(scope="session")
+def nostr_server(tmp_path_factory):
+    relay = NostrRelay(tmp_path_factory.mktemp("nostr"))
+    yield relay
+    relay.stop()
+
+
+@pytest.fixture
+def nostr_relay(nostr_server):
+    """The tests' Nostr relay, running at the test's start (a test may stop it and start it again)."""
+    nostr_server.start()
+    yield nostr_server

@@ -25,6 +25,7 @@ class FakePage:
         self._now, self._mono, self._id = now_ms, monotonic, new_id
         self.asked: list[tuple[str, str]] = []
         self.servers: tuple[tuple[str, ...], tuple[str, ...]] = (("ws://127.0.0.1:1",), ())
+        self.nostr: tuple[str, ...] = ()
 
     @property
     def attack(self) -> dict[str, Any]:

@@ -180,12 +180,14 @@ def test_the_web_modules_the_snapshot_keeps_import_without_the_browser():
 
 
 def test_the_csp_lets_the_page_reach_its_own_origin_and_the_live_tables_relays_only():
-    from pyengine.live import DEFAULT_RELAYS
+    from pyengine.live import DEFAULT_NOSTR, DEFAULT_RELAYS
 
     policy = build.connect_src()
     assert policy.split() == ["'self'", "wss://tracker.openwebtorrent.com", "wss://tracker.webtorrent.dev",
-                              "wss://tracker.files.fm:7073"]
-    assert len(DEFAULT_RELAYS) == 3
+                              "wss://tracker.files.fm:7073", "wss://nos.lol", "wss://relay.mostr.pub", "wss://purplerelay.com",
+                              "wss://strfry.shock.network"]
+    assert len(DEFAULT_RELAYS) == 3 and len(DEFAULT_NOSTR) == 4
+    assert build.connect_src((build.TEST_RELAY, build.TEST_NOSTR)).endswith(" ws://127.0.0.1:47913 ws://127.0.0.1:47914")
     assert build.connect_src((build.TEST_RELAY,)).endswith(" ws://127.0.0.1:47913")
     with pytest.raises(SystemExit):
         build.connect_src(("https://elsewhere.example",))

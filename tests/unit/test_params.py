@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from pyengine.live import DEFAULT_RELAYS, DEFAULT_STUN
-from web.params import chosen_servers, read_seed
+from pyengine.live import DEFAULT_NOSTR, DEFAULT_RELAYS, DEFAULT_STUN
+from web.params import chosen_nostr, chosen_servers, read_seed
 
 
 def test_a_seed_is_a_whole_number_of_at_most_40_digits():
@@ -32,3 +32,14 @@ def test_a_link_picks_relays_but_never_a_stun_server_of_its_own():
     assert chosen_servers(None, "stun:own.example:3478", saved)[1] == ("stun:own.example:3478",)
     assert chosen_servers(None, "stun:evil.example:3478", saved)[1] == ("stun:own.example:3478",)
     assert chosen_servers("not a relay", "stun:x", "{broken") == (DEFAULT_RELAYS, DEFAULT_STUN)
+
+
+def test_a_link_names_the_nostr_relays_or_leaves_either_network_out():
+    assert chosen_nostr(None, None) == DEFAULT_NOSTR
+    assert chosen_nostr("ws://127.0.0.1:47914", None) == ("ws://127.0.0.1:47914",)
+    assert chosen_nostr("", None) == () and chosen_nostr("none", None) == ()  # that network left out
+    assert chosen_servers("", None, None)[0] == ()  # `?relays=` empty: no WebTorrent tracker
+    saved = json.dumps({"relays": ["wss://relay.example"], "stun": [], "nostr": ["wss://nostr.example"]})
+    assert chosen_nostr(None, saved) == ("wss://nostr.example",)
+    assert chosen_nostr("ws://127.0.0.1:47914", saved) == ("ws://127.0.0.1:47914",)  # the link's first
+    assert chosen_nostr("javascript:x", saved) == DEFAULT_NOSTR and chosen_nostr(None, "{broken") == DEFAULT_NOSTR

@@ -8,7 +8,7 @@ from typing import Any
 from pyengine.live import allowed_relays, new_room
 
 from .. import render
-from ..live import followers_line, state_kind, state_line
+from ..live import followers_line, networks_line, state_kind, state_line
 from ..messages import (
     Act,
     AutoDoneToggled,
@@ -38,6 +38,7 @@ def draw_host(ctx: Context, ident: str | None) -> str | Elsewhere:
     enc = ctx.model.timeline.present
     names = {c.id: c.name for c in enc.combatants}
     return render.live_host_html(followers_line(live, names), str(enc.option("players_hp", "words")), live.auto_done, live.relays, live.stun,
+                                 live.nostr, networks_line(live),
                                  offline_section(live))
 
 
@@ -83,7 +84,7 @@ def live_table(page: Page) -> Events:
     if page.model.live.following:
         return SheetOpened("live-follow")
     relays, stun = page.servers
-    return LiveOpened(*new_room(), relays=relays, stun=stun)
+    return LiveOpened(*new_room(), relays=relays, stun=stun, nostr=page.nostr)
 
 
 def hide_toggled(page: Page) -> Events:
@@ -104,7 +105,7 @@ EVENTS: dict[str, Handler] = {
     "send-initiative": lambda page: InitiativeSent(page.number(page.value("live-init"))),
     "im-done": lambda page: DoneTapped(),
     "save-servers": lambda page: ServersSaved(page.value("live-relays"), page.value("live-stun"), allowed_relays(
-        page.attribute("meta[http-equiv=Content-Security-Policy]", "content") or "")),
+        page.attribute("meta[http-equiv=Content-Security-Policy]", "content") or ""), page.value("live-nostr")),
     "send-roll": lambda page: RollSent(page.value("live-target"), page.value("live-dice"), page.value("live-label"), page.rng),
 }
 CHANGES: dict[str, Handler] = {

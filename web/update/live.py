@@ -14,6 +14,7 @@ from pyengine.dice import roll
 from pyengine.errors import EngineError
 from pyengine.handoff import fight_id, players_ids, shown_to_players, table_view, view_id
 from pyengine.live import (
+    DEFAULT_NOSTR,
     DEFAULT_RELAYS,
     DEFAULT_STUN,
     FROM_FOLLOWER,
@@ -97,10 +98,10 @@ def _hosted(model: Model, m: LiveOpened) -> Result:
         # Taken up again after a reload: the claims the game master approved and the requests still
         # waiting come back with the room (kept by KeepLiveTable as they changed).
         claims, requests = read_live_table(m.kept, m.room)
-        live = Live(role="host", room=m.room, secret=m.secret, relays=m.relays, stun=m.stun, display=live.display,
+        live = Live(role="host", room=m.room, secret=m.secret, relays=m.relays, nostr=m.nostr, stun=m.stun, display=live.display,
                     claims=claims, requests=requests, asked=max((r.id for r in requests), default=0))
     model = replace(model, live=live)
-    effects: tuple[Effect, ...] = (LiveConnect("host", live.room, live.secret, live.relays, live.stun),) if fresh else ()
+    effects: tuple[Effect, ...] = (LiveConnect("host", live.room, live.secret, live.relays, live.stun, nostr=live.nostr),) if fresh else ()
     if m.shown:
         model, shown = opened(model, "live")
         effects += shown + (ShowLiveLink(f"live={live.room}.{live.secret}"),)
@@ -127,9 +128,10 @@ def _followed(model: Model, m: LiveFollowed) -> Result:
         room, secret, key = read_room(m.fragment)
     except LiveError as error:
         return notify(model, Notice("error", str(error))), (ClearLink(), RenderNotices())
-    live = Live(role="follow", room=room, secret=secret, host_key=key, relays=m.relays, stun=m.stun, me=m.name, device=m.device)
+    live = Live(role="follow", room=room, secret=secret, host_key=key, relays=m.relays, nostr=m.nostr, stun=m.stun, me=m.name,
+                device=m.device)
     model, effects = opened(replace(model, live=live), "live-follow")
-    return model, (LiveConnect("follow", room, secret, m.relays, m.stun, host_key=key), *effects, KeepAwake())
+    return model, (LiveConnect("follow", room, secret, m.relays, m.stun, host_key=key, nostr=m.nostr), *effects, KeepAwake())
 
 
 def _peer_changed(model: Model, m: PeerChanged) -> Result:
@@ -237,9 +239,9 @@ def _said(model: Model, m: PeerSaid) -> Result:
         # The game master's phone, new or back after a reload: this phone says who it is, to it alone.
         hello = (LiveTell(hello_text(live.me, live.device), gm),)
         if m.peer != gm and not live.direct:
-            # Heard through another player's phone only: unless it meets the game master's own soon
-            # (NEW_GM_GRACE_MS), it joins again (its requests go to the game master's phone alone).
-            live = replace(live, rejoins=0, rejoined_ms=m.at_ms - REJOIN_MS[0] + NEW_GM_GRACE_MS)
+            # Heard through another player's phone only: unless it meets the game master's own within
+            # RELAYED_REJOIN_MS, it joins again (its requests go to the game master's phone alone).
+            live = replace(live, rejoins=0, rejoined_ms=m.at_ms)
     live = replace(live, view=message.view, ids=message.ids, turn=message.turn, revision=message.revision, session=message.session,
                    host=m.peer, gm=gm,
                    updated_ms=m.at_ms, now_ms=m.at_ms, heard_ms=m.at_ms, peers=peers)
@@ -511,7 +513,7 @@ def _roll_sent(model: Model, m: RollSent) -> Result:
 
 
 REJOIN_MS = (8_000, 10_000, 15_000, 20_000, 30_000)  # a follower that has not met the game master's phone this long joins again (then less often)
-NEW_GM_GRACE_MS = 3_000  # a new game master's page heard of through another phone: joins again this soon, unless met
+RELAYED_REJOIN_MS = 20_000  # the game master heard only through another phone: joins again this late (it may meet it meanwhile)
 
 
 def rejoin_after(rejoins: int) -> int:
@@ -532,18 +534,21 @@ def _ticked(model: Model, m: LiveTicked) -> Result:
         return model, _redraw(model)
     if not live.following:
         return model, ()
-    live = replace(live, now_ms=m.now_ms, rejoined_ms=live.rejoined_ms or m.now_ms)
+    live = replace(live, now_ms=m.now_ms, rejoined_ms=live.rejoined_ms or m.now_ms, networks=m.networks)
     redraw: tuple[Effect, ...] = ()
     if live.asked_ms and m.now_ms - live.asked_ms >= ANSWER_MS:
         live = replace(live, said=f"{NOT_DELIVERED} ({live.asked_what}: no answer).", asked_ms=0.0)
         redraw = _follow_redraw(model)
     effects: tuple[Effect, ...] = (SayOnLine("live-state", state_line(live), state_kind(live)),)
     if live.role == "follow" and not live.direct:
-        if live.host_here() and _gm_connected(live):
+        hearing = live.host_here()
+        if hearing and _gm_connected(live):
             live = replace(live, met_ms=m.now_ms, rejoins=0)
-        elif m.now_ms - max(live.met_ms, live.rejoined_ms) >= rejoin_after(live.rejoins):
+        elif m.now_ms - max(live.met_ms, live.rejoined_ms) >= max(rejoin_after(live.rejoins), RELAYED_REJOIN_MS if hearing else 0):
+            # (A join again drops this phone's connections for a moment: one that still hears the game
+            # master through another phone waits longer, so that a busy room does not flap.)
             live = replace(live, rejoined_ms=m.now_ms, rejoins=live.rejoins + 1)
-            effects += (LiveConnect("follow", live.room, live.secret, live.relays, live.stun, host_key=live.host_key),)
+            effects += (LiveConnect("follow", live.room, live.secret, live.relays, live.stun, host_key=live.host_key, nostr=live.nostr),)
     return replace(model, live=live), effects + redraw
 
 
@@ -589,14 +594,15 @@ def broadcast(before: Model, after: Model) -> tuple[Model, tuple[Effect, ...]]:
 def _servers_saved(model: Model, m: ServersSaved) -> Result:
     try:
         relays = read_servers(m.relays, RELAY_SCHEMES, DEFAULT_RELAYS)
+        nostr = read_servers(m.nostr, RELAY_SCHEMES, DEFAULT_NOSTR) if m.nostr is not None else model.live.nostr
         stun = read_servers(m.stun, STUN_SCHEMES, DEFAULT_STUN)
-        if not relays:
-            raise LiveError("The live table needs at least one relay.")
-        check_relays(relays, m.allowed)
+        if not relays and not nostr:
+            raise LiveError("The live table needs at least one relay (a WebTorrent tracker or a Nostr relay).")
+        check_relays(relays + nostr, m.allowed)
     except LiveError as error:
         return model, (Refuse(str(error)),)
     when = "the next time the table goes live" if model.live.hosting else "when the table goes live"
-    return model, (StoreServers(relays, stun), SayOnLine("live-servers-out", f"Saved: used {when}."))
+    return model, (StoreServers(relays, stun, nostr), SayOnLine("live-servers-out", f"Saved: used {when}."))
 
 
 def _attack_picked(model: Model, m: LiveAttackPicked) -> Result:

@@ -35,7 +35,7 @@ from ..effects import (
     RenderSheet,
     SayOnLine,
 )
-from ..live import relays_line
+from ..live import networks_line, relays_line
 from ..messages import (
     AnswerMade,
     CodeRead,
@@ -197,10 +197,12 @@ def _direct_failed(model: Model, m: DirectFailed) -> Result:
 
 def _relays_checked(model: Model, m: RelaysChecked) -> Result:
     live = model.live
-    if not live.hosting or m.up == live.relays_up:
+    if not live.hosting or (m.up, m.networks) == (live.relays_up, live.networks):
         return model, ()
-    model = replace(model, live=replace(live, relays_up=m.up))
-    return model, (SayOnLine("relays-state", relays_line(model.live)),) if model.ui.sheet == ("live", None) else ()
+    model = replace(model, live=replace(live, relays_up=m.up, networks=m.networks))
+    if model.ui.sheet != ("live", None):
+        return model, ()
+    return model, (SayOnLine("relays-state", relays_line(model.live)), SayOnLine("live-networks", networks_line(model.live)))
 
 
 UPDATES: dict[type, Callable[[Model, Any], Result]] = {

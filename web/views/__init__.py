@@ -110,6 +110,11 @@ class Page(Protocol):
         """The live table's relays and STUN servers (the page's `relays` / `stun`, else the defaults)."""
         ...
 
+    @property
+    def nostr(self) -> tuple[str, ...]:
+        """The live table's Nostr relays (the page's `nostr`, else this phone's settings, else the defaults)."""
+        ...
+
 
 Events = Message | tuple[Message, ...] | None  # what a handler answers: a message, several in order, or none
 Handler = Callable[[Page], Events]
