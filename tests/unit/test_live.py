@@ -873,3 +873,24 @@ def test_the_live_table_says_which_relay_networks_answer():
 def live_sheet():
     from web.messages import SheetOpened
     return SheetOpened("live")
+
+
+def test_a_request_not_delivered_goes_by_itself_when_the_game_masters_phone_is_met_again():
+    gm = fight(*PARTY, started=True)
+    ids_, turn = players_ids(gm.timeline.present)
+    view = table_view(gm.timeline.present)
+    model, _ = update(fight(), LiveFollowed(f"room1234.secret1234.{KEY}", ("ws://x:1",), (), "Ana", "dev-ana-0001"))
+    model, _ = update(model, PeerChanged("gm1", True))
+    model, _ = update(model, PeerSaid("gm1", state_text(view, 5, ids_, turn, "gm1", "s1"), 1_000.0))
+    model, _ = update(model, PeerChanged("gm1", False))  # the game master's tab closed
+    model, effects = update(model, DoneTapped())
+    assert model.live.said.startswith("not delivered") and not any(isinstance(e, LiveTell) for e in effects)
+    # Its page back (a new connection, heard through Ben's first), then met itself: the request goes.
+    model, effects = update(model, PeerSaid("ben", state_text(view, 1, ids_, turn, "gm2", "s2"), 5_000.0))
+    assert LiveTell(request_text("done", rid=1), "gm2") not in effects
+    model, effects = update(model, PeerChanged("gm2", True))
+    assert LiveTell(request_text("done", rid=1), "gm2") in effects and model.live.said.startswith("sending")
+    # Once delivered, meeting it again sends nothing twice.
+    model, _ = update(model, PeerSaid("gm2", answer_text(1, "waiting"), 5_100.0))
+    model, effects = update(model, PeerChanged("gm2", True))
+    assert LiveTell(request_text("done", rid=1), "gm2") not in effects

@@ -149,8 +149,10 @@ def _peer_changed(model: Model, m: PeerChanged) -> Result:
         # One who joins (late, or back after a reload) gets the present at once.
         effects = (_present(model, m.peer),)
     elif live.role == "follow" and m.joined and m.peer == live.gm:
-        # Met the game master's phone itself (its states may have come through another player's).
-        effects = (LiveTell(hello_text(live.me, live.device), m.peer),)
+        # Met the game master's phone itself (its states may have come through another player's):
+        # hello, and a request that could not be delivered goes now.
+        model, again = _deliver_now(model)
+        return model, (LiveTell(hello_text(live.me, live.device), m.peer), *again) + _redraw(model)
     elif live.direct and m.peer == GM_PEER and m.joined:
         # Joined by two scans: the player's view opens (the game master's phone sends the present).
         model = replace(model, live=replace(model.live, answer="", pairing=""))
@@ -247,7 +249,20 @@ def _said(model: Model, m: PeerSaid) -> Result:
                    updated_ms=m.at_ms, now_ms=m.at_ms, heard_ms=m.at_ms, peers=peers)
     if m.peer == gm:
         live = replace(live, met_ms=m.at_ms, rejoins=0)
-    return replace(model, live=live), hello + _follow_redraw(model)
+    model = replace(model, live=live)
+    if hello and _gm_connected(live):
+        model, again = _deliver_now(model)
+        hello += again
+    return model, hello + _follow_redraw(model)
+
+
+def _deliver_now(model: Model) -> Result:
+    """The game master's phone met again: the last request, said not delivered, goes now (the same
+    request, the same number: the game master's phone answers it, or refuses what is past)."""
+    live = model.live
+    if live.role != "follow" or not live.asking or not live.said.startswith(NOT_DELIVERED[:13]):
+        return model, ()
+    return _send_asking(model)
 
 
 def _from_display(model: Model, m: PeerSaid) -> Result:
