@@ -645,21 +645,24 @@ def live(p, base_url: str) -> None:
 
     from pyengine.handoff import table_view
     from pyengine.live import state_text
-    from tests.e2e.conftest import add_combatant
+    from tests.e2e.conftest import NostrRelay, add_combatant
 
     relay = subprocess.Popen(["node", str(ROOT / "tools" / "relay.mjs"), build.TEST_RELAY.rsplit(":", 1)[1]], cwd=ROOT,
                              stdout=subprocess.PIPE, text=True)
     relay.stdout.readline()
+    nostr = NostrRelay(Path(tempfile.mkdtemp(prefix="rk-nostr-")))
+    nostr.start()
     browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), headless=True,
                                 args=list(build.CHROMIUM_FLAGS))
-    print("\n== Live table (real WebRTC on 127.0.0.1 through the tests' WebTorrent tracker; no STUN) ==")
+    print("\n== Live table (real WebRTC on 127.0.0.1 through the tests' WebTorrent tracker and Nostr relay; no STUN) ==")
     try:
-        for players in (1, 6):
+        joins(browser, base_url)
+        for players in (3, 6):
             contexts = []
             gm_ctx = browser.new_context(viewport={"width": 390, "height": 844})
             gm_ctx.add_init_script("window.__rkNextTurnGuardMs = 0; window.__rkSnapshot = 'off'")
             gm = gm_ctx.new_page()
-            gm.goto(base_url + f"/?relays={build.TEST_RELAY}&stun=none")
+            gm.goto(base_url + f"/?relays={build.TEST_RELAY}&nostr={build.TEST_NOSTR}&stun=none")
             gm.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=120_000)
             for i in range(2):
                 add_combatant(gm, f"Hero {i}", hp=30, side="party", pc=True, initiative=20 - i)
@@ -705,6 +708,7 @@ def live(p, base_url: str) -> None:
     finally:
         browser.close()
         relay.terminate()
+        nostr.stop()
     for n in (6, 12, 24):
         text = state_text(table_view(table_fight(n).present), 1_800_000_000_000)
         print(f"  bytes per update, {n:>2}-combatant fight: {len(text.encode()) + 88} (the players' view, signed; sent whole)")
@@ -719,6 +723,39 @@ def live(p, base_url: str) -> None:
 LIVE_NOW = "(document.querySelector('[data-testid=live-state]')?.textContent || '').startsWith('live')"
 
 
+def joins(browser, base_url: str, phones: int = 5) -> None:
+    """Issue 36, section 4: a link opened to the first live view (a fresh phone, engine start included)
+    through each network alone and both, `phones` phones each, one after another."""
+    from tests.e2e.conftest import add_combatant
+
+    for name, query in (("Nostr alone", f"relays=&nostr={build.TEST_NOSTR}"), ("WebTorrent alone", f"relays={build.TEST_RELAY}&nostr="),
+                        ("both", f"relays={build.TEST_RELAY}&nostr={build.TEST_NOSTR}")):
+        gm_ctx = browser.new_context(viewport={"width": 390, "height": 844})
+        gm_ctx.add_init_script("window.__rkSnapshot = 'off'")
+        gm = gm_ctx.new_page()
+        gm.goto(base_url + f"/?{query}&stun=none")
+        gm.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=120_000)
+        add_combatant(gm, "Hero", hp=30, side="party", pc=True, initiative=20)
+        gm.get_by_test_id("menu-button").click()
+        gm.get_by_test_id("live-table").click()
+        gm.wait_for_function("document.querySelector('[data-testid=live-link]').value.includes('#live=')")
+        link = gm.get_by_test_id("live-link").input_value()
+        times, contexts = [], []
+        for _ in range(phones):
+            ctx = browser.new_context(viewport={"width": 390, "height": 844})
+            ctx.add_init_script("window.__rkSnapshot = 'off'")
+            contexts.append(ctx)
+            page = ctx.new_page()
+            started = time.perf_counter()
+            page.goto(link)
+            page.wait_for_function(f"{LIVE_NOW} && document.querySelector('[data-testid=view-row]') !== null", timeout=120_000)
+            times.append(time.perf_counter() - started)
+        print(f"  join through {name}: link opened to the first live view median {median(times):.1f} s, max {max(times):.1f} s "
+              f"({phones} phones)")
+        for ctx in (gm_ctx, *contexts):
+            ctx.close()
+
+
 def rejoin(browser, base_url: str, runs: int) -> None:
     """Issue 36, section 3: the game master's tab closed and the site opened again, `runs` times, with
     3 followers: seconds from the reopened page's start until every follower is live again, and until
@@ -727,7 +764,7 @@ def rejoin(browser, base_url: str, runs: int) -> None:
 
     gm_ctx = browser.new_context(viewport={"width": 390, "height": 844})
     gm_ctx.add_init_script("window.__rkNextTurnGuardMs = 0; window.__rkSnapshot = 'off'")
-    url = base_url + f"/?relays={build.TEST_RELAY}&stun=none"
+    url = base_url + f"/?relays={build.TEST_RELAY}&nostr={build.TEST_NOSTR}&stun=none"
     gm = gm_ctx.new_page()
     gm.goto(url)
     gm.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=120_000)
@@ -805,7 +842,7 @@ def flood(browser, base_url: str) -> None:
     hostile_ctx = browser.new_context()
     try:
         gm = gm_ctx.new_page()
-        gm.goto(base_url + f"/?relays={build.TEST_RELAY}&stun=none")
+        gm.goto(base_url + f"/?relays={build.TEST_RELAY}&nostr=&stun=none")
         gm.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=120_000)
         gm.get_by_test_id("menu-button").click()
         gm.get_by_test_id("live-table").click()

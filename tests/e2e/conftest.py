@@ -246,6 +246,7 @@ def nostr_server(tmp_path_factory):
 
 @pytest.fixture
 def nostr_relay(nostr_server):
-    """The tests' Nostr relay, running at the test's start (a test may stop it and start it again)."""
+    """The tests' Nostr relay, running at the test's start (a test may stop it and start it again), stopped after."""
     nostr_server.start()
     yield nostr_server
+    nostr_server.stop()

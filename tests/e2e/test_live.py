@@ -42,7 +42,7 @@ def phone(browser, record: bool = False):
 
 
 def gm_url(site) -> str:
-    return site["url"] + f"/?seed=3&relays={build.TEST_RELAY}&stun=none"
+    return site["url"] + f"/?seed=3&relays={build.TEST_RELAY}&nostr=&stun=none"  # (nothing but 127.0.0.1)
 
 
 def go_live(page) -> str:

@@ -66,7 +66,7 @@ def table(gm) -> str:
 def test_phones_meet_through_either_network_alone(browser, site, nostr_server, network):
     tracker = Tracker()
     if network == "nostr":
-        nostr_server.start()
+        nostr_server.start()  # (stopped at the session's end, or by the next test that needs it down)
         address = url(site, "", build.TEST_NOSTR)
     else:
         nostr_server.stop()
@@ -88,6 +88,7 @@ def test_phones_meet_through_either_network_alone(browser, site, nostr_server, n
     finally:
         close(gm_ctx, a_ctx)
         tracker.stop()
+        nostr_server.stop()
 
 
 def test_with_both_networks_one_relay_down_changes_nothing_and_both_down_is_said(browser, site, nostr_relay, tracker):

@@ -91,7 +91,7 @@ def pw():
 
 def start_gm(phone: Phone, url: str) -> None:
     page = phone.page
-    page.goto(url + "/?seed=3")
+    page.goto(url + "/?seed=3&relays=ws://127.0.0.1:47913&nostr=")  # a relay that is not running: "cannot be reached"
     wait_ready(page)
     add_combatant(page, "Aldric", 30, side="party")
     add_combatant(page, "Brin", 24, side="party")
