@@ -140,13 +140,16 @@ export function listen(onPeer, onMessage, onFail) { handlers = { onPeer, onMessa
 // answers encrypted with the room's password). Both share Trystero's core, so this phone is one peer
 // (one selfId) on either; a phone met on both is one follower: it is announced once (when the first
 // network meets it, gone when the last loses it), and each message goes to it over one network only
-// (the first that met it), so nothing arrives twice.
+// (the first network, in NETWORKS order, that has it connected now), so nothing arrives twice.
 const NETWORKS = [['nostr', './trystero/nostr.mjs'], ['torrent', './trystero/torrent.mjs']]
 let rooms = []               // { net, module, room, channel }
 const met = new Map()        // peerId -> the rooms (in order met) it is connected through
 
+let peersGone = () => {}  // what a left room's peers were: gone (a join again is a new meeting)
+
 export async function connect(roomId, secret, relays, nostr, stun, onPeer, onMessage, hostPublic) {
   leaveRoom()
+  peersGone = (id) => onPeer(id, false)
   let verifier = null
   if (hostPublic) {
     verifier = await crypto.subtle.importKey('raw', unb64(hostPublic), ECDSA, false, ['verify'])
@@ -209,14 +212,16 @@ function watchRelays(module) {
   }, RELAY_RETRY_MS)
 }
 
-// Each peer over the first network that met it: [room entry, its peer ids] for `targets` (all: null).
+// Each peer over one network (the first, in NETWORKS order, whose room has it connected now:
+// Trystero's own peers, so a peer's new connection after a drop is used at once): [room entry, its
+// peer ids] for `targets` (all: null), less `except`.
 function routes(targets, except) {
   const by = new Map()
-  for (const [id, through] of met) {
-    if ((targets && !targets.includes(id)) || id === except || !through.length) continue
-    const entry = through[0]
-    if (!by.has(entry)) by.set(entry, [])
-    by.get(entry).push(id)
+  const done = new Set(except ? [except] : [])
+  for (const entry of rooms) {
+    const ids = Object.keys(entry.room.getPeers()).filter((id) => !done.has(id) && (!targets || targets.includes(id)))
+    ids.forEach((id) => done.add(id))
+    if (ids.length) by.set(entry, ids)
   }
   return by
 }
@@ -283,6 +288,9 @@ export function relaysUp() {
 function leaveRoom() {
   for (const entry of rooms) entry.room.leave()
   rooms = []
+  // Trystero says nothing of the peers of a room left: they are gone for this page until met again
+  // (a message to one meanwhile would go nowhere, unsaid).
+  for (const id of met.keys()) peersGone(id)
   met.clear()
 }
 

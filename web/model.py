@@ -83,6 +83,7 @@ class Live:
     asking: str = ""                        # follow: the last request as sent (Send again sends it as it was)
     asked_what: str = ""                    # follow: the last request in words ("your claim on Ann")
     asked_ms: float = 0.0                   # follow: when it went, until an answer came (0: answered, or not sent)
+    tries: int = 0                          # follow: times it went without an answer (a second try before "not delivered")
     rejoins: int = 0                        # follow: joins again since the game master's phone was last met (the back-off)
     met_ms: float = 0.0                     # follow: when the game master's phone was last connected to this one and heard
     revision: int = 0                       # follow: its revision within the game master's page (an older one is ignored)

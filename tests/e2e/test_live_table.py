@@ -113,6 +113,10 @@ def test_followers_connected_to_each_other_join_again_when_the_game_masters_tab_
         link = go_live(gm)
         a = follow(a_ctx, link)
         b = follow(b_ctx, link)
+        # The two players' phones are connected to each other too (the relay pairs everyone in the room):
+        # once the game master's tab is gone, each is still connected to someone, and must join again anyway.
+        for p in (a, b):
+            p.wait_for_function("JSON.parse(RK.bench('live')).peers.filter(x => x[3]).length >= 2", timeout=LIVE_MS)
         for _ in range(2):
             gm.close()
             for p in (a, b):

@@ -537,11 +537,16 @@ def test_a_players_phone_claims_sends_and_rolls_through_its_host_and_says_what_e
     assert LiveTell(request_text("done", rid=4), "gm") in effects
     model, _ = update(model, PeerSaid("gm", answer_text(4, "refused", "it is not Cyra's turn"), 12.0))
     assert model.live.said == "refused: it is not Cyra's turn."
-    # No answer within ANSWER_MS: said not delivered, with Send again (the same request, the same number).
+    # No answer within ANSWER_MS: sent once more; none again: said not delivered, with Send again (the
+    # same request, the same number).
     model, effects = update(model, DoneTapped())
     model, _ = update(model, LiveTicked(12.0 + 4_000))
     assert model.live.said.startswith("sending")
-    model, _ = update(model, LiveTicked(12.0 + 5_001))
+    model, effects = update(model, LiveTicked(12.0 + 5_001))
+    assert LiveTell(request_text("done", rid=5), "gm") in effects and model.live.said.startswith("sending")
+    model, _ = update(model, LiveTicked(12.0 + 10_000))
+    assert model.live.said.startswith("sending")
+    model, _ = update(model, LiveTicked(12.0 + 10_001))
     assert model.live.said == "not delivered: the game master's phone is not connected (“I'm done”: no answer)."
     from web.screens import SCREENS, Context
     drawn = SCREENS["live-follow"].draw(Context(replace_ui_sheet(model, ("live-follow", None))), None)

@@ -463,7 +463,7 @@ def _send_asking(model: Model) -> Result:
     if not _gm_connected(live):
         live = replace(live, said=f"{NOT_DELIVERED} ({live.asked_what} was not sent).", asked_ms=0.0)
         return replace(model, live=live), _follow_redraw(model)
-    live = replace(live, said=f"sending {live.asked_what}…", asked_ms=max(live.now_ms, 1.0))
+    live = replace(live, said=f"sending {live.asked_what}…", asked_ms=max(live.now_ms, 1.0), tries=1)
     return replace(model, live=live), (LiveTell(live.asking, live.gm), *_follow_redraw(model))
 
 
@@ -552,8 +552,12 @@ def _ticked(model: Model, m: LiveTicked) -> Result:
     live = replace(live, now_ms=m.now_ms, rejoined_ms=live.rejoined_ms or m.now_ms, networks=m.networks)
     redraw: tuple[Effect, ...] = ()
     if live.asked_ms and m.now_ms - live.asked_ms >= ANSWER_MS:
-        live = replace(live, said=f"{NOT_DELIVERED} ({live.asked_what}: no answer).", asked_ms=0.0)
-        redraw = _follow_redraw(model)
+        if live.tries < 2 and _gm_connected(live):  # once more (a message lost on a connection being replaced)
+            live = replace(live, asked_ms=m.now_ms, tries=2)
+            redraw = (LiveTell(live.asking, live.gm),)
+        else:
+            live = replace(live, said=f"{NOT_DELIVERED} ({live.asked_what}: no answer).", asked_ms=0.0)
+            redraw = _follow_redraw(model)
     effects: tuple[Effect, ...] = (SayOnLine("live-state", state_line(live), state_kind(live)),)
     if live.role == "follow" and not live.direct:
         hearing = live.host_here()
