@@ -899,3 +899,14 @@ def test_a_request_not_delivered_goes_by_itself_when_the_game_masters_phone_is_m
     model, _ = update(model, PeerSaid("gm2", answer_text(1, "waiting"), 5_100.0))
     model, effects = update(model, PeerChanged("gm2", True))
     assert LiveTell(request_text("done", rid=1), "gm2") not in effects
+
+
+def test_an_answer_for_a_phone_that_dropped_is_kept_for_its_next_hello():
+    model = approved(joined(hosting(fight(*PARTY, started=True))))  # Ana's phone (p1) plays Cyra, who acts first
+    model, _ = asked(model, "done", rid=7)
+    model, _ = update(model, PeerChanged("p1", False))  # its connection drops before the game master answers
+    model, effects = update(model, RequestAnswered(model.live.requests[0].id, True, RNG))
+    assert not any(isinstance(e, LiveTell) for e in effects) and len(model.live.owed) == 1
+    model, _ = update(model, PeerChanged("p2", True))
+    model, effects = update(model, PeerSaid("p2", hello_text("Ana", "dev-ana-0001"), 9.0))
+    assert LiveTell(answer_text(7, "applied", "the turn passed"), "p2") in effects and model.live.owed == ()

@@ -359,8 +359,9 @@ def _answer(peer: str, rid: int, answer: str, why: str = "") -> LiveTell:
 
 
 def _peer_of(live: Live, device: str, fallback: str) -> str:
-    """The phone's connection now (after a reload on either side, a new one under the same device id)."""
-    return next((p.id for p in reversed(live.peers) if p.device == device and p.connected), fallback)
+    """The phone's connection now (after a reload on either side, a new one under the same device id);
+    "" when it is not connected (what it is told then is kept for its next hello: Live.owed)."""
+    return next((p.id for p in reversed(live.peers) if p.connected and (p.device == device if device else p.id == fallback)), "")
 
 
 def _claimed(live: Live, device: str) -> str:
