@@ -148,7 +148,10 @@ const met = new Map()        // peerId -> the rooms (in order met) it is connect
 let peersGone = () => {}  // what a left room's peers were: gone (a join again is a new meeting)
 
 export async function connect(roomId, secret, relays, nostr, stun, onPeer, onMessage, hostPublic) {
-  leaveRoom()
+  // Joining again (a follower that lost the game master): the room left first, and wholly. Trystero
+  // leaves a room asynchronously and, until it has, `joinRoom` with the same name hands back the room
+  // being left, which then dies: the phone sat in no room until its next join.
+  await settled(leaveRoom(), LEAVE_WAIT_MS)
   peersGone = (id) => onPeer(id, false)
   let verifier = null
   if (hostPublic) {
@@ -285,13 +288,18 @@ export function relaysUp() {
   return out
 }
 
+const LEAVE_WAIT_MS = 3000
+const settled = (promises, ms) => Promise.race([Promise.allSettled(promises), new Promise((resolve) => setTimeout(resolve, ms))])
+
+// Leaves the rooms; returns the promises of their leaving.
 function leaveRoom() {
-  for (const entry of rooms) entry.room.leave()
+  const leaving = rooms.map((entry) => Promise.resolve(entry.room.leave()))
   rooms = []
   // Trystero says nothing of the peers of a room left: they are gone for this page until met again
   // (a message to one meanwhile would go nowhere, unsaid).
   for (const id of met.keys()) peersGone(id)
   met.clear()
+  return leaving
 }
 
 export function leave() {
