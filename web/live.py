@@ -4,11 +4,14 @@ line (pure functions of the model's Live)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
+
+from pyengine.model import Combatant
 
 from .model import Live, Peer, Request
 
-__all__ = ["state_line", "state_kind", "networks_line", "followers_line", "muted", "relays_line", "live_table_text", "read_live_table", "STALE_MS",
+__all__ = ["state_line", "state_kind", "networks_line", "answering", "followers_line", "muted", "relays_line", "live_table_text", "read_live_table", "STALE_MS",
            "MAX_KEPT_CLAIMS", "MAX_KEPT_REQUESTS"]
 
 STALE_MS = 15_000   # a follower without its host this long says "last update … ago" (before: "reconnecting…")
@@ -33,6 +36,13 @@ def state_line(live: Live) -> str:
     if ago * 1000 < STALE_MS:
         return "reconnecting…"
     return f"last update {_ago(ago)} ago · reconnecting…"
+
+
+def answering(networks: tuple[int, int, int, int]) -> int:
+    """How many relays answer, of both networks (-1: neither is used, or not known yet)."""
+    if networks[1] < 0 and networks[3] < 0:
+        return -1
+    return max(0, networks[0]) + max(0, networks[2])
 
 
 def networks_line(live: Live) -> str:
@@ -75,10 +85,11 @@ def muted(live: Live) -> list[tuple[str, float]]:
     return [(peer, until) for peer, _, _, until in live.limits if until > live.now_ms]
 
 
-def followers_line(live: Live, names: dict[str, str] | None = None) -> str:
+def followers_line(live: Live, combatants: Iterable[Combatant] = ()) -> str:
     """The game master's line: how many phones follow, each once (a phone that reloaded comes back under
-    a new connection with the same device id), called by the character it plays (`names`: id -> name),
+    a new connection with the same device id), called by the character it plays (among `combatants`),
     else by its own name; a table display while its window is open."""
+    names = {c.id: c.name for c in combatants}
     claimed = dict(live.claims)
     phones: dict[str, tuple[int, Peer]] = {}
     for i, p in enumerate(live.peers):
@@ -95,7 +106,7 @@ def followers_line(live: Live, names: dict[str, str] | None = None) -> str:
     else:
         def called(n: int, p: Peer) -> str:
             cid = claimed.get(p.device, "")
-            return (names or {}).get(cid, "") or p.name or f"phone {n + 1}"
+            return names.get(cid, "") or p.name or f"phone {n + 1}"
         parts = [f"{called(n, p)} ({_how(p)})" for n, (_, p) in enumerate(listed)]
         text = f"{len(on)} {'phone follows' if len(on) == 1 else 'phones follow'}: {', '.join(parts)}."
     if live.display:

@@ -36,25 +36,9 @@ def chosen_servers(link_relays: str | None, link_stun: str | None, stored: str |
     settings, else the defaults. STUN servers learn the phone's address and the policy does not cover
     them, so a link never names one: it may only pick among those this page lists (the defaults and
     the ones typed in this phone's Connection settings), or "none"; any other is dropped."""
-    saved: dict[str, Any] = {}
+    relays = _relays(link_relays, stored, "relays", DEFAULT_RELAYS)
     try:
-        doc = json.loads(stored) if stored and len(stored) < 5000 else {}
-        saved = doc if isinstance(doc, dict) else {}
-    except ValueError:
-        pass
-
-    def setting(name: str) -> str | None:
-        listed = saved.get(name)
-        return (",".join(str(x) for x in listed) or "none") if isinstance(listed, list) else None
-
-    try:
-        relays = read_servers(link_relays if link_relays is not None else setting("relays"), RELAY_SCHEMES, DEFAULT_RELAYS)
-        if link_relays is not None and not link_relays.strip():
-            relays = ()  # `?relays=` empty: that network left out (the table meets through Nostr alone)
-    except (LiveError, TypeError):
-        relays = DEFAULT_RELAYS
-    try:
-        own = read_servers(setting("stun"), STUN_SCHEMES, DEFAULT_STUN)
+        own = read_servers(_setting(stored, "stun"), STUN_SCHEMES, DEFAULT_STUN)
     except (LiveError, TypeError):
         own = DEFAULT_STUN
     if link_stun is None:
@@ -71,19 +55,28 @@ def chosen_servers(link_relays: str | None, link_stun: str | None, stored: str |
 def chosen_nostr(link_nostr: str | None, stored: str | None) -> tuple[str, ...]:
     """The live table's Nostr relays: the link's `?nostr=` (a join link carries the game master's; "none"
     or empty leaves that network out), else this phone's settings, else the defaults."""
-    saved: Any = None
+    return _relays(link_nostr, stored, "nostr", DEFAULT_NOSTR)
+
+
+def _setting(stored: str | None, name: str) -> str | None:
+    """One list of this phone's Connection settings (their stored JSON) as the text a link carries."""
     try:
-        doc = json.loads(stored) if stored and len(stored) < 5000 else {}
-        saved = doc.get("nostr") if isinstance(doc, dict) else None
+        doc: Any = json.loads(stored) if stored and len(stored) < 5000 else {}
     except ValueError:
-        pass
-    asked = link_nostr if link_nostr is not None else (",".join(str(x) for x in saved) or "none") if isinstance(saved, list) else None
-    if link_nostr is not None and not link_nostr.strip():
-        return ()  # `?nostr=` empty: that network left out
+        return None
+    listed = doc.get(name) if isinstance(doc, dict) else None
+    return (",".join(str(x) for x in listed) or "none") if isinstance(listed, list) else None
+
+
+def _relays(link: str | None, stored: str | None, name: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    """One network's relays: the link's (empty: that network left out), else the setting `name`, else
+    `default` (also for anything unreadable)."""
+    if link is not None and not link.strip():
+        return ()
     try:
-        return read_servers(asked, RELAY_SCHEMES, DEFAULT_NOSTR)
+        return read_servers(link if link is not None else _setting(stored, name), RELAY_SCHEMES, default)
     except (LiveError, TypeError):
-        return DEFAULT_NOSTR
+        return default
 
 
 def journal_set_aside(keys: list[str]) -> Notice:

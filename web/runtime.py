@@ -42,6 +42,7 @@ from pyengine.tracker import Timeline
 from . import browser, dom, render
 from . import effects as fx
 from .dom import JsObject
+from .live import answering
 from .messages import (
     AnswerMade,
     CharacterOffered,
@@ -329,7 +330,7 @@ class Runtime:
         if self.model.live.hosting:
             self.transport.send(beat_text(self.revision, self.session))
             networks = self.transport.networks() if self.model.live.relays or self.model.live.nostr else (-1, -1, -1, -1)
-            up = -1 if networks[1] < 0 and networks[3] < 0 else max(0, networks[0]) + max(0, networks[2])
+            up = answering(networks)
             if (up, networks) != (self.model.live.relays_up, self.model.live.networks):
                 self.dispatch(RelaysChecked(up, networks))
         if self.model.live.display:
@@ -361,10 +362,7 @@ class Runtime:
 
     def store_servers(self, e: fx.StoreServers) -> None:
         self.servers, self.nostr = (e.relays, e.stun), e.nostr
-        try:
-            self.store.set(SERVERS_KEY, json.dumps({"relays": list(e.relays), "stun": list(e.stun), "nostr": list(e.nostr)}))
-        except (StorageFull, StorageUnavailable):
-            pass  # kept for this page
+        self.keep_stored(SERVERS_KEY, json.dumps({"relays": list(e.relays), "stun": list(e.stun), "nostr": list(e.nostr)}))
 
     def device(self) -> str:
         """This phone's lasting id at live tables: what the game master let it play is kept under it."""

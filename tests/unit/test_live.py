@@ -252,13 +252,13 @@ def test_a_phone_that_joins_gets_the_present_and_the_followers_line_lists_each_p
     assert followers_line(model.live) == "1 phone follows: Ana (connected)."
     # Approved to play Cyra: called by its character.
     model = approved(model, "Cyra", "p3")
-    names = {c.id: c.name for c in model.timeline.present.combatants}
-    assert followers_line(model.live, names) == "1 phone follows: Cyra (connected)."
+    combatants = model.timeline.present.combatants
+    assert followers_line(model.live, combatants) == "1 phone follows: Cyra (connected)."
     # A table display on this device, then its window closed (it says bye on the channel).
     model, _ = update(model, PeerSaid("display", hello_text("Table display"), 3.0))
-    assert followers_line(model.live, names).endswith("A table display follows on this device.")
+    assert followers_line(model.live, combatants).endswith("A table display follows on this device.")
     model, _ = update(model, PeerSaid("display", request_text("bye"), 4.0))
-    assert followers_line(model.live, names) == "1 phone follows: Cyra (connected)."
+    assert followers_line(model.live, combatants) == "1 phone follows: Cyra (connected)."
 
 
 def test_the_host_refuses_and_counts_what_it_does_not_take_and_the_fight_is_untouched():

@@ -36,8 +36,7 @@ def draw_host(ctx: Context, ident: str | None) -> str | Elsewhere:
     if not live.hosting:
         return Elsewhere()
     enc = ctx.model.timeline.present
-    names = {c.id: c.name for c in enc.combatants}
-    return render.live_host_html(followers_line(live, names), str(enc.option("players_hp", "words")), live.auto_done, live.relays, live.stun,
+    return render.live_host_html(followers_line(live, enc.combatants), str(enc.option("players_hp", "words")), live.auto_done, live.relays, live.stun,
                                  live.nostr, networks_line(live),
                                  offline_section(live))
 

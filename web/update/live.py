@@ -581,13 +581,8 @@ def _display(model: Model, m: DisplayOpened) -> Result:
 def _redraw(model: Model) -> tuple[Effect, ...]:
     """The line that changed, on the screen that shows it."""
     if model.ui.sheet == ("live", None):
-        return (SayOnLine("live-followers", followers_line(model.live, _names(model))),)
+        return (SayOnLine("live-followers", followers_line(model.live, model.timeline.present.combatants)),)
     return (SayOnLine("live-state", state_line(model.live), state_kind(model.live)),) if model.ui.sheet == ("live-follow", None) else ()
-
-
-def _names(model: Model) -> dict[str, str]:
-    """Combatant id -> name, for the followers line (a phone is called by the character it plays)."""
-    return {c.id: c.name for c in model.timeline.present.combatants}
 
 
 def _sent(present: LiveSend) -> Any:
