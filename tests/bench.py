@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -645,7 +646,7 @@ def live(p, base_url: str) -> None:
 
     from pyengine.handoff import table_view
     from pyengine.live import state_text
-    from tests.e2e.conftest import NostrRelay, add_combatant
+    from tests.e2e.conftest import NostrRelay
 
     relay = subprocess.Popen(["node", str(ROOT / "tools" / "relay.mjs"), build.TEST_RELAY.rsplit(":", 1)[1]], cwd=ROOT,
                              stdout=subprocess.PIPE, text=True)
@@ -658,33 +659,13 @@ def live(p, base_url: str) -> None:
     try:
         joins(browser, base_url)
         for players in (3, 6):
-            contexts = []
-            gm_ctx = browser.new_context(viewport={"width": 390, "height": 844})
-            gm_ctx.add_init_script("window.__rkNextTurnGuardMs = 0; window.__rkSnapshot = 'off'")
-            gm = gm_ctx.new_page()
-            gm.goto(base_url + f"/?relays={build.TEST_RELAY}&nostr={build.TEST_NOSTR}&stun=none")
-            gm.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=120_000)
-            for i in range(2):
-                add_combatant(gm, f"Hero {i}", hp=30, side="party", pc=True, initiative=20 - i)
-            add_combatant(gm, "Goblin", hp=10, count=4, initiative=5)
-            gm.get_by_test_id("start-combat").click()
-            gm.get_by_test_id("menu-button").click()
-            gm.get_by_test_id("live-table").click()
-            gm.wait_for_function("document.querySelector('[data-testid=live-link]').value.includes('#live=')")
-            link = gm.get_by_test_id("live-link").input_value()
-            scans, pages = [], []
-            for _ in range(players):
-                ctx = browser.new_context(viewport={"width": 390, "height": 844})
-                ctx.add_init_script("window.__rkSnapshot = 'off'")
-                contexts.append(ctx)
-                page = ctx.new_page()
-                started = time.perf_counter()
-                page.goto(link)
-                page.wait_for_function("(document.querySelector('[data-testid=live-state]')?.textContent || '').startsWith('live')"
-                                       " && document.querySelector('[data-testid=view-row]') !== null", timeout=120_000)
-                scans.append((time.perf_counter() - started) * 1000)
+            heroes = [(f"Hero {i}", {"hp": 30, "side": "party", "pc": True, "initiative": 20 - i}) for i in range(2)]
+            gm_ctx, gm, link = live_gm(browser, base_url + f"/?relays={build.TEST_RELAY}&nostr={build.TEST_NOSTR}&stun=none",
+                                       [*heroes, ("Goblin", {"hp": 10, "count": 4, "initiative": 5})])
+            followed = [phone_follows(browser, link) for _ in range(players)]
+            contexts, pages, scans = [f[0] for f in followed], [f[1] for f in followed], [f[2] * 1000 for f in followed]
+            for page in pages:
                 page.evaluate(SEEN_JS)
-                pages.append(page)
             gm.get_by_test_id("close-sheet").click()
             latencies = []
             for _ in range(24):
@@ -723,33 +704,48 @@ def live(p, base_url: str) -> None:
 LIVE_NOW = "(document.querySelector('[data-testid=live-state]')?.textContent || '').startsWith('live')"
 
 
+def live_gm(browser, url: str, fighters: list[tuple[str, dict]], start: bool = True) -> tuple[Any, Any, str]:
+    """A game master's phone at `url` with `fighters` added (add_combatant's name and fields), the fight
+    started, the table live: (its context, its page, the join link)."""
+    from tests.e2e.conftest import add_combatant
+
+    ctx = browser.new_context(viewport={"width": 390, "height": 844})
+    ctx.add_init_script("window.__rkNextTurnGuardMs = 0; window.__rkSnapshot = 'off'")
+    gm = ctx.new_page()
+    gm.goto(url)
+    gm.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=120_000)
+    for name, fields in fighters:
+        add_combatant(gm, name, **fields)
+    if start:
+        gm.get_by_test_id("start-combat").click()
+    gm.get_by_test_id("menu-button").click()
+    gm.get_by_test_id("live-table").click()
+    gm.wait_for_function("document.querySelector('[data-testid=live-link]').value.includes('#live=')")
+    return ctx, gm, gm.get_by_test_id("live-link").input_value()
+
+
+def phone_follows(browser, link: str) -> tuple[Any, Any, float]:
+    """A fresh phone opens the join link: (its context, its page, seconds to its first live view, engine start included)."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844})
+    ctx.add_init_script("window.__rkSnapshot = 'off'")
+    page = ctx.new_page()
+    started = time.perf_counter()
+    page.goto(link)
+    page.wait_for_function(f"{LIVE_NOW} && document.querySelector('[data-testid=view-row]') !== null", timeout=120_000)
+    return ctx, page, time.perf_counter() - started
+
+
+HERO = ("Hero", {"hp": 30, "side": "party", "pc": True, "initiative": 20})
+
+
 def joins(browser, base_url: str, phones: int = 5) -> None:
     """Issue 36, section 4: a link opened to the first live view (a fresh phone, engine start included)
     through each network alone and both, `phones` phones each, one after another."""
-    from tests.e2e.conftest import add_combatant
-
     for name, query in (("Nostr alone", f"relays=&nostr={build.TEST_NOSTR}"), ("WebTorrent alone", f"relays={build.TEST_RELAY}&nostr="),
                         ("both", f"relays={build.TEST_RELAY}&nostr={build.TEST_NOSTR}")):
-        gm_ctx = browser.new_context(viewport={"width": 390, "height": 844})
-        gm_ctx.add_init_script("window.__rkSnapshot = 'off'")
-        gm = gm_ctx.new_page()
-        gm.goto(base_url + f"/?{query}&stun=none")
-        gm.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=120_000)
-        add_combatant(gm, "Hero", hp=30, side="party", pc=True, initiative=20)
-        gm.get_by_test_id("menu-button").click()
-        gm.get_by_test_id("live-table").click()
-        gm.wait_for_function("document.querySelector('[data-testid=live-link]').value.includes('#live=')")
-        link = gm.get_by_test_id("live-link").input_value()
-        times, contexts = [], []
-        for _ in range(phones):
-            ctx = browser.new_context(viewport={"width": 390, "height": 844})
-            ctx.add_init_script("window.__rkSnapshot = 'off'")
-            contexts.append(ctx)
-            page = ctx.new_page()
-            started = time.perf_counter()
-            page.goto(link)
-            page.wait_for_function(f"{LIVE_NOW} && document.querySelector('[data-testid=view-row]') !== null", timeout=120_000)
-            times.append(time.perf_counter() - started)
+        gm_ctx, _, link = live_gm(browser, base_url + f"/?{query}&stun=none", [HERO], start=False)
+        followed = [phone_follows(browser, link) for _ in range(phones)]
+        contexts, times = [f[0] for f in followed], [f[2] for f in followed]
         print(f"  join through {name}: link opened to the first live view median {median(times):.1f} s, max {max(times):.1f} s "
               f"({phones} phones)")
         for ctx in (gm_ctx, *contexts):
@@ -760,30 +756,10 @@ def rejoin(browser, base_url: str, runs: int) -> None:
     """Issue 36, section 3: the game master's tab closed and the site opened again, `runs` times, with
     3 followers: seconds from the reopened page's start until every follower is live again, and until
     the game master's phone is connected to all three itself (what their requests need)."""
-    from tests.e2e.conftest import add_combatant
-
-    gm_ctx = browser.new_context(viewport={"width": 390, "height": 844})
-    gm_ctx.add_init_script("window.__rkNextTurnGuardMs = 0; window.__rkSnapshot = 'off'")
     url = base_url + f"/?relays={build.TEST_RELAY}&nostr={build.TEST_NOSTR}&stun=none"
-    gm = gm_ctx.new_page()
-    gm.goto(url)
-    gm.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=120_000)
-    add_combatant(gm, "Hero", hp=30, side="party", pc=True, initiative=20)
-    add_combatant(gm, "Goblin", hp=10, initiative=5)
-    gm.get_by_test_id("start-combat").click()
-    gm.get_by_test_id("menu-button").click()
-    gm.get_by_test_id("live-table").click()
-    gm.wait_for_function("document.querySelector('[data-testid=live-link]').value.includes('#live=')")
-    link = gm.get_by_test_id("live-link").input_value()
-    contexts, pages = [], []
-    for _ in range(3):
-        ctx = browser.new_context(viewport={"width": 390, "height": 844})
-        ctx.add_init_script("window.__rkSnapshot = 'off'")
-        contexts.append(ctx)
-        page = ctx.new_page()
-        page.goto(link)
-        page.wait_for_function(LIVE_NOW, timeout=120_000)
-        pages.append(page)
+    gm_ctx, gm, link = live_gm(browser, url, [HERO, ("Goblin", {"hp": 10, "initiative": 5})])
+    followed = [phone_follows(browser, link) for _ in range(3)]
+    contexts, pages = [f[0] for f in followed], [f[1] for f in followed]
     live_again, met_again, stuck = [], [], 0
     try:
         for _ in range(runs):

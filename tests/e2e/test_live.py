@@ -53,6 +53,15 @@ def go_live(page) -> str:
     return link.input_value()
 
 
+def live_fight(gm, goblin_hp: int = 10) -> str:
+    """Aldric (18) and Bryn (14) of the party, a Goblin (12), the fight started and the table live: its link."""
+    add_combatant(gm, "Aldric", hp=30, side="party", pc=True, initiative=18)
+    add_combatant(gm, "Bryn", hp=24, side="party", pc=True, initiative=14)
+    add_combatant(gm, "Goblin", hp=goblin_hp, initiative=12)
+    gm.get_by_test_id("start-combat").click()
+    return go_live(gm)
+
+
 def follow(context, link: str, timeout: int = LIVE_MS):
     page = context.new_page()
     page.goto(link)
@@ -200,11 +209,7 @@ def test_players_reload_join_late_and_follow_again_after_the_game_master_reloads
     gm_ctx, a_ctx, b_ctx = phone(browser), phone(browser), phone(browser)
     try:
         gm = open_app(gm_ctx, gm_url(site)).page
-        add_combatant(gm, "Aldric", hp=30, side="party", pc=True, initiative=18)
-        add_combatant(gm, "Bryn", hp=24, side="party", pc=True, initiative=14)
-        add_combatant(gm, "Goblin", hp=10, initiative=12)
-        gm.get_by_test_id("start-combat").click()
-        link = go_live(gm)
+        link = live_fight(gm)
         a = follow(a_ctx, link)
         wait_text(a, "view-now", "^Aldric$")
 

@@ -10,8 +10,8 @@ import subprocess
 import pytest
 
 import build
-from tests.e2e.conftest import add_combatant, open_app, wait_ready
-from tests.e2e.test_live import LIVE_MS, close, follow, go_live, next_turn, phone, wait_live, wait_text
+from tests.e2e.conftest import open_app, wait_ready
+from tests.e2e.test_live import LIVE_MS, close, follow, live_fight, next_turn, phone, wait_live, wait_text
 
 
 class Tracker:
@@ -54,14 +54,6 @@ def networks(page, pattern: str, timeout: int = 60_000) -> None:
         raise
 
 
-def table(gm) -> str:
-    add_combatant(gm, "Aldric", hp=30, side="party", pc=True, initiative=18)
-    add_combatant(gm, "Bryn", hp=24, side="party", pc=True, initiative=14)
-    add_combatant(gm, "Goblin", hp=10, initiative=12)
-    gm.get_by_test_id("start-combat").click()
-    return go_live(gm)
-
-
 @pytest.mark.parametrize("network", ["nostr", "torrent"])
 def test_phones_meet_through_either_network_alone(browser, site, nostr_server, network):
     tracker = Tracker()
@@ -75,7 +67,7 @@ def test_phones_meet_through_either_network_alone(browser, site, nostr_server, n
     gm_ctx, a_ctx = phone(browser), phone(browser)
     try:
         gm = open_app(gm_ctx, address).page
-        link = table(gm)
+        link = live_fight(gm)
         # The join link carries the room's networks: the one used, and the other left out.
         assert (f"nostr={build.TEST_NOSTR.replace(':', '%3A').replace('/', '%2F')}" in link) == (network == "nostr")
         assert ("relays=none" in link) == (network == "nostr") and ("nostr=none" in link) == (network == "torrent")
@@ -95,7 +87,7 @@ def test_with_both_networks_one_relay_down_changes_nothing_and_both_down_is_said
     gm_ctx, a_ctx, b_ctx, c_ctx = phone(browser), phone(browser), phone(browser), phone(browser)
     try:
         gm = open_app(gm_ctx, url(site, build.TEST_RELAY, build.TEST_NOSTR)).page
-        link = table(gm)
+        link = live_fight(gm)
         networks(gm, r"^relays: Nostr 1 of 1, WebTorrent 1 of 1\.$")
         a, b = follow(a_ctx, link), follow(b_ctx, link)
         # Each phone once on the game master's line, whichever networks met it.
@@ -144,7 +136,7 @@ def test_a_phone_that_reloads_with_only_nostr_up_follows_again(browser, site, no
     gm_ctx, a_ctx = phone(browser), phone(browser)
     try:
         gm = open_app(gm_ctx, url(site, build.TEST_RELAY, build.TEST_NOSTR)).page  # the tracker is not running
-        link = table(gm)
+        link = live_fight(gm)
         networks(gm, r"^relays: Nostr 1 of 1, WebTorrent 0 of 1\.$")
         a = follow(a_ctx, link, LIVE_MS)
         a.reload()

@@ -8,17 +8,9 @@ from __future__ import annotations
 
 from tests.e2e import test_live
 from tests.e2e.conftest import add_combatant, open_app, wait_ready
-from tests.e2e.test_live import LIVE_MS, follow, gm_url, go_live, phone, wait_live, wait_text
+from tests.e2e.test_live import LIVE_MS, close, follow, gm_url, go_live, live_fight, phone, wait_live, wait_text
 
 relay = test_live.relay  # the tests' WebTorrent tracker (a module fixture)
-
-
-def close(*contexts) -> None:
-    for ctx in contexts:
-        try:
-            ctx.close()
-        except Exception:  # noqa: BLE001 - closed by the test already
-            pass
 
 
 def request_state(page, pattern: str, timeout: int = 20_000) -> None:
@@ -34,11 +26,7 @@ def test_claims_and_requests_survive_the_game_masters_reload_and_closed_tab_and_
     gm_ctx, a_ctx, b_ctx = phone(browser), phone(browser), phone(browser)
     try:
         gm = open_app(gm_ctx, gm_url(site)).page
-        add_combatant(gm, "Aldric", hp=30, side="party", pc=True, initiative=18)
-        add_combatant(gm, "Bryn", hp=24, side="party", pc=True, initiative=14)
-        add_combatant(gm, "Goblin", hp=12, initiative=12)
-        gm.get_by_test_id("start-combat").click()
-        link = go_live(gm)
+        link = live_fight(gm, goblin_hp=12)
         gm.get_by_test_id("close-sheet").click()
         a = follow(a_ctx, link)
         b = follow(b_ctx, link)
