@@ -126,6 +126,7 @@
       newest = seq;
     } else {
       var damaged = [];
+      var behind = [];
       for (var j = 0; j < keys.length; j++) {
         var record = values[j];
         if (!ours(keys[j])) continue;
@@ -135,19 +136,29 @@
           continue;
         }
         newest = Math.max(newest, record.seq);
-        if (record.seq <= caught) continue;  // localStorage has it (or newer)
         var here = localStorage.getItem(keys[j]);
         var theirs = revOf(record.v), mine = revOf(here);
-        if (theirs !== null && mine !== null && mine > theirs) continue;  // a newer fight than the record: kept
+        if (theirs !== null && mine !== null && mine > theirs) {
+          // A newer fight than the record: kept, and the journal brought up to it. (The page before
+          // this one was closed or reloaded while its last write was on its way here: that record,
+          // stamped with the tab that is gone, would make this tab's next save look like another
+          // tab's race and merge it away.)
+          behind.push([keys[j], here, mine]);
+          continue;
+        }
+        if (record.seq <= caught) continue;  // localStorage has it (or newer)
         try {
           if (typeof record.v === "string") localStorage.setItem(keys[j], record.v);
           else localStorage.removeItem(keys[j]);
           journal.restored++;
         } catch (e) { journal.error = "restore: " + e.name; }
       }
-      if (damaged.length) {  // out of the journal, so that the next start does not set them aside again
+      seq = Math.max(seq, newest);
+      if (damaged.length || behind.length) {
         var clean = strict("readwrite");
+        // out of the journal, so that the next start does not set them aside again
         damaged.forEach(function (k) { clean.objectStore(STORE).delete(k); });
+        behind.forEach(function (b) { clean.objectStore(STORE).put({v: b[1], seq: nextSeq(), rev: b[2], tab: journal.tab}, b[0]); });
         await finished(clean);
       }
     }

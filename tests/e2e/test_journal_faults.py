@@ -144,3 +144,30 @@ def test_what_is_typed_in_an_open_sheet_survives_another_tabs_update(context, si
     assert b.get_by_test_id("condition-name").input_value() == "Prone"
     b.get_by_test_id("damage").click()
     b.wait_for_function("document.querySelector('[data-testid=sheet-hp]').textContent.startsWith('2/7')")
+
+
+def test_a_reload_before_the_journal_caught_up_is_not_taken_for_another_tab(context, site):
+    """The page reloaded while its last write was still on its way to the journal (a tap, then a
+    reload at once, on a busy phone): the journal holds the revision before, written by the tab
+    that is gone. The next taps are this tab's own: no merge, no "another tab" notice, none lost."""
+    page = open_app(context, site["url"] + "/").page
+    started_fight(page)
+    next_turns(page, 4)  # round 3
+    key = fight_key(page)
+    round_three = page.evaluate("k => localStorage.getItem(k)", key)
+    next_turns(page, 1)
+    rev = json.loads(round_three)["rev"]
+    assert json.loads(page.evaluate("k => localStorage.getItem(k)", key))["rev"] == rev + 1
+    page.evaluate(PUT_JS, [key, {"v": round_three, "seq": 1, "rev": rev, "tab": "the-page-before"}])
+    reload(page)
+    assert page.get_by_test_id("round-counter").inner_text().startswith("Round 3")
+    for _ in range(3):
+        page.get_by_test_id("next-turn").click()
+    for _ in range(2):
+        page.get_by_test_id("undo").click()
+    settle(page)
+    page.wait_for_function("RK.journal.pending === 0")
+    assert page.get_by_test_id("round-counter").inner_text().startswith("Round 4")
+    assert page.evaluate("RK.journal.conflicts") == 0
+    assert page.get_by_test_id("notice").count() == 0
+    assert journaled_round(page, key) == 4
