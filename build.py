@@ -573,6 +573,13 @@ def build(out: Path = DIST, full_stdlib: bool = False, relays: tuple[str, ...] =
     page = index.read_text().replace('"__PLUGINS_OFF__"', json.dumps(config["plugins"]))
     if "connect-src 'self';" not in page:
         sys.exit("static/index.html: the CSP's connect-src is not where build.py expects it")
+    from pyengine.live import DEFAULT_NOSTR, DEFAULT_RELAYS, DEFAULT_STUN
+
+    for mark, listed in (("__RK_RELAYS__", DEFAULT_RELAYS), ("__RK_NOSTR__", DEFAULT_NOSTR), ("__RK_STUN__", DEFAULT_STUN)):
+        # The live table's defaults, for static/early.mjs (the players' view before the engine is ready).
+        if mark not in page:
+            sys.exit(f"static/index.html: {mark} is not where build.py expects it")
+        page = page.replace(mark, html.escape(",".join(listed)))
     index.write_text(page.replace("connect-src 'self';", f"connect-src {connect_src(relays)};"))
     from pyengine.systems.srd import LIBRARY_FILE
 

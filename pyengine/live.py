@@ -155,14 +155,25 @@ def _dumps(doc: dict[str, Any]) -> str:
     return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
 
 
+SIGNATURE_ROOM = 200      # characters of a message's limit left for its signature (static/live.mjs: "S" + 86 + "|")
+
+
 def state_text(view: dict[str, Any], revision: int, ids: list[list[str]] | None = None, turn: list[str] | None = None,
-               sender: str = "", session: str = "") -> str:
+               sender: str = "", session: str = "", html: str = "") -> str:
     """The players' view with a revision; `ids`: [id, name as shown, side] of who players may see
     (what a player claims and targets by), `turn`: the ids of whose turn it is, `sender`: the game
     master's phone in the room (signed with the rest: followers say hello and ask only there);
-    `session`: the game master's page that sent it (revisions count up within one, from 1: no clock)."""
-    return _dumps({"v": LIVE_VERSION, "t": "state", "rev": revision, "ses": session, "view": view, "ids": ids or [],
-                   "turn": turn or [], "from": sender})
+    `session`: the game master's page that sent it (revisions count up within one, from 1: no clock);
+    `html`: the view as drawn (web/html.view_body_html), for a phone whose engine is not ready yet
+    (static/early.mjs shows it through an allow-list; this module never reads it). Left out when the
+    message would pass MAX_MESSAGE with it: such a phone then waits for its engine."""
+    doc = {"v": LIVE_VERSION, "t": "state", "rev": revision, "ses": session, "view": view, "ids": ids or [], "turn": turn or [],
+           "from": sender}
+    if html:
+        text = _dumps({**doc, "html": html})
+        if len(text) <= MAX_MESSAGE - SIGNATURE_ROOM:
+            return text
+    return _dumps(doc)
 
 
 def beat_text(revision: int, session: str = "") -> str:

@@ -167,6 +167,29 @@
   // The live table's connection module (and Trystero behind it): fetched the first time a table goes live.
   RK.importLive = function () { return import(new URL("live.mjs", document.baseURI).href); };
   RK.importScan = function () { return import(new URL("scan.mjs", document.baseURI).href); };
+  // The engine's download (Pyodide, its standard library, our code: megabytes) and the service
+  // worker's precache wait for RK.engineGate (interpreter.mjs awaits it). A game master's start opens
+  // it at once. A live link or the table display first shows the players' view from the game master's
+  // state (early.mjs, issue 40: a few kilobytes, which a slow connection then carries first), and
+  // opens it when that view is drawn, when it cannot be, or after EARLY_HOLD_MS whatever happens.
+  var EARLY_HOLD_MS = 8000;
+  var gateOpen = null;
+  RK.engineGate = new Promise(function (resolve) { gateOpen = resolve; });
+  RK.openEngine = function (why) {
+    if (RK.engineOpened) return;
+    RK.engineOpened = why || "now";
+    performance.mark("rk:engine-gate");
+    gateOpen();
+  };
+  if (RK.route) {
+    setTimeout(function () { RK.openEngine("waited"); }, EARLY_HOLD_MS);
+    import(new URL("early.mjs", document.baseURI).href).catch(function (e) {
+      RK.earlyError = String(e && e.message || e).slice(0, 200);
+      RK.openEngine("no early view");
+    });
+  } else {
+    RK.openEngine("now");
+  }
   if (snapshot) {
     try {
       var host = document.getElementById("tracker");
@@ -280,19 +303,30 @@
     }
   }
 
-  // Service worker: offline after one visit; a new version waits for the user's consent.
-  if ("serviceWorker" in navigator) {
+  // Service worker: offline after one visit; a new version waits for the user's consent. On a live
+  // link or the table display, registered once the engine is ready: its precache (the whole site) would
+  // otherwise share a slow connection with the players' view and the engine.
+  function whenStarted(register) {
+    if (!RK.route || root.dataset.engine === "ready") return register();
+    var watch = new MutationObserver(function () {
+      if (root.dataset.engine !== "ready" && root.dataset.engine !== "failed") return;
+      watch.disconnect();
+      register();
+    });
+    watch.observe(root, {attributes: true, attributeFilter: ["data-engine"]});
+  }
+  if ("serviceWorker" in navigator) document.addEventListener("DOMContentLoaded", function () {
+    document.getElementById("banner-reload").addEventListener("click", function () {
+      if (RK.waitingWorker) RK.waitingWorker.postMessage({type: "SKIP_WAITING"});
+      else location.reload();
+    });
+  });
+  if ("serviceWorker" in navigator) whenStarted(function () {
     var reloading = false;
     var offer = function (worker) {
       RK.waitingWorker = worker;
       document.getElementById("banner").classList.add("show");
     };
-    document.addEventListener("DOMContentLoaded", function () {
-      document.getElementById("banner-reload").addEventListener("click", function () {
-        if (RK.waitingWorker) RK.waitingWorker.postMessage({type: "SKIP_WAITING"});
-        else location.reload();
-      });
-    });
     navigator.serviceWorker.addEventListener("controllerchange", function () {
       if (RK.hadController && !reloading) { reloading = true; location.reload(); }
       RK.hadController = true;
@@ -309,5 +343,5 @@
         });
       });
     }).catch(function (e) { RK.swError = String(e); });
-  }
+  });
 })();

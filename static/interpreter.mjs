@@ -195,7 +195,8 @@ async function start() {
   return interpreter;
 }
 
-const starting = start();
+// boot.js holds the engine's download back on a live link until the players' view is drawn (RK.engineGate).
+const starting = Promise.resolve(RK.engineGate).then(start);
 starting.catch(() => { /* PyScript awaits it too, and reports the failure */ });
 
 export async function loadPyodide(options = {}) {

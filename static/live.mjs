@@ -145,14 +145,77 @@ const NETWORKS = [['nostr', './trystero/nostr.mjs'], ['torrent', './trystero/tor
 let rooms = []               // { net, module, room, channel }
 const met = new Map()        // peerId -> the rooms (in order met) it is connected through
 
+// Where the rooms' peers and messages go: Python's Transport, or, on a phone whose engine is not ready
+// yet, the early view (`follow`). `stats`: how often this page joined a room and took one over (tests).
+let deliver = { peer: () => {}, message: () => {} }
+export const stats = { joins: 0, adopted: 0 }
+let early = null          // the early view's join: { key, last: [peer id, the newest state's text] | null }
+let earlyJoining = null   // its join while under way
+let engineJoined = false  // Python has joined: the early view joins nothing any more
+
+const joinKey = (roomId, secret, relays, nostr, stun, hostPublic) =>
+  JSON.stringify([roomId, secret, Array.from(relays), Array.from(nostr), Array.from(stun), hostPublic || ''])
+
+// A phone that opens a live link before its engine is ready (static/early.mjs, issue 40): the room is
+// joined at once, and each state of the game master's (verified as any: signed by the key in the link)
+// that is newer than the last, by its page and revision as pyengine/live.newer reads them, goes to
+// `onState(doc)`; a heartbeat to `onState(null)`. Python's own `connect` to the same room, with the
+// same relays, takes this join over: no second join, one phone on the game master's line.
+export async function follow(roomId, secret, relays, nostr, stun, hostPublic, onState) {
+  if (engineJoined || early || earlyJoining || !hostPublic) return false
+  const kept = { key: joinKey(roomId, secret, relays, nostr, stun, hostPublic), last: null }
+  const shown = { ses: null, rev: -1, past: new Set() }
+  const message = (peerId, text) => {
+    if (typeof text !== 'string') return
+    if (text.startsWith(BEAT_PREFIX)) return onState(null)
+    if (!text.startsWith(STATE_PREFIX)) return
+    let doc
+    try { doc = JSON.parse(text) } catch (e) { return }
+    if (!doc || !Number.isSafeInteger(doc.rev) || typeof doc.ses !== 'string') return
+    if (doc.ses === shown.ses ? doc.rev <= shown.rev : shown.past.has(doc.ses)) return  // older, or a page left behind
+    if (shown.ses !== null && doc.ses !== shown.ses) shown.past.add(shown.ses)
+    shown.ses = doc.ses
+    shown.rev = doc.rev
+    kept.last = [peerId, text]
+    onState(doc)
+  }
+  earlyJoining = join(roomId, secret, relays, nostr, stun, () => {}, message, hostPublic)
+  try {
+    await earlyJoining
+  } finally {
+    earlyJoining = null
+  }
+  if (engineJoined) return false  // (Python came meanwhile and joined on its own)
+  early = kept
+  return true
+}
+
 let peersGone = () => {}  // what a left room's peers were: gone (a join again is a new meeting)
 
 export async function connect(roomId, secret, relays, nostr, stun, onPeer, onMessage, hostPublic) {
+  engineJoined = true
+  if (earlyJoining) await settled([earlyJoining], LEAVE_WAIT_MS * 3)
+  const taken = early
+  early = null
+  if (taken && rooms.length && taken.key === joinKey(roomId, secret, relays, nostr, stun, hostPublic)) {
+    // The early view's join, taken over as it is: the peers met so far, then the newest state, told again.
+    deliver = { peer: onPeer, message: onMessage }
+    stats.adopted++
+    for (const id of met.keys()) onPeer(id, true)
+    if (taken.last) onMessage(taken.last[0], taken.last[1])
+    return
+  }
+  return join(roomId, secret, relays, nostr, stun, onPeer, onMessage, hostPublic)
+}
+
+async function join(roomId, secret, relays, nostr, stun, onPeer, onMessage, hostPublic) {
   // Joining again (a follower that lost the game master): the room left first, and wholly. Trystero
   // leaves a room asynchronously and, until it has, `joinRoom` with the same name hands back the room
   // being left, which then dies: the phone sat in no room until its next join.
   await settled(leaveRoom(), LEAVE_WAIT_MS)
-  peersGone = (id) => onPeer(id, false)
+  deliver = { peer: onPeer, message: onMessage }
+  peersGone = (id) => deliver.peer(id, false)
+  stats.joins++
   let verifier = null
   if (hostPublic) {
     verifier = await crypto.subtle.importKey('raw', unb64(hostPublic), ECDSA, false, ['verify'])
@@ -174,25 +237,25 @@ export async function connect(roomId, secret, relays, nostr, stun, onPeer, onMes
     }, roomId)
     const entry = { net, module, room, channel: room.makeAction('rk') }
     entry.channel.onMessage = async (data, meta) => {
-      if (typeof data !== 'string' || data.length > MAX_MESSAGE + 200) return onMessage(meta.peerId, null)
+      if (typeof data !== 'string' || data.length > MAX_MESSAGE + 200) return deliver.message(meta.peerId, null)
       if (!verifier) {
         if (ownKey && data[0] === SIGNED && await verified(ownKey, data) !== null) return  // our own, passed back
-        return onMessage(meta.peerId, data)
+        return deliver.message(meta.peerId, data)
       }
       const text = await verified(verifier, data)
       if (text !== null) passOn(data, meta.peerId)
-      onMessage(meta.peerId, text)
+      deliver.message(meta.peerId, text)
     }
     room.onPeerJoin = (peerId) => {
       const through = met.get(peerId) || []
       if (!through.includes(entry)) through.push(entry)
       met.set(peerId, through)
-      if (through.length === 1) onPeer(peerId, true)
+      if (through.length === 1) deliver.peer(peerId, true)
     }
     room.onPeerLeave = (peerId) => {
       const through = (met.get(peerId) || []).filter((e) => e !== entry)
       if (through.length) { met.set(peerId, through); return }
-      if (met.delete(peerId)) onPeer(peerId, false)
+      if (met.delete(peerId)) deliver.peer(peerId, false)
     }
     joined.push(entry)
   }
@@ -303,6 +366,7 @@ function leaveRoom() {
 }
 
 export function leave() {
+  early = null
   leaveRoom()
   for (const id of [...direct.keys()]) closeDirect(id)
   for (const [token, p] of pending) { p.pc.close(); pending.delete(token) }

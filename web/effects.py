@@ -222,6 +222,7 @@ class LiveSend(Record):
     peer: str | None = None
     ids: tuple[tuple[str, str, str], ...] = ()
     turn: tuple[str, ...] = ()
+    html: str = ""   # the view as drawn (for a phone whose engine is not ready yet: static/early.mjs)
 
 
 class LiveTell(Record):

@@ -10,7 +10,7 @@ from html import escape
 from typing import Any, Protocol
 
 __all__ = [
-    "esc", "roll_text", "clock", "pct", "field", "at_least", "stat_fields_html", "attack_select", "attack_check", "attack_input", "odds_html", "MAX_BARS",
+    "esc", "roll_text", "clock", "pct", "field", "at_least", "stat_fields_html", "attack_select", "attack_check", "attack_input", "odds_html", "MAX_BARS", "view_body_html",
 ]
 
 
@@ -235,3 +235,29 @@ def initiative_option(enc: Any) -> str:
     return ('<label class="field">Initiative<select data-action-change="set-option" data-key="initiative" data-testid="option-initiative">'
             f'<option value="once"{" selected" if initiative == "once" else ""}>Roll once per combat</option>'
             f'<option value="every_round"{" selected" if initiative == "every_round" else ""}>Roll every round</option></select></label>')
+
+
+def view_body_html(view: dict[str, Any]) -> str:
+    """The players' view of a fight (pyengine.handoff.table_view, checked): its title, round, whose turn
+    and who is next, and the order. Drawn by a player's phone and the table display, and by the game
+    master's phone into every state it sends (a phone whose engine is not ready yet shows it at once,
+    through static/boot.js's allow-list: static/early.mjs). Every text escaped."""
+    rows = "".join(
+        f'<li class="{"active" if mark == "now" else ""}" data-testid="view-row" data-mark="{esc(mark)}">'
+        f'<span class="grow"><b>{esc(name)}</b>{" · now" if mark == "now" else " · next" if mark == "next" else ""}'
+        + "".join(f' <span class="chip">{esc(k)}</span>' for k in conditions)
+        + '</span>'
+        + (f'<span data-testid="view-hp">{esc(hp)}{"/" + esc(top) if top is not None else ""}</span>' if hp is not None
+           else f'<span class="muted" data-testid="view-state">{esc(word)}</span>')
+        + "</li>"
+        for name, side, hp, top, word, conditions, mark in view["rows"]
+    )
+    round_text = f"Round {view['round']}" if view["round"] else "Not started"
+    return (
+        f'<h3 data-testid="view-title">{esc(view["name"])}</h3>'
+        f'<p data-testid="view-round"><b>{esc(round_text)}</b>'
+        + (f' · now <b data-testid="view-now">{esc(view["now"])}</b>' if view["now"] else "")
+        + (f' · next <b data-testid="view-next">{esc(view["next"])}</b>' if view["next"] else "")
+        + '</p>'
+        f'<ol class="order view" data-testid="view-order">{rows}</ol>'
+    )

@@ -17,7 +17,7 @@ from pyengine.tracker import Timeline
 from pyengine.turns import active_unit, side_state, unit_name
 
 from . import tools
-from .html import UNSIGNED, clock, esc, field, odds_html, roll_text
+from .html import UNSIGNED, clock, esc, field, odds_html, roll_text, view_body_html
 from .library import encounter_xp
 from .views import view_for
 
@@ -508,7 +508,7 @@ def join_html(said: str, code: str) -> str:
 def live_follow_html(live: Any, state: str, display: bool, attacks: list[tuple[str, str]] | None = None, kind: str = "") -> str:
     """A player's phone (or the table display) following the fight live: the players' view, how the
     connection stands, and (a player's phone) what it may ask the game master."""
-    body = (_view_body(live.view) if live.view is not None
+    body = (view_body_html(live.view) if live.view is not None
             else '<p class="muted">Waiting for the game master\'s phone…</p>')
     stop = "" if display else '<button type="button" data-action="live-stop" data-testid="live-leave">Stop following</button>'
     if live.direct and not live.host_here() and live.revision:
@@ -676,33 +676,12 @@ def table_view_html(view: dict[str, Any]) -> str:
     """A fight as the players see it from the game master's QR code: read-only, HP of the party,
     the opponents' state in words. Every text escaped (it came from another phone)."""
     return (
-        _view_body(view)
+        view_body_html(view)
         + '<p class="muted">A read-only view of the game master\'s screen at the moment the code was shown: scan it again to '
         'see the fight move on. Nothing here is saved on this phone.</p>'
         '<div class="row"><button type="button" data-action="close-sheet">Close</button></div>'
     )
 
-
-def _view_body(view: dict[str, Any]) -> str:
-    rows = "".join(
-        f'<li class="{"active" if mark == "now" else ""}" data-testid="view-row" data-mark="{esc(mark)}">'
-        f'<span class="grow"><b>{esc(name)}</b>{" · now" if mark == "now" else " · next" if mark == "next" else ""}'
-        + "".join(f' <span class="chip">{esc(k)}</span>' for k in conditions)
-        + '</span>'
-        + (f'<span data-testid="view-hp">{esc(hp)}{"/" + esc(top) if top is not None else ""}</span>' if hp is not None
-           else f'<span class="muted" data-testid="view-state">{esc(word)}</span>')
-        + "</li>"
-        for name, side, hp, top, word, conditions, mark in view["rows"]
-    )
-    round_text = f"Round {view['round']}" if view["round"] else "Not started"
-    return (
-        f'<h3 data-testid="view-title">{esc(view["name"])}</h3>'
-        f'<p data-testid="view-round"><b>{esc(round_text)}</b>'
-        + (f' · now <b data-testid="view-now">{esc(view["now"])}</b>' if view["now"] else "")
-        + (f' · next <b data-testid="view-next">{esc(view["next"])}</b>' if view["next"] else "")
-        + '</p>'
-        f'<ol class="order view" data-testid="view-order">{rows}</ol>'
-    )
 
 
 def _die_class(d: Any) -> str:

@@ -46,6 +46,7 @@ from .live import answering
 from .messages import (
     AnswerMade,
     CharacterOffered,
+    ClaimTapped,
     CodeRead,
     CollectionChanged,
     DirectFailed,
@@ -141,6 +142,10 @@ class Runtime:
         self.sheet_later = browser.Later(lambda: self.render_sheet(typing=True))
         self.asked_to_keep = False
         self.page_only = False   # the table display: the players' view alone (start: `#display`)
+        # The players' view drawn before the engine was ready (static/early.mjs): kept on screen until
+        # this page has a view of its own to draw over it; the taps made on it, answered once joined.
+        self.early_view = False
+        self.early_taps: list[tuple[str, str]] = []
         stored_servers = self.store.get(SERVERS_KEY) if self.persistent else None
         self.servers = live_servers(stored_servers)
         self.nostr = live_nostr(stored_servers)
@@ -354,11 +359,24 @@ class Runtime:
                 await self.transport.connect(e.room, e.secret, e.relays, e.nostr, e.stun, e.host_key or None)
             else:
                 await self.transport.load()  # live without the relays: phones join by two codes only
+            if e.role == "follow":
+                self.took_over()
             return public
         except JsException as error:
             self.say(Notice("error", f"The live table could not connect ({str(error)[:200]}). The fight goes on here; "
                                      "check the connection and open Live table again."))
             return ""
+
+    def took_over(self) -> None:
+        """Joined (the early view's join taken over, with the state it had): what was tapped on the early
+        view is done now, and answered as any tap; a view still not drawn is drawn as this page has it."""
+        taps, self.early_taps = self.early_taps, []
+        for action, ident in taps:
+            if action == "live-claim":
+                self.dispatch(ClaimTapped(ident))
+        if self.early_view:
+            self.early_view = False
+            self.render_sheet()
 
     def store_servers(self, e: fx.StoreServers) -> None:
         self.servers, self.nostr = (e.relays, e.stun), e.nostr
@@ -406,7 +424,7 @@ class Runtime:
 
     def live_send(self, e: fx.LiveSend) -> None:
         self.revision += 1
-        text = state_text(e.view, self.revision, [list(i) for i in e.ids], list(e.turn), self.transport.self_id, self.session)
+        text = state_text(e.view, self.revision, [list(i) for i in e.ids], list(e.turn), self.transport.self_id, self.session, e.html)
         if e.peer == "display":
             self.transport.post(text)
             self.keep_time(host=True)
@@ -752,6 +770,10 @@ class Runtime:
         screen = screen_of(self.model.ui)
         if screen is None or self.model.ui.sheet is None:
             return
+        if self.early_view:
+            if self.model.ui.sheet[0] == "live-follow" and self.model.live.view is None:
+                return  # the early view stays until there is a view to draw over it (no flash of "waiting")
+            self.early_view = False
         drawn = screen.draw(self.context(), self.model.ui.sheet[1])
         if isinstance(drawn, Elsewhere):
             self.dispatch(SheetClosed() if drawn.kind is None else SheetOpened(drawn.kind))
@@ -1046,7 +1068,8 @@ class Listeners:
             (sheet, "touchstart", self.on_touchstart), (sheet, "touchend", self.on_touchend),
             (window, "hashchange", self.on_hash_change), (window, "popstate", lambda event: self.rt.back_pressed()),
         ):
-            dom.on(target, name, listener)
+            if target is not None:  # (the table display has no log: static/early.mjs took the tracker out)
+                dom.on(target, name, listener)
 
 
 def next_initiative(event: JsObject) -> None:
@@ -1193,6 +1216,15 @@ def start() -> None:
                                "It is left untouched; this page runs without saving. Reload to try again."))
     runtime = rt
     rt.page_only = display
+    early = dom.py(getattr(rk, "early", None))
+    if early is not None:  # static/early.mjs drew the players' view before the engine was ready: taken over
+        early.stop()
+        rt.early_view = bool(dom.py(early.shown))
+        rt.early_taps = [(str(t[0]), str(t[1])) for t in (early.taps.to_py() or [])][-1:]
+        if rt.early_view and display:
+            # The display's view comes from the game master's window in a moment; if it does not, this
+            # page draws what it has (its own line says how long since the last update).
+            window.setTimeout(dom.proxy(rt.took_over), 3000)
     if refused:
         rt.say(Notice("warn", refused))
     journal = dom.py(getattr(rk, "journal", None))
@@ -1205,13 +1237,17 @@ def start() -> None:
             rt.say(journal_set_aside(aside))
     guard = dom.py(getattr(rk, "nextTurnGuardMs", None))
     rt.model = replace(rt.model, next_turn_guard=NEXT_TURN_GUARD if guard is None else float(guard) / 1000)
-    dom.el("tracker").removeAttribute("inert")
+    tracker = dom.el("tracker")
+    if tracker is not None:  # (the table display's early view took the tracker out of its page: static/early.mjs)
+        tracker.removeAttribute("inert")
     rt.render()
-    rt.render_roller()
+    if not display:
+        rt.render_roller()
     window.performance.mark("rk:first-render")
     Listeners(rt).wire()
     for node in (dom.el("undo"), dom.el("redo"), dom.el("next-turn")):
-        node.setAttribute("data-action", node.id)
+        if node is not None:
+            node.setAttribute("data-action", node.id)
     open_fragment(rt)
     resume_live(rt)
     rt.wake.want(rt.model.timeline.present.started or rt.model.live.following)

@@ -45,6 +45,7 @@ from web.effects import (
     ShowLiveLink,
     Toast,
 )
+from web.html import view_body_html
 from web.live import followers_line, state_line
 from web.messages import (
     Act,
@@ -94,9 +95,11 @@ def vids(model: Model) -> dict[str, str]:
 
 
 def present(model: Model, peer: str | None = None) -> LiveSend:
-    """The LiveSend of the present as the host sends it: the view, who is who, whose turn."""
+    """The LiveSend of the present as the host sends it: the view, who is who, whose turn, and the view
+    as drawn (for a phone whose engine is not ready yet)."""
     ids, turn = players_ids(model.timeline.present, model.live.secret)
-    return LiveSend(table_view(model.timeline.present), peer, tuple(tuple(i) for i in ids), tuple(turn))
+    view = table_view(model.timeline.present)
+    return LiveSend(view, peer, tuple(tuple(i) for i in ids), tuple(turn), view_body_html(view))
 
 
 def state_from(view: dict, rev: int) -> str:
@@ -165,6 +168,24 @@ def test_a_state_is_read_back_whole_and_hellos_are_cleaned():
     assert read_message(beat_text(5), FROM_HOST).revision == 5
     hello = read_message(hello_text("Ana\u202e<b>"), FROM_FOLLOWER)
     assert hello.kind == "hello" and "\u202e" not in hello.name
+
+
+def test_a_state_carries_the_view_as_drawn_with_no_hidden_name_and_without_it_when_it_would_be_too_large():
+    """Issue 40: the view as the game master's Python draws it travels in the signed state, for a phone
+    whose engine is not ready yet; a hidden combatant is in it no more than in the view; a state that
+    would pass the message limit with it goes without it (that phone then waits for its engine)."""
+    model = flag(fight(*PARTY, started=True), "Goblin", "hidden")
+    model, effects = update(model, LiveOpened("room123", "secret123", (), ()))
+    model, effects = update(model, PeerChanged("p1", True))
+    sent = next(e for e in effects if isinstance(e, LiveSend))
+    assert sent.html == view_body_html(sent.view) and "Cyra" in sent.html and "Goblin" not in sent.html
+    text = state_text(sent.view, 7, html=sent.html)
+    assert json.loads(text)["html"] == sent.html
+    assert read_message(text, FROM_HOST).view == check_view(sent.view)  # (the engine reads the view, never the HTML)
+    huge = "<b>x</b>" * (MAX_MESSAGE // 8)
+    assert "html" not in json.loads(state_text(sent.view, 8, html=huge))
+    fits = "y" * (MAX_MESSAGE - 200 - len(state_text(sent.view, 8)) - 20)  # just under the limit: carried
+    assert json.loads(state_text(sent.view, 8, html=fits))["html"] == fits
 
 
 @pytest.mark.parametrize("text, why", [

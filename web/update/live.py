@@ -57,6 +57,7 @@ from ..effects import (
     StoreServers,
     Toast,
 )
+from ..html import view_body_html
 from ..live import followers_line, live_table_text, muted, read_live_table, state_kind, state_line
 from ..messages import (
     AutoDoneToggled,
@@ -88,7 +89,8 @@ def _present(model: Model, peer: str | None = None) -> LiveSend:
     """The present as the players may see it: the view, and who is who in it (ids, whose turn)."""
     enc = model.timeline.present
     ids, turn = players_ids(enc, model.live.secret)
-    return LiveSend(table_view(enc), peer, tuple((a, b, c) for a, b, c in ids), tuple(turn))
+    view = table_view(enc)
+    return LiveSend(view, peer, tuple((a, b, c) for a, b, c in ids), tuple(turn), view_body_html(view))
 
 
 def _hosted(model: Model, m: LiveOpened) -> Result:
