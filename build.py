@@ -424,6 +424,24 @@ def copy_zxing(modules: Path, out: Path) -> None:
             sys.exit(f"zxing-wasm/{name} imports {sorted(imports)}: build.py copies only ../share.js")
 
 
+EARLY_DEFAULTS = re.compile(r"/\*__RK_LIVE_DEFAULTS__\*/\{[^\n]*\}")
+
+
+def write_early_defaults(out: Path) -> None:
+    """static/early.mjs (a live link's players' view before the engine is ready) gets the live table's
+    default relays and STUN servers (pyengine/live.py's) and the modules its join loads, to fetch them
+    all at once (Trystero's modules import each other some levels deep: a round trip each)."""
+    from pyengine.live import DEFAULT_NOSTR, DEFAULT_RELAYS, DEFAULT_STUN
+
+    path = out / "early.mjs"
+    text = path.read_text()
+    if len(EARLY_DEFAULTS.findall(text)) != 1:
+        sys.exit("static/early.mjs: its /*__RK_LIVE_DEFAULTS__*/ line is not where build.py expects it")
+    modules = ["live.mjs", *sorted(p.relative_to(out).as_posix() for p in (out / "trystero").rglob("*.mjs"))]
+    defaults = {"relays": list(DEFAULT_RELAYS), "nostr": list(DEFAULT_NOSTR), "stun": list(DEFAULT_STUN), "modules": modules}
+    path.write_text(EARLY_DEFAULTS.sub(lambda _: json.dumps(defaults), text))
+
+
 def connect_src(extra_relays: tuple[str, ...] = ()) -> str:
     """The CSP's connect-src: our own origin, and the live table's relays of both networks (pyengine/live.py's
     WebTorrent trackers and Nostr relays, and any this build adds, e.g. the tests' own on 127.0.0.1); nothing else."""
@@ -573,14 +591,8 @@ def build(out: Path = DIST, full_stdlib: bool = False, relays: tuple[str, ...] =
     page = index.read_text().replace('"__PLUGINS_OFF__"', json.dumps(config["plugins"]))
     if "connect-src 'self';" not in page:
         sys.exit("static/index.html: the CSP's connect-src is not where build.py expects it")
-    from pyengine.live import DEFAULT_NOSTR, DEFAULT_RELAYS, DEFAULT_STUN
-
-    for mark, listed in (("__RK_RELAYS__", DEFAULT_RELAYS), ("__RK_NOSTR__", DEFAULT_NOSTR), ("__RK_STUN__", DEFAULT_STUN)):
-        # The live table's defaults, for static/early.mjs (the players' view before the engine is ready).
-        if mark not in page:
-            sys.exit(f"static/index.html: {mark} is not where build.py expects it")
-        page = page.replace(mark, html.escape(",".join(listed)))
     index.write_text(page.replace("connect-src 'self';", f"connect-src {connect_src(relays)};"))
+    write_early_defaults(out)
     from pyengine.systems.srd import LIBRARY_FILE
 
     library = srd_library_text()
@@ -722,6 +734,9 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
                 return str(target)
         return str(Path("/nonexistent") / "x")
 
+    compress = False                     # gzip what shrinks, as GitHub Pages does (the bench's first visits)
+    _zipped: dict[tuple[str, float], bytes] = {}
+
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         clean = self.path.split("?", 1)[0]
         if clean + "/" in self.mounts:
@@ -729,7 +744,33 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.send_header("Location", clean + "/")
             self.end_headers()
             return
+        if self.compress and "gzip" in self.headers.get("Accept-Encoding", "") and self._send_zipped():
+            return
         super().do_GET()
+
+    def _send_zipped(self) -> bool:
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        if not path.is_file() or path.suffix in (".png", ".jpg", ".webp"):
+            return False
+        key = (str(path), path.stat().st_mtime)
+        body = self._zipped.get(key)
+        if body is None:
+            raw = path.read_bytes()
+            body = gzip.compress(raw, compresslevel=6)
+            if len(body) > 0.9 * len(raw):
+                body = b""  # (nothing gained: served as it is)
+            self._zipped[key] = body
+        if not body:
+            return False
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        return True
 
     def end_headers(self) -> None:
         # Like GitHub Pages: short cache, revalidated. The service worker does the offline part.
@@ -741,16 +782,17 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             super().log_message(format, *args)
 
 
-def make_server(mounts: dict[str, Path], port: int = 0) -> http.server.ThreadingHTTPServer:
-    """A server on 127.0.0.1 serving each folder at its prefix ("/" or "/sub/")."""
-    handler = type("Handler", (_Handler,), {"mounts": {k: Path(v) for k, v in mounts.items()}})
+def make_server(mounts: dict[str, Path], port: int = 0, compress: bool = False) -> http.server.ThreadingHTTPServer:
+    """A server on 127.0.0.1 serving each folder at its prefix ("/" or "/sub/"); `compress`: gzip-encoded
+    where the browser accepts it, as GitHub Pages serves (the bench's first visits)."""
+    handler = type("Handler", (_Handler,), {"mounts": {k: Path(v) for k, v in mounts.items()}, "compress": compress, "_zipped": {}})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     server.daemon_threads = True
     return server
 
 
-def serve_in_thread(mounts: dict[str, Path]) -> tuple[http.server.ThreadingHTTPServer, str]:
-    server = make_server(mounts)
+def serve_in_thread(mounts: dict[str, Path], compress: bool = False) -> tuple[http.server.ThreadingHTTPServer, str]:
+    server = make_server(mounts, compress=compress)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 
@@ -860,10 +902,10 @@ def main(argv: list[str] | None = None) -> int:
     p_bench = sub.add_parser("bench", help="print the start-up and engine figures")
     p_bench.add_argument("--runs", type=int, default=5)
     p_bench.add_argument("--skip-startup", action="store_true", help="only the engine, tracker and save figures")
-    p_bench.add_argument("--only", choices=("offline", "journal", "crashes", "engine", "taps", "library", "live"),
+    p_bench.add_argument("--only", choices=("offline", "journal", "crashes", "engine", "taps", "library", "live", "first-view"),
                          help="only these figures (the no-internet live table; the journal; renderer crashes with and "
                               "without JSPI; the dice and tracker engine; the taps of the table's common actions; the creature library; "
-                              "the live table over the relay)")
+                              "the live table over the relay; a first-time player's link to the first live view, throttled)")
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "test":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")

@@ -23,6 +23,9 @@ const SILENT_MS = 11000           // as pyengine/live.SILENT_MS: nothing heard t
 const ROOM_CHARS = /^[A-Za-z0-9_-]+$/
 const MAX_SERVERS = 8
 
+// The live table's defaults and the modules a join loads (build.py writes them from pyengine/live.py).
+const DEFAULTS = /*__RK_LIVE_DEFAULTS__*/{ relays: [], nostr: [], stun: [], modules: [] }
+
 const early = RK.early = { route: RK.route, shown: false, heard: 0, taps: [], stopped: false, stop, note: '' }
 const sheet = document.getElementById('sheet')
 const body = document.getElementById('sheet-body')
@@ -39,11 +42,6 @@ function room(fragment) {
   const [id, secret, key] = parts
   if (id.length < 6 || id.length > 40 || secret.length < 8 || secret.length > 60 || key.length < 80 || key.length > 100) return null
   return parts.every((p) => ROOM_CHARS.test(p)) ? parts : null
-}
-
-function meta(name) {
-  const node = document.querySelector(`meta[name="${name}"]`)
-  return node ? node.content.split(',').filter(Boolean) : []
 }
 
 // A list of addresses as pyengine/live.read_servers takes it: null when unreadable (the caller's
@@ -77,7 +75,7 @@ function relays(query, name, fallback) {
 }
 
 function stunServers(query) {
-  const defaults = meta('rk-stun')
+  const defaults = DEFAULTS.stun
   const own = servers(setting('stun'), STUN) || defaults
   const link = query.get('stun')
   if (link === null) return own
@@ -140,7 +138,7 @@ function draw(doc) {
     line('live', 'live')
   }
   if (!sheet.open) {
-    sheet.classList.add('page')
+    sheet.classList.add('page', 'early')  // (its Close waits for the engine, which closes it: hidden till then)
     try { sheet.showModal() } catch (e) { sheet.setAttribute('open', '') }
   }
 }
@@ -175,6 +173,7 @@ function tick() {
 function stop() {
   if (early.stopped) return
   early.stopped = true
+  sheet.classList.remove('early')
   if (channel) { channel.close(); channel = null }
   if (ticker) { clearInterval(ticker); ticker = null }
   body.removeEventListener('click', tapped)
@@ -194,7 +193,23 @@ function heard(doc) {
   RK.openEngine('view')
 }
 
+// The engine could not start: the view stays (the fight is still worth seeing), and says so, with Retry.
+function failed() {
+  if (early.stopped || root.dataset.engine !== 'failed') return
+  const note = document.getElementById('early-note') || body.appendChild(element('p', { class: 'muted', id: 'early-note', 'data-testid': 'early-note' }))
+  const why = (document.getElementById('boot-error-text') || {}).textContent || 'The rules engine could not start.'
+  note.textContent = `${why} The fight above still follows the game master's phone; your controls need the engine. `
+  const retry = element('button', { type: 'button', 'data-testid': 'early-retry' }, 'Retry')
+  retry.addEventListener('click', () => location.reload())
+  note.appendChild(retry)
+}
+
 async function start() {
+  if (ready()) {  // (the engine was quicker: nothing to draw before it)
+    early.stopped = true
+    return
+  }
+  new MutationObserver(failed).observe(root, { attributes: true, attributeFilter: ['data-engine'] })
   if (early.route === 'display') {
     // Nothing of a tracker in a table display's page, from its first moment (the engine's start does the
     // same once ready; the boot error's place stays, to say a failed start).
@@ -220,9 +235,12 @@ async function start() {
   }
   const found = room(location.hash.slice('#live='.length))
   if (!found) return RK.openEngine('bad link')  // the engine says what is wrong with it
+  for (const path of DEFAULTS.modules) {  // all at once: a slow connection's round trips, not one per import level
+    document.head.appendChild(element('link', { rel: 'modulepreload', href: new URL(path, document.baseURI).href }))
+  }
   const query = new URLSearchParams(location.search)
-  const torrent = relays(query, 'relays', meta('rk-relays'))
-  const nostr = relays(query, 'nostr', meta('rk-nostr'))
+  const torrent = relays(query, 'relays', DEFAULTS.relays)
+  const nostr = relays(query, 'nostr', DEFAULTS.nostr)
   if (!torrent.length && !nostr.length) return RK.openEngine('no relays')
   try {
     const live = await RK.importLive()

@@ -224,9 +224,10 @@ async function join(roomId, secret, relays, nostr, stun, onPeer, onMessage, host
   }
   const urls = { torrent: Array.from(relays), nostr: Array.from(nostr) }
   const joined = []
-  for (const [net, path] of NETWORKS) {
-    if (!urls[net].length) continue
-    const module = await import(path)
+  const used = NETWORKS.filter(([net]) => urls[net].length)
+  const modules = await Promise.all(used.map(([, path]) => import(path)))  // (loaded side by side)
+  for (const [i, [net]] of used.entries()) {
+    const module = modules[i]
     ownId = module.selfId
     const room = module.joinRoom({
       appId: 'roundkeeper-live-1',

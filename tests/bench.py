@@ -704,6 +704,93 @@ def live(p, base_url: str) -> None:
 LIVE_NOW = "(document.querySelector('[data-testid=live-state]')?.textContent || '').startsWith('live')"
 
 
+# Issue 40: a first-time player's phone on a live link, as a phone at the table gets it: the site served
+# gzip-compressed (as GitHub Pages serves it), the cache empty, the network and the CPU throttled.
+PROFILES = (
+    ("unthrottled", None),
+    ("4G (9 Mbps, 60 ms, CPU x4)", {"down": 9e6, "up": 9e6, "latency": 60, "cpu": 4}),
+    ("slow 4G (1.6 Mbps, 150 ms, CPU x4)", {"down": 1.6e6, "up": 0.75e6, "latency": 150, "cpu": 4}),
+)
+FIRST_VIEW_INIT = """
+(() => {
+  // When the players' view first has a row (whoever drew it: the early view or the engine).
+  window.__rkFirstView = null;
+  new MutationObserver((_, watch) => {
+    if (document.querySelector('[data-testid=live-view] [data-testid=view-row]')) {
+      window.__rkFirstView = performance.now();
+      watch.disconnect();
+    }
+  }).observe(document, {subtree: true, childList: true});
+})();
+"""
+FIRST_VIEW_JS = """() => {
+    const seen = window.__rkFirstView;
+    const nav = performance.getEntriesByType('navigation')[0];
+    const entries = performance.getEntriesByType('resource');
+    const upTo = (t) => nav.transferSize + entries.filter((r) => r.responseEnd <= t).reduce((n, r) => n + r.transferSize, 0);
+    return {view: seen, ready: window.RK && RK.readyAt, bytesView: upTo(seen), bytesReady: upTo(RK.readyAt),
+            early: !!(window.RK && RK.early && RK.early.shown), gate: window.RK && RK.engineOpened};
+}"""
+
+
+def first_view(p, runs: int) -> None:
+    """Link opened on a first visit to the first live view and to the controls ready (the engine's),
+    for PROFILES; the bytes before each."""
+    import subprocess
+
+    from tests.e2e.conftest import NostrRelay
+
+    site = Path(os.environ.get("RK_DIST", ROOT / "dist"))
+    server, base_url = build.serve_in_thread({"/": site}, compress=True)
+    relay = subprocess.Popen(["node", str(ROOT / "tools" / "relay.mjs"), build.TEST_RELAY.rsplit(":", 1)[1]], cwd=ROOT,
+                             stdout=subprocess.PIPE, text=True)
+    relay.stdout.readline()
+    nostr = NostrRelay(Path(tempfile.mkdtemp(prefix="rk-nostr-")))
+    nostr.start()
+    browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), headless=True,
+                                args=list(build.CHROMIUM_FLAGS))
+    print("\n== A first-time player on a live link (issue 40): served gzip-compressed, cache empty, the tests' relays ==")
+    try:
+        heroes = [(f"Hero {i}", {"hp": 30, "side": "party", "pc": True, "initiative": 20 - i}) for i in range(3)]
+        gm_ctx, _, link = live_gm(browser, base_url + f"/?relays={build.TEST_RELAY}&nostr={build.TEST_NOSTR}&stun=none",
+                                  [*heroes, ("Goblin", {"hp": 10, "count": 4, "initiative": 5})])
+        for name, profile in PROFILES:
+            got = []
+            for _ in range(runs):
+                # Service workers blocked: Chromium's throttling is the page's, and a worker's own fetches
+                # (the precache, and the page's requests once it controls the page) would go unthrottled.
+                ctx = browser.new_context(viewport={"width": 390, "height": 844}, service_workers="block")
+                ctx.add_init_script("window.__rkSnapshot = 'off'")
+                ctx.add_init_script(FIRST_VIEW_INIT)
+                page = ctx.new_page()
+                if profile:
+                    cdp = ctx.new_cdp_session(page)
+                    cdp.send("Network.enable")
+                    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": profile["latency"],
+                                                                   "downloadThroughput": profile["down"] / 8, "uploadThroughput": profile["up"] / 8})
+                    cdp.send("Emulation.setCPUThrottlingRate", {"rate": profile["cpu"]})
+                page.goto(link, wait_until="commit")
+                page.wait_for_function("window.__rkFirstView !== null", timeout=180_000)
+                page.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=300_000)
+                page.get_by_test_id("claim").first.wait_for(timeout=60_000)
+                got.append(page.evaluate(FIRST_VIEW_JS))
+                ctx.close()
+            views = [g["view"] / 1000 for g in got]
+            readies = [g["ready"] / 1000 for g in got]
+            print(f"  {name}: link to the first live view median {median(views):.1f} s (max {max(views):.1f}); "
+                  f"bytes before it {median([g['bytesView'] for g in got]) / 1024:.0f} KB; link to the controls ready (the engine) "
+                  f"median {median(readies):.1f} s, {median([g['bytesReady'] for g in got]) / 1e6:.2f} MB; drawn early "
+                  f"{sum(g['early'] for g in got)} of {len(got)} ({runs} runs)", flush=True)
+        gm_ctx.close()
+    finally:
+        browser.close()
+        relay.terminate()
+        nostr.stop()
+        server.shutdown()
+
+
+
+
 def live_gm(browser, url: str, fighters: list[tuple[str, dict]], start: bool = True) -> tuple[Any, Any, str]:
     """A game master's phone at `url` with `fighters` added (add_combatant's name and fields), the fight
     started, the table live: (its context, its page, the join link)."""
@@ -1117,7 +1204,8 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--skip-startup", action="store_true")
-    parser.add_argument("--only", choices=("offline", "journal", "crashes", "engine", "taps", "library", "live"), help="measure only this part")
+    parser.add_argument("--only", choices=("offline", "journal", "crashes", "engine", "taps", "library", "live", "first-view"),
+                        help="measure only this part")
     args = parser.parse_args()
     dist = Path(os.environ.get("RK_DIST", ROOT / "dist"))
     site = Path(tempfile.mkdtemp(prefix="rk-site-")) / "site"
@@ -1156,6 +1244,10 @@ def main() -> int:
             live(p, url)
             server.shutdown()
             return 0
+        if args.only == "first-view":
+            first_view(p, args.runs)
+            server.shutdown()
+            return 0
         if args.only == "crashes":
             crashes(p, url, 15)
             server.shutdown()
@@ -1170,6 +1262,7 @@ def main() -> int:
         roll_tasks(p, url)
         taps(p, url)
         live(p, url)
+        first_view(p, args.runs)
         offline(p, url, Path(tempfile.mkdtemp(prefix="rk-camera-")))
         journal(p, url, site, args.runs)
         library(p, url, site, args.runs)

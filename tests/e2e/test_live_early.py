@@ -95,6 +95,7 @@ def test_a_first_time_player_sees_the_fight_before_the_engine_and_its_claim_is_a
         assert "Assassin Vex" not in player.content()
         assert player.get_by_test_id("view-round").inner_text().startswith("Round 1")
         assert player.get_by_test_id("early-note").inner_text() == "Getting your controls ready…"
+        assert not player.get_by_test_id("sheet-close").is_visible()  # (no control that would do nothing yet)
         # A first-time player picks who they are at once; the tap is kept and said.
         player.get_by_test_id("claim").filter(has_text="Bryn").click()
         wait_text(player, "request-state", "^Bryn: sent to the game master as soon as your controls are ready")
@@ -110,6 +111,7 @@ def test_a_first_time_player_sees_the_fight_before_the_engine_and_its_claim_is_a
         assert player.evaluate("document.querySelector('[data-testid=live-view]').__early") is True
         assert early_rows(player) == ["Aldric", "Bryn", "Goblin"]
         assert player.get_by_test_id("early-note").count() == 0
+        assert player.get_by_test_id("sheet-close").is_visible()
         assert live_stats(player) == {"joins": 1, "adopted": 1}
         gm.page.get_by_test_id("request").filter(has_text="asks to play Bryn").wait_for()
         assert gm_line.inner_text().startswith("1 phone follows")
