@@ -120,6 +120,18 @@ def test_a_first_time_player_sees_the_fight_before_the_engine_and_its_claim_is_a
         gm.page.get_by_test_id("next-turn").click()
         player.wait_for_function("document.querySelector('[data-testid=view-now]')?.textContent === 'Aldric'", timeout=10_000)  # (after the hidden one's turn)
         assert gm.errors == []
+        # The phone reopens the table it followed (the link stays in its address): the view again before its
+        # engine, without "Which one is you?" (the game master's phone tells it whom it plays, once it says hello).
+        again = Held(p_ctx)
+        player.reload()
+        player.wait_for_function(EARLY_ROWS, timeout=LIVE_MS)
+        assert early_rows(player) == ["Aldric", "Bryn", "Goblin"]
+        assert player.get_by_test_id("claim").count() == 0 and player.get_by_test_id("early-note").count() == 1
+        again.release()
+        wait_ready(player)
+        wait_live(player)
+        player.get_by_test_id("claim").first.wait_for()  # (not approved yet: the engine offers the choice again)
+        assert live_stats(player) == {"joins": 1, "adopted": 1}
     finally:
         held.release()
         gm_ctx.close()
