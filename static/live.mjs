@@ -185,7 +185,8 @@ export async function follow(roomId, secret, relays, nostr, stun, hostPublic, on
   } finally {
     earlyJoining = null
   }
-  if (engineJoined) return false  // (Python came meanwhile and joined on its own)
+  // (Python's connect, if it came meanwhile, waits for this join and then takes it: it runs after this.)
+  if (!rooms.length) return false
   early = kept
   return true
 }
