@@ -137,7 +137,8 @@
         }
         newest = Math.max(newest, record.seq);
         var here = localStorage.getItem(keys[j]);
-        var theirs = revOf(record.v), mine = revOf(here);
+        // (Only a record that differs from localStorage is parsed: a start reads every stored fight here.)
+        var theirs = record.v === here ? null : revOf(record.v), mine = theirs === null ? null : revOf(here);
         if (theirs !== null && mine !== null && mine > theirs) {
           // A newer fight than the record: kept, and the journal brought up to it. (The page before
           // this one was closed or reloaded while its last write was on its way here: that record,

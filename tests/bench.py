@@ -12,6 +12,7 @@ Not a test: nothing here asserts a timing.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import os
 import random
@@ -21,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -638,14 +640,9 @@ SEEN_JS = """() => {
 }"""
 
 
-def live(p, base_url: str) -> None:
-    """The live table over real WebRTC on 127.0.0.1 (the tests' relay, no STUN): the game master's
-    tap to the players' screens, for 1 and 6 players; a scan (the link opened) to the first live
-    view; bytes per update; what the live table adds to the site."""
-    import subprocess
-
-    from pyengine.handoff import table_view
-    from pyengine.live import state_text
+@contextlib.contextmanager
+def relays_and_browser(p) -> Iterator[Any]:
+    """The tests' WebTorrent tracker and Nostr relay on 127.0.0.1, and a Chromium: stopped after."""
     from tests.e2e.conftest import NostrRelay
 
     relay = subprocess.Popen(["node", str(ROOT / "tools" / "relay.mjs"), build.TEST_RELAY.rsplit(":", 1)[1]], cwd=ROOT,
@@ -655,8 +652,23 @@ def live(p, base_url: str) -> None:
     nostr.start()
     browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), headless=True,
                                 args=list(build.CHROMIUM_FLAGS))
-    print("\n== Live table (real WebRTC on 127.0.0.1 through the tests' WebTorrent tracker and Nostr relay; no STUN) ==")
     try:
+        yield browser
+    finally:
+        browser.close()
+        relay.terminate()
+        nostr.stop()
+
+
+def live(p, base_url: str) -> None:
+    """The live table over real WebRTC on 127.0.0.1 (the tests' relay, no STUN): the game master's
+    tap to the players' screens, for 1 and 6 players; a scan (the link opened) to the first live
+    view; bytes per update; what the live table adds to the site."""
+    from pyengine.handoff import table_view
+    from pyengine.live import state_text
+
+    print("\n== Live table (real WebRTC on 127.0.0.1 through the tests' WebTorrent tracker and Nostr relay; no STUN) ==")
+    with relays_and_browser(p) as browser:
         joins(browser, base_url)
         for players in (3, 6):
             heroes = [(f"Hero {i}", {"hp": 30, "side": "party", "pc": True, "initiative": 20 - i}) for i in range(2)]
@@ -686,10 +698,6 @@ def live(p, base_url: str) -> None:
                 ctx.close()
         flood(browser, base_url)
         rejoin(browser, base_url, 20)
-    finally:
-        browser.close()
-        relay.terminate()
-        nostr.stop()
     for n in (6, 12, 24):
         text = state_text(table_view(table_fight(n).present), 1_800_000_000_000)
         print(f"  bytes per update, {n:>2}-combatant fight: {len(text.encode()) + 88} (the players' view, signed; sent whole)")
@@ -736,21 +744,10 @@ FIRST_VIEW_JS = """() => {
 def first_view(p, runs: int) -> None:
     """Link opened on a first visit to the first live view and to the controls ready (the engine's),
     for PROFILES; the bytes before each."""
-    import subprocess
-
-    from tests.e2e.conftest import NostrRelay
-
     site = Path(os.environ.get("RK_DIST", ROOT / "dist"))
     server, base_url = build.serve_in_thread({"/": site}, compress=True)
-    relay = subprocess.Popen(["node", str(ROOT / "tools" / "relay.mjs"), build.TEST_RELAY.rsplit(":", 1)[1]], cwd=ROOT,
-                             stdout=subprocess.PIPE, text=True)
-    relay.stdout.readline()
-    nostr = NostrRelay(Path(tempfile.mkdtemp(prefix="rk-nostr-")))
-    nostr.start()
-    browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), headless=True,
-                                args=list(build.CHROMIUM_FLAGS))
     print("\n== A first-time player on a live link (issue 40): served gzip-compressed, cache empty, the tests' relays ==")
-    try:
+    with relays_and_browser(p) as browser:
         heroes = [(f"Hero {i}", {"hp": 30, "side": "party", "pc": True, "initiative": 20 - i}) for i in range(3)]
         gm_ctx, _, link = live_gm(browser, base_url + f"/?relays={build.TEST_RELAY}&nostr={build.TEST_NOSTR}&stun=none",
                                   [*heroes, ("Goblin", {"hp": 10, "count": 4, "initiative": 5})])
@@ -782,11 +779,7 @@ def first_view(p, runs: int) -> None:
                   f"median {median(readies):.1f} s, {median([g['bytesReady'] for g in got]) / 1e6:.2f} MB; drawn early "
                   f"{sum(g['early'] for g in got)} of {len(got)} ({runs} runs)", flush=True)
         gm_ctx.close()
-    finally:
-        browser.close()
-        relay.terminate()
-        nostr.stop()
-        server.shutdown()
+    server.shutdown()
 
 
 

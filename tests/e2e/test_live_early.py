@@ -13,7 +13,7 @@ import json
 from tests.e2e import test_live
 from tests.e2e.conftest import add_combatant, open_app, wait_ready
 from tests.e2e.test_live import LIVE_MS, gm_url, go_live, phone, wait_live, wait_text
-from tests.e2e.test_live_table import display_leaks, request_state
+from tests.e2e.test_live_table import ambush, display_leaks, request_state
 
 relay = test_live.relay  # the tests' WebTorrent tracker (a module fixture)
 
@@ -60,10 +60,7 @@ def held_phone(browser):
 
 def hidden_fight(gm) -> str:
     """Aldric and Bryn of the party, a Goblin, and the Assassin Vex hidden from the players; started, live."""
-    add_combatant(gm, "Assassin Vex", hp=37, initiative=30)
-    gm.locator("[data-testid=combatant-row]", has_text="Assassin Vex").click()
-    gm.get_by_test_id("hide-toggle").click()
-    gm.get_by_test_id("close-sheet").click()
+    ambush(gm)
     add_combatant(gm, "Aldric", hp=30, side="party", pc=True, initiative=18)
     add_combatant(gm, "Bryn", hp=24, side="party", pc=True, initiative=14)
     add_combatant(gm, "Goblin", hp=10, initiative=12)
@@ -220,10 +217,7 @@ def test_the_table_display_shows_the_players_view_before_its_engine(browser, sit
     ctx.add_init_script("window.__rkSnapshot = 'off'")
     try:
         gm = open_app(ctx, site["url"] + "/?seed=2").page
-        add_combatant(gm, "Assassin Vex", hp=37, initiative=30)
-        gm.locator("[data-testid=combatant-row]", has_text="Assassin Vex").click()
-        gm.get_by_test_id("hide-toggle").click()
-        gm.get_by_test_id("close-sheet").click()
+        ambush(gm)
         add_combatant(gm, "Aldric", hp=30, side="party", pc=True, initiative=18)
         add_combatant(gm, "Goblin", hp=7, initiative=12)
         gm.get_by_test_id("start-combat").click()

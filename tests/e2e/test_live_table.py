@@ -149,6 +149,14 @@ def test_the_followers_line_drops_a_table_display_that_was_closed_and_the_dot_sa
 CONTROLS = "button:not(#banner-reload), input, select, textarea, [data-action], a[href]"
 
 
+def ambush(gm) -> None:
+    """The Assassin Vex (initiative 30) added to the game master's fight, hidden from the players."""
+    add_combatant(gm, "Assassin Vex", hp=37, initiative=30)
+    gm.locator("[data-testid=combatant-row]", has_text="Assassin Vex").click()
+    gm.get_by_test_id("hide-toggle").click()
+    gm.get_by_test_id("close-sheet").click()
+
+
 def display_leaks(display, hidden: str) -> dict:
     """What of the game master's tracker the display's DOM holds: the hidden name, any control."""
     return display.evaluate(
@@ -164,10 +172,7 @@ def test_the_table_display_is_a_page_of_its_own_that_shows_only_the_players_view
     ctx.add_init_script("window.__rkSnapshot = window.__rkSnapshot || 'off'")
     try:
         gm = open_app(ctx, site["url"] + "/?seed=2").page
-        add_combatant(gm, "Assassin Vex", hp=37, initiative=30)
-        gm.locator("[data-testid=combatant-row]", has_text="Assassin Vex").click()
-        gm.get_by_test_id("hide-toggle").click()
-        gm.get_by_test_id("close-sheet").click()
+        ambush(gm)
         add_combatant(gm, "Aldric", hp=30, side="party", pc=True, initiative=18)
         add_combatant(gm, "Goblin", hp=7, count=10, initiative=12)
         gm.get_by_test_id("start-combat").click()
