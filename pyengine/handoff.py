@@ -21,7 +21,7 @@ from .text import clean_text
 from .turns import active_unit, turn_units, unit_name, unit_skipped
 
 __all__ = ["VIEW_VERSION", "health_word", "table_view", "view_payload", "read_view", "check_view", "WORDS",
-           "HIDDEN", "UNKNOWN", "UNKNOWN_NAME", "PLAYERS_HP", "shown_to_players", "players_ids", "view_id", "fight_id"]
+           "HIDDEN", "UNKNOWN", "UNKNOWN_NAME", "PLAYERS_HP", "shown_to_players", "players_ids", "view_id", "fight_id", "pc_state"]
 
 VIEW_VERSION = 1
 WORDS = ("unhurt", "hurt", "bloodied", "down", "")  # an opponent's state as the players see it
@@ -53,11 +53,36 @@ def fight_id(enc: Encounter, salt: str, vid: str) -> str | None:
 
 
 def players_ids(enc: Encounter, salt: str = "") -> tuple[list[list[str]], list[str]]:
-    """([view id, name as the players see it, "p"/"o"] of who the players may see, the view ids of
-    whose turn it is): what a player claims and targets by at the live table."""
-    ids = [[view_id(salt, c.id), _players_name(c), "p" if c.side == "party" else "o"] for c in enc.combatants if shown_to_players(c)]
+    """([view id, name as the players see it, "p"/"o"/"x"] of who the players may see ("x": an entry
+    of the order that is no creature, the lair: never a target), the view ids of whose turn it is):
+    what a player claims and targets by at the live table."""
+    system = system_of(enc)
+    ids = [[view_id(salt, c.id), _players_name(c), "x" if not system.is_creature(c) else "p" if c.side == "party" else "o"]
+           for c in enc.combatants if shown_to_players(c)]
     turn = [view_id(salt, c.id) for c in active_unit(enc) if shown_to_players(c)] if enc.started else []
     return ids, turn
+
+
+def pc_state(enc: Encounter, salt: str = "") -> dict[str, dict[str, Any]]:
+    """Each party member's own state as its player's phone shows it (pyengine/live.py's `pcs`): exact
+    HP with temporary HP, conditions with what remains of them (a hidden creature named as none),
+    death saves while at 0 HP (the systems that count them), and its attacks' names. The party's own,
+    so nothing here is the game master's to hide."""
+    shown = {c.id: _players_name(c) for c in enc.combatants if shown_to_players(c)}
+    out: dict[str, dict[str, Any]] = {}
+    for c in enc.combatants:
+        if c.side != "party" or not shown_to_players(c):
+            continue
+        saves = None
+        if c.pc and c.hp is not None and c.hp <= 0 and "death_save" in system_of(enc).actions:
+            state = "dead" if c.stat("dead") else "stable" if c.stat("stable") else "dying"
+            saves = [int(c.stat_or("death_successes", 0) or 0), int(c.stat_or("death_failures", 0) or 0), state]
+        out[view_id(salt, c.id)] = {
+            "hp": c.hp, "max": c.max_hp, "temp": c.temp_hp,
+            "cond": [[k.name, k.duration.describe({**shown, c.id: c.name}) if k.duration.anchor_id in shown or k.duration.event == "never"
+                      else "until a creature's turn"] for k in c.conditions][:50],
+            "ds": saves, "atk": [a.name for a in c.attacks][:20]}
+    return out
 
 
 def _players_name(c: Combatant) -> str:

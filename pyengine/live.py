@@ -35,10 +35,12 @@ MAX_REVISION = 2**53      # revisions are a millisecond clock: JSON's safe integ
 FROM_HOST = frozenset({"state", "beat", "you", "ans"})
 BEAT_MS = 4_000           # the host says it is there this often (a phone killed says nothing)
 SILENT_MS = 11_000        # a follower that heard nothing from its host this long is reconnecting
-FROM_FOLLOWER = frozenset({"hello", "claim", "init", "done", "roll", "bye"})
+FROM_FOLLOWER = frozenset({"hello", "claim", "init", "done", "roll", "atk", "heal", "dsave", "bye"})
 ANSWERS = ("waiting", "applied", "dismissed", "refused")  # what a request came to (the game master's "ans")
 MAX_RID = 2**31           # a request's number on its phone (answers name it)
 MAX_ROLL = 1_000_000
+MAX_SEED = 2**53          # an attack's dice, drawn on the player's phone: the seed the game master's engine rolls them from
+MAX_PC_ATTACKS = 20
 # Where phones meet to exchange their WebRTC handshakes: public WebTorrent trackers (Trystero's
 # torrent strategy; build.py writes these and only these into the CSP's connect-src). They see that
 # two browsers asked for the same hashed room, never the fight: that goes phone to phone, encrypted.
@@ -87,6 +89,9 @@ class Incoming:
     session: str = ""         # a state's or beat's: the game master's page that sent it (one per page load)
     rid: int = 0              # a request's number on its phone, or the one an answer is about (0: none)
     answer: str = ""          # an answer's: one of ANSWERS (its `text`: why, or what was done)
+    seed: int = 0             # an attack's: the dice the player's phone drew (the game master's engine rolls the system's dice from it)
+    temp: bool = False        # a heal's: temporary hit points gained, not healing
+    pcs: Any = None           # a state's: the party members' own state by view id (pc_state; checked)
 
 
 def new_room() -> tuple[str, str]:
@@ -159,16 +164,18 @@ SIGNATURE_ROOM = 200      # characters of a message's limit left for its signatu
 
 
 def state_text(view: dict[str, Any], revision: int, ids: list[list[str]] | None = None, turn: list[str] | None = None,
-               sender: str = "", session: str = "", html: str = "") -> str:
+               sender: str = "", session: str = "", html: str = "", pcs: dict[str, Any] | None = None) -> str:
     """The players' view with a revision; `ids`: [id, name as shown, side] of who players may see
     (what a player claims and targets by), `turn`: the ids of whose turn it is, `sender`: the game
     master's phone in the room (signed with the rest: followers say hello and ask only there);
     `session`: the game master's page that sent it (revisions count up within one, from 1: no clock);
     `html`: the view as drawn (web/html.view_body_html), for a phone whose engine is not ready yet
     (static/early.mjs shows it through an allow-list; this module never reads it). Left out when the
-    message would pass MAX_MESSAGE with it: such a phone then waits for its engine."""
+    message would pass MAX_MESSAGE with it: such a phone then waits for its engine.
+    `pcs`: each party member's own state (pc_state: exact HP with temporary HP, conditions with what
+    remains of them, death saves, its attacks' names), what a player's phone shows of its own character."""
     doc = {"v": LIVE_VERSION, "t": "state", "rev": revision, "ses": session, "view": view, "ids": ids or [], "turn": turn or [],
-           "from": sender}
+           "from": sender, **({"pcs": pcs} if pcs else {})}
     if html:
         text = _dumps({**doc, "html": html})
         if len(text) <= MAX_MESSAGE - SIGNATURE_ROOM:
@@ -198,7 +205,8 @@ def hello_text(name: str, device: str = "") -> str:
 
 
 def request_text(kind: str, **fields: Any) -> str:
-    """A follower's request: claim (cid), init (value), done, roll (target, value, text)."""
+    """A follower's request: claim (cid), init (value), done, roll (target, value, text), atk (target,
+    with: the attack's name, seed: the dice), heal (value, temp), dsave (face)."""
     return _dumps({"v": LIVE_VERSION, "t": kind, **fields})
 
 
@@ -223,13 +231,40 @@ def _whole(value: Any, what: str, limit: int) -> int:
     return int(value)
 
 
+def _pcs(value: Any) -> dict[str, dict[str, Any]]:
+    """A state's party members' own state, checked whole (pc_state's shape); raises LiveError."""
+    if not isinstance(value, dict) or len(value) > 100:
+        raise LiveError("a state with an unreadable party")
+    out: dict[str, dict[str, Any]] = {}
+    for vid, pc in value.items():
+        if not isinstance(pc, dict):
+            raise LiveError("a state with an unreadable party")
+        hp, most, temp = (pc.get(k) for k in ("hp", "max", "temp"))
+        for number in (hp, most, temp):
+            if number is not None and (isinstance(number, bool) or not isinstance(number, int) or abs(number) > 10_000_000):
+                raise LiveError("a state with an unreadable party")
+        conds, saves, attacks = pc.get("cond", []), pc.get("ds"), pc.get("atk", [])
+        if not isinstance(conds, list) or len(conds) > 50 or not isinstance(attacks, list) or len(attacks) > MAX_PC_ATTACKS:
+            raise LiveError("a state with an unreadable party")
+        if not all(isinstance(k, list) and len(k) == 2 and all(isinstance(x, str) for x in k) for k in conds) \
+                or not all(isinstance(a, str) for a in attacks):
+            raise LiveError("a state with an unreadable party")
+        if saves is not None and not (isinstance(saves, list) and len(saves) == 3 and all(type(n) is int and 0 <= n <= 3 for n in saves[:2])
+                                      and saves[2] in ("dying", "stable", "dead")):
+            raise LiveError("a state with an unreadable party")
+        out[_ident(vid, "state")] = {"hp": hp, "max": most, "temp": temp or 0,
+                                     "cond": [[clean_text(a)[:100], clean_text(b)[:100]] for a, b in conds],
+                                     "ds": list(saves) if saves is not None else None, "atk": [clean_text(a)[:60] for a in attacks]}
+    return out
+
+
 def _ids(doc: dict[str, Any]) -> tuple[tuple[tuple[str, str, str], ...], tuple[str, ...]]:
     ids, turn = doc.get("ids", []), doc.get("turn", [])
     if not isinstance(ids, list) or len(ids) > 500 or not isinstance(turn, list) or len(turn) > 500:
         raise LiveError("a state with unreadable ids")
     out = []
     for row in ids:
-        if not isinstance(row, list) or len(row) != 3 or row[2] not in ("p", "o") or not isinstance(row[1], str):
+        if not isinstance(row, list) or len(row) != 3 or row[2] not in ("p", "o", "x") or not isinstance(row[1], str):
             raise LiveError("a state with unreadable ids")
         out.append((_ident(row[0], "state"), clean_text(row[1])[:200], row[2]))
     return tuple(out), tuple(_ident(t, "state") for t in turn)
@@ -270,7 +305,7 @@ def read_message(text: Any, expected: frozenset[str]) -> Incoming:
             raise LiveError(f"an unreadable view ({error})") from None
         ids, turn = _ids(doc)
         return Incoming("state", revision=revision, view=view, ids=ids, turn=turn, sender=_ident(doc.get("from", ""), "state", empty=True),
-                        session=session)
+                        session=session, pcs=_pcs(doc.get("pcs", {})))
     if kind == "you":
         return Incoming("you", cid=_ident(doc.get("cid"), "you", empty=True))
     return _asked(kind, doc)
@@ -292,6 +327,25 @@ def _asked(kind: str, doc: dict[str, Any]) -> Incoming:
         return Incoming("init", value=_whole(doc.get("value"), "initiative", 1000), rid=rid)
     if kind == "done":
         return Incoming("done", rid=rid)
+    if kind == "atk":
+        weapon = doc.get("with", "")
+        if not isinstance(weapon, str):
+            raise LiveError("an attack without its weapon")
+        return Incoming("atk", target=_ident(doc.get("target"), "attack"), text=clean_text(weapon)[:60],
+                        seed=_whole(doc.get("seed"), "attack", MAX_SEED), rid=rid)
+    if kind == "heal":
+        temp = doc.get("temp", False)
+        if not isinstance(temp, bool):
+            raise LiveError("a heal without its kind")
+        value = _whole(doc.get("value"), "heal", MAX_ROLL)
+        if value <= 0:
+            raise LiveError("a heal of nothing")
+        return Incoming("heal", value=value, temp=temp, rid=rid)
+    if kind == "dsave":
+        face = _whole(doc.get("face"), "death save", 20)
+        if face < 1:
+            raise LiveError("a death save is one d20")
+        return Incoming("dsave", value=face, rid=rid)
     if kind == "roll":
         text = doc.get("text")
         if not isinstance(text, str):

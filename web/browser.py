@@ -387,14 +387,17 @@ class Toast:
         self._on_down = dom.proxy(lambda event: setattr(self, "_tapped", event.target))
         document.addEventListener("pointerdown", self._on_down, True)
 
-    def show(self, text: str, level: str, undo: bool, in_sheet: bool, redo: bool = False) -> None:
+    def show(self, text: str, level: str, undo: bool, in_sheet: bool, redo: bool = False, request: int = 0) -> None:
         for node_id in ("toast", "sheet-toast"):
             dom.el(node_id).hidden = True
         node = dom.el("sheet-toast" if in_sheet else "toast")
         node.className = f"toast {level}" + (" in-sheet" if in_sheet else "")  # (in-sheet: its place in the sheet)
         node.innerHTML = (f'<span data-testid="toast-text">{esc(text)}</span>'
                           + ('<button type="button" data-action="toast-undo" data-testid="toast-undo">Undo</button>' if undo else "")
-                          + ('<button type="button" data-action="toast-redo" data-testid="toast-redo">Redo</button>' if redo else ""))
+                          + ('<button type="button" data-action="toast-redo" data-testid="toast-redo">Redo</button>' if redo else "")
+                          + (f'<button type="button" data-action="request-apply" data-id="{request}" data-testid="toast-apply">Apply</button>'
+                             f'<button type="button" data-action="request-dismiss" data-id="{request}" data-testid="toast-dismiss">Dismiss</button>'
+                             if request else ""))
         node.hidden = False
         if in_sheet:
             # The sheet's body gave the toast its place: what was tapped stays in view above it.

@@ -53,6 +53,7 @@ class Toast(Record):
     level: str = "info"
     undo: bool = False
     redo: bool = False
+    request: int = 0   # a player's request (its id): Apply and Dismiss in the toast
 
 
 class HideToast(Record):
@@ -108,6 +109,10 @@ class ShowRoll(Record):
 
 class RefreshOdds(Record):
     """The roller's odds for the expression in the box, now."""
+
+
+class RollStale(Record):
+    """The dice box holds another expression than the roll shown: the result says it is the previous roll."""
 
 
 class ScheduleOdds(Record):
@@ -223,6 +228,7 @@ class LiveSend(Record):
     ids: tuple[tuple[str, str, str], ...] = ()
     turn: tuple[str, ...] = ()
     html: str = ""   # the view as drawn (for a phone whose engine is not ready yet: static/early.mjs)
+    pcs: Any = None  # the party's own state (pyengine.handoff.pc_state): what a player's phone shows of its character
 
 
 class LiveTell(Record):
@@ -290,7 +296,7 @@ class ApplyAnswer(Record):
 
 
 Effect = (SaveFight | Render | RenderSheet | RenderNotices | RenderRolls | Toast | HideToast | Refuse | ShowSheet |
-          ScheduleSheet | CloseSheet | StoreCollection | SayOnLine | SetField | ShowRoll | RefreshOdds | ScheduleOdds |
+          ScheduleSheet | CloseSheet | StoreCollection | SayOnLine | SetField | ShowRoll | RefreshOdds | ScheduleOdds | RollStale |
           ClearLink | SwitchTo | ForgetStored | KeepAwake | AskToKeepStorage | LoadEncounter | TrimStored |
           AddEncounters | SetTheme | Download | ShowShareLink | CopyLink | Reload | FillForm |
           LiveConnect | LiveSend | LiveTell | LiveLeave | ForgetLive | KeepLiveTable | StoreServers | OpenDisplay | ShowLiveLink |

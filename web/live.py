@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from pyengine.live import MAX_SEED
 from pyengine.model import Combatant
 
 from .model import Live, Peer, Request
@@ -121,6 +122,7 @@ def followers_line(live: Live, combatants: Iterable[Combatant] = ()) -> str:
     return text
 
 
+REQUEST_KINDS = ("claim", "done", "roll", "attack", "heal", "temp", "dsave")
 MAX_KEPT_CLAIMS = 50
 MAX_KEPT_REQUESTS = 20
 
@@ -129,7 +131,7 @@ def live_table_text(live: Live) -> str:
     """What the game master's phone keeps with its live room, as it changes: the claims it approved
     and the requests still waiting (by device: a phone's connection is new after any reload)."""
     return json.dumps({"room": live.room, "claims": [list(c) for c in live.claims[-MAX_KEPT_CLAIMS:]],
-                       "requests": [[r.id, r.device, r.kind, r.cid, r.text, r.target, r.amount, r.rid]
+                       "requests": [[r.id, r.device, r.kind, r.cid, r.text, r.target, r.amount, r.rid, r.seed, r.weapon]
                                     for r in live.requests[-MAX_KEPT_REQUESTS:]]}, separators=(",", ":"))
 
 
@@ -153,10 +155,12 @@ def read_live_table(text: str, room: str) -> tuple[tuple[tuple[str, str], ...], 
                    if isinstance(c, list) and len(c) == 2 and short(c[0]) and short(c[1]))
     requests = []
     for r in listed("requests", MAX_KEPT_REQUESTS):
-        if (isinstance(r, list) and len(r) == 8 and type(r[0]) is int and short(r[1]) and r[2] in ("claim", "done", "roll")
-                and short(r[3]) and short(r[4], 400) and isinstance(r[5], str) and len(r[5]) <= 40
+        if (isinstance(r, list) and len(r) in (8, 10) and type(r[0]) is int and short(r[1]) and r[2] in REQUEST_KINDS
+                and short(r[3]) and short(r[4], 2000) and isinstance(r[5], str) and len(r[5]) <= 40
                 and type(r[6]) is int and type(r[7]) is int):
-            requests.append(Request(r[0], "", r[1], r[2], r[3], r[4], r[5], r[6], r[7]))
+            seed, weapon = (r[8], r[9]) if len(r) == 10 else (0, "")
+            if type(seed) is int and 0 <= seed < MAX_SEED and isinstance(weapon, str) and len(weapon) <= 60:
+                requests.append(Request(r[0], "", r[1], r[2], r[3], r[4], r[5], r[6], r[7], seed, weapon))
     return claims, tuple(requests)
 
 

@@ -547,6 +547,50 @@ class RollSent(Record):
     rng: Rng
 
 
+class AttackSent(Record):
+    """A player attacks a target (a view id) with one of its character's attacks (its name; "": its
+    own stats): its phone draws the dice, the game master's engine resolves them."""
+
+    target: str
+    weapon: str
+    rng: Rng
+
+
+class HealSent(Record):
+    """A player received healing (or gained temporary HP, `temp`): a request to the game master."""
+
+    value: int | None
+    temp: bool
+
+
+class DeathSaveSent(Record):
+    """A dying player's death save, rolled on its phone (a d20)."""
+
+    rng: Rng
+
+
+class PlayerPanelToggled(Record):
+    """A player's phone opens (or closes) one of its panels: "attack", "heal"."""
+
+    panel: str
+
+
+class PlayerTargetPicked(Record):
+    """A player picked a target on its phone (kept: the next attack offers it first)."""
+
+    target: str
+
+
+class TrayToggled(Record):
+    """The game master opens (or closes) the tray of players' requests."""
+
+
+class AutoSavesToggled(Record):
+    """The game master lets a player's death save apply without asking (or not)."""
+
+    on: bool
+
+
 class LiveAttackPicked(Record):
     """A player picked one of My characters' attacks for a roll: its dice and name fill the form."""
 
@@ -686,6 +730,6 @@ Message = (Act | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped |
            CharacterOffered | CharacterTaken | AttackPicked | AttackRemoved | AttackOptionsSaved | TargetDescribed |
            SidePicked | NameTyped | OddsTargetTyped | LiveOpened | LiveStopped | LiveFollowed | PeerChanged | PeerSaid | LiveTicked |
            DisplayOpened | RequestAnswered | RequestResent | AutoDoneToggled | ClaimTapped | InitiativeSent | DoneTapped | RollSent |
-           LiveAttackPicked | ServersSaved | OfflineStarted | OfferMade | ScanOpened | CodeRead | AnswerMade |
+           LiveAttackPicked | AttackSent | HealSent | DeathSaveSent | PlayerPanelToggled | PlayerTargetPicked | TrayToggled | AutoSavesToggled | ServersSaved | OfflineStarted | OfferMade | ScanOpened | CodeRead | AnswerMade |
            PairingFailed | DirectFailed | RelaysChecked | EncountersImported | LibrarySearched | LibraryLoaded | LibraryFailed | LibraryRetried |
            CreaturePicked | ConditionRulesAsked)

@@ -44,12 +44,14 @@ class Request:
     id: int
     peer: str
     device: str
-    kind: str               # "claim" | "done" | "roll"
+    kind: str               # "claim" | "done" | "roll" | "attack" | "heal" | "temp" | "dsave"
     cid: str                # the player's combatant (claimed, or asked for)
     text: str               # what the game master reads
     target: str = ""        # a roll's target
     amount: int = 0         # a roll's total
     rid: int = 0            # its number on the player's phone (the answer names it)
+    seed: int = 0           # an attack's dice (drawn on the player's phone), a death save's face
+    weapon: str = ""        # an attack's weapon (the attack's name; "": the combatant's own stats)
 
 @dataclass(frozen=True)
 class Live:
@@ -72,12 +74,18 @@ class Live:
     requests: tuple[Request, ...] = ()      # host: waiting for Apply / Dismiss
     initiatives: tuple[tuple[str, int], ...] = ()  # host: initiatives the players sent (they fill the initiative step)
     auto_done: bool = False                 # host: a player's "I'm done" passes the turn without asking
+    auto_saves: bool = False                # host: a player's death save applies without asking
+    tray: bool = True                       # host: the requests' tray is open (else its badge alone)
     asked: int = 0                          # host: requests numbered so far
     owed: tuple[tuple[str, str], ...] = ()  # host: (device, answer) for a phone not connected when it was answered
     view: Any = None                        # follow: the newest view received
     ids: tuple[tuple[str, str, str], ...] = ()  # follow: (id, name, side) of who the players see
     turn: tuple[str, ...] = ()              # follow: whose turn it is (ids)
     you: str = ""                           # follow: the combatant the game master let this phone play
+    pcs: Any = None                         # follow: the party's own state by view id (pyengine.handoff.pc_state)
+    panel: str = ""                         # follow: the panel open on this phone ("attack", "heal", "")
+    target: str = ""                        # follow: the last target this player chose (kept across sends)
+    target_turn: tuple[str, ...] = ()       # follow: whose turn it was when it chose it
     said: str = ""                          # follow: what the last request came to ("waiting: …", "not delivered: …")
     rid: int = 0                            # follow: the number of the last request sent (its answer names it)
     asking: str = ""                        # follow: the last request as sent (Send again sends it as it was)

@@ -238,8 +238,8 @@ def initiative_sheet_html(enc: Encounter, sent: dict[str, int] | None = None) ->
         f'<form id="init-form" class="init-entry" data-action-submit="init-start" data-testid="init-entry">{rows}'
         # After the fields: the first player's field has the focus (Enter moves on to the next).
         '<label class="field">What is typed<select id="init-typed" data-testid="init-typed">'
-        '<option value="total">The total: the die plus the modifier (in brackets)</option>'
-        '<option value="die">The die alone: the modifier is added here</option></select></label>'
+        '<option value="total">Total (die + modifier)</option>'
+        '<option value="die">The die alone (+ modifier here)</option></select></label>'
         '<p class="err" id="form-error" data-testid="form-error" role="alert"></p>'
         '<div class="row"><button type="button" data-action="close-sheet">Cancel</button>'
         '<button type="submit" class="primary" data-testid="init-done">Roll for the rest and start</button></div></form>'
@@ -387,7 +387,7 @@ def _players_sees(c: Combatant) -> str:
 
 
 def live_host_html(followers: str, players_hp: str, auto_done: bool = False, relays: tuple[str, ...] = (),
-                   stun: tuple[str, ...] = (), nostr: tuple[str, ...] = (), networks: str = "", offline: str = "") -> str:
+                   stun: tuple[str, ...] = (), nostr: tuple[str, ...] = (), networks: str = "", offline: str = "", auto_saves: bool = False) -> str:
     """The game master's Live table: the join code and link (when the table is at the relays), the
     No internet section (`offline`, offline_html), who follows, what players may see."""
     pick = "".join(f'<option value="{v}"{" selected" if v == players_hp else ""}>{label}</option>'
@@ -409,6 +409,8 @@ def live_host_html(followers: str, players_hp: str, auto_done: bool = False, rel
         f'<label class="field">What players see<select id="players-hp" data-action-change="players-hp" data-testid="players-hp">{pick}</select></label>'
         '<label class="check"><input type="checkbox" id="auto-done" data-action-change="auto-done" data-testid="auto-done"'
         f'{" checked" if auto_done else ""}> A player\'s "I\'m done" passes the turn without asking</label>'
+        '<label class="check"><input type="checkbox" id="auto-saves" data-action-change="auto-saves" data-testid="auto-saves"'
+        f'{" checked" if auto_saves else ""}> Apply players\' death saves without asking</label>'
         '<p class="muted">Hide a combatant (an ambush, reinforcements) or keep its name unknown from its sheet: what is hidden is '
         'never sent to a phone.</p>'
         '<p class="err" id="live-error" data-testid="live-error" role="alert"></p>'
@@ -523,7 +525,9 @@ def live_follow_html(live: Any, state: str, display: bool, attacks: list[tuple[s
 
 
 def _player_asks(live: Any, attacks: list[tuple[str, str]]) -> str:
-    """A player's part: claim a party combatant; then send an initiative, "I'm done", a roll."""
+    """A player's part: claim a party combatant; then its own state (HP with temporary HP,
+    conditions, death saves), initiative or "I'm done", an attack the game master's engine resolves,
+    healing or temporary HP received, and any other roll against a target."""
     again = ('<button type="button" data-action="request-again" data-testid="request-again">Send again</button>'
              if live.said.startswith("not delivered") and live.asking else "")
     said = (f'<p class="request-state" id="request-state" data-testid="request-state" aria-live="polite">{esc(live.said)}</p>'
@@ -541,19 +545,45 @@ def _player_asks(live: Any, attacks: list[tuple[str, str]]) -> str:
             + f'</div>{said}{err}'
         )
     me = names.get(live.you, "your character")
-    targets = "".join(f'<option value="{esc(i)}">{esc(n)}</option>' for i, n, side in live.ids if i != live.you)
     started = bool(live.view and live.view.get("round"))
-    parts = [f'<h4>You play <b data-testid="live-you">{esc(me)}</b></h4>']
+    mine = live.you in live.turn
+    own = (live.pcs or {}).get(live.you) or {}
+    parts = [f'<h4>You play <b data-testid="live-you">{esc(me)}</b></h4>', _own_state(own, started and mine)]
     if not started:
         parts.append(
-            '<div class="row"><input id="live-init" type="number" placeholder="Your initiative" '
+            '<div class="row"><input id="live-init" type="number" inputmode="numeric" placeholder="Your initiative" '
             'aria-label="Your initiative" data-testid="live-init">'
             '<button type="button" data-action="send-initiative" data-testid="send-initiative">Send initiative</button></div>')
     else:
-        mine = live.you in live.turn
         label = "I'm done" if mine else "I'm done (on your turn)"
         parts.append(f'<button type="button" class="primary" data-action="im-done" data-testid="im-done"{"" if mine else " disabled"}>'
                      f'{label}</button>')
+    parts.append(
+        '<div class="row">'
+        f'<button type="button" data-action="player-attack" data-testid="player-attack" aria-expanded="{str(live.panel == "attack").lower()}">Attack</button>'
+        f'<button type="button" data-action="player-heal" data-testid="player-heal" aria-expanded="{str(live.panel == "heal").lower()}">'
+        'Healing, temp HP</button></div>')
+    chosen = player_target(live)
+    if live.panel == "attack":
+        foes = "".join(f'<option value="{esc(i)}"{" selected" if i == chosen else ""}>{esc(n)}</option>'
+                       for i, n, side in live.ids if side != "x" and i != live.you)
+        weapons = own.get("atk") or []
+        pick = ('<label class="field">With<select id="attack-with" data-testid="attack-with">'
+                + "".join(f'<option value="{esc(a)}">{esc(a)}</option>' for a in weapons) + '</select></label>') if weapons else ""
+        parts.append(
+            '<div class="panel player-attack" data-testid="attack-panel">'
+            f'<label class="field">Target<select id="attack-target" data-testid="attack-target" data-action-change="player-target">{foes}</select></label>'
+            f'{pick}<p class="muted small">Your phone rolls the dice; the game master\'s phone rolls them against the target\'s defences.</p>'
+            '<button type="button" class="primary" data-action="send-attack" data-testid="send-attack">Roll the attack</button></div>')
+    if live.panel == "heal":
+        parts.append(
+            '<div class="panel player-heal" data-testid="heal-panel"><div class="grid2">'
+            '<label class="field">How much<input id="live-heal" type="number" inputmode="numeric" min="1" data-testid="live-heal"></label>'
+            '<label class="field">What<select id="heal-kind" data-testid="heal-kind"><option value="heal">Healing</option>'
+            '<option value="temp">Temporary HP</option></select></label></div>'
+            '<button type="button" data-action="send-heal" data-testid="send-heal">Send to the game master</button></div>')
+    targets = "".join(f'<option value="{esc(i)}"{" selected" if i == chosen else ""}>{esc(n)}</option>'
+                      for i, n, side in live.ids if i != live.you and side != "x")
     if attacks:
         parts.append(
             '<label class="field">From My characters<select id="live-attack" data-action-change="live-attack" data-testid="live-attack">'
@@ -561,13 +591,55 @@ def _player_asks(live: Any, attacks: list[tuple[str, str]]) -> str:
             + "".join(f'<option value="{i}">{esc(label)} ({esc(dice)})</option>' for i, (label, dice) in enumerate(attacks))
             + '</select></label>')
     parts.append(
-        '<div class="grid2"><label class="field">Target<select id="live-target" data-testid="live-target">'
+        '<h4 class="small">Another roll (a spell, typed dice)</h4>'
+        '<div class="grid2"><label class="field">Target<select id="live-target" data-testid="live-target" data-action-change="player-target">'
         f'{targets}</select></label>'
         '<label class="field">Dice<input id="live-dice" data-testid="live-dice" autocomplete="off" placeholder="1d8+3"></label></div>'
-        '<div class="row"><input id="live-label" data-testid="live-label" maxlength="60" autocomplete="off" placeholder="What (e.g. Longsword)" '
+        '<div class="row"><input id="live-label" data-testid="live-label" maxlength="60" autocomplete="off" placeholder="What (a spell…)" '
         'aria-label="What the roll is">'
         '<button type="button" data-action="send-roll" data-testid="send-roll">Roll and send</button></div>')
     return "".join(parts) + said + err
+
+
+def player_target(live: Any) -> str:
+    """The target a player's phone offers first: the one this player picked during this turn, else
+    the opponent whose turn it is, else the last one it chose (kept across sends), else the first
+    opponent; never the lair, never itself, never one the players cannot see."""
+    valid = {i for i, _, side in live.ids if side != "x" and i != live.you}
+    foes = [i for i, _, side in live.ids if side == "o"]
+    if live.target in valid and live.target_turn == live.turn:
+        return str(live.target)
+    acting = next((i for i in live.turn if i in foes), "")
+    if acting:
+        return acting
+    if live.target in valid:
+        return str(live.target)
+    return foes[0] if foes else next(iter(sorted(valid)), "")
+
+
+def _own_state(own: dict[str, Any], my_turn: bool) -> str:
+    """A player's own character: exact HP with temporary HP ("22/44 +8"), conditions and what remains
+    of them, death saves at 0 HP (and the button to roll one on its turn)."""
+    if not own:
+        return ""
+    hp, most, temp = own.get("hp"), own.get("max"), own.get("temp") or 0
+    shown = "—" if hp is None else f"{hp}/{most}" if most else f"{hp}"
+    out = (f'<p class="my-hp" data-testid="my-hp"><span class="muted">HP</span> <b>{esc(shown)}</b>'
+           + (f' <span class="temp">+{temp}</span>' if temp else "") + '</p>')
+    conds = own.get("cond") or []
+    out += ('<ul class="my-conditions" data-testid="my-conditions">'
+            + "".join(f'<li><b>{esc(name)}</b> <span class="muted">{esc(left)}</span></li>' for name, left in conds)
+            + '</ul>') if conds else '<p class="muted small" data-testid="my-conditions">No conditions.</p>'
+    saves = own.get("ds")
+    if saves:
+        successes, failures, state = saves
+        out += (f'<p data-testid="my-death-saves">Death saves: <b>{successes}</b>/3 ✓ · <b>{failures}</b>/3 ✗ '
+                f'<span class="muted">({esc(state)})</span></p>')
+        if state == "dying":
+            label = "Roll death save" if my_turn else "Roll death save (on your turn)"
+            out += (f'<button type="button" class="primary" data-action="live-death-save" data-testid="death-save"'
+                    f'{"" if my_turn else " disabled"}>{label}</button>')
+    return out
 
 
 STORAGE_STATES = {
@@ -624,7 +696,7 @@ def menu_sheet_html(encounters: list[dict[str, Any]], current_id: str, locked: s
     )
     skip = "".join(
         f'<option value="{v}"{" selected" if v == skip_down else ""}>{label}</option>'
-        for v, label in (("npcs", "Skip downed non-player characters"), ("all", "Skip everyone who is down"), ("none", "Never skip"))
+        for v, label in (("npcs", "Downed non-players"), ("all", "Everyone who is down"), ("none", "Nobody"))
     )
     return (
         '<h3>Encounters</h3>'
@@ -637,7 +709,7 @@ def menu_sheet_html(encounters: list[dict[str, Any]], current_id: str, locked: s
         '<button type="button" data-action="rename-encounter" data-testid="rename-encounter">Rename</button>'
         '<button type="button" class="danger" data-action="delete-encounter" data-testid="delete-encounter">Delete</button>'
         '</div>'
-        f'<label class="field">Downed combatants<select id="opt-skip" data-action-change="set-skip" data-testid="option-skip">{skip}</select></label>'
+        f'<label class="field">Skip at their turn<select id="opt-skip" data-action-change="set-skip" data-testid="option-skip">{skip}</select></label>'
         '<h3>Save and share</h3><div class="grid2">'
         '<button type="button" data-action="export-all" data-testid="export-all">Export all</button>'
         '<button type="button" data-action="export-current" data-testid="export-current">Export fight</button>'
@@ -647,10 +719,10 @@ def menu_sheet_html(encounters: list[dict[str, Any]], current_id: str, locked: s
         '<button type="button" data-action="table-display" data-testid="table-display">Table display</button>'
         '<button type="button" data-action="join-table" data-testid="join-table">Join a table (scan)</button>'
         '</div><label class="field">Share with<select id="share-for" data-action-change="share-for" data-testid="share-for">'
-        '<option value="view">Players at the table (a read-only view)</option>'
+        '<option value="view">Players (a read-only view)</option>'
         '<option value="fight">A co-GM (takes the fight over)</option></select></label>'
         '<div class="row share-row"><input id="share-field" readonly data-testid="share-field" aria-label="Share link" '
-        'placeholder="Tap Share link for a link and a QR code">'
+        'placeholder="Tap Share link">'
         '<button type="button" data-action="copy-share" data-testid="copy-share">Copy</button></div>'
         '<p id="share-out" class="muted" data-testid="share-out" aria-live="polite"></p>'
         '<div id="share-qr" class="qr" data-testid="share-qr" hidden></div>'
@@ -721,7 +793,8 @@ def roll_result_html(result: RollResult) -> str:
 
 
 def requests_html(requests: tuple[Any, ...]) -> str:
-    """What players' phones asked (the live table), each with Apply and Dismiss, above the notices."""
+    """What players' phones asked (the live table), oldest first, each with Apply and Dismiss: the
+    tray's cards."""
     return "".join(
         f'<div class="notice info request" data-testid="request" data-kind="{esc(r.kind)}"><span>{esc(r.text)}</span> '
         f'<button type="button" data-action="request-apply" data-id="{r.id}" data-testid="request-apply">'
@@ -729,6 +802,13 @@ def requests_html(requests: tuple[Any, ...]) -> str:
         f'<button type="button" data-action="request-dismiss" data-id="{r.id}" data-testid="request-dismiss">Dismiss</button></div>'
         for r in requests
     )
+
+
+def tray_html(requests: tuple[Any, ...]) -> str:
+    """The game master's tray of requests, above the turn controls wherever the page is scrolled."""
+    return (f'<div class="tray-head"><b>Players\' requests ({len(requests)})</b>'
+            '<button type="button" data-action="request-tray" data-testid="request-tray-hide">Hide</button></div>'
+            + requests_html(requests))
 
 
 def notices_html(notices: list[Any], timeline: Any = None) -> str:
@@ -802,7 +882,7 @@ def roller_html() -> str:
         '<details open class="odds"><summary>Odds before you roll</summary>'
         '<div id="odds-body" data-testid="odds"></div>'
         '<label class="field inline">Chance of at least <input id="odds-target" type="number" data-testid="odds-target"></label></details>'
-        '<div class="row"><input id="save-name" placeholder="Name, e.g. Longsword" maxlength="60" data-testid="save-name">'
+        '<div class="row"><input id="save-name" placeholder="Its name" aria-label="Name of the roll (e.g. Longsword)" maxlength="60" data-testid="save-name">'
         '<button type="button" data-action="save-roll" data-testid="save-roll">Save roll</button></div>'
         '<div id="saved-rolls" class="saved-list" data-testid="saved-rolls"></div>'
         '<div class="row hist-head"><h3>History</h3><button type="button" data-action="clear-history" data-testid="clear-history">Clear</button></div>'

@@ -197,7 +197,7 @@ class Runtime:
             fx.ScheduleSheet: lambda e: self.sheet_later.soon(150),
             fx.RenderNotices: lambda e: self.render_notices(),
             fx.RenderRolls: lambda e: self.render_rolls(),
-            fx.Toast: lambda e: self.toasts.show(e.text, e.level, e.undo, self.model.ui.sheet is not None, e.redo),
+            fx.Toast: lambda e: self.toasts.show(e.text, e.level, e.undo, self.model.ui.sheet is not None, e.redo, e.request),
             fx.HideToast: lambda e: self.toasts.hide(),
             fx.Refuse: lambda e: self.refuse(e.text),
             fx.ShowSheet: lambda e: self.show_sheet(e.focus),
@@ -211,6 +211,7 @@ class Runtime:
             fx.ShowRoll: lambda e: self.show_roll(e.result),
             fx.RefreshOdds: lambda e: self.odds.refresh(),
             fx.ScheduleOdds: lambda e: self.odds.schedule(),
+            fx.RollStale: lambda e: self.roll_stale(),
             fx.ClearLink: lambda e: self.clear_link(),
             fx.SwitchTo: self.switch_to_effect,
             fx.ForgetStored: self.forget_stored,
@@ -424,7 +425,7 @@ class Runtime:
 
     def live_send(self, e: fx.LiveSend) -> None:
         self.revision += 1
-        text = state_text(e.view, self.revision, [list(i) for i in e.ids], list(e.turn), self.transport.self_id, self.session, e.html)
+        text = state_text(e.view, self.revision, [list(i) for i in e.ids], list(e.turn), self.transport.self_id, self.session, e.html, e.pcs)
         if e.peer == "display":
             self.transport.post(text)
             self.keep_time(host=True)
@@ -744,10 +745,33 @@ class Runtime:
             self.render_sheet(typing="fields" if elsewhere else False)
 
     def show_roll(self, result: RollResult) -> None:
+        node = dom.el("roll-result")
+        if node is not None and node.classList.contains("stale"):
+            node.classList.remove("stale")
+            dom.forget("roll-result")  # (the same result again is drawn again, without its "previous")
         dom.set_html("roll-result", render.roll_result_html(result))
 
+    @staticmethod
+    def roll_stale() -> None:
+        """Another expression typed: the result shown says it is the previous roll (it is not this one's)."""
+        node = dom.el("roll-result")
+        if node is not None and node.firstElementChild is not None and not node.classList.contains("stale"):
+            node.classList.add("stale")
+            node.insertAdjacentHTML("afterbegin", '<p class="previous muted" data-testid="roll-previous">Previous roll:</p>')
+
     def render_notices(self) -> None:
-        dom.set_html("notices", render.requests_html(self.model.live.requests) + render.notices_html(list(self.model.notices), self.model.timeline))
+        dom.set_html("notices", render.notices_html(list(self.model.notices), self.model.timeline))
+        live = self.model.live
+        waiting = live.requests if live.hosting else ()
+        tray, badge = dom.el("request-tray"), dom.el("request-count")
+        if tray is not None and badge is not None:
+            dom.set_html("request-tray", render.tray_html(waiting) if waiting else "")
+            tray.hidden = not (waiting and live.tray)
+            badge.hidden = not waiting
+            badge.textContent = f"Asks {len(waiting)}"
+            badge.setAttribute("aria-label", f"Players' requests: {len(waiting)}")
+            badge.setAttribute("aria-expanded", "true" if live.tray else "false")
+            document.body.classList.toggle("has-tray", bool(waiting and live.tray))
 
     def render_rolls(self) -> None:
         dom.set_html("saved-rolls", render.saved_rolls_html(list(self.model.saved_rolls)))

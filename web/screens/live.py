@@ -11,20 +11,27 @@ from .. import render
 from ..live import followers_line, networks_line, state_kind, state_line
 from ..messages import (
     Act,
+    AttackSent,
     AutoDoneToggled,
+    AutoSavesToggled,
     ClaimTapped,
+    DeathSaveSent,
     DisplayOpened,
     DoneTapped,
+    HealSent,
     InitiativeSent,
     LinkCopied,
     LiveAttackPicked,
     LiveOpened,
     LiveStopped,
+    PlayerPanelToggled,
+    PlayerTargetPicked,
     RequestAnswered,
     RequestResent,
     RollSent,
     ServersSaved,
     SheetOpened,
+    TrayToggled,
 )
 from ..views import Events, Handler, Page
 from .base import Context, Elsewhere, Screen
@@ -38,7 +45,7 @@ def draw_host(ctx: Context, ident: str | None) -> str | Elsewhere:
     enc = ctx.model.timeline.present
     return render.live_host_html(followers_line(live, enc.combatants), str(enc.option("players_hp", "words")), live.auto_done, live.relays, live.stun,
                                  live.nostr, networks_line(live),
-                                 offline_section(live))
+                                 offline_section(live), live.auto_saves)
 
 
 def draw_follow(ctx: Context, ident: str | None) -> str | Elsewhere:
@@ -105,10 +112,18 @@ EVENTS: dict[str, Handler] = {
     "im-done": lambda page: DoneTapped(),
     "save-servers": lambda page: ServersSaved(page.value("live-relays"), page.value("live-stun"), allowed_relays(
         page.attribute("meta[http-equiv=Content-Security-Policy]", "content") or ""), page.value("live-nostr")),
+    "player-attack": lambda page: PlayerPanelToggled("attack"),
+    "player-heal": lambda page: PlayerPanelToggled("heal"),
+    "send-attack": lambda page: AttackSent(page.value("attack-target"), page.value("attack-with"), page.rng),
+    "send-heal": lambda page: HealSent(page.number(page.value("live-heal")), page.value("heal-kind") == "temp"),
+    "live-death-save": lambda page: DeathSaveSent(page.rng),
+    "request-tray": lambda page: TrayToggled(),
     "send-roll": lambda page: RollSent(page.value("live-target"), page.value("live-dice"), page.value("live-label"), page.rng),
 }
 CHANGES: dict[str, Handler] = {
     "auto-done": lambda page: AutoDoneToggled(page.ticked("auto-done")),
     "live-attack": attack_picked,
+    "player-target": lambda page: PlayerTargetPicked(page.chosen),
+    "auto-saves": lambda page: AutoSavesToggled(page.ticked("auto-saves")),
     "players-hp": lambda page: Act("set_option", {"key": "players_hp", "value": page.chosen}, page.rng),
 }

@@ -8,6 +8,7 @@ from typing import Any
 
 from pyengine.dice import Rng
 from pyengine.errors import EngineError
+from pyengine.model import Action
 from pyengine.tracker import Timeline, resolve
 
 from .. import state
@@ -47,6 +48,16 @@ MAX_AMOUNT = 1_000_000
 
 def commit(model: Model, timeline: Timeline, *more: Effect) -> Result:
     return replace(model, timeline=timeline), FIGHT_CHANGED + more
+
+
+def commit_action(model: Model, action: Action) -> Result:
+    """One action already resolved (a player's attack, rolled from its phone's dice), as one undoable
+    step; a refusal changes nothing and is said."""
+    try:
+        timeline = model.timeline.do(action)
+    except EngineError as error:
+        return model, (Refuse(str(error)),)
+    return commit(model, timeline, step_said(timeline))
 
 
 def act(model: Model, kind: str, args: dict[str, Any], rng: Rng, close_sheet: bool = False) -> Result:

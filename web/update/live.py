@@ -12,13 +12,14 @@ from typing import Any
 
 from pyengine.dice import roll
 from pyengine.errors import EngineError
-from pyengine.handoff import fight_id, players_ids, shown_to_players, table_view, view_id
+from pyengine.handoff import UNKNOWN, UNKNOWN_NAME, fight_id, health_word, pc_state, players_ids, shown_to_players, table_view, view_id
 from pyengine.live import (
     DEFAULT_NOSTR,
     DEFAULT_RELAYS,
     DEFAULT_STUN,
     FROM_FOLLOWER,
     FROM_HOST,
+    MAX_SEED,
     RELAY_SCHEMES,
     STUN_SCHEMES,
     Incoming,
@@ -33,7 +34,10 @@ from pyengine.live import (
     request_text,
     you_text,
 )
+from pyengine.model import Action, Combatant, Encounter
+from pyengine.rules import system_of
 from pyengine.text import clean_text
+from pyengine.tracker import resolve
 from pyengine.turns import active_unit
 
 from ..effects import (
@@ -41,6 +45,7 @@ from ..effects import (
     Effect,
     FillForm,
     ForgetLive,
+    HideToast,
     KeepAwake,
     KeepLiveTable,
     LiveConnect,
@@ -60,10 +65,14 @@ from ..effects import (
 from ..html import view_body_html
 from ..live import followers_line, live_table_text, muted, read_live_table, state_kind, state_line
 from ..messages import (
+    AttackSent,
     AutoDoneToggled,
+    AutoSavesToggled,
     ClaimTapped,
+    DeathSaveSent,
     DisplayOpened,
     DoneTapped,
+    HealSent,
     InitiativeSent,
     LiveAttackPicked,
     LiveFollowed,
@@ -72,14 +81,17 @@ from ..messages import (
     LiveTicked,
     PeerChanged,
     PeerSaid,
+    PlayerPanelToggled,
+    PlayerTargetPicked,
     RequestAnswered,
     RequestResent,
     RollSent,
     ServersSaved,
+    TrayToggled,
 )
 from ..model import Live, Model, Peer, Request
 from ..persist import Notice
-from .common import Result, act, closed, notify, opened
+from .common import Result, act, closed, commit_action, notify, opened
 from .pairing import GM_PEER
 
 __all__ = ["UPDATES", "broadcast", "muted_peers", "BURST", "RATE", "MUTE_MS", "MAX_WAITING", "MAX_WAITING_PER_PHONE"]
@@ -90,7 +102,7 @@ def _present(model: Model, peer: str | None = None) -> LiveSend:
     enc = model.timeline.present
     ids, turn = players_ids(enc, model.live.secret)
     view = table_view(enc)
-    return LiveSend(view, peer, tuple((a, b, c) for a, b, c in ids), tuple(turn), view_body_html(view))
+    return LiveSend(view, peer, tuple((a, b, c) for a, b, c in ids), tuple(turn), view_body_html(view), pc_state(enc, model.live.secret))
 
 
 def _hosted(model: Model, m: LiveOpened) -> Result:
@@ -246,7 +258,7 @@ def _said(model: Model, m: PeerSaid) -> Result:
             # Heard through another player's phone only: unless it meets the game master's own within
             # RELAYED_REJOIN_MS, it joins again (its requests go to the game master's phone alone).
             live = replace(live, rejoins=0, rejoined_ms=m.at_ms)
-    live = replace(live, view=message.view, ids=message.ids, turn=message.turn, revision=message.revision, session=message.session,
+    live = replace(live, view=message.view, ids=message.ids, turn=message.turn, pcs=message.pcs, revision=message.revision, session=message.session,
                    host=m.peer, gm=gm,
                    updated_ms=m.at_ms, now_ms=m.at_ms, heard_ms=m.at_ms, peers=peers)
     if m.peer == gm:
@@ -347,12 +359,111 @@ def _asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
             model, effects = _next_turn(model, m.rng)
             return model, effects + (_answer(m.peer, rid, "applied", "the turn passed"),)
         return _request(model, Request(live.asked + 1, m.peer, peer.device, "done", mine, f"{c.name} is done: next turn?", rid=rid))
+    if message.kind in ("heal", "dsave"):
+        return _own(model, m, message, c, peer.device)
+    return _at_target(model, m, message, c, peer.device)
+
+
+def _own(model: Model, m: PeerSaid, message: Incoming, c: Combatant, device: str) -> Result:
+    """A player's request about its own character: healing received, temporary HP gained, a death save."""
+    live, rid = model.live, message.rid
+    if message.kind == "heal":
+        kind, what = ("temp", f"gains {message.value} temporary HP") if message.temp else ("heal", f"is healed {message.value} HP")
+        return _request(model, Request(live.asked + 1, m.peer, device, kind, c.id, f"{c.name} {what}.", amount=message.value, rid=rid))
+    if "death_save" not in system_of(model.timeline.present).actions:
+        return _refused(model, m.peer, rid, "this game system has no death saves")
+    try:  # a death save: refused now when the rules would refuse it (not dying)
+        resolve(model.timeline.present, "death_save", {"id": c.id}, Told(message.value))
+    except EngineError as error:
+        return _refused(model, m.peer, rid, str(error))
+    request = Request(live.asked + 1, m.peer, device, "dsave", c.id, f"{c.name} rolls a death save: {message.value}.",
+                      seed=message.value, rid=rid)
+    if live.auto_saves:
+        return _apply_request(model, request, m.rng)
+    return _request(model, request)
+
+
+def _at_target(model: Model, m: PeerSaid, message: Incoming, c: Combatant, device: str) -> Result:
+    """A player's attack (rolled by the game master's engine from the player's dice) or roll at a target."""
+    live, rid, enc = model.live, message.rid, model.timeline.present
     found = fight_id(enc, live.secret, message.target)
     target = enc.get(found) if found is not None else None
     if target is None or not shown_to_players(target):
-        return refused("that target is not in the fight the players see")
+        return _refused(model, m.peer, rid, "that target is not in the fight the players see")
+    if message.kind == "atk":
+        if not system_of(enc).is_creature(target) or target.id == c.id:
+            return _refused(model, m.peer, rid, f"{table_view_name(target)} cannot be attacked")
+        try:
+            action = attack_action(enc, c.id, target.id, message.text, message.seed)
+        except EngineError as error:
+            return _refused(model, m.peer, rid, str(error))
+        outcome = system_of(enc).attack_outcome(action.args)
+        weapon = f" ({message.text})" if message.text else ""
+        request = Request(live.asked + 1, m.peer, device, "attack", c.id, f"{c.name} attacks {target.name}{weapon}: {outcome.text}",
+                          target.id, outcome.damage, rid=rid, seed=message.seed, weapon=message.text)
+        return _request(model, request, attack_words(enc, action))
     text = f"{c.name}: {message.text} = {message.value} against {target.name}."
-    return _request(model, Request(live.asked + 1, m.peer, peer.device, "roll", mine, text, target.id, message.value, rid=rid))
+    return _request(model, Request(live.asked + 1, m.peer, device, "roll", c.id, text, target.id, message.value, rid=rid))
+
+
+class Told:
+    """The dice a player's phone rolled, as the engine's generator: a death save's d20 face."""
+
+    def __init__(self, face: int) -> None:
+        self.face = face
+
+    def randint(self, a: int, b: int) -> int:
+        if not a <= self.face <= b:
+            raise EngineError("That roll does not fit the dice.")
+        return self.face
+
+
+def attack_action(enc: Encounter, attacker: str, target: str, weapon: str, seed: int) -> Action:
+    """A player's attack as the game master's attack panel would roll it (the system's own attack
+    against the target's real defences), its dice from the seed the player's phone drew: the same
+    seed, the same roll (Apply resolves it again on the fight as it is then)."""
+    kind = system_of(enc).attack_kind
+    if not kind:
+        raise EngineError("This game system has no attack roll.")
+    return resolve(enc, kind, {"attacker": attacker, "target": target, **({"with": weapon} if weapon else {})}, Random(seed))
+
+
+def table_view_name(c: Combatant) -> str:
+    return UNKNOWN_NAME if UNKNOWN in c.flags else c.name
+
+
+def attack_words(enc: Encounter, action: Action) -> str:
+    """A player's attack in words the players may know: hit, miss, critical (and each system's own:
+    parried, on its shield, the dice exploded), the player's own d20 total in the generic system;
+    never the target's defences (AC, armour, skill), which the game master's request text shows."""
+    system = system_of(enc)
+    args = action.args
+    outcome = system.attack_outcome(args)
+    if system.name == "generic":
+        rolled = str(args.get("text", "")).split(" vs AC", 1)[0]
+        words = "critical hit" if outcome.crit else "hit" if outcome.hit else "miss"
+        return f"{rolled}: {words}" + (f", {outcome.damage} damage" + (" (dice doubled)" if outcome.crit else "") if outcome.damage else "")
+    if system.name == "strife":
+        out = str(args.get("outcome", ""))  # critical miss, (automatic) miss, warded off, parried, blocked, hit, crit
+        return "critical hit" if out == "crit" else out or "miss"
+    if system.name == "laurels":
+        r = args.get("result") or {}
+        parts = ["hit" if outcome.hit and (r.get("to_stamina") or r.get("to_injuries")) else "on its shield" if r.get("to_shield") else "no damage"]
+        if r.get("to_injuries"):
+            parts.append("an injury")
+        if r.get("exploded"):
+            parts.append("the dice exploded")
+        return ", ".join(parts)
+    return "critical hit" if outcome.crit else "hit" if outcome.hit else "miss"
+
+
+def _after_words(enc: Encounter, cid: str) -> str:
+    """How the target stands now, as the players see it ("the Goblin is bloodied")."""
+    c = enc.get(cid) if cid in enc.names() else None
+    if c is None or not shown_to_players(c):
+        return ""
+    word = health_word(c, system_of(enc))
+    return f"{table_view_name(c)} is {word}" if word else ""
 
 
 def _answer(peer: str, rid: int, answer: str, why: str = "") -> LiveTell:
@@ -376,22 +487,42 @@ def _refused(model: Model, peer: str = "", rid: int = 0, why: str = "") -> Resul
     return model, ((_answer(peer, rid, "refused", why),) if peer and why else ()) + _redraw(model)
 
 
-def _request(model: Model, request: Request) -> Result:
-    """A request waits for Apply / Dismiss: one of a kind per phone (a second "I'm done", or the same
-    roll sent again, replaces the first), at most MAX_WAITING_PER_PHONE a phone and MAX_WAITING in all."""
+def _request(model: Model, request: Request, words: str = "") -> Result:
+    """A request waits for Apply / Dismiss, oldest first: one of a kind per phone (a second "I'm done",
+    a second attack at the same target before the first was applied, the same one sent again: the
+    one card, now this request; a roll at another target waits beside it), at most MAX_WAITING_PER_PHONE a phone and MAX_WAITING in all (past them the oldest is
+    dismissed, and its phone told why). `words`: what the player's phone may know of it now."""
     live = model.live
     same = next((r for r in live.requests if (r.device, r.kind) == (request.device, request.kind)
-                 and (r.kind != "roll" or (r.cid, r.text) == (request.cid, request.text))), None)
+                 and (r.kind not in ("roll", "attack") or r.target == request.target)), None)
     if same is not None:  # asked again (a second tap, Send again): the one card, now answering this request
-        requests = tuple(replace(request, id=r.id) if r is same else r for r in live.requests)
+        requests = tuple(replace(request, id=same.id) if r is same else r for r in live.requests)
         model = replace(model, live=replace(live, requests=requests))
-        return model, (RenderNotices(), _answer(request.peer, request.rid, "waiting"))
-    if len(live.requests) >= MAX_WAITING or sum(1 for r in live.requests
-                                                     if r.device == request.device or r.peer == request.peer) >= MAX_WAITING_PER_PHONE:
-        model = replace(model, live=replace(live, limited=live.limited + 1))
-        return model, (_answer(request.peer, request.rid, "refused", "too many requests are waiting: the game master answers those first"),)
-    model = replace(model, live=replace(live, requests=live.requests + (request,), asked=request.id))
-    return model, (RenderNotices(), Toast(request.text), _answer(request.peer, request.rid, "waiting"))
+        return model, (RenderNotices(), _answer(request.peer, request.rid, "waiting", words))
+    dropped: list[Request] = []
+    waiting = list(live.requests)
+    while waiting and (len(waiting) >= MAX_WAITING or sum(1 for r in waiting if request.device in (r.device, "") or r.peer == request.peer)
+                       >= MAX_WAITING_PER_PHONE):
+        mine = [r for r in waiting if r.device == request.device or r.peer == request.peer]
+        oldest = mine[0] if len(mine) >= MAX_WAITING_PER_PHONE else waiting[0]
+        waiting.remove(oldest)
+        dropped.append(oldest)
+    model = replace(model, live=replace(live, requests=tuple(waiting) + (request,), asked=request.id, limited=live.limited + len(dropped)))
+    told: tuple[Effect, ...] = ()
+    for old in dropped:  # each phone told: a request is never dropped in silence
+        model, said = _tell(model, old, "dismissed", "too many requests were waiting: send it again if it still stands")
+        told += said
+    return model, (RenderNotices(), Toast(request.text, request=request.id), _answer(request.peer, request.rid, "waiting", words), *told)
+
+
+def _tell(model: Model, request: Request, answer: str, why: str = "") -> Result:
+    """The player's phone told what its request came to: its connection now (it may have reloaded
+    since), else when it says hello again (Live.owed)."""
+    peer = _peer_of(model.live, request.device, request.peer)
+    if not peer:
+        owed = tuple(x for x in model.live.owed if x[0] != request.device)[-49:] + ((request.device, answer_text(request.rid, answer, why)),)
+        return replace(model, live=replace(model.live, owed=owed)), ()
+    return model, (_answer(peer, request.rid, answer, why),)
 
 
 def _next_turn(model: Model, rng: Any) -> Result:
@@ -402,42 +533,77 @@ def _next_turn(model: Model, rng: Any) -> Result:
 
 def _answered(model: Model, m: RequestAnswered) -> Result:
     """Apply: the request becomes what the game master would have done (one undoable step); Dismiss: it
-    goes. Either way the player's phone is told (its connection now: it may have reloaded since)."""
+    goes. Either way the player's phone is told."""
     live = model.live
     request = next((r for r in live.requests if r.id == m.id), None)
     if request is None:
-        return model, (RenderNotices(),)
+        return model, (RenderNotices(), HideToast())
     model = replace(model, live=replace(live, requests=tuple(r for r in live.requests if r.id != m.id)))
-    peer = _peer_of(live, request.device, request.peer)
-    tell: tuple[Effect, ...] = ()
-
-    def told(model: Model, answer: str, why: str = "") -> Result:
-        if not peer:  # that phone is not connected now: told when it says hello again
-            owed = tuple(x for x in model.live.owed if x[0] != request.device)[-49:] + ((request.device, answer_text(request.rid, answer, why)),)
-            return replace(model, live=replace(model.live, owed=owed)), ()
-        return model, (_answer(peer, request.rid, answer, why),)
-
     if not m.apply:
-        if request.kind == "claim":
-            tell = (LiveTell(you_text(""), peer),) if peer else ()
-        model, said = told(model, "dismissed")
-        return model, (RenderNotices(), *tell, *said)
+        peer = _peer_of(live, request.device, request.peer)
+        tell = (LiveTell(you_text(""), peer),) if request.kind == "claim" and peer else ()
+        model, said = _tell(model, request, "dismissed")
+        return model, (RenderNotices(), HideToast(), *tell, *said)
+    model, effects = _apply_request(model, request, m.rng)
+    return model, (RenderNotices(), HideToast(), *effects)
+
+
+def _apply_request(model: Model, request: Request, rng: Any) -> Result:
+    """What the game master's Apply does (or the table's own rule, for a death save the game master
+    lets apply): one undoable step through the same path as the game master's own tap, and the
+    player's phone told what came of it, in words the players may know."""
     if request.kind == "claim":
         claims = tuple((d, cid) for d, cid in model.live.claims if d != request.device and cid != request.cid)
         model = replace(model, live=replace(model.live, claims=claims + ((request.device, request.cid),)))
+        peer = _peer_of(model.live, request.device, request.peer)
         tell = (LiveTell(you_text(view_id(model.live.secret, request.cid)), peer),) if peer else ()
-        model, said = told(model, "applied")
-        return model, (RenderNotices(), *tell, *said, *_redraw(model))
+        model, said = _tell(model, request, "applied")
+        return model, (*tell, *said, *_redraw(model))
+    enc = model.timeline.present
     if request.kind == "done":
-        if request.cid not in {x.id for x in active_unit(model.timeline.present)}:
-            model, said = told(model, "refused", "that turn was over already")
-            return model, (RenderNotices(), Toast("That turn is over already."), *said)
-        model, effects = _next_turn(model, m.rng)
-        model, said = told(model, "applied", "the turn passed")
-        return model, (RenderNotices(), *effects, *said)
-    model, effects = act(model, "damage", {"id": request.target, "amount": request.amount}, m.rng)
-    model, said = told(model, "applied")
-    return model, (RenderNotices(), *effects, *said)
+        if request.cid not in {x.id for x in active_unit(enc)}:
+            model, said = _tell(model, request, "refused", "that turn was over already")
+            return model, (Toast("That turn is over already."), *said)
+        model, effects = _next_turn(model, rng)
+        model, said = _tell(model, request, "applied", "the turn passed")
+        return model, (*effects, *said)
+    if request.kind == "attack":
+        try:
+            action = attack_action(enc, request.cid, request.target, request.weapon, request.seed)
+        except EngineError as error:
+            model, said = _tell(model, request, "refused", str(error))
+            return model, (Refuse(str(error)), *said)
+        words = attack_words(enc, action)
+        before = model.timeline
+        model, effects = commit_action(model, action)
+        if model.timeline is before:  # refused by the rules on the fight as it is now
+            model, said = _tell(model, request, "refused", "the fight changed: attack again")
+            return model, (*effects, *said)
+        after = _after_words(model.timeline.present, request.target)
+        model, said = _tell(model, request, "applied", words + (f"; {after}" if after else ""))
+        return model, (*effects, *said)
+    if request.kind == "dsave":
+        before = model.timeline
+        try:
+            action = resolve(enc, "death_save", {"id": request.cid}, Told(request.seed))
+        except EngineError as error:
+            model, said = _tell(model, request, "refused", str(error))
+            return model, (Refuse(str(error)), *said)
+        model, effects = commit_action(model, action)
+        if model.timeline is before:
+            model, said = _tell(model, request, "refused", "the rules refused it now")
+            return model, (*effects, *said)
+        last = model.timeline.logs[model.timeline.cursor - 1]
+        model, said = _tell(model, request, "applied", last[-1].text if last else "")
+        return model, (*effects, *said)
+    if request.kind in ("heal", "temp"):
+        kind = "heal" if request.kind == "heal" else "temp_hp"
+        model, effects = act(model, kind, {"id": request.cid, "amount": request.amount}, rng if rng is not None else Random())
+        model, said = _tell(model, request, "applied")
+        return model, (*effects, *said)
+    model, effects = act(model, "damage", {"id": request.target, "amount": request.amount}, rng if rng is not None else Random())
+    model, said = _tell(model, request, "applied")
+    return model, (*effects, *said)
 
 
 def _auto_done(model: Model, m: AutoDoneToggled) -> Result:
@@ -484,7 +650,7 @@ def _answer_heard(model: Model, message: Incoming) -> Result:
         return model, ()
     what = live.asked_what
     said = {
-        "waiting": f"waiting: the game master has {what}",
+        "waiting": f"waiting: the game master has {what}" + (f" ({message.text})" if message.text else ""),
         "applied": f"applied: {what}" + (f" ({message.text})" if message.text else ""),
         "dismissed": f"dismissed: the game master dismissed {what}",
         "refused": f"refused: {message.text or 'the game master refused it'}",
@@ -526,8 +692,61 @@ def _roll_sent(model: Model, m: RollSent) -> Result:
     if abs(result.total) > 1_000_000:
         return model, (Refuse("That total is too large to send."),)
     label = clean_text(m.label)[:60]
+    model = replace(model, live=replace(live, target=m.target, target_turn=live.turn))
     text = f"{label + ' ' if label else ''}{m.expression.strip()} ({result.text})"[:200]
     return _tell_host(model, "roll", f"{text} = {result.total}", target=m.target, value=result.total, text=text)
+
+
+def _attack_sent(model: Model, m: AttackSent) -> Result:
+    """A player's attack: its phone draws the dice (a seed from its own generator: `?seed=` fixes it),
+    the game master's engine rolls the system's attack from them against the target's real defences."""
+    live = model.live
+    if not live.you:
+        return model, (Refuse("First tap your character under \"Which one is you?\"."),)
+    target = next(((i, n) for i, n, side in live.ids if i == m.target and side != "x" and i != live.you), None)
+    if target is None:
+        return model, (Refuse("Pick a target."),)
+    weapon = clean_text(m.weapon)[:60]
+    seed = m.rng.randint(0, MAX_SEED - 1)
+    model = replace(model, live=replace(live, target=m.target, target_turn=live.turn))
+    return _tell_host(model, "atk", f"your attack on {target[1]}" + (f" ({weapon})" if weapon else ""),
+                      target=m.target, seed=seed, **{"with": weapon})
+
+
+def _heal_sent(model: Model, m: HealSent) -> Result:
+    if not model.live.you:
+        return model, (Refuse("First tap your character under \"Which one is you?\"."),)
+    if m.value is None or not 1 <= m.value <= 100_000:
+        return model, (Refuse("Healing and temporary HP are whole numbers from 1 to 100,000."),)
+    what = f"{m.value} temporary HP" if m.temp else f"healing {m.value} HP"
+    return _tell_host(model, "heal", what, value=m.value, temp=m.temp)
+
+
+def _death_save_sent(model: Model, m: DeathSaveSent) -> Result:
+    """A dying player's death save: the d20 rolled on the player's phone, sent to the game master."""
+    if not model.live.you:
+        return model, ()
+    face = m.rng.randint(1, 20)
+    return _tell_host(model, "dsave", f"your death save ({face})", face=face)
+
+
+def _panel(model: Model, m: PlayerPanelToggled) -> Result:
+    live = model.live
+    model = replace(model, live=replace(live, panel="" if live.panel == m.panel else m.panel))
+    return model, _follow_redraw(model)
+
+
+def _target_picked(model: Model, m: PlayerTargetPicked) -> Result:
+    live = model.live
+    return replace(model, live=replace(live, target=clean_text(m.target)[:40], target_turn=live.turn)), ()
+
+
+def _tray(model: Model, m: TrayToggled) -> Result:
+    return replace(model, live=replace(model.live, tray=not model.live.tray)), (RenderNotices(),)
+
+
+def _auto_saves(model: Model, m: AutoSavesToggled) -> Result:
+    return replace(model, live=replace(model.live, auto_saves=m.on)), ()
 
 
 REJOIN_MS = (8_000, 10_000, 15_000, 20_000, 30_000)  # a follower that has not met the game master's phone this long joins again (then less often)
@@ -588,7 +807,7 @@ def _redraw(model: Model) -> tuple[Effect, ...]:
 
 
 def _sent(present: LiveSend) -> Any:
-    return (present.view, present.ids, present.turn)
+    return (present.view, present.ids, present.turn, present.pcs)
 
 
 def broadcast(before: Model, after: Model) -> tuple[Model, tuple[Effect, ...]]:
@@ -641,6 +860,13 @@ UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     InitiativeSent: _initiative,
     DoneTapped: _done,
     RollSent: _roll_sent,
+    AttackSent: _attack_sent,
+    HealSent: _heal_sent,
+    DeathSaveSent: _death_save_sent,
+    PlayerPanelToggled: _panel,
+    TrayToggled: _tray,
+    PlayerTargetPicked: _target_picked,
+    AutoSavesToggled: _auto_saves,
     LiveAttackPicked: _attack_picked,
     ServersSaved: _servers_saved,
 }

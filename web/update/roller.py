@@ -16,6 +16,7 @@ from ..effects import (
     RefreshOdds,
     RenderNotices,
     RenderRolls,
+    RollStale,
     SayOnLine,
     ScheduleOdds,
     SetField,
@@ -132,11 +133,11 @@ def _quick_die(model: Model, m: QuickDieTapped) -> Result:
     """A die adds to the expression being built (else starts a new one); Adv / Dis rewrite its d20."""
     adv_or_dis = m.what in ("adv", "dis")
     text = advantage(m.box, m.what == "adv") if adv_or_dis else add_die(m.box if model.ui.building else "", m.what)
-    return replace(model, ui=state.update(model.ui, "dice-typed")), (SetField("dice-input", text), RefreshOdds())
+    return replace(model, ui=state.update(model.ui, "dice-typed")), (SetField("dice-input", text), RefreshOdds(), RollStale())
 
 
 def _dice_typed(model: Model, m: DiceTyped) -> Result:
-    return replace(model, ui=state.update(model.ui, "dice-typed")), (ScheduleOdds(),)
+    return replace(model, ui=state.update(model.ui, "dice-typed")), (ScheduleOdds(), RollStale())
 
 
 UPDATES: dict[type, Callable[[Model, Any], Result]] = {

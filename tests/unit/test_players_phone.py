@@ -1,0 +1,307 @@
+"""Issue 38: a player's phone is where a player plays their character from. Its attack is rolled from
+the dice its phone drew and resolved by the game master's engine against defences the phone never
+receives; it sees its own state (HP with temporary HP, conditions and what remains of them, death
+saves) and sends healing, temporary HP and death saves; the game master's requests wait in a tray,
+one of a kind per phone, at most MAX_WAITING, none dropped in silence."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from pyengine.handoff import pc_state, players_ids
+from pyengine.live import FROM_FOLLOWER, FROM_HOST, LiveError, read_message, request_text, state_text, you_text
+from pyengine.tracker import resolve
+from tests.unit.test_live import approved, asked, following, hosting, joined, vids
+from tests.unit.test_update import fight, hp, ids
+from web.effects import LiveSend, LiveTell, Refuse, Toast
+from web.live import live_table_text, read_live_table
+from web.messages import (
+    Act,
+    AttackSent,
+    AutoSavesToggled,
+    DeathSaveSent,
+    HealSent,
+    PeerChanged,
+    PeerSaid,
+    PlayerTargetPicked,
+    RequestAnswered,
+    UndoTapped,
+)
+from web.model import Model
+from web.render import player_target
+from web.update import update
+from web.update.live import MAX_WAITING
+
+RNG = random.Random(0)
+
+ROSTERS = {
+    "generic": ({"name": "Cyra", "side": "party", "pc": True, "initiative": 18, "max_hp": 20,
+                 "attacks": [{"name": "Longsword", "bonus": 5, "damage": "1d8+3 slashing"}, {"name": "Dagger", "bonus": 5, "damage": "1d4+3 piercing"}]},
+                {"name": "Dax", "side": "party", "pc": True, "initiative": 12, "max_hp": 24},
+                {"name": "Goblin", "initiative": 15, "max_hp": 7, "stats": {"ac": 15}}),
+    "realms": ({"name": "Cyra", "side": "party", "pc": True, "initiative": 18, "max_hp": 12,
+                "stats": {"ac": 14, "str": 2, "weight": 1, "skills": "melee fighting, slashing", "damage_type": "edged"}},
+               {"name": "Dax", "side": "party", "pc": True, "initiative": 12, "max_hp": 9},
+               {"name": "Goblin", "initiative": 15, "max_hp": 10, "stats": {"ac": 12, "skills": "melee fighting"}}),
+    "strife": ({"name": "Cyra", "side": "party", "pc": True, "init_mod": 60, "max_hp": 30, "stats": {"ac": 35, "crit": 10, "hit": 5, "weapon": "1d8+2"}},
+               {"name": "Dax", "side": "party", "pc": True, "init_mod": 40, "max_hp": 20},
+               {"name": "Goblin", "init_mod": 20, "max_hp": 12, "stats": {"ac": 20, "weapon": "1d6"}}),
+    "laurels": ({"name": "Cyra", "side": "party", "pc": True, "max_hp": 55, "stats": {"level": 1, "str": 1, "die": 4, "injury_max": 10}},
+                {"name": "Dax", "side": "party", "pc": True, "max_hp": 20},
+                {"name": "Goblin", "max_hp": 20, "stats": {"level": 2, "dex": 1, "armour": 3, "die": 6, "injury_max": 8}}),
+}
+ATTACK_KINDS = {"generic": "d20_attack", "realms": "er_attack", "strife": "ros_attack", "laurels": "ll_attack"}
+
+
+def table(system: str) -> Model:
+    """The game master's phone: the system's fight started on Cyra's turn, live, Ana's phone plays Cyra."""
+    model = fight(*ROSTERS[system], system=system, started=True)
+    assert model.timeline.present.get(model.timeline.present.active_id).name == "Cyra"
+    return approved(joined(hosting(model)))
+
+
+def told(effects) -> list[dict]:
+    return [json.loads(e.text) for e in effects if isinstance(e, LiveTell)]
+
+
+def sent_to_phones(effects) -> str:
+    """Everything a phone is given by these effects (states and answers), as text."""
+    return " ".join(json.dumps([e.view, e.ids, e.pcs]) if isinstance(e, LiveSend) else e.text for e in effects
+                    if isinstance(e, (LiveSend, LiveTell)))
+
+
+# -- the attack ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("seed", "request_text_", "words", "goblin"), [
+    (0, "Cyra attacks Goblin (Longsword): 1d20 (13) +5 = 18 vs AC 15: hit; 1d8 (7) + 3 = 10 slashing",
+     "1d20 (13) +5 = 18: hit, 10 damage", 0),
+    (1, "Cyra attacks Goblin (Longsword): 1d20 (5) +5 = 10 vs AC 15: miss", "1d20 (5) +5 = 10: miss", 7),
+    (5, "Cyra attacks Goblin (Longsword): 1d20 (20) +5 = 25 vs AC 15: crit; 2d8 (5, 6) + 3 = 14 slashing (dice doubled)",
+     "1d20 (20) +5 = 25: critical hit, 14 damage (dice doubled)", 0),
+])
+def test_a_generic_attack_is_rolled_from_the_players_dice_against_an_ac_the_phone_never_receives(seed, request_text_, words, goblin):
+    model = table("generic")
+    goblin_vid = vids(model)["Goblin"]
+    model, effects = asked(model, "atk", target=goblin_vid, seed=seed, **{"with": "Longsword"})
+    (request,) = model.live.requests
+    assert request.kind == "attack" and request.text == request_text_
+    assert Toast(request_text_, request=request.id) in effects  # announced with its Apply / Dismiss
+    assert told(effects) == [{"v": 1, "t": "ans", "rid": 0, "state": "waiting", "why": words}]
+    before = model.timeline
+    model, effects = update(model, RequestAnswered(request.id, True, RNG))
+    assert hp(model, "Goblin") == goblin and model.live.requests == ()
+    assert model.timeline.cursor == before.cursor + 1  # one step
+    answer = told(effects)[-1]
+    assert answer["state"] == "applied" and answer["why"].startswith(words)
+    if goblin == 0:
+        assert answer["why"].endswith("; Goblin is down")
+    # Nothing a phone was given says the Goblin's AC.
+    model2, more = update(model, PeerChanged("p2", True))
+    everything = sent_to_phones(effects + more)
+    assert "AC" not in everything and "15" not in everything.replace("1d20 (5) +5 = 10", "")
+    model, _ = update(model, UndoTapped())
+    assert hp(model, "Goblin") == 7
+
+
+@pytest.mark.parametrize(("system", "seed", "words", "goblin"), [
+    ("realms", 0, "hit", 5), ("realms", 2, "miss", 10), ("realms", 5, "critical hit", 3),
+    ("strife", 0, "hit", 3), ("strife", 2, "miss", 12),
+    ("laurels", 0, "hit, the dice exploded", 14), ("laurels", 1, "no damage", 20),
+])
+def test_each_systems_attack_is_the_game_master_panels_own_roll_and_apply_is_one_undoable_step(system, seed, words, goblin):
+    model = table(system)
+    enc = model.timeline.present
+    expected = resolve(enc, ATTACK_KINDS[system], {"attacker": ids(model)["Cyra"], "target": ids(model)["Goblin"]}, random.Random(seed))
+    model, effects = asked(model, "atk", target=vids(model)["Goblin"], seed=seed)
+    (request,) = model.live.requests
+    assert request.text == f"Cyra attacks Goblin: {expected.args['text']}"
+    assert told(effects)[-1] == {"v": 1, "t": "ans", "rid": 0, "state": "waiting", "why": words}
+    model, effects = update(model, RequestAnswered(request.id, True, RNG))
+    assert hp(model, "Goblin") == goblin
+    assert told(effects)[-1]["state"] == "applied"
+    model, _ = update(model, UndoTapped())
+    assert model.timeline.present == enc
+
+
+def test_an_attack_is_refused_with_its_reason_at_the_lair_at_itself_at_a_hidden_target_and_out_of_turn():
+    model = fight(*ROSTERS["generic"], {"name": "Lair", "side": "opponents", "initiative": 20, "stats": {"lair": True}},
+                  {"name": "Assassin", "initiative": 1, "max_hp": 9, "stats": {"ac": 14}}, started=True)
+    model = approved(joined(hosting(model)))
+    model, _ = update(model, Act("set_flag", {"id": ids(model)["Assassin"], "flag": "hidden", "on": True}, RNG))
+    v = vids(model)
+    model, effects = asked(model, "atk", target=v["Lair"], seed=1)
+    assert told(effects)[-1] == {"v": 1, "t": "ans", "rid": 0, "state": "refused", "why": "Lair cannot be attacked"}
+    model, effects = asked(model, "atk", target=v["Cyra"], seed=1)
+    assert told(effects)[-1]["why"] == "Cyra cannot be attacked"
+    model, effects = asked(model, "atk", target="v" + "0" * 12, seed=1)
+    assert told(effects)[-1]["why"] == "that target is not in the fight the players see"
+    laurels = table("laurels")
+    laurels, _ = update(laurels, Act("set_flag", {"id": ids(laurels)["Cyra"], "flag": "parry_weapon", "on": True}, RNG))
+    laurels, effects = asked(laurels, "atk", target=vids(laurels)["Goblin"], seed=1)
+    assert told(effects)[-1]["state"] == "refused" and "parrying" in told(effects)[-1]["why"] and laurels.live.requests == ()
+
+
+def test_the_players_phone_draws_the_seed_names_the_weapon_and_keeps_its_target_across_sends():
+    model = following()
+    gm = table("generic")
+    ids_, turn = players_ids(gm.timeline.present, "secret1234")
+    state = state_text({"v": 1, "name": "", "system": "generic", "round": 1, "now": "", "next": "", "rows": []}, 1,
+                       ids_, turn, "gm", "s1", pcs=pc_state(gm.timeline.present, "secret1234"))
+    model, _ = update(model, PeerChanged("gm", True))
+    model, _ = update(model, PeerSaid("gm", state, 10.0))
+    model, _ = update(model, PeerSaid("gm", you_text(vids(gm)["Cyra"]), 11.0))
+    assert model.live.pcs[vids(gm)["Cyra"]]["atk"] == ["Longsword", "Dagger"]
+    goblin = vids(gm)["Goblin"]
+    assert player_target(model.live) == goblin  # the only opponent
+    model, effects = update(model, AttackSent(goblin, "Dagger", random.Random(7)))
+    (tell,) = [e for e in effects if isinstance(e, LiveTell)]
+    sent = json.loads(tell.text)
+    assert sent == {"v": 1, "t": "atk", "target": goblin, "seed": random.Random(7).randint(0, 2**53 - 1), "with": "Dagger", "rid": 1}
+    assert read_message(tell.text, FROM_FOLLOWER).seed == sent["seed"]
+    assert model.live.said == "sending your attack on Goblin (Dagger)…" and model.live.target == goblin
+    model, effects = update(model, AttackSent(vids(gm)["Cyra"], "", RNG))
+    assert effects == (Refuse("Pick a target."),)
+
+
+def test_the_default_target_is_the_opponent_whose_turn_it_is_else_the_last_chosen_never_the_lair():
+    from web.model import Live
+    live = Live(role="follow", you="va", ids=(("va", "Cyra", "p"), ("vb", "Dax", "p"), ("vl", "Lair", "x"), ("vg", "Goblin", "o"),
+                                               ("vo", "Ogre", "o")), turn=("vl",))
+    assert player_target(live) == "vg"  # the lair's turn: never the lair, the first opponent
+    live = live.__class__(**{**live.__dict__, "turn": ("vo",)})
+    assert player_target(live) == "vo"  # an opponent's turn: it
+    live = live.__class__(**{**live.__dict__, "turn": ("va",), "target": "vb", "target_turn": ("vo",)})
+    assert player_target(live) == "vb"  # its own turn: the last it chose, even a party member
+    model = Model(following().timeline, live=live)
+    model, _ = update(model, PlayerTargetPicked("vg"))
+    assert player_target(model.live) == "vg"
+    model = Model(model.timeline, live=model.live.__class__(**{**model.live.__dict__, "turn": ("vo",)}))
+    assert player_target(model.live) == "vo"  # the next turn, an opponent's: it again
+
+
+# -- own state ----------------------------------------------------------------------------------
+
+def test_own_state_has_temporary_hp_conditions_with_what_remains_and_no_hidden_name():
+    model = fight(*ROSTERS["generic"], {"name": "Assassin", "initiative": 1, "max_hp": 9}, started=True)
+    k = ids(model)
+    for kind, args in (("damage", {"id": k["Cyra"], "amount": 6}), ("temp_hp", {"id": k["Cyra"], "amount": 8}),
+                       ("add_condition", {"id": k["Cyra"], "name": "Poisoned", "until": "end", "anchor": k["Goblin"], "rounds": 1}),
+                       ("add_condition", {"id": k["Cyra"], "name": "Frightened", "until": "end", "anchor": k["Assassin"], "rounds": 1}),
+                       ("set_flag", {"id": k["Assassin"], "flag": "hidden", "on": True})):
+        model, _ = update(model, Act(kind, args, RNG))
+    own = pc_state(model.timeline.present, "s")
+    from pyengine.handoff import view_id
+    cyra = own[view_id("s", k["Cyra"])]
+    assert cyra == {"hp": 14, "max": 20, "temp": 8, "cond": [["Poisoned", "until end of Goblin's turn"], ["Frightened", "until a creature's turn"]],
+                    "ds": None, "atk": ["Longsword", "Dagger"]}
+    assert "Assassin" not in json.dumps(own) and set(own) == {view_id("s", k["Cyra"]), view_id("s", k["Dax"])}
+    text = state_text({"v": 1, "name": "", "system": "generic", "round": 1, "now": "", "next": "", "rows": []}, 1, pcs=own)
+    assert read_message(text, FROM_HOST).pcs == own
+    for bad in ({"x": {"hp": "1"}}, {"v1": {"cond": [["a"]]}}, {"v1": {"ds": [4, 0, "dying"]}}, {"v1": {"atk": ["a"] * 21}}, []):
+        with pytest.raises(LiveError):
+            read_message(state_text({"v": 1, "name": "", "system": "", "round": 0, "now": "", "next": "", "rows": []}, 1, pcs=bad or {"v": 1})
+                         if bad != [] else text.replace('"pcs":{', '"pcs":[{').replace("}}}", "}]}"), FROM_HOST)
+
+
+def test_healing_and_temporary_hp_are_requests_applied_as_one_step_each():
+    model = table("generic")
+    model, _ = update(model, Act("damage", {"id": ids(model)["Cyra"], "amount": 12}, RNG))
+    model, effects = asked(model, "heal", value=5, temp=False)
+    model, more = asked(model, "heal", value=8, temp=True)
+    heal, temp = model.live.requests
+    assert (heal.text, temp.text) == ("Cyra is healed 5 HP.", "Cyra gains 8 temporary HP.")
+    model, _ = update(model, RequestAnswered(heal.id, True, RNG))
+    model, effects = update(model, RequestAnswered(temp.id, True, RNG))
+    cyra = model.timeline.present.get(ids(model)["Cyra"])
+    assert (cyra.hp, cyra.temp_hp) == (13, 8) and told(effects)[-1]["state"] == "applied"
+    model, _ = update(model, UndoTapped())
+    assert model.timeline.present.get(ids(model)["Cyra"]).temp_hp == 0
+    for bad in ('{"v":1,"t":"heal","value":0}', '{"v":1,"t":"heal","value":5,"temp":"yes"}', '{"v":1,"t":"dsave","face":21}'):
+        with pytest.raises(LiveError):
+            read_message(bad, FROM_FOLLOWER)
+    phone = following()
+    phone, effects = update(phone, HealSent(None, False))
+    assert isinstance(effects[0], Refuse)
+
+
+def test_death_saves_are_sent_from_the_phone_and_applied_as_a_request_or_at_once():
+    model = table("generic")
+    cyra = ids(model)["Cyra"]
+    model, effects = asked(model, "dsave", face=14)
+    assert told(effects)[-1]["state"] == "refused" and "not dying" in told(effects)[-1]["why"]
+    model, _ = update(model, Act("damage", {"id": cyra, "amount": 20}, RNG))
+    assert pc_state(model.timeline.present, "secret1234")[vids(model)["Cyra"]]["ds"] == [0, 0, "dying"]
+    model, effects = asked(model, "dsave", face=14)
+    (request,) = model.live.requests
+    assert request.text == "Cyra rolls a death save: 14." and told(effects)[-1]["state"] == "waiting"
+    model, effects = update(model, RequestAnswered(request.id, True, RNG))
+    assert told(effects)[-1] == {"v": 1, "t": "ans", "rid": 0, "state": "applied", "why": "Cyra succeeds on a death save (1 ✓, 0 ✗)"}
+    model, _ = update(model, AutoSavesToggled(True))
+    model, effects = asked(model, "dsave", face=1)
+    assert model.live.requests == () and told(effects)[-1]["why"] == "Cyra rolls a 1 on a death save: two failures (1 ✓, 2 ✗)"
+    assert pc_state(model.timeline.present, "secret1234")[vids(model)["Cyra"]]["ds"] == [1, 2, "dying"]
+    realms = table("realms")
+    realms, effects = asked(realms, "dsave", face=14)
+    assert told(effects)[-1]["why"] == "this game system has no death saves"
+    phone = following()
+    phone = Model(phone.timeline, live=phone.live.__class__(**{**phone.live.__dict__, "you": "va"}))
+    phone, effects = update(phone, DeathSaveSent(random.Random(3)))
+    assert phone.live.asking == request_text("dsave", face=random.Random(3).randint(1, 20), rid=1)
+
+
+# -- the requests' tray --------------------------------------------------------------------------
+
+def test_one_request_of_a_kind_a_phone_at_most_twenty_and_the_oldest_dismissed_with_a_note():
+    model = table("generic")
+    goblin = vids(model)["Goblin"]
+    model, _ = asked(model, "done")
+    model, effects = asked(model, "done")
+    assert [r.kind for r in model.live.requests] == ["done"]  # a second "I'm done" is not a second card
+    model, _ = asked(model, "atk", target=goblin, seed=1)
+    model, _ = asked(model, "atk", target=goblin, seed=0)
+    assert [r.kind for r in model.live.requests] == ["done", "attack"] and "18 vs AC 15" in model.live.requests[1].text
+    # Twenty phones' requests: the twenty-first dismisses the oldest, and its phone is told.
+    for n in range(2, 20):
+        model = joined(model, f"p{n}", f"dev-{n:04d}-phone", f"P{n}")
+        model, _ = update(model, PeerSaid(f"p{n}", request_text("claim", cid=vids(model)["Dax"], rid=7), 3.0 + n, RNG))
+    assert len(model.live.requests) == MAX_WAITING
+    model = joined(model, "p22", "dev-0022-phone", "P22")
+    model, effects = update(model, PeerSaid("p22", request_text("claim", cid=vids(model)["Dax"], rid=9), 99.0, RNG))
+    assert len(model.live.requests) == MAX_WAITING and model.live.requests[0].kind == "attack"
+    notes = [(e.peer, json.loads(e.text)) for e in effects if isinstance(e, LiveTell)]
+    assert ("p1", {"v": 1, "t": "ans", "rid": 0, "state": "dismissed",
+                   "why": "too many requests were waiting: send it again if it still stands"}) in notes
+
+
+def test_an_attack_waiting_survives_the_game_masters_reload_and_applies_the_same_roll():
+    model = table("generic")
+    model, _ = asked(model, "atk", target=vids(model)["Goblin"], seed=0, **{"with": "Longsword"})
+    kept = live_table_text(model.live)
+    claims, requests = read_live_table(kept, "room1234")
+    assert requests == tuple(r.__class__(**{**r.__dict__, "peer": ""}) for r in model.live.requests)
+    assert requests[0].seed == 0 and requests[0].weapon == "Longsword"
+    assert read_live_table(kept.replace('"Longsword"', '"' + "x" * 61 + '"'), "room1234")[1] == ()
+
+
+def test_the_players_screen_offers_its_attacks_targets_and_death_save_as_its_state_says():
+    from web.model import Live
+    from web.render import live_follow_html
+    view = {"v": 1, "name": "Bridge", "system": "generic", "round": 2, "now": "Lair", "next": "Goblin", "rows": []}
+    own = {"hp": 0, "max": 24, "temp": 0, "cond": [["Poisoned <b>", "until end of Goblin's turn"]], "ds": [1, 2, "dying"],
+           "atk": ["Longsword", "<img src=x onerror=alert(1)>"]}
+    live = Live(role="follow", view=view, you="va", panel="attack", pcs={"va": own},
+                ids=(("va", "Cyra", "p"), ("vl", "Lair", "x"), ("vg", "Goblin", "o"), ("vo", "Ogre", "o")), turn=("vl",))
+    html = live_follow_html(live, "live", False)
+    assert 'data-testid="my-hp"><span class="muted">HP</span> <b>0/24</b></p>' in html
+    assert "Poisoned &lt;b&gt;" in html and "<img" not in html and "&lt;img src=x" in html
+    assert 'Death saves: <b>1</b>/3 ✓ · <b>2</b>/3 ✗' in html
+    assert 'data-testid="death-save" disabled>Roll death save (on your turn)' in html
+    target = html.split('data-testid="attack-target"', 1)[1].split("</select>", 1)[0]
+    assert "Lair" not in target and "Cyra" not in target and '<option value="vg" selected>Goblin</option>' in target
+    mine = Live(**{**live.__dict__, "turn": ("va",), "panel": "heal"})
+    html = live_follow_html(mine, "live", False)
+    assert 'data-testid="death-save">Roll death save</button>' in html and 'data-testid="heal-panel"' in html
+    assert 'data-testid="attack-panel"' not in html
