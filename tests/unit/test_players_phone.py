@@ -243,6 +243,11 @@ def test_death_saves_are_sent_from_the_phone_and_applied_as_a_request_or_at_once
     model, effects = asked(model, "dsave", face=1)
     assert model.live.requests == () and told(effects)[-1]["why"] == "Cyra rolls a 1 on a death save: two failures (1 ✓, 2 ✗)"
     assert pc_state(model.timeline.present, "secret1234")[vids(model)["Cyra"]]["ds"] == [1, 2, "dying"]
+    # Another phone's Dax, not on his turn: refused (a death save is rolled at the start of one's turn).
+    model = approved(joined(model, "p2", "dev-bryn-0002", "Bryn"), "Dax", "p2")
+    model, _ = update(model, Act("damage", {"id": ids(model)["Dax"], "amount": 24}, RNG))
+    model, effects = asked(model, "dsave", "p2", face=15)
+    assert told(effects)[-1]["why"] == "a death save is rolled on Dax's turn" and model.live.requests == ()
     realms = table("realms")
     realms, effects = asked(realms, "dsave", face=14)
     assert told(effects)[-1]["why"] == "this game system has no death saves"

@@ -34,6 +34,7 @@ from web.effects import (
     RenderNotices,
     RenderRolls,
     RenderSheet,
+    RollStale,
     SaveFight,
     SayOnLine,
     ScheduleOdds,
@@ -488,7 +489,8 @@ def test_saving_a_roll_names_it_replaces_the_same_name_and_refuses_a_bad_one():
 def test_quick_dice_build_an_expression_and_adv_rewrites_its_d20():
     model = fight()
     first, effects = update(model, msg.QuickDieTapped("6", "1d20"))  # not building yet: a new expression
-    assert effects == (SetField("dice-input", "1d6"), RefreshOdds()) and first.ui.building
+    # (RollStale: the result shown is now the previous roll's, issue 38)
+    assert effects == (SetField("dice-input", "1d6"), RefreshOdds(), RollStale()) and first.ui.building
     second, effects = update(first, msg.QuickDieTapped("6", "1d6"))
     assert effects[0] == SetField("dice-input", "2d6")
     _, effects = update(second, msg.QuickDieTapped("adv", "1d20+5"))
@@ -497,7 +499,7 @@ def test_quick_dice_build_an_expression_and_adv_rewrites_its_d20():
 
 def test_typing_in_the_dice_box_builds_on_it_and_schedules_the_odds():
     after, effects = update(fight(), msg.DiceTyped())
-    assert after.ui.building and effects == (ScheduleOdds(),)
+    assert after.ui.building and effects == (ScheduleOdds(), RollStale())
 
 
 def test_every_effect_has_a_performer_in_the_runtime():

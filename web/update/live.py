@@ -370,10 +370,13 @@ def _own(model: Model, m: PeerSaid, message: Incoming, c: Combatant, device: str
     if message.kind == "heal":
         kind, what = ("temp", f"gains {message.value} temporary HP") if message.temp else ("heal", f"is healed {message.value} HP")
         return _request(model, Request(live.asked + 1, m.peer, device, kind, c.id, f"{c.name} {what}.", amount=message.value, rid=rid))
-    if "death_save" not in system_of(model.timeline.present).actions:
+    enc = model.timeline.present
+    if "death_save" not in system_of(enc).actions:
         return _refused(model, m.peer, rid, "this game system has no death saves")
+    if not enc.started or c.id not in {x.id for x in active_unit(enc)}:
+        return _refused(model, m.peer, rid, f"a death save is rolled on {c.name}'s turn")
     try:  # a death save: refused now when the rules would refuse it (not dying)
-        resolve(model.timeline.present, "death_save", {"id": c.id}, Told(message.value))
+        resolve(enc, "death_save", {"id": c.id}, Told(message.value))
     except EngineError as error:
         return _refused(model, m.peer, rid, str(error))
     request = Request(live.asked + 1, m.peer, device, "dsave", c.id, f"{c.name} rolls a death save: {message.value}.",
@@ -490,8 +493,9 @@ def _refused(model: Model, peer: str = "", rid: int = 0, why: str = "") -> Resul
 def _request(model: Model, request: Request, words: str = "") -> Result:
     """A request waits for Apply / Dismiss, oldest first: one of a kind per phone (a second "I'm done",
     a second attack at the same target before the first was applied, the same one sent again: the
-    one card, now this request; a roll at another target waits beside it), at most MAX_WAITING_PER_PHONE a phone and MAX_WAITING in all (past them the oldest is
-    dismissed, and its phone told why). `words`: what the player's phone may know of it now."""
+    one card, now this request; a roll at another target waits beside it), at most
+    MAX_WAITING_PER_PHONE a phone and MAX_WAITING in all (past them the oldest is dismissed, and its
+    phone told why). `words`: what the player's phone may know of it now."""
     live = model.live
     same = next((r for r in live.requests if (r.device, r.kind) == (request.device, request.kind)
                  and (r.kind not in ("roll", "attack") or r.target == request.target)), None)
@@ -501,9 +505,10 @@ def _request(model: Model, request: Request, words: str = "") -> Result:
         return model, (RenderNotices(), _answer(request.peer, request.rid, "waiting", words))
     dropped: list[Request] = []
     waiting = list(live.requests)
-    while waiting and (len(waiting) >= MAX_WAITING or sum(1 for r in waiting if request.device in (r.device, "") or r.peer == request.peer)
-                       >= MAX_WAITING_PER_PHONE):
+    while waiting:
         mine = [r for r in waiting if r.device == request.device or r.peer == request.peer]
+        if len(waiting) < MAX_WAITING and len(mine) < MAX_WAITING_PER_PHONE:
+            break
         oldest = mine[0] if len(mine) >= MAX_WAITING_PER_PHONE else waiting[0]
         waiting.remove(oldest)
         dropped.append(oldest)
