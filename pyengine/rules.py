@@ -20,6 +20,7 @@ from .turns import INITIATIVE, TurnFlow
 __all__ = [
     "AttackOutcome", "whole",
     "ActionRule", "CORE_KINDS", "System", "register", "unregister", "get_system", "system_of", "systems", "roll_off", "settle_ties",
+    "needs_initiative_entry",
 ]
 
 Apply = Callable[[Encounter, dict[str, Any]], tuple[Encounter, tuple[Event, ...]]]
@@ -251,3 +252,11 @@ def settle_ties(results: dict[str, list[Any]], rng: Rng, sides: int, key: Callab
             results[cid][1] = len(ranking) - place
             note = f"tie roll-off d{sides}: {', '.join(map(str, faces[cid]))}"
             results[cid][2] = f"{results[cid][2]}; {note}" if results[cid][2] else note
+
+
+def needs_initiative_entry(enc: Encounter) -> bool:
+    """Before a fight whose players roll initiative: is a player character's number still missing?
+    (Start then asks the players for their numbers first.)"""
+    system = system_of(enc)
+    return (not enc.started and system.rolls_initiative and system.flow.ordered_by_initiative
+            and any(c.pc and c.initiative is None for c in enc.combatants))

@@ -6,7 +6,7 @@ forms; the attack panel itself is the system's view's (`View.attack_html`), on a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pyengine.characters import (
@@ -15,6 +15,7 @@ from pyengine.characters import (
     TARGET_ID,
     Character,
     NamedAttack,
+    character_from_dict,
     character_payload,
     practice_encounter,
 )
@@ -23,6 +24,7 @@ from pyengine.model import StatField
 from pyengine.rules import get_system, systems
 
 from .html import esc, field, stat_fields_html
+from .model import Model
 from .views import view_for
 
 __all__ = ["Stats", "characters_html", "character_form_html", "character_sheet_html", "read_stats", "character_link",
@@ -209,3 +211,51 @@ def offer_text(c: Character, fight: str) -> str:
     """The notice for a #character= link: add to the open fight (of the same system), or keep it."""
     what = f"{c.name} ({get_system(c.system).label}, {len(c.attacks)} attack{'s' * (len(c.attacks) != 1)}) is in this link."
     return f"{what} Add to {fight}?" if fight else f"{what} The open fight is of another game system: save it to My characters?"
+
+
+# -- My characters as stored (the update's and the screens' alike) ------------------------------
+
+def find(docs: tuple[dict[str, Any], ...] | list[dict[str, Any]], ident: str | None) -> Character | None:
+    """The character stored under `ident` (None: none, or one this version cannot read)."""
+    item = next((c for c in docs if c.get("id") == ident), None)
+    try:
+        return character_from_dict(item) if item is not None else None
+    except EngineError:
+        return None
+
+
+def readable(docs: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> list[Character]:
+    """The characters this version can read (a newer tab's may not be; it stays stored)."""
+    out = []
+    for item in docs:
+        try:
+            out.append(character_from_dict(item))
+        except EngineError:
+            continue
+    return out
+
+
+def open_character(model: Model) -> Character | None:
+    """The character whose screen (or form) is open, if it is still stored."""
+    return find(model.characters, model.ui.sheet[1] if model.ui.sheet is not None else None)
+
+
+def fresh_id(characters: Sequence[dict[str, Any]], new_id: str) -> str:
+    """An id for a new character, not taken by another: "k<n>-<the end of a fresh id>"."""
+    ids = {c.get("id") for c in characters}
+    n = len(characters) + 1
+    while f"k{n}-{new_id[-6:]}" in ids:
+        n += 1
+    return f"k{n}-{new_id[-6:]}"
+
+
+def edited(model: Model) -> tuple[str, Character | None]:
+    """The system and the character of the open form (None: a new one); EngineError when the
+    character is gone."""
+    ident = str(model.ui.sheet[1] if model.ui.sheet is not None else "")
+    if ident.startswith("new:"):
+        return ident[4:], None
+    c = find(model.characters, ident)
+    if c is None:
+        raise EngineError("That character is gone (deleted in another tab?).")
+    return c.system, c

@@ -35,7 +35,10 @@ class Render(Record):
 
 
 class RenderSheet(Record):
-    pass
+    """Draw the open sheet again; with `collection` (a persist key another tab changed), only when
+    the open screen shows that collection (its `shows`)."""
+
+    collection: str = ""
 
 
 class RenderNotices(Record):

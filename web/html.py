@@ -40,6 +40,13 @@ def clock(seconds: int) -> str:
     return f"{minutes}:{secs:02d}"
 
 
+def round_label(started: bool, round_number: int, seconds: int) -> str:
+    """"Round 3 · 0:18" (the round, and the time the fight has taken in the game), or "Not started"."""
+    if not started:
+        return "Not started"
+    return f"Round {round_number} · {clock(seconds)}"
+
+
 def percent(p: float, places: int = 1) -> str:
     """A probability as percent digits, the one rounding rule of every percentage the app shows: half
     away from zero on the decimal value (1 − 0.95² = 9.75 % → "9.8", 79.75 % → "79.8"; the float's

@@ -17,7 +17,8 @@ from pyengine.tracker import Timeline
 from pyengine.turns import active_unit, side_state, unit_name
 
 from . import tools
-from .html import UNSIGNED, clock, esc, field, odds_html, roll_text, view_body_html
+from .html import UNSIGNED, esc, field, odds_html, roll_text, view_body_html
+from .html import round_label as label_of_round
 from .library import encounter_xp
 from .views import view_for
 
@@ -28,9 +29,7 @@ __all__ = [
 
 
 def round_label(enc: Encounter) -> str:
-    if not enc.started:
-        return "Not started"
-    return f"Round {enc.round} · {clock(system_of(enc).elapsed_seconds(enc))}"
+    return label_of_round(enc.started, enc.round, system_of(enc).elapsed_seconds(enc))
 
 
 def _hp(c: Combatant) -> str:
@@ -207,13 +206,6 @@ def log_html(events: list[Event], limit: int = 200) -> str:
     )
     more = f'<p class="muted">{len(events) - limit} earlier entries not shown.</p>' if len(events) > limit else ""
     return f'<ol class="log" data-testid="log" reversed tabindex="0" aria-label="Log, newest first">{items}</ol>{more}'
-
-
-def needs_initiative_entry(enc: Encounter) -> bool:
-    """Before a fight whose players roll initiative: is a player character's number still missing?"""
-    system = system_of(enc)
-    return (not enc.started and system.rolls_initiative and system.flow.ordered_by_initiative
-            and any(c.pc and c.initiative is None for c in enc.combatants))
 
 
 def initiative_sheet_html(enc: Encounter, sent: dict[str, int] | None = None) -> str:

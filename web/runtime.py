@@ -193,7 +193,7 @@ class Runtime:
         return {
             fx.SaveFight: lambda e: self.save_fight(),
             fx.Render: lambda e: self.render(e.elsewhere),
-            fx.RenderSheet: lambda e: self.render_sheet(),
+            fx.RenderSheet: self.render_sheet_effect,
             fx.ScheduleSheet: lambda e: self.sheet_later.soon(150),
             fx.RenderNotices: lambda e: self.render_notices(),
             fx.RenderRolls: lambda e: self.render_rolls(),
@@ -312,7 +312,7 @@ class Runtime:
         """A message from another phone (or, as "display", from this device's other windows)."""
         if peer == "display" and self.model.live.role == "display":
             peer = "gm"  # the display hears the game master's window on the channel
-        self.dispatch(PeerSaid(peer, text, time.time() * 1000, self.rng))
+        self.dispatch(PeerSaid(peer, text, live_clock(), self.rng))
 
     def peer_changed(self, peer: str, joined: bool) -> None:
         self.dispatch(PeerChanged(peer, joined))
@@ -342,10 +342,10 @@ class Runtime:
         if self.model.live.display:
             self.transport.post(beat_text(self.revision, self.session))
         if self.model.live.hosting and (self.model.live.limited or self.model.live.limits):
-            self.dispatch(LiveTicked(time.time() * 1000))  # the line's counts and a muted phone's time left
+            self.dispatch(LiveTicked(live_clock()))  # the line's counts and a muted phone's time left
 
     def tick(self) -> None:
-        self.dispatch(LiveTicked(time.time() * 1000, self.transport.networks()))
+        self.dispatch(LiveTicked(live_clock(), self.transport.networks()))
 
     async def _connect(self, e: fx.LiveConnect) -> str:
         """Into the room; the game master's phone first takes its signing key (the one kept with the
@@ -585,6 +585,11 @@ class Runtime:
             # A fight not on screen (saved as this tab left it): the other tab's version stands, here too.
             getattr(self.store, "restore", self.store.set)(name, str(raw))
             self.persistence.revs.pop(eid, None)
+
+    def render_sheet_effect(self, e: fx.RenderSheet) -> None:
+        screen = screen_of(self.model.ui)
+        if not e.collection or (screen is not None and screen.redrawn_for(e.collection)):
+            self.render_sheet()
 
     def pick_up_collection(self, key: str) -> None:
         """Another tab stored a collection (or the list of encounters): show its version."""
@@ -1109,6 +1114,12 @@ def next_initiative(event: JsObject) -> None:
 
 
 LIVE_KEY = "live"  # the hosted live table's room, secret and signing key, while it is live
+def live_clock() -> float:
+    """The live table's clock, in ms: monotonic (a phone whose time is set back an hour keeps its beats,
+    rejoins, answers and rate limits right; the times never leave this page)."""
+    return time.monotonic() * 1000 + 1.0
+
+
 LIVE_TABLE_KEY = "live-table"  # its claims and waiting requests (web/live.live_table_text)
 DEVICE_KEY = "live-device"  # this phone's lasting id at live tables
 SERVERS_KEY = "live-servers"  # the Live table's connection settings

@@ -15,8 +15,8 @@ class FakePage:
     element's data-* values; `fields`: selector -> [(key, value, ticked, type)]."""
 
     def __init__(self, model: Model, inputs: dict[str, Any] | None = None, node: dict[str, Any] | None = None, *,
-                 rng: Any = None, chosen: str = "", typing: bool = False, fields: dict[str, list] | None = None,
-                 answer: str | None = None, encounters: tuple = (), locked: frozenset = frozenset(), now_ms: int = 1_000,
+                 rng: Any = None, chosen: str = "", typing: bool = False, fields: dict[str, list[Any]] | None = None,
+                 answer: str | None = None, encounters: tuple[Any, ...] = (), locked: frozenset[str] = frozenset(), now_ms: int = 1_000,
                  monotonic: float = 10.0, new_id: str = "e-new0001") -> None:
         self.model, self.inputs, self.node = model, inputs or {}, node or {}
         self.rng = rng if rng is not None else random.Random(1)

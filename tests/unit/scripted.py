@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 class Scripted:
-    def __init__(self, faces):
-        self.left = list(faces)
+    def __init__(self, faces: Iterable[int]) -> None:
+        self.left: list[int] = list(faces)
 
     def randint(self, a: int, b: int) -> int:
         if not self.left:

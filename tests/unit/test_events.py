@@ -40,7 +40,7 @@ from web.effects import (
 )
 from web.model import Model
 from web.persist import CHARACTERS, ROLLS, Notice, export_encounter, read_import
-from web.screens import CHANGES, EVENTS, INPUTS, SUBMITS, handler
+from web.screens import CHANGES, EVENTS, INPUTS, SUBMITS, handler, screen_of
 from web.update import FIGHT_CHANGED, update
 from web.views import VIEWS, view_for
 
@@ -272,9 +272,12 @@ def test_another_tabs_fight_is_shown_and_said():
 def test_another_tabs_collection_replaces_ours_and_redraws_who_shows_it():
     model = replace(fight(), ui=state.update(state.Ui(), "sheet-opened", kind="characters"))
     after, effects = update(model, msg.CollectionChanged(CHARACTERS, ({"id": "k9", "name": "Bryn"},)))
-    assert after.characters == ({"id": "k9", "name": "Bryn"},) and effects == (RenderSheet(),)
+    assert after.characters == ({"id": "k9", "name": "Bryn"},) and effects == (RenderSheet(collection=CHARACTERS),)
     after, effects = update(model, msg.CollectionChanged(ROLLS, ({"expr": "1d20", "total": 4},)))
-    assert after.rolls[0]["total"] == 4 and effects == (RenderRolls(),)
+    assert after.rolls[0]["total"] == 4 and effects == (RenderRolls(), RenderSheet(collection=ROLLS))
+    # The open screen says which collections it shows: the runtime draws it again for those alone.
+    screen = screen_of(model.ui)
+    assert screen is not None and screen.redrawn_for(CHARACTERS) and not screen.redrawn_for(ROLLS)
     assert update(model, msg.CollectionChanged("index", ())) == (model, ())
 
 

@@ -905,13 +905,20 @@ def live_sheet():
     return SheetOpened("live")
 
 
-def test_a_request_not_delivered_goes_by_itself_when_the_game_masters_phone_is_met_again():
+def met_game_master(at_ms: float = 1_000.0, revision: int = 5) -> tuple[Model, dict, list, list]:
+    """Ana's phone following, connected to the game master's phone ("gm1", page "s1") and given its
+    state at `at_ms`: (model, the view, its ids, whose turn)."""
     gm = fight(*PARTY, started=True)
     ids_, turn = players_ids(gm.timeline.present)
     view = table_view(gm.timeline.present)
     model, _ = update(fight(), LiveFollowed(f"room1234.secret1234.{KEY}", ("ws://x:1",), (), "Ana", "dev-ana-0001"))
     model, _ = update(model, PeerChanged("gm1", True))
-    model, _ = update(model, PeerSaid("gm1", state_text(view, 5, ids_, turn, "gm1", "s1"), 1_000.0))
+    model, _ = update(model, PeerSaid("gm1", state_text(view, revision, ids_, turn, "gm1", "s1"), at_ms))
+    return model, view, ids_, turn
+
+
+def test_a_request_not_delivered_goes_by_itself_when_the_game_masters_phone_is_met_again():
+    model, view, ids_, turn = met_game_master()
     model, _ = update(model, PeerChanged("gm1", False))  # the game master's tab closed
     model, effects = update(model, DoneTapped())
     assert model.live.said.startswith("not delivered") and not any(isinstance(e, LiveTell) for e in effects)

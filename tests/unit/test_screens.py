@@ -14,10 +14,10 @@ import pytest
 from pyengine.handoff import read_view, view_payload
 from pyengine.tracker import Timeline, new_encounter, resolve
 from web import state
+from web.characters import find, readable
 from web.model import Live, Model
 from web.persist import CHARACTERS, ROLLS
 from web.screens import SCREENS, Context, Elsewhere, screen_of
-from web.screens.characters import find, readable
 
 ROOT = Path(__file__).resolve().parents[2]
 

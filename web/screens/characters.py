@@ -3,13 +3,8 @@ the character's form. A character is a stored document (Model.characters), read 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
-from pyengine.characters import Character, character_from_dict
-from pyengine.errors import EngineError
-
 from .. import characters as html
+from ..characters import find, fresh_id, open_character, readable
 from ..messages import (
     AttackOptionsSaved,
     AttackPicked,
@@ -22,30 +17,9 @@ from ..messages import (
     SheetOpened,
     TargetDescribed,
 )
-from ..model import Model
 from ..persist import CHARACTERS
 from ..views import Events, Handler, Page, view_for
 from .base import Context, Elsewhere, Screen
-
-
-def find(docs: tuple[dict[str, Any], ...] | list[dict[str, Any]], ident: str | None) -> Character | None:
-    """The character stored under `ident` (None: none, or one this version cannot read)."""
-    item = next((c for c in docs if c.get("id") == ident), None)
-    try:
-        return character_from_dict(item) if item is not None else None
-    except EngineError:
-        return None
-
-
-def readable(docs: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> list[Character]:
-    """The characters this version can read (a newer tab's may not be; it stays stored)."""
-    out = []
-    for item in docs:
-        try:
-            out.append(character_from_dict(item))
-        except EngineError:
-            continue
-    return out
 
 
 def draw_list(ctx: Context, ident: str | None) -> str | Elsewhere:
@@ -72,32 +46,6 @@ SCREENS = (
     Screen("character", draw_character, None, frozenset({CHARACTERS})),  # its panel says its own errors; others are notices
     Screen("character-edit", draw_form, "character-error"),
 )
-
-
-def open_character(model: Model) -> Character | None:
-    """The character whose screen (or form) is open, if it is still stored."""
-    return find(model.characters, model.ui.sheet[1] if model.ui.sheet is not None else None)
-
-
-def fresh_id(characters: Sequence[dict[str, Any]], new_id: str) -> str:
-    """An id for a new character, not taken by another: "k<n>-<the end of a fresh id>"."""
-    ids = {c.get("id") for c in characters}
-    n = len(characters) + 1
-    while f"k{n}-{new_id[-6:]}" in ids:
-        n += 1
-    return f"k{n}-{new_id[-6:]}"
-
-
-def edited(model: Model) -> tuple[str, Character | None]:
-    """The system and the character of the open form (None: a new one); EngineError when the
-    character is gone."""
-    ident = str(model.ui.sheet[1] if model.ui.sheet is not None else "")
-    if ident.startswith("new:"):
-        return ident[4:], None
-    c = find(model.characters, ident)
-    if c is None:
-        raise EngineError("That character is gone (deleted in another tab?).")
-    return c.system, c
 
 
 def saved(page: Page) -> Events:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import render
+from ..characters import open_character
 from ..library import condition_rules_html
 from ..messages import (
     Act,
@@ -22,7 +23,6 @@ from ..messages import (
 )
 from ..views import Events, Handler, Page, view_for
 from .base import Context, Elsewhere, Screen
-from .characters import open_character
 
 
 def draw(ctx: Context, ident: str | None) -> str | Elsewhere:

@@ -6,7 +6,7 @@ the message), no global random (a message that rolls carries its `rng`). Unit-te
 >>> from web.messages import SelectingToggled
 >>> model, effects = update(Model(Timeline.start(new_encounter("e1"))), SelectingToggled())
 >>> model.ui.selected, effects
-((), (Render(),))
+((), (Render(elsewhere=False),))
 """
 
 from __future__ import annotations

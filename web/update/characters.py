@@ -23,6 +23,8 @@ from pyengine.text import clean_text, quoted
 
 from .. import characters as character_text
 from .. import state
+from ..characters import edited, fresh_id, open_character
+from ..characters import find as find_character
 from ..effects import (
     ClearLink,
     CloseSheet,
@@ -51,8 +53,6 @@ from ..persist import (
     CHARACTERS,
     Notice,
 )
-from ..screens.characters import edited, fresh_id, open_character
-from ..screens.characters import find as find_character
 from ..views import view_for
 from .common import (
     Result,

@@ -15,6 +15,7 @@ from pyengine.text import quoted
 from pyengine.tracker import Timeline, new_encounter
 
 from .. import state
+from ..characters import fresh_id
 from ..effects import (
     AddEncounters,
     ClearLink,
@@ -32,6 +33,7 @@ from ..effects import (
     SwitchTo,
     TrimStored,
 )
+from ..html import round_label
 from ..messages import (
     CollectionChanged,
     EncounterCopied,
@@ -59,9 +61,6 @@ from ..persist import (
     read_share,
     rebase,
 )
-from ..render import round_label as render_round
-from ..screens import screen_of
-from ..screens.characters import fresh_id
 from .common import (
     COLLECTION_OF,
     FIGHT_CHANGED,
@@ -90,7 +89,7 @@ def _share_offered(model: Model, m: ShareOffered) -> Result:
         return notify(model, said), (ClearLink(), RenderNotices())
     model = replace(model, ui=state.update(model.ui, "share-offered", timeline=timeline))
     enc = timeline.present
-    what = f"A shared fight {quoted(enc.name)} ({system_of(enc).label}, {render_round(enc).lower()}) is in this link."
+    what = f"A shared fight {quoted(enc.name)} ({system_of(enc).label}, {round_label(enc.started, enc.round, system_of(enc).elapsed_seconds(enc)).lower()}) is in this link."
     before = shared_before(m.encounters, m.locked, enc.id)
     if before is None:
         offer = Notice("info", what, "open-share", "Open it")
@@ -177,8 +176,7 @@ def _collection_changed(model: Model, m: CollectionChanged) -> Result:
     changes: dict[str, Any] = {COLLECTION_OF[m.key]: tuple(m.items)}
     model = replace(model, **changes)
     drawn: tuple[Effect, ...] = (RenderRolls(),) if m.key in (ROLLS, SAVED_ROLLS) else ()
-    screen = screen_of(model.ui)
-    return model, drawn + ((RenderSheet(),) if screen is not None and screen.redrawn_for(m.key) else ())
+    return model, drawn + ((RenderSheet(collection=m.key),) if model.ui.sheet is not None else ())
 
 
 def _storage_kept(model: Model, m: StorageKept) -> Result:

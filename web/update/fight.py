@@ -18,13 +18,14 @@ from pyengine.damage_types import Portion, parts_to_args, split_typed
 from pyengine.dice import roll
 from pyengine.errors import EngineError
 from pyengine.model import Encounter, validated_fields
-from pyengine.rules import get_system, system_of
+from pyengine.rules import get_system, needs_initiative_entry, system_of
 from pyengine.systems.srd import CREATURE_STATS
 from pyengine.tools import tool_spec, waiting
 from pyengine.tracker import resolve
 from pyengine.turns import active_unit
 
 from .. import state
+from ..characters import open_character
 from ..effects import (
     CloseSheet,
     CopyLink,
@@ -85,8 +86,6 @@ from ..persist import (
     ROSTER,
     TEMPLATES,
 )
-from ..render import needs_initiative_entry
-from ..screens.characters import open_character
 from .common import (
     MAX_AMOUNT,
     Result,

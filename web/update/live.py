@@ -94,7 +94,7 @@ from ..persist import Notice
 from .common import Result, act, closed, commit_action, notify, opened
 from .pairing import GM_PEER
 
-__all__ = ["UPDATES", "broadcast", "muted_peers", "BURST", "RATE", "MUTE_MS", "MAX_WAITING", "MAX_WAITING_PER_PHONE"]
+__all__ = ["UPDATES", "broadcast", "at_time", "muted_peers", "BURST", "RATE", "MUTE_MS", "MAX_WAITING", "MAX_WAITING_PER_PHONE"]
 
 
 def _present(model: Model, peer: str | None = None) -> LiveSend:
@@ -209,10 +209,28 @@ def muted_peers(live: Live) -> list[str]:
     return [peer for peer, _ in muted(live)]
 
 
+def at_time(live: Live, now: float) -> Live:
+    """The live state at the clock's `now`. A clock that went back (a phone's time set, a time zone's
+    hour) moves every time kept back with it, so that what was heard 3 s ago is still 3 s ago: no phone
+    stays "live" for an hour with no game master, none stays muted for an hour, no request waits an hour
+    for its "not delivered". (The runtime's clock is monotonic; this keeps the rules right whatever
+    clock they are given.)"""
+    if now >= live.now_ms:
+        return replace(live, now_ms=now) if now != live.now_ms else live
+    back = live.now_ms - now
+
+    def moved(t: float) -> float:
+        return t - back if t else t
+
+    return replace(live, now_ms=now, heard_ms=moved(live.heard_ms), updated_ms=moved(live.updated_ms), met_ms=moved(live.met_ms),
+                   rejoined_ms=moved(live.rejoined_ms), asked_ms=moved(live.asked_ms),
+                   limits=tuple((peer, tokens, moved(at), moved(until)) for peer, tokens, at, until in live.limits))
+
+
 def _said(model: Model, m: PeerSaid) -> Result:
-    live = model.live
+    live = at_time(model.live, m.at_ms) if model.live.role != "off" else model.live
     if live.hosting and m.peer != "display":
-        taken, live, just_muted = _admitted(replace(live, now_ms=max(live.now_ms, m.at_ms)), m.peer, m.at_ms)
+        taken, live, just_muted = _admitted(live, m.peer, m.at_ms)
         model = replace(model, live=live)
         if not taken:  # counted; said once, as the phone is muted
             return model, _redraw(model) if just_muted else ()
@@ -240,7 +258,7 @@ def _said(model: Model, m: PeerSaid) -> Result:
         if m.peer != live.host:
             return model, ()
         was = live.host_here()
-        live = replace(live, heard_ms=m.at_ms, now_ms=max(live.now_ms, m.at_ms))
+        live = replace(live, heard_ms=m.at_ms)
         return replace(model, live=live), (SayOnLine("live-state", state_line(live), state_kind(live)),) if was != live.host_here() else ()
     if not newer(live.session, live.revision, live.past_sessions, message):
         return model, ()  # older than what is shown (or the same again, or a page left behind): ignored
@@ -770,13 +788,13 @@ def _ticked(model: Model, m: LiveTicked) -> Result:
     random and retry only every few minutes by themselves, a phone that slept or changed networks
     may have lost them, and two players connected to each other hear no game master), less often
     each time it meets no one (REJOIN_MS)."""
-    live = model.live
+    live = at_time(model.live, m.now_ms) if model.live.role != "off" else model.live
     if live.hosting:  # the game master's line: what was dropped since, and how long a muted phone still is
-        model = replace(model, live=replace(live, now_ms=max(live.now_ms, m.now_ms)))
+        model = replace(model, live=live)
         return model, _redraw(model)
     if not live.following:
         return model, ()
-    live = replace(live, now_ms=m.now_ms, rejoined_ms=live.rejoined_ms or m.now_ms, networks=m.networks)
+    live = replace(live, rejoined_ms=live.rejoined_ms or m.now_ms, networks=m.networks)
     redraw: tuple[Effect, ...] = ()
     if live.asked_ms and m.now_ms - live.asked_ms >= ANSWER_MS:
         if live.tries < 2 and _gm_connected(live):  # once more (a message lost on a connection being replaced)

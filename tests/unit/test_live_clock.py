@@ -1,0 +1,98 @@
+"""Issue 35, item 2: the live table's beat, rejoin, answer, rate-limit and revision rules with a given
+clock, in CPython, including a clock that goes back an hour (a phone's time set by hand, a time
+zone's hour): what was heard 3 s ago is still 3 s ago. The runtime's own clock is monotonic
+(web/runtime.live_clock); these rules are right whatever clock they are given."""
+
+from __future__ import annotations
+
+import random
+
+from pyengine.live import SILENT_MS, beat_text, request_text, state_text
+from tests.unit.test_live import KEY, approved, hosting, joined, met_game_master
+from tests.unit.test_update import PARTY, fight
+from web.effects import LiveConnect, LiveTell
+from web.live import state_line
+from web.messages import ClaimTapped, LiveTicked, PeerSaid
+from web.update import update
+from web.update.live import ANSWER_MS, BURST, MUTE_MS, at_time, muted_peers
+
+HOUR = 3_600_000.0
+T = 5_000_000.0   # some time after the page started
+RNG = random.Random(0)
+REJOIN = LiveConnect("follow", "room1234", "secret1234", ("ws://x:1",), (), host_key=KEY)
+
+
+def follower_hearing_the_game_master():
+    model, view, ids_, turn = met_game_master(T, 1)
+    model, _ = update(model, LiveTicked(T + 1_000))
+    assert state_line(model.live) == "live"
+    return model, view, ids_, turn
+
+
+def test_a_followers_clock_set_back_an_hour_still_notices_the_silent_game_master_and_joins_again():
+    """The clock read an hour earlier than the last reading: the time between them is taken as none
+    (at most one tick, 2 s, is lost), what was kept moves back with it."""
+    model, *_ = follower_hearing_the_game_master()
+    model, _ = update(model, PeerSaid("gm1", beat_text(1, "s1"), T + 2_000))   # last heard at T + 2 s
+    back = T + 2_000 - HOUR                                                     # the clock, an hour earlier
+    model, _ = update(model, LiveTicked(back))
+    assert state_line(model.live) == "live" and model.live.heard_ms == back
+    model, _ = update(model, LiveTicked(back + SILENT_MS - 1))
+    assert state_line(model.live) == "live" and model.live.met_ms == back + SILENT_MS - 1
+    model, _ = update(model, LiveTicked(back + SILENT_MS + 1))                  # silent: killed in the background
+    assert state_line(model.live) == "reconnecting…"
+    # Not heard since: it joins the room again 8 s after it last met the game master's phone.
+    model, effects = update(model, LiveTicked(back + SILENT_MS - 1 + 7_999))
+    assert REJOIN not in effects
+    model, effects = update(model, LiveTicked(back + SILENT_MS - 1 + 8_000))
+    assert REJOIN in effects
+
+
+def test_a_request_sent_before_the_clock_went_back_is_said_not_delivered_after_ANSWER_MS_not_an_hour():
+    model, view, ids_, turn = follower_hearing_the_game_master()
+    model, effects = update(model, ClaimTapped(ids_[0][0]))
+    assert any(isinstance(e, LiveTell) for e in effects) and model.live.asked_ms == T + 1_000
+    back = T + 1_000 - HOUR
+    model, _ = update(model, PeerSaid("gm1", beat_text(1, "s1"), back))
+    assert model.live.asked_ms == back
+    model, effects = update(model, LiveTicked(back + ANSWER_MS - 1))
+    assert model.live.tries == 1
+    model, effects = update(model, LiveTicked(back + ANSWER_MS))                # no answer: once more
+    assert model.live.tries == 2 and LiveTell(model.live.asking, "gm1") in effects
+    model, _ = update(model, PeerSaid("gm1", beat_text(1, "s1"), back + 2 * ANSWER_MS - 1))
+    model, _ = update(model, LiveTicked(back + 2 * ANSWER_MS))
+    assert model.live.said.startswith("not delivered")
+
+
+def test_states_are_taken_by_the_game_masters_page_and_count_not_by_any_clock():
+    model, view, ids_, turn = follower_hearing_the_game_master()
+    # The game master's phone's clock went back an hour: nothing in its states is a time; the count goes on.
+    model, _ = update(model, PeerSaid("gm1", state_text(view, 2, ids_, turn, "gm1", "s1"), T + 2_000 - HOUR))
+    assert model.live.revision == 2
+    model, _ = update(model, PeerSaid("gm1", state_text(view, 1, ids_, turn, "gm1", "s1"), T + 3_000 - HOUR))
+    assert model.live.revision == 2                                              # an older one of the same page: ignored
+    model, _ = update(model, PeerSaid("gm1", state_text(view, 1, ids_, turn, "gm1", "s2"), T + 4_000 - HOUR))
+    assert (model.live.session, model.live.revision) == ("s2", 1)              # its page reloaded: taken at once
+    model, _ = update(model, PeerSaid("gm1", state_text(view, 9, ids_, turn, "gm1", "s1"), T + 5_000 - HOUR))
+    assert (model.live.session, model.live.revision) == ("s2", 1)              # the page it moved on from: never again
+
+
+def test_a_phone_muted_before_the_game_masters_clock_went_back_is_heard_again_a_minute_later():
+    model = approved(joined(hosting(fight(*PARTY, started=True))))
+    for i in range(3 * BURST):  # one burst, at T
+        model, _ = update(model, PeerSaid("p1", request_text("done", rid=i), T + i, RNG))
+    assert muted_peers(model.live) == ["p1"]
+    back = T + 1_000 - HOUR
+    model, _ = update(model, LiveTicked(back))
+    assert muted_peers(model.live) == ["p1"]
+    model, effects = update(model, PeerSaid("p1", request_text("done", rid=99), back + MUTE_MS, RNG))
+    assert muted_peers(model.live) == [] and effects  # heard: its request answered
+
+
+def test_at_time_moves_what_was_kept_with_a_clock_that_went_back_and_nothing_when_it_goes_on():
+    model, *_ = follower_hearing_the_game_master()
+    live = model.live
+    assert at_time(live, live.now_ms + 10) == live.__class__(**{**live.__dict__, "now_ms": live.now_ms + 10})
+    back = at_time(live, live.now_ms - HOUR)
+    assert (back.heard_ms, back.met_ms, back.updated_ms) == (live.heard_ms - HOUR, live.met_ms - HOUR, live.updated_ms - HOUR)
+    assert back.asked_ms == 0.0  # (nothing asked: stays "none")
