@@ -1,0 +1,368 @@
+"""The players' requests on the game master's phone (the live table): what a player's phone asks is
+read (web/update/live.py passes it on), answered (waiting, applied, dismissed, refused with the
+reason), kept in the tray one of a kind per phone, and applied on Apply as one undoable step: a
+claim, "I'm done", a roll's damage, an attack rolled from the player's dice against the target's real
+defences, healing, temporary HP, a death save."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from random import Random
+from typing import Any
+
+from pyengine.errors import EngineError
+from pyengine.handoff import UNKNOWN, UNKNOWN_NAME, fight_id, health_word, shown_to_players, view_id
+from pyengine.live import (
+    Incoming,
+    answer_text,
+    you_text,
+)
+from pyengine.model import Action, Combatant, Encounter
+from pyengine.rules import system_of
+from pyengine.tracker import resolve
+from pyengine.turns import active_unit
+
+from ..effects import (
+    Effect,
+    HideToast,
+    LiveTell,
+    Refuse,
+    RenderNotices,
+    SayOnLine,
+    SetField,
+    Toast,
+)
+from ..live import followers_line, state_kind, state_line
+from ..messages import (
+    PeerSaid,
+    RequestAnswered,
+)
+from ..model import Live, Model, Peer, Request
+from .common import Result, act, commit_action
+
+__all__ = ["asked", "answered", "apply_request", "refused", "redraw", "attack_action", "attack_words", "Told", "table_view_name",
+           "MAX_WAITING", "MAX_WAITING_PER_PHONE"]
+
+MAX_WAITING_PER_PHONE = 5   # requests waiting for Apply / Dismiss from one phone
+MAX_WAITING = 20            # and from all
+
+
+# -- what players ask (the game master's phone) ---------------------------------------------------
+
+def asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
+    """A follower's message, on the game master's phone: a hello, or a request about the combatant
+    its phone plays. Nothing changes the fight here but a player's "I'm done" when the game master
+    allowed it (through the same Next turn). Every request is answered (issue 36): waiting, applied,
+    or refused with the reason (a request for a combatant not this phone's, a target it cannot see)."""
+    live = model.live
+    peer = next((p for p in live.peers if p.id == m.peer), None) or Peer(m.peer)
+    if message.kind == "bye":
+        return model, ()  # (a phone's page closing: its connection says so itself)
+    if message.kind == "hello":
+        peer = replace(peer, name=message.name, device=message.device, connected=True)
+        peers = tuple(peer if p.id == m.peer else p for p in live.peers) if any(p.id == m.peer for p in live.peers) \
+            else live.peers + (peer,)
+        owed = tuple(LiveTell(text, m.peer) for device, text in live.owed if device == message.device and device)
+        model = replace(model, live=replace(live, peers=peers, owed=tuple(x for x in live.owed if x[0] != message.device)))
+        mine = claimed(model.live, message.device)
+        return model, ((LiveTell(you_text(view_id(live.secret, mine)), m.peer),) if mine else ()) + owed + redraw(model)
+    enc = model.timeline.present
+    party = {c.id: c for c in enc.combatants if c.side == "party" and shown_to_players(c)}
+    who = peer.name or "A player's phone"
+    rid = message.rid
+
+    def refuse(why: str) -> Result:
+        return refused(model, m.peer, rid, why)
+
+    if not peer.device:
+        return refuse("this phone has not said who it is yet: wait a moment and send again")
+    if message.kind == "claim":  # (the phone names its combatant by the players' view's id)
+        cid = fight_id(enc, live.secret, message.cid) or ""
+        taken = {x for device, x in live.claims if device != peer.device}
+        if cid not in party:
+            return refuse("that is not a party member the players can see")
+        if cid in taken:
+            return refuse(f"another phone plays {party[cid].name}")
+        if claimed(live, peer.device) == cid:
+            return model, (LiveTell(you_text(message.cid), m.peer), answer_to(m.peer, rid, "applied", f"you play {party[cid].name}"))
+        asker = who if peer.name and peer.name != party[cid].name else "A phone"  # never "Aria asks to play Aria"
+        text = f"{asker} asks to play {party[cid].name}."
+        return wait_request(model, Request(live.asked + 1, m.peer, peer.device, "claim", cid, text, rid=rid))
+    mine = claimed(live, peer.device)
+    if not mine or mine not in party:
+        return refuse("the game master has not let this phone play anyone (tap your character first)")
+    c = party[mine]
+    if message.kind == "init":
+        if enc.started:
+            return refuse("the fight has started: initiative is settled")
+        initiatives = tuple((cid, v) for cid, v in live.initiatives if cid != mine) + ((mine, message.value),)
+        model = replace(model, live=replace(live, initiatives=initiatives))
+        fill = (SetField(f"init-{mine}", str(message.value)),) if model.ui.sheet == ("init", None) else ()
+        return model, fill + (Toast(f"{c.name}: initiative {message.value}"),
+                              answer_to(m.peer, rid, "applied", f"initiative {message.value} is with the game master"))
+    if message.kind == "done":
+        if not enc.started or mine not in {x.id for x in active_unit(enc)}:
+            return refuse(f"it is not {c.name}'s turn")
+        if live.auto_done:
+            model, effects = next_turn(model, m.rng)
+            return model, effects + (answer_to(m.peer, rid, "applied", "the turn passed"),)
+        return wait_request(model, Request(live.asked + 1, m.peer, peer.device, "done", mine, f"{c.name} is done: next turn?", rid=rid))
+    if message.kind in ("heal", "dsave"):
+        return own_request(model, m, message, c, peer.device)
+    return at_target(model, m, message, c, peer.device)
+
+
+def own_request(model: Model, m: PeerSaid, message: Incoming, c: Combatant, device: str) -> Result:
+    """A player's request about its own character: healing received, temporary HP gained, a death save."""
+    live, rid = model.live, message.rid
+    if message.kind == "heal":
+        kind, what = ("temp", f"gains {message.value} temporary HP") if message.temp else ("heal", f"is healed {message.value} HP")
+        return wait_request(model, Request(live.asked + 1, m.peer, device, kind, c.id, f"{c.name} {what}.", amount=message.value, rid=rid))
+    enc = model.timeline.present
+    if "death_save" not in system_of(enc).actions:
+        return refused(model, m.peer, rid, "this game system has no death saves")
+    if not enc.started or c.id not in {x.id for x in active_unit(enc)}:
+        return refused(model, m.peer, rid, f"a death save is rolled on {c.name}'s turn")
+    try:  # a death save: refused now when the rules would refuse it (not dying)
+        resolve(enc, "death_save", {"id": c.id}, Told(message.value))
+    except EngineError as error:
+        return refused(model, m.peer, rid, str(error))
+    request = Request(live.asked + 1, m.peer, device, "dsave", c.id, f"{c.name} rolls a death save: {message.value}.",
+                      seed=message.value, rid=rid)
+    if live.auto_saves:
+        return apply_request(model, request, m.rng)
+    return wait_request(model, request)
+
+
+def at_target(model: Model, m: PeerSaid, message: Incoming, c: Combatant, device: str) -> Result:
+    """A player's attack (rolled by the game master's engine from the player's dice) or roll at a target."""
+    live, rid, enc = model.live, message.rid, model.timeline.present
+    found = fight_id(enc, live.secret, message.target)
+    target = enc.get(found) if found is not None else None
+    if target is None or not shown_to_players(target):
+        return refused(model, m.peer, rid, "that target is not in the fight the players see")
+    if message.kind == "atk":
+        if not system_of(enc).is_creature(target) or target.id == c.id:
+            return refused(model, m.peer, rid, f"{table_view_name(target)} cannot be attacked")
+        try:
+            action = attack_action(enc, c.id, target.id, message.text, message.seed)
+        except EngineError as error:
+            return refused(model, m.peer, rid, str(error))
+        outcome = system_of(enc).attack_outcome(action.args)
+        weapon = f" ({message.text})" if message.text else ""
+        request = Request(live.asked + 1, m.peer, device, "attack", c.id, f"{c.name} attacks {target.name}{weapon}: {outcome.text}"[:2000],
+                          target.id, outcome.damage, rid=rid, seed=message.seed, weapon=message.text)
+        return wait_request(model, request, attack_words(enc, action))
+    text = f"{c.name}: {message.text} = {message.value} against {target.name}."
+    return wait_request(model, Request(live.asked + 1, m.peer, device, "roll", c.id, text, target.id, message.value, rid=rid))
+
+
+class Told:
+    """The dice a player's phone rolled, as the engine's generator: a death save's d20 face."""
+
+    def __init__(self, face: int) -> None:
+        self.face = face
+
+    def randint(self, a: int, b: int) -> int:
+        if not a <= self.face <= b:
+            raise EngineError("That roll does not fit the dice.")
+        return self.face
+
+
+def attack_action(enc: Encounter, attacker: str, target: str, weapon: str, seed: int) -> Action:
+    """A player's attack as the game master's attack panel would roll it (the system's own attack
+    against the target's real defences), its dice from the seed the player's phone drew: the same
+    seed, the same roll (Apply resolves it again on the fight as it is then)."""
+    kind = system_of(enc).attack_kind
+    if not kind:
+        raise EngineError("This game system has no attack roll.")
+    return resolve(enc, kind, {"attacker": attacker, "target": target, **({"with": weapon} if weapon else {})}, Random(seed))
+
+
+def table_view_name(c: Combatant) -> str:
+    return UNKNOWN_NAME if UNKNOWN in c.flags else c.name
+
+
+def attack_words(enc: Encounter, action: Action) -> str:
+    """A player's attack in words the players may know: hit, miss, critical (and each system's own:
+    parried, on its shield, the dice exploded), the player's own d20 total in the generic system;
+    never the target's defences (AC, armour, skill), which the game master's request text shows."""
+    system = system_of(enc)
+    args = action.args
+    outcome = system.attack_outcome(args)
+    if system.name == "generic":
+        rolled = str(args.get("text", "")).split(" vs AC", 1)[0]
+        words = "critical hit" if outcome.crit else "hit" if outcome.hit else "miss"
+        return f"{rolled}: {words}" + (f", {outcome.damage} damage" + (" (dice doubled)" if outcome.crit else "") if outcome.damage else "")
+    if system.name == "strife":
+        out = str(args.get("outcome", ""))  # critical miss, (automatic) miss, warded off, parried, blocked, hit, crit
+        return "critical hit" if out == "crit" else out or "miss"
+    if system.name == "laurels":
+        r = args.get("result") or {}
+        parts = ["hit" if outcome.hit and (r.get("to_stamina") or r.get("to_injuries")) else "on its shield" if r.get("to_shield") else "no damage"]
+        if r.get("to_injuries"):
+            parts.append("an injury")
+        if r.get("exploded"):
+            parts.append("the dice exploded")
+        return ", ".join(parts)
+    return "critical hit" if outcome.crit else "hit" if outcome.hit else "miss"
+
+
+def after_words(enc: Encounter, cid: str) -> str:
+    """How the target stands now, as the players see it ("the Goblin is bloodied")."""
+    c = enc.get(cid) if cid in enc.names() else None
+    if c is None or not shown_to_players(c):
+        return ""
+    word = health_word(c, system_of(enc))
+    return f"{table_view_name(c)} is {word}" if word else ""
+
+
+def answer_to(peer: str, rid: int, answer: str, why: str = "") -> LiveTell:
+    """The game master's answer to a phone's request (its `rid`): what the player's phone says."""
+    return LiveTell(answer_text(rid, answer, why), peer)
+
+
+def peer_of(live: Live, device: str, fallback: str) -> str:
+    """The phone's connection now (after a reload on either side, a new one under the same device id);
+    "" when it is not connected (what it is told then is kept for its next hello: Live.owed)."""
+    return next((p.id for p in reversed(live.peers) if p.connected and (p.device == device if device else p.id == fallback)), "")
+
+
+def claimed(live: Live, device: str) -> str:
+    return next((cid for d, cid in live.claims if d == device), "") if device else ""
+
+
+def refused(model: Model, peer: str = "", rid: int = 0, why: str = "") -> Result:
+    """Counted on the game master's line; a request read whole is also answered with the reason."""
+    model = replace(model, live=replace(model.live, refused=model.live.refused + 1))
+    return model, ((answer_to(peer, rid, "refused", why),) if peer and why else ()) + redraw(model)
+
+
+def wait_request(model: Model, request: Request, words: str = "") -> Result:
+    """A request waits for Apply / Dismiss, oldest first: one of a kind per phone (a second "I'm done",
+    a second attack at the same target before the first was applied, the same one sent again: the
+    one card, now this request; a roll at another target waits beside it), at most
+    MAX_WAITING_PER_PHONE a phone and MAX_WAITING in all (past them the oldest is dismissed, and its
+    phone told why). `words`: what the player's phone may know of it now."""
+    live = model.live
+    same = next((r for r in live.requests if (r.device, r.kind) == (request.device, request.kind)
+                 and (r.kind not in ("roll", "attack") or r.target == request.target)), None)
+    if same is not None:  # asked again (a second tap, Send again): the one card, now answering this request
+        requests = tuple(replace(request, id=same.id) if r is same else r for r in live.requests)
+        model = replace(model, live=replace(live, requests=requests))
+        return model, (RenderNotices(), answer_to(request.peer, request.rid, "waiting", words))
+    dropped: list[Request] = []
+    waiting = list(live.requests)
+    while waiting:
+        mine = [r for r in waiting if r.device == request.device or r.peer == request.peer]
+        if len(waiting) < MAX_WAITING and len(mine) < MAX_WAITING_PER_PHONE:
+            break
+        oldest = mine[0] if len(mine) >= MAX_WAITING_PER_PHONE else waiting[0]
+        waiting.remove(oldest)
+        dropped.append(oldest)
+    model = replace(model, live=replace(live, requests=tuple(waiting) + (request,), asked=request.id, limited=live.limited + len(dropped)))
+    told: tuple[Effect, ...] = ()
+    for old in dropped:  # each phone told: a request is never dropped in silence
+        model, said = tell_phone(model, old, "dismissed", "too many requests were waiting: send it again if it still stands")
+        told += said
+    return model, (RenderNotices(), Toast(request.text, request=request.id), answer_to(request.peer, request.rid, "waiting", words), *told)
+
+
+def tell_phone(model: Model, request: Request, answer: str, why: str = "") -> Result:
+    """The player's phone told what its request came to: its connection now (it may have reloaded
+    since), else when it says hello again (Live.owed)."""
+    peer = peer_of(model.live, request.device, request.peer)
+    if not peer:
+        owed = tuple(x for x in model.live.owed if x[0] != request.device)[-49:] + ((request.device, answer_text(request.rid, answer, why)),)
+        return replace(model, live=replace(model.live, owed=owed)), ()
+    return model, (answer_to(peer, request.rid, answer, why),)
+
+
+def next_turn(model: Model, rng: Any) -> Result:
+    """The turn passes as by the game master's Next turn (its double-tap guard is for thumbs: a request
+    is answered once)."""
+    return act(model, "next_turn", {}, rng if rng is not None else Random())
+
+
+def answered(model: Model, m: RequestAnswered) -> Result:
+    """Apply: the request becomes what the game master would have done (one undoable step); Dismiss: it
+    goes. Either way the player's phone is told."""
+    live = model.live
+    request = next((r for r in live.requests if r.id == m.id), None)
+    if request is None:
+        return model, (RenderNotices(), HideToast())
+    model = replace(model, live=replace(live, requests=tuple(r for r in live.requests if r.id != m.id)))
+    if not m.apply:
+        peer = peer_of(live, request.device, request.peer)
+        tell = (LiveTell(you_text(""), peer),) if request.kind == "claim" and peer else ()
+        model, said = tell_phone(model, request, "dismissed")
+        return model, (RenderNotices(), HideToast(), *tell, *said)
+    model, effects = apply_request(model, request, m.rng)
+    return model, (RenderNotices(), HideToast(), *effects)
+
+
+def apply_request(model: Model, request: Request, rng: Any) -> Result:
+    """What the game master's Apply does (or the table's own rule, for a death save the game master
+    lets apply): one undoable step through the same path as the game master's own tap, and the
+    player's phone told what came of it, in words the players may know."""
+    if request.kind == "claim":
+        claims = tuple((d, cid) for d, cid in model.live.claims if d != request.device and cid != request.cid)
+        model = replace(model, live=replace(model.live, claims=claims + ((request.device, request.cid),)))
+        peer = peer_of(model.live, request.device, request.peer)
+        tell = (LiveTell(you_text(view_id(model.live.secret, request.cid)), peer),) if peer else ()
+        model, said = tell_phone(model, request, "applied")
+        return model, (*tell, *said, *redraw(model))
+    enc = model.timeline.present
+    if request.kind == "done":
+        if request.cid not in {x.id for x in active_unit(enc)}:
+            model, said = tell_phone(model, request, "refused", "that turn was over already")
+            return model, (Toast("That turn is over already."), *said)
+        model, effects = next_turn(model, rng)
+        model, said = tell_phone(model, request, "applied", "the turn passed")
+        return model, (*effects, *said)
+    if request.kind == "attack":
+        try:
+            action = attack_action(enc, request.cid, request.target, request.weapon, request.seed)
+        except EngineError as error:
+            model, said = tell_phone(model, request, "refused", str(error))
+            return model, (Refuse(str(error)), *said)
+        words = attack_words(enc, action)
+        before = model.timeline
+        model, effects = commit_action(model, action)
+        if model.timeline is before:  # refused by the rules on the fight as it is now
+            model, said = tell_phone(model, request, "refused", "the fight changed: attack again")
+            return model, (*effects, *said)
+        after = after_words(model.timeline.present, request.target)
+        model, said = tell_phone(model, request, "applied", words + (f"; {after}" if after else ""))
+        return model, (*effects, *said)
+    if request.kind == "dsave":
+        before = model.timeline
+        try:
+            action = resolve(enc, "death_save", {"id": request.cid}, Told(request.seed))
+        except EngineError as error:
+            model, said = tell_phone(model, request, "refused", str(error))
+            return model, (Refuse(str(error)), *said)
+        model, effects = commit_action(model, action)
+        if model.timeline is before:
+            model, said = tell_phone(model, request, "refused", "the rules refused it now")
+            return model, (*effects, *said)
+        last = model.timeline.logs[model.timeline.cursor - 1]
+        model, said = tell_phone(model, request, "applied", last[-1].text if last else "")
+        return model, (*effects, *said)
+    if request.kind in ("heal", "temp"):
+        kind = "heal" if request.kind == "heal" else "temp_hp"
+        model, effects = act(model, kind, {"id": request.cid, "amount": request.amount}, rng if rng is not None else Random())
+        model, said = tell_phone(model, request, "applied")
+        return model, (*effects, *said)
+    model, effects = act(model, "damage", {"id": request.target, "amount": request.amount}, rng if rng is not None else Random())
+    model, said = tell_phone(model, request, "applied")
+    return model, (*effects, *said)
+
+
+
+def redraw(model: Model) -> tuple[Effect, ...]:
+    """The line that changed, on the screen that shows it."""
+    if model.ui.sheet == ("live", None):
+        return (SayOnLine("live-followers", followers_line(model.live, model.timeline.present.combatants)),)
+    return (SayOnLine("live-state", state_line(model.live), state_kind(model.live)),) if model.ui.sheet == ("live-follow", None) else ()
+
