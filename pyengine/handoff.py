@@ -21,7 +21,7 @@ from .text import clean_text
 from .turns import active_unit, turn_units, unit_name, unit_skipped
 
 __all__ = ["VIEW_VERSION", "health_word", "table_view", "view_payload", "read_view", "check_view", "WORDS",
-           "HIDDEN", "UNKNOWN", "UNKNOWN_NAME", "PLAYERS_HP", "shown_to_players", "players_ids", "view_id", "fight_id", "pc_state"]
+           "HIDDEN", "UNKNOWN", "UNKNOWN_NAME", "PLAYERS_HP", "shown_to_players", "players_ids", "view_id", "fight_id", "pc_state", "players_name"]
 
 VIEW_VERSION = 1
 WORDS = ("unhurt", "hurt", "bloodied", "down", "")  # an opponent's state as the players see it
@@ -57,7 +57,7 @@ def players_ids(enc: Encounter, salt: str = "") -> tuple[list[list[str]], list[s
     of the order that is no creature, the lair: never a target), the view ids of whose turn it is):
     what a player claims and targets by at the live table."""
     system = system_of(enc)
-    ids = [[view_id(salt, c.id), _players_name(c), "x" if not system.is_creature(c) else "p" if c.side == "party" else "o"]
+    ids = [[view_id(salt, c.id), players_name(c), "x" if not system.is_creature(c) else "p" if c.side == "party" else "o"]
            for c in enc.combatants if shown_to_players(c)]
     turn = [view_id(salt, c.id) for c in active_unit(enc) if shown_to_players(c)] if enc.started else []
     return ids, turn
@@ -68,7 +68,7 @@ def pc_state(enc: Encounter, salt: str = "") -> dict[str, dict[str, Any]]:
     HP with temporary HP, conditions with what remains of them (a hidden creature named as none),
     death saves while at 0 HP (the systems that count them), and its attacks' names. The party's own,
     so nothing here is the game master's to hide."""
-    shown = {c.id: _players_name(c) for c in enc.combatants if shown_to_players(c)}
+    shown = {c.id: players_name(c) for c in enc.combatants if shown_to_players(c)}
     out: dict[str, dict[str, Any]] = {}
     for c in enc.combatants:
         if c.side != "party" or not shown_to_players(c):
@@ -85,7 +85,8 @@ def pc_state(enc: Encounter, salt: str = "") -> dict[str, dict[str, Any]]:
     return out
 
 
-def _players_name(c: Combatant) -> str:
+def players_name(c: Combatant) -> str:
+    """A combatant's name as the players may know it (UNKNOWN_NAME for one kept unknown)."""
     return UNKNOWN_NAME if UNKNOWN in c.flags else c.name
 
 
@@ -144,7 +145,7 @@ def table_view(enc: Encounter) -> dict[str, Any]:
             continue
         party = c.side == "party"
         rows.append([
-            _players_name(c), "p" if party else "o",
+            players_name(c), "p" if party else "o",
             c.hp if party or numbers else None, c.max_hp if party or numbers else None,
             "" if party else health_word(c, system),
             [k.name for k in c.conditions],

@@ -556,15 +556,15 @@ def _player_asks(live: Any, attacks: list[tuple[str, str]]) -> str:
         f'<button type="button" data-action="player-heal" data-testid="player-heal" aria-expanded="{str(live.panel == "heal").lower()}">'
         'Healing, temp HP</button></div>')
     chosen = player_target(live)
+    targets = "".join(f'<option value="{esc(i)}"{" selected" if i == chosen else ""}>{esc(n)}</option>'
+                      for i, n, side in live.ids if side != "x" and i != live.you)  # (the attack's and another roll's)
     if live.panel == "attack":
-        foes = "".join(f'<option value="{esc(i)}"{" selected" if i == chosen else ""}>{esc(n)}</option>'
-                       for i, n, side in live.ids if side != "x" and i != live.you)
         weapons = own.get("atk") or []
         pick = ('<label class="field">With<select id="attack-with" data-testid="attack-with">'
                 + "".join(f'<option value="{esc(a)}">{esc(a)}</option>' for a in weapons) + '</select></label>') if weapons else ""
         parts.append(
             '<div class="panel player-attack" data-testid="attack-panel">'
-            f'<label class="field">Target<select id="attack-target" data-testid="attack-target" data-action-change="player-target">{foes}</select></label>'
+            f'<label class="field">Target<select id="attack-target" data-testid="attack-target" data-action-change="player-target">{targets}</select></label>'
             f'{pick}<p class="muted small">Your phone rolls the dice; the game master\'s phone rolls them against the target\'s defences.</p>'
             '<button type="button" class="primary" data-action="send-attack" data-testid="send-attack">Roll the attack</button></div>')
     if live.panel == "heal":
@@ -574,8 +574,6 @@ def _player_asks(live: Any, attacks: list[tuple[str, str]]) -> str:
             '<label class="field">What<select id="heal-kind" data-testid="heal-kind"><option value="heal">Healing</option>'
             '<option value="temp">Temporary HP</option></select></label></div>'
             '<button type="button" data-action="send-heal" data-testid="send-heal">Send to the game master</button></div>')
-    targets = "".join(f'<option value="{esc(i)}"{" selected" if i == chosen else ""}>{esc(n)}</option>'
-                      for i, n, side in live.ids if i != live.you and side != "x")
     if attacks:
         parts.append(
             '<label class="field">From My characters<select id="live-attack" data-action-change="live-attack" data-testid="live-attack">'

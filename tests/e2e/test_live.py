@@ -14,6 +14,7 @@ import pytest
 import build
 from tests.e2e.conftest import add_combatant, open_app, wait_ready
 
+WIDE = {"width": 1280, "height": 720}  # a table display's window
 PHONE = {"width": 390, "height": 844}
 LIVE_MS = 60_000  # measured: most phones are live within 1 s, a few wait for the next announce (up to ~30 s)
 
@@ -31,9 +32,10 @@ def relay():
     proc.wait(10)
 
 
-def phone(browser, record: bool = False):
-    """A fresh profile at phone size, as the suite's `context` fixture makes it."""
-    ctx = browser.new_context(viewport=PHONE, device_scale_factor=1)
+def phone(browser, record: bool = False, viewport: dict | None = None, **options):
+    """A fresh profile at phone size (or `viewport`: a table display's window), as the suite's
+    `context` fixture makes it; `options` go to the context (service_workers="block" ...)."""
+    ctx = browser.new_context(viewport=viewport or PHONE, device_scale_factor=1, **options)
     ctx.add_init_script("window.__rkNextTurnGuardMs = 0")
     ctx.add_init_script("window.__rkSnapshot = window.__rkSnapshot || 'off'")
     if record:

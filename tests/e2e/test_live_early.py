@@ -52,9 +52,7 @@ class Held:
 
 
 def held_phone(browser):
-    ctx = browser.new_context(viewport=test_live.PHONE, device_scale_factor=1, service_workers="block")
-    ctx.add_init_script("window.__rkNextTurnGuardMs = 0")
-    ctx.add_init_script("window.__rkSnapshot = 'off'")
+    ctx = test_live.phone(browser, service_workers="block")
     return ctx, Held(ctx)
 
 
@@ -212,9 +210,7 @@ def test_a_state_signed_by_another_key_is_never_shown(browser, site, relay):
 
 
 def test_the_table_display_shows_the_players_view_before_its_engine(browser, site):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720}, device_scale_factor=1, service_workers="block")
-    ctx.add_init_script("window.__rkNextTurnGuardMs = 0")
-    ctx.add_init_script("window.__rkSnapshot = 'off'")
+    ctx = test_live.phone(browser, viewport=test_live.WIDE, service_workers="block")
     try:
         gm = open_app(ctx, site["url"] + "/?seed=2").page
         ambush(gm)

@@ -167,9 +167,7 @@ def display_leaks(display, hidden: str) -> dict:
 
 
 def test_the_table_display_is_a_page_of_its_own_that_shows_only_the_players_view(browser, site):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720}, device_scale_factor=1)
-    ctx.add_init_script("window.__rkNextTurnGuardMs = 0")
-    ctx.add_init_script("window.__rkSnapshot = window.__rkSnapshot || 'off'")
+    ctx = phone(browser, viewport=test_live.WIDE)
     try:
         gm = open_app(ctx, site["url"] + "/?seed=2").page
         ambush(gm)

@@ -92,10 +92,10 @@ from .common import (
     act,
     closed,
     commit,
+    commit_action,
     numbered_name,
     opened,
     redrawn,
-    step_said,
     step_words,
     whole_number,
     with_roll,
@@ -254,11 +254,7 @@ def _attack_applied(model: Model, m: AttackApplied) -> Result:
     if pending is None or model.ui.practising:
         return model, ()
     model = replace(model, ui=state.update(model.ui, "attack-applied"))
-    try:
-        timeline = model.timeline.do(pending["action"])
-    except EngineError as error:
-        return model, (Refuse(str(error)),)
-    return commit(model, timeline, step_said(timeline))  # what it did, and any reminder (concentration)
+    return commit_action(model, pending["action"])  # what it did, and any reminder (concentration)
 
 
 # -- the screen ------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from random import Random
 from typing import Any
 
 from pyengine.errors import EngineError
-from pyengine.handoff import UNKNOWN, UNKNOWN_NAME, fight_id, health_word, shown_to_players, view_id
+from pyengine.handoff import fight_id, health_word, players_name, shown_to_players, view_id
 from pyengine.live import (
     Incoming,
     answer_text,
@@ -40,7 +40,7 @@ from ..messages import (
 from ..model import Live, Model, Peer, Request
 from .common import Result, act, commit_action
 
-__all__ = ["asked", "answered", "apply_request", "refused", "redraw", "attack_action", "attack_words", "Told", "table_view_name",
+__all__ = ["asked", "answered", "apply_request", "refused", "redraw", "attack_action", "attack_words", "Told",
            "MAX_WAITING", "MAX_WAITING_PER_PHONE"]
 
 MAX_WAITING_PER_PHONE = 5   # requests waiting for Apply / Dismiss from one phone
@@ -143,7 +143,7 @@ def at_target(model: Model, m: PeerSaid, message: Incoming, c: Combatant, device
         return refused(model, m.peer, rid, "that target is not in the fight the players see")
     if message.kind == "atk":
         if not system_of(enc).is_creature(target) or target.id == c.id:
-            return refused(model, m.peer, rid, f"{table_view_name(target)} cannot be attacked")
+            return refused(model, m.peer, rid, f"{players_name(target)} cannot be attacked")
         try:
             action = attack_action(enc, c.id, target.id, message.text, message.seed)
         except EngineError as error:
@@ -179,10 +179,6 @@ def attack_action(enc: Encounter, attacker: str, target: str, weapon: str, seed:
     return resolve(enc, kind, {"attacker": attacker, "target": target, **({"with": weapon} if weapon else {})}, Random(seed))
 
 
-def table_view_name(c: Combatant) -> str:
-    return UNKNOWN_NAME if UNKNOWN in c.flags else c.name
-
-
 def attack_words(enc: Encounter, action: Action) -> str:
     """A player's attack in words the players may know: hit, miss, critical (and each system's own:
     parried, on its shield, the dice exploded), the player's own d20 total in the generic system;
@@ -214,7 +210,7 @@ def after_words(enc: Encounter, cid: str) -> str:
     if c is None or not shown_to_players(c):
         return ""
     word = health_word(c, system_of(enc))
-    return f"{table_view_name(c)} is {word}" if word else ""
+    return f"{players_name(c)} is {word}" if word else ""
 
 
 def answer_to(peer: str, rid: int, answer: str, why: str = "") -> LiveTell:
