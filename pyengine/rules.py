@@ -160,6 +160,13 @@ class System:
         attack's keys: hit, crit, damage, text); a system whose attack says it otherwise overrides this."""
         return AttackOutcome.read(args, args.get("hit"), args.get("damage"), args.get("crit"))
 
+    def attack_words(self, args: dict[str, Any]) -> str:
+        """An attack of `attack_kind` in words the players may know (a player's phone at the live table
+        is told this): hit, miss, critical; never the target's defences. A system with results of its
+        own (parried, on its shield) overrides this."""
+        outcome = self.attack_outcome(args)
+        return "critical hit" if outcome.crit else "hit" if outcome.hit else "miss"
+
     def on_damage(self, encounter: Encounter, before: Combatant, amount: int) -> tuple[Encounter, list[Event]]:
         """After `before` took `amount` damage (the encounter already holds its new hit points):
         what the rules add (a reminder, a failed death save ...)."""

@@ -284,6 +284,13 @@ class GenericSystem(System):
     def is_creature(self, combatant: Combatant) -> bool:
         return not is_lair(combatant)
 
+    def attack_words(self, args: dict[str, Any]) -> str:
+        """The player's own d20 total (its roll and bonus, not the AC) and the damage its dice rolled."""
+        outcome = self.attack_outcome(args)
+        rolled = str(args.get("text", "")).split(" vs AC", 1)[0]
+        words = f"{rolled}: {super().attack_words(args)}"
+        return words + (f", {outcome.damage} damage" + (" (dice doubled)" if outcome.crit else "") if outcome.damage else "")
+
     def roll_initiative(self, combatant: Combatant, rng: Rng) -> tuple[int, int, str]:
         """d20 + modifier; a lair is always on 20 and rolls nothing."""
         if is_lair(combatant):

@@ -503,6 +503,17 @@ class LaurelsSystem(System):
         taken = [whole(r.get(k)) for k in ("to_stamina", "to_injuries", "to_shield")]
         return AttackOutcome.read(args, any(n > 0 for n in taken), taken[0] + taken[1], False)
 
+    def attack_words(self, args: dict[str, Any]) -> str:
+        """Hit, no damage (armour took it all) or on its shield; an injury; the dice exploded."""
+        r = args.get("result") or {}
+        hit = self.attack_outcome(args).hit and (r.get("to_stamina") or r.get("to_injuries"))
+        parts = ["hit" if hit else "on its shield" if r.get("to_shield") else "no damage"]
+        if r.get("to_injuries"):
+            parts.append("an injury")
+        if r.get("exploded"):
+            parts.append("the dice exploded")
+        return ", ".join(parts)
+
     def can_be_surprised(self, combatant: Combatant) -> bool:
         return can_be_surprised(combatant)
 

@@ -813,6 +813,12 @@ class StrifeSystem(System):
         outcome = args.get("outcome")
         return AttackOutcome.read(args, outcome in ("hit", "crit"), args.get("damage"), outcome == "crit")
 
+    def attack_words(self, args: dict[str, Any]) -> str:
+        """Its outcome as the table sees it: critical miss, (automatic) miss, warded off, parried,
+        blocked, hit, critical hit."""
+        out = str(args.get("outcome", ""))
+        return "critical hit" if out == "crit" else out or "miss"
+
     actions = {"ros_part": ActionRule(_apply_part), "ros_bottom": ActionRule(_apply_bottom),
                "ros_attack": ActionRule(_apply_attack, _resolve_attack), "ros_resource": ActionRule(_apply_resource)}
 

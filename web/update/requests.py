@@ -180,28 +180,9 @@ def attack_action(enc: Encounter, attacker: str, target: str, weapon: str, seed:
 
 
 def attack_words(enc: Encounter, action: Action) -> str:
-    """A player's attack in words the players may know: hit, miss, critical (and each system's own:
-    parried, on its shield, the dice exploded), the player's own d20 total in the generic system;
-    never the target's defences (AC, armour, skill), which the game master's request text shows."""
-    system = system_of(enc)
-    args = action.args
-    outcome = system.attack_outcome(args)
-    if system.name == "generic":
-        rolled = str(args.get("text", "")).split(" vs AC", 1)[0]
-        words = "critical hit" if outcome.crit else "hit" if outcome.hit else "miss"
-        return f"{rolled}: {words}" + (f", {outcome.damage} damage" + (" (dice doubled)" if outcome.crit else "") if outcome.damage else "")
-    if system.name == "strife":
-        out = str(args.get("outcome", ""))  # critical miss, (automatic) miss, warded off, parried, blocked, hit, crit
-        return "critical hit" if out == "crit" else out or "miss"
-    if system.name == "laurels":
-        r = args.get("result") or {}
-        parts = ["hit" if outcome.hit and (r.get("to_stamina") or r.get("to_injuries")) else "on its shield" if r.get("to_shield") else "no damage"]
-        if r.get("to_injuries"):
-            parts.append("an injury")
-        if r.get("exploded"):
-            parts.append("the dice exploded")
-        return ", ".join(parts)
-    return "critical hit" if outcome.crit else "hit" if outcome.hit else "miss"
+    """A player's attack in words the players may know (the system's `attack_words`): never the
+    target's defences, which the game master's request text shows."""
+    return system_of(enc).attack_words(action.args)
 
 
 def after_words(enc: Encounter, cid: str) -> str:
