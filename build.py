@@ -442,6 +442,22 @@ def write_early_defaults(out: Path) -> None:
     path.write_text(EARLY_DEFAULTS.sub(lambda _: json.dumps(defaults), text))
 
 
+WIRE_MARK = re.compile(r"/\*__RK_WIRE__\*/\{[^\n]*\}")
+
+
+def write_wire(out: Path) -> None:
+    """static/live.mjs and static/early.mjs get the wire's constants from pyengine/live.py (how a state
+    and a beat begin, the largest message): one source, so the two sides never drift apart."""
+    from pyengine.live import WIRE
+
+    for name in ("live.mjs", "early.mjs"):
+        path = out / name
+        text = path.read_text()
+        if len(WIRE_MARK.findall(text)) != 1:
+            sys.exit(f"static/{name}: its /*__RK_WIRE__*/ line is not where build.py expects it")
+        path.write_text(WIRE_MARK.sub(lambda _: json.dumps(WIRE), text))
+
+
 def connect_src(extra_relays: tuple[str, ...] = ()) -> str:
     """The CSP's connect-src: our own origin, and the live table's relays of both networks (pyengine/live.py's
     WebTorrent trackers and Nostr relays, and any this build adds, e.g. the tests' own on 127.0.0.1); nothing else."""
@@ -593,6 +609,7 @@ def build(out: Path = DIST, full_stdlib: bool = False, relays: tuple[str, ...] =
         sys.exit("static/index.html: the CSP's connect-src is not where build.py expects it")
     index.write_text(page.replace("connect-src 'self';", f"connect-src {connect_src(relays)};"))
     write_early_defaults(out)
+    write_wire(out)
     from pyengine.systems.srd import LIBRARY_FILE
 
     library = srd_library_text()
@@ -902,7 +919,8 @@ def main(argv: list[str] | None = None) -> int:
     p_bench = sub.add_parser("bench", help="print the start-up and engine figures")
     p_bench.add_argument("--runs", type=int, default=5)
     p_bench.add_argument("--skip-startup", action="store_true", help="only the engine, tracker and save figures")
-    p_bench.add_argument("--only", choices=("offline", "journal", "crashes", "engine", "taps", "library", "live", "first-view"),
+    p_bench.add_argument("--only", choices=("offline", "journal", "crashes", "engine", "taps", "library", "live", "first-view",
+                                            "startup", "work"),
                          help="only these figures (the no-internet live table; the journal; renderer crashes with and "
                               "without JSPI; the dice and tracker engine; the taps of the table's common actions; the creature library; "
                               "the live table over the relay; a first-time player's link to the first live view, throttled)")

@@ -15,7 +15,7 @@ import json
 import re
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from .errors import SchemaError
 from .handoff import check_view
@@ -23,8 +23,9 @@ from .storage import check_json_depth
 from .text import clean_text
 
 __all__ = [
-    "LIVE_VERSION", "MAX_MESSAGE", "MAX_DEPTH", "Incoming", "LiveError", "new_room", "read_room", "join_code",
-    "state_text", "beat_text", "hello_text", "request_text", "you_text", "BEAT_MS", "SILENT_MS", "read_message", "read_servers", "FROM_HOST", "FROM_FOLLOWER", "DEFAULT_RELAYS",
+    "LIVE_VERSION", "MAX_MESSAGE", "MAX_DEPTH", "Incoming", "State", "Beat", "You", "Answer", "Hello", "Bye", "Ask", "Claim", "Init", "Done",
+    "Attack", "Heal", "DeathSave", "Roll", "Request", "LiveError", "new_room", "read_room", "join_code",
+    "state_text", "beat_text", "STATE_PREFIX", "BEAT_PREFIX", "WIRE", "hello_text", "request_text", "you_text", "BEAT_MS", "SILENT_MS", "read_message", "read_servers", "FROM_HOST", "FROM_FOLLOWER", "DEFAULT_RELAYS",
     "DEFAULT_STUN", "newer", "RELAY_SCHEMES", "STUN_SCHEMES", "relay_origin", "allowed_relays", "check_relays", "answer_text", "ANSWERS", "MAX_RID", "DEFAULT_NOSTR",
 ]
 
@@ -72,26 +73,123 @@ class LiveError(SchemaError):
     """A message refused: too large, too deep, not JSON, another version, not expected here."""
 
 
-@dataclass(frozen=True)
-class Incoming:
-    kind: str                 # host: "state" | "beat" | "you" | "ans"; follower: "hello" | "claim" | "init" | "done" | "roll" | "bye"
-    revision: int = 0         # a state's
-    view: Any = None          # a state's players' view, checked (handoff.check_view)
-    ids: tuple[tuple[str, str, str], ...] = ()   # a state's: (id, name as shown, "p"/"o") of who players may see
-    turn: tuple[str, ...] = ()                   # a state's: the ids of whose turn it is (the shown ones)
-    name: str = ""            # a hello's: the follower's own words for itself ("Ana's phone")
-    device: str = ""          # a hello's: the follower's lasting id (its claims are kept under it)
-    cid: str = ""             # a claim's, or a you's (the combatant this phone plays; "" none)
-    value: int = 0            # an init's number, a roll's total
-    target: str = ""          # a roll's target (a combatant id)
-    text: str = ""            # a roll's dice and label, as the player's phone rolled them
-    sender: str = ""          # a state's: the game master's phone in the room
-    session: str = ""         # a state's or beat's: the game master's page that sent it (one per page load)
-    rid: int = 0              # a request's number on its phone, or the one an answer is about (0: none)
-    answer: str = ""          # an answer's: one of ANSWERS (its `text`: why, or what was done)
-    seed: int = 0             # an attack's: the dice the player's phone drew (the game master's engine rolls the system's dice from it)
-    temp: bool = False        # a heal's: temporary hit points gained, not healing
-    pcs: Any = None           # a state's: the party members' own state by view id (pc_state; checked)
+# What another phone or window says, read whole and checked (`read_message`): one frozen record per
+# kind of message, their union `Incoming` (a reader matches on the class; mypy finds a kind left out).
+# `kind` is the message's "t" on the wire.
+
+@dataclass(frozen=True, kw_only=True)
+class State:
+    """The game master's players' view (to every follower, or one that joined)."""
+
+    kind: ClassVar[str] = "state"
+    revision: int
+    session: str              # the game master's page that sent it (one per page load)
+    view: Any                 # the players' view, checked (handoff.check_view)
+    ids: tuple[tuple[str, str, str], ...] = ()   # (id, name as shown, "p"/"o") of who players may see
+    turn: tuple[str, ...] = ()                   # the ids of whose turn it is (the shown ones)
+    sender: str = ""          # the game master's phone in the room
+    pcs: Any = None           # the party members' own state by view id (pc_state; checked)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Beat:
+    """The game master's phone is there (every BEAT_MS), with the last revision it sent."""
+
+    kind: ClassVar[str] = "beat"
+    revision: int
+    session: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class You:
+    """To one phone: the combatant it plays ("" none)."""
+
+    kind: ClassVar[str] = "you"
+    cid: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Answer:
+    """To one phone: what became of its request `rid` (one of ANSWERS; `text`: why, or what was done)."""
+
+    kind: ClassVar[str] = "ans"
+    rid: int
+    answer: str
+    text: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Hello:
+    """A follower says who it is: its own words for itself, its lasting id (its claims are kept under it)."""
+
+    kind: ClassVar[str] = "hello"
+    name: str = ""
+    device: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Bye:
+    """A table display's window closed."""
+
+    kind: ClassVar[str] = "bye"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ask:
+    """A player's request, numbered on its phone (`rid`: the answer names it)."""
+
+    kind: ClassVar[str] = ""
+    rid: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Claim(Ask):
+    kind: ClassVar[str] = "claim"
+    cid: str                  # the combatant asked for (its players' view id)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Init(Ask):
+    kind: ClassVar[str] = "init"
+    value: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Done(Ask):
+    kind: ClassVar[str] = "done"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Attack(Ask):
+    kind: ClassVar[str] = "atk"
+    target: str               # a players' view id
+    weapon: str = ""          # the attack's name ("": the combatant's own stats)
+    seed: int                 # the dice the player's phone drew (the game master's engine rolls from it)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Heal(Ask):
+    kind: ClassVar[str] = "heal"
+    value: int
+    temp: bool = False        # temporary hit points gained, not healing
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeathSave(Ask):
+    kind: ClassVar[str] = "dsave"
+    face: int                 # the d20 the player's phone rolled
+
+
+@dataclass(frozen=True, kw_only=True)
+class Roll(Ask):
+    kind: ClassVar[str] = "roll"
+    target: str
+    value: int                # its total
+    text: str                 # its dice and label, as the player's phone rolled them
+
+
+Request = Claim | Init | Done | Attack | Heal | DeathSave | Roll
+Incoming = State | Beat | You | Answer | Hello | Bye | Request
 
 
 def new_room() -> tuple[str, str]:
@@ -187,10 +285,18 @@ def beat_text(revision: int, session: str = "") -> str:
     return _dumps({"v": LIVE_VERSION, "t": "beat", "rev": revision, "ses": session})
 
 
+# How a state and a beat begin on the wire: static/live.mjs passes these on (what is for everyone) and
+# static/early.mjs reads them before the engine is ready; build.py writes these very values into both
+# (WIRE), so the two sides cannot drift apart.
+STATE_PREFIX = _dumps({"v": LIVE_VERSION, "t": "state"})[:-1]
+BEAT_PREFIX = _dumps({"v": LIVE_VERSION, "t": "beat"})[:-1]
+WIRE = {"state": STATE_PREFIX, "beat": BEAT_PREFIX, "max": MAX_MESSAGE}
+
+
 SESSION = re.compile(r"[0-9a-z]{0,16}")
 
 
-def newer(session: str, revision: int, past: tuple[str, ...], incoming: Incoming) -> bool:
+def newer(session: str, revision: int, past: tuple[str, ...], incoming: State) -> bool:
     """Whether a follower showing (`session`, `revision`) takes `incoming`: within one page of the game
     master's, a higher revision; a page of the same signing key it has not seen before (the game
     master's page reloaded: its count starts again, whatever any clock says); never one of the `past`
@@ -298,41 +404,41 @@ def read_message(text: Any, expected: frozenset[str]) -> Incoming:
         if not isinstance(session, str) or not SESSION.fullmatch(session):
             raise LiveError(f"a {kind} from an unreadable session")
         if kind == "beat":
-            return Incoming("beat", revision=revision, session=session)
+            return Beat(revision=revision, session=session)
         try:
             view = check_view(doc.get("view"))
         except SchemaError as error:
             raise LiveError(f"an unreadable view ({error})") from None
         ids, turn = _ids(doc)
-        return Incoming("state", revision=revision, view=view, ids=ids, turn=turn, sender=_ident(doc.get("from", ""), "state", empty=True),
-                        session=session, pcs=_pcs(doc.get("pcs", {})))
+        return State(revision=revision, view=view, ids=ids, turn=turn, sender=_ident(doc.get("from", ""), "state", empty=True),
+                     session=session, pcs=_pcs(doc.get("pcs", {})))
     if kind == "you":
-        return Incoming("you", cid=_ident(doc.get("cid"), "you", empty=True))
+        return You(cid=_ident(doc.get("cid"), "you", empty=True))
     return _asked(kind, doc)
 
 
 def _asked(kind: str, doc: dict[str, Any]) -> Incoming:
     """A follower's message (and the game master's answer to one), its fields checked."""
     if kind == "bye":
-        return Incoming("bye")
+        return Bye()
     rid = _whole(doc.get("rid", 0), kind, MAX_RID)
     if kind == "ans":
         answer, why = doc.get("state"), doc.get("why", "")
         if answer not in ANSWERS or not isinstance(why, str):
             raise LiveError("an answer without its state")
-        return Incoming("ans", rid=rid, answer=answer, text=clean_text(why)[:200])
+        return Answer(rid=rid, answer=answer, text=clean_text(why)[:200])
     if kind == "claim":
-        return Incoming("claim", cid=_ident(doc.get("cid"), "claim"), rid=rid)
+        return Claim(cid=_ident(doc.get("cid"), "claim"), rid=rid)
     if kind == "init":
-        return Incoming("init", value=_whole(doc.get("value"), "initiative", 1000), rid=rid)
+        return Init(value=_whole(doc.get("value"), "initiative", 1000), rid=rid)
     if kind == "done":
-        return Incoming("done", rid=rid)
+        return Done(rid=rid)
     if kind == "atk":
         weapon = doc.get("with", "")
         if not isinstance(weapon, str):
             raise LiveError("an attack without its weapon")
-        return Incoming("atk", target=_ident(doc.get("target"), "attack"), text=clean_text(weapon)[:60],
-                        seed=_whole(doc.get("seed"), "attack", MAX_SEED), rid=rid)
+        return Attack(target=_ident(doc.get("target"), "attack"), weapon=clean_text(weapon)[:60],
+                      seed=_whole(doc.get("seed"), "attack", MAX_SEED), rid=rid)
     if kind == "heal":
         temp = doc.get("temp", False)
         if not isinstance(temp, bool):
@@ -340,19 +446,19 @@ def _asked(kind: str, doc: dict[str, Any]) -> Incoming:
         value = _whole(doc.get("value"), "heal", MAX_ROLL)
         if value <= 0:
             raise LiveError("a heal of nothing")
-        return Incoming("heal", value=value, temp=temp, rid=rid)
+        return Heal(value=value, temp=temp, rid=rid)
     if kind == "dsave":
         face = _whole(doc.get("face"), "death save", 20)
         if face < 1:
             raise LiveError("a death save is one d20")
-        return Incoming("dsave", value=face, rid=rid)
+        return DeathSave(face=face, rid=rid)
     if kind == "roll":
         text = doc.get("text")
         if not isinstance(text, str):
             raise LiveError("a roll without its dice")
-        return Incoming("roll", target=_ident(doc.get("target"), "roll"), value=_whole(doc.get("value"), "roll", MAX_ROLL),
-                        text=clean_text(text)[:200], rid=rid)
+        return Roll(target=_ident(doc.get("target"), "roll"), value=_whole(doc.get("value"), "roll", MAX_ROLL),
+                    text=clean_text(text)[:200], rid=rid)
     name, device = doc.get("name", ""), doc.get("device", "")
     if not isinstance(name, str):
         raise LiveError("a hello without a name")
-    return Incoming("hello", name=clean_text(name)[:60], device=_ident(device, "hello", empty=True))
+    return Hello(name=clean_text(name)[:60], device=_ident(device, "hello", empty=True))

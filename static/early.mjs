@@ -25,6 +25,8 @@ const MAX_SERVERS = 8
 
 // The live table's defaults and the modules a join loads (build.py writes them from pyengine/live.py).
 const DEFAULTS = /*__RK_LIVE_DEFAULTS__*/{ relays: [], nostr: [], stun: [], modules: [] }
+// The wire's constants, pyengine/live.py's WIRE (build.py writes them here and into live.mjs).
+const WIRE = /*__RK_WIRE__*/{ state: '', beat: '', max: 0 }
 
 const early = RK.early = { route: RK.route, shown: false, heard: 0, taps: [], stopped: false, stop, note: '' }
 const sheet = document.getElementById('sheet')
@@ -224,8 +226,8 @@ async function start() {
     channel = new BroadcastChannel(RK.prefix + 'live')
     channel.onmessage = (event) => {
       const text = event.data
-      if (typeof text !== 'string' || text.length > 64000) return
-      if (!text.startsWith('{"v":1,"t":"state"') && !text.startsWith('{"v":1,"t":"beat"')) return
+      if (typeof text !== 'string' || text.length > WIRE.max) return
+      if (!text.startsWith(WIRE.state) && !text.startsWith(WIRE.beat)) return
       let doc
       try { doc = JSON.parse(text) } catch (e) { return }
       heard(doc && doc.t === 'beat' ? null : doc)

@@ -37,11 +37,11 @@ const NO_SNAPSHOT = "roundkeeper:no-snapshot";  // sessionStorage: this tab's ne
 // Tests and the bench switch the snapshot off (`window.__rkSnapshot = "off"`) or have it made at
 // once after the start ("now"); users get it made in idle time.
 const SWITCH = globalThis.__rkSnapshot;
-// Modules the snapshot never imports: ours that bind the page at import (the runtime: web.runtime,
-// web.browser, web.dom; the bench's hook), and the bridges to JavaScript (a snapshot cannot carry
-// JavaScript objects). The rest of web (model, update, screens, views ...) is pure: it comes from the
-// snapshot with the engine. tests/unit/test_build.py checks that each of those imports without them.
-const NOT_IN_SNAPSHOT = /^(web\.(runtime|browser|dom|bench)|pyscript|_pyscript|polyscript|js|pyodide_js|pyodide|_pyodide|__main__|micropip|segno)(\.|$)/;
+// Modules the snapshot never imports: the bench's hook (imported only when the bench asks), and the
+// bridges to JavaScript (a snapshot cannot carry JavaScript objects). Every module of web comes from
+// the snapshot with the engine, the runtime too: none binds the page at import (web/dom.py's bind(),
+// called by start(), does). tests/unit/test_build.py checks that each imports without the bridges.
+const NOT_IN_SNAPSHOT = /^(web\.bench|pyscript|_pyscript|polyscript|js|pyodide_js|pyodide|_pyodide|__main__|micropip|segno)(\.|$)/;
 // localStorage: a snapshot of this version failed on this browser; none is made again until an update.
 const FAILED = "roundkeeper-snapshot-failed:" + BASE;
 // sessionStorage (this tab): a start from the snapshot is under way (cleared when the app is ready, or when the

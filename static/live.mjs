@@ -7,7 +7,11 @@
 // else's, even from another phone in the same room. Everything received goes to Python as text
 // (pyengine/live.py reads it whole); what is not text, too large or wrongly signed goes as null, to
 // be counted and dropped.
-const MAX_MESSAGE = 64000
+// The wire's constants, pyengine/live.py's WIRE (build.py writes them here: one source for both sides).
+const WIRE = /*__RK_WIRE__*/{ state: '', beat: '', max: 0 }
+const MAX_MESSAGE = WIRE.max
+const STATE_PREFIX = WIRE.state  // how a state begins (what the game master signed for everyone)
+const BEAT_PREFIX = WIRE.beat
 const SIGNED = 'S'
 const ECDSA = { name: 'ECDSA', namedCurve: 'P-256' }
 const SIGNING = { name: 'ECDSA', hash: 'SHA-256' }
@@ -307,8 +311,6 @@ function passOn(data, from) {
   if (passedOn.size > 1000) passedOn.delete(passedOn.values().next().value)
   for (const [entry, ids] of routes(null, from)) quietly(entry.channel.send(data, { target: ids }))
 }
-const STATE_PREFIX = '{"v":1,"t":"state"'
-const BEAT_PREFIX = '{"v":1,"t":"beat"'
 
 async function verified(key, data) {
   const bar = data.indexOf('|')

@@ -613,7 +613,7 @@ def table_fight(n: int, seed: int = 2):
 def qr_sizes() -> None:
     """The QR code of the players' view and of the co-GM's whole fight, for fights of 6, 12 and 24."""
     from pyengine.handoff import view_payload
-    from web.persist import share_payload
+    from web.exchange import share_payload
 
     sys.path.insert(0, str(build.ensure_wheels()["segno"]))  # a pure-Python wheel imports as it is
     import segno
@@ -1193,13 +1193,55 @@ def crashes(p, url: str, rounds: int) -> None:
         browser.close()
 
 
+def work_ratios() -> None:
+    """The exact odds' work budget in wall-clock time: each named heavy case's seconds per charged unit
+    against a reference loop's seconds per step, best of three (the unit suite counts the same work in
+    lines and calls instead: tests/unit/test_work_budget.py; this is the machine's figure, with its noise)."""
+    from pyengine.dice import parse
+    from pyengine.errors import DiceLimitError, DiceWorkError
+    from pyengine.odds import Budget, distribution_ast
+    from tests.unit.test_work_budget import LIMIT, NAMED, SMALL, _reference, unit_work
+
+    def best(fn) -> float:
+        times = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+        return min(times)
+
+    step = best(_reference) / 20_000
+    print("\n== The work budget: a charged unit against a reference step (best of 3) ==")
+    print(f"  {'expression':52} {'time ratio':>10} {'work ratio':>10}")
+    for expr in NAMED:
+        tree = parse(expr)
+        used = [0]
+
+        def run(tree: Any = tree, used: list[int] = used) -> None:
+            budget = Budget(LIMIT)
+            try:
+                distribution_ast(tree, budget)
+            except (DiceWorkError, DiceLimitError):
+                pass
+            used[0] = min(budget.used, LIMIT)
+
+        seconds = best(run)
+        counted = unit_work(expr)
+        timed = f"{seconds / used[0] / step:10.2f}" if used[0] >= SMALL else f"{'—':>10}"
+        print(f"  {expr:52} {timed} {counted if counted is None else round(counted, 2)!s:>10}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--skip-startup", action="store_true")
-    parser.add_argument("--only", choices=("offline", "journal", "crashes", "engine", "taps", "library", "live", "first-view"),
+    parser.add_argument("--only", choices=("offline", "journal", "crashes", "engine", "taps", "library", "live", "first-view",
+                                           "startup", "work"),
                         help="measure only this part")
     args = parser.parse_args()
+    if args.only == "work":
+        work_ratios()
+        return 0
     dist = Path(os.environ.get("RK_DIST", ROOT / "dist"))
     site = Path(tempfile.mkdtemp(prefix="rk-site-")) / "site"
     shutil.copytree(dist, site)
@@ -1243,6 +1285,10 @@ def main() -> int:
             return 0
         if args.only == "crashes":
             crashes(p, url, 15)
+            server.shutdown()
+            return 0
+        if args.only == "startup":
+            startup(p, site, url, args.runs)
             server.shutdown()
             return 0
         if not args.skip_startup:

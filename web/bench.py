@@ -54,7 +54,7 @@ def first_answers(work: int) -> dict[str, Any]:
     return out
 
 
-def _median_ms(fn: Callable[[], Any], repeat: int) -> float:
+def _median_ms(fn: Callable[[], object], repeat: int) -> float:
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -87,7 +87,7 @@ def dice_timings(repeat: int = 7) -> dict[str, Any]:
     return out
 
 
-def _computed(expr: str) -> Callable[[], Any]:
+def _computed(expr: str) -> Callable[[], object]:
     """The exact odds of `expr` computed afresh at each call, each with a budget of its own."""
     from pyengine.odds import Budget
 
@@ -128,7 +128,7 @@ def hook(rt: Any, name: str, arg: str = "") -> str:
 
         return json.dumps(first_answers(PAGE_WORK))
     if name == "load_fight":
-        rt.switch_to(big_fight(int(arg)))
+        rt.keeper.switch_to(rt.model, big_fight(int(arg)))
         return json.dumps({"combatants": len(rt.model.timeline.present.combatants)})
     if name == "modules":
         import sys
@@ -141,5 +141,5 @@ def hook(rt: Any, name: str, arg: str = "") -> str:
                            "claims": [list(c) for c in live.claims],
                            "requests": [[r.id, r.peer, r.device, r.kind, r.rid] for r in live.requests]})
     if name == "save_size":
-        return json.dumps({"chars": len(rt.store.get(f"enc:{rt.model.timeline.present.id}") or "")})
+        return json.dumps({"chars": len(rt.keeper.store.get(f"enc:{rt.model.timeline.present.id}") or "")})
     raise ValueError(name)

@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
-from typing import Any
-
-from pyodide.ffi import JsException, to_js
-from pyscript import document, window
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 from pyengine.dice import Distribution, Estimate, Rng, parse
 from pyengine.errors import EngineError
@@ -27,6 +24,12 @@ from .odds_job import ESTIMATE_DICE, OddsJob
 from .update import typed_number
 
 TOAST_SECONDS = 5
+T = TypeVar("T")
+
+
+def later(task: Coroutine[object, object, T]) -> asyncio.Future[T]:
+    """A coroutine run on the page's event loop (what it finds goes back as a message); its task."""
+    return asyncio.ensure_future(task)
 
 
 class DomPage:
@@ -68,7 +71,7 @@ class DomPage:
         return typed_number(text, default)
 
     def checked(self, selector: str) -> list[str]:
-        return [str(n.value) for n in document.querySelectorAll(selector) if n.checked]
+        return [str(n.value) for n in dom.document.querySelectorAll(selector) if n.checked]
 
     def ticked(self, node_id: str) -> bool:
         node = dom.el(node_id)
@@ -78,16 +81,16 @@ class DomPage:
         return dom.el(node_id) is not None
 
     def attribute(self, selector: str, name: str) -> str | None:
-        node = dom.py(document.querySelector(selector))
+        node = dom.py(dom.document.querySelector(selector))
         found = None if node is None else dom.py(node.getAttribute(name))
         return None if found is None else str(found)
 
     def fields(self, selector: str, key: str) -> list[tuple[str, str, bool, str]]:
         return [(str(n.getAttribute(key)), str(n.value), bool(getattr(n, "checked", False)), str(getattr(n, "type", "")))
-                for n in document.querySelectorAll(selector)]
+                for n in dom.document.querySelectorAll(selector)]
 
     def prompt(self, question: str, default: str) -> str | None:
-        answer = dom.py(window.prompt(question, default))
+        answer = dom.py(dom.window.prompt(question, default))
         return None if answer is None else str(answer)
 
     def now_ms(self) -> int:
@@ -97,23 +100,23 @@ class DomPage:
         return time.monotonic()
 
     def new_id(self) -> str:
-        return self._runtime.persistence.new_id()  # type: ignore[no-any-return]
+        return self._runtime.keeper.persistence.new_id()  # type: ignore[no-any-return]
 
     @property
     def encounters(self) -> tuple[dict[str, Any], ...]:
-        return tuple(self._runtime.ws.encounters)
+        return tuple(self._runtime.keeper.ws.encounters)
 
     @property
     def locked(self) -> frozenset[str]:
-        return frozenset(self._runtime.ws.locked)
+        return frozenset(self._runtime.keeper.ws.locked)
 
     @property
     def servers(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        return self._runtime.servers  # type: ignore[no-any-return]
+        return self.model.servers[:2]
 
     @property
     def nostr(self) -> tuple[str, ...]:
-        return self._runtime.nostr  # type: ignore[no-any-return]
+        return self.model.servers[2]
 
 
 class Later:
@@ -129,11 +132,11 @@ class Later:
 
     def soon(self, ms: int) -> None:
         self.cancel()
-        self.timer = window.setTimeout(self._proxy, ms)
+        self.timer = dom.window.setTimeout(self._proxy, ms)
 
     def cancel(self) -> None:
         if self.timer is not None:
-            window.clearTimeout(self.timer)
+            dom.window.clearTimeout(self.timer)
             self.timer = None
 
 
@@ -222,16 +225,16 @@ class WakeLock:
         self.lock: Any = None
 
     def want(self, wanted: bool) -> None:
-        if not hasattr(window.navigator, "wakeLock"):
+        if not hasattr(dom.window.navigator, "wakeLock"):
             return
-        wanted = wanted and document.visibilityState == "visible"
+        wanted = wanted and dom.document.visibilityState == "visible"
         if wanted and self.lock is None:
             asyncio.ensure_future(self._acquire())
         elif not wanted and self.lock is not None:
             lock, self.lock = self.lock, None
             try:
                 lock.release()
-            except JsException:
+            except dom.JsException:
                 pass
 
     def hidden(self) -> None:
@@ -239,8 +242,8 @@ class WakeLock:
 
     async def _acquire(self) -> None:
         try:
-            self.lock = await window.navigator.wakeLock.request("screen")
-        except JsException:
+            self.lock = await dom.window.navigator.wakeLock.request("screen")
+        except dom.JsException:
             self.lock = None
 
 
@@ -251,19 +254,19 @@ class Transport:
     it was refused before reaching Python (not text, or too large)."""
 
     def __init__(self, channel_name: str, heard: Callable[[str, str | None], None], joined: Callable[[str, bool], None],
-                 failed: Callable[[str], Any]) -> None:
+                 failed: Callable[[str], object]) -> None:
         self.heard, self.joined, self.failed = heard, joined, failed
         self.module: Any = None
         self.self_id = ""            # this page's id in the room (the host names it in its states)
         self.channel: Any = None
-        if hasattr(window, "BroadcastChannel"):
-            self.channel = window.BroadcastChannel.new(channel_name)
+        if hasattr(dom.window, "BroadcastChannel"):
+            self.channel = dom.window.BroadcastChannel.new(channel_name)
             self.channel.onmessage = dom.proxy(self._on_channel)
         self._on_message = dom.proxy(self._from_peer)
         self._on_peer = dom.proxy(lambda peer, joined: self.joined(str(peer), bool(joined)))
         self._on_fail = dom.proxy(lambda peer: self.failed(str(peer)))
 
-    def _on_channel(self, event: JsObject) -> None:
+    def _on_channel(self, event: dom.DomEvent) -> None:
         data = dom.py(event.data)
         self.heard("display", data if isinstance(data, str) and len(data) <= MAX_MESSAGE else None)
 
@@ -274,7 +277,7 @@ class Transport:
     async def load(self) -> Any:
         """static/live.mjs, listened to (the room at the relays and the direct connections alike)."""
         if self.module is None:
-            module = await window.RK.importLive()
+            module = await dom.window.RK.importLive()
             module.listen(self._on_peer, self._on_message, self._on_fail)
             self.module = module
         return self.module
@@ -287,7 +290,7 @@ class Transport:
     async def connect(self, room: str, secret: str, relays: tuple[str, ...], nostr: tuple[str, ...], stun: tuple[str, ...],
                       host_key: str | None) -> None:
         module = await self.load()
-        await module.connect(room, secret, to_js(list(relays)), to_js(list(nostr)), to_js(list(stun)), self._on_peer, self._on_message,
+        await module.connect(room, secret, dom.to_js(list(relays)), dom.to_js(list(nostr)), dom.to_js(list(stun)), self._on_peer, self._on_message,
                              host_key or "")
         self.self_id = str(module.me())
 
@@ -336,7 +339,7 @@ class Scanner:
         "no-reader": "The scanner could not start here: paste the code below.",
     }
 
-    def __init__(self, found: Callable[[str, str], Any]) -> None:
+    def __init__(self, found: Callable[[str, str], object]) -> None:
         self.found = found
         self.kind: str | None = None
         self.module: Any = None
@@ -355,19 +358,19 @@ class Scanner:
         """Ask for the camera once (static/scan.mjs allowCamera): "granted", "denied" or "prompt"."""
         try:
             if self.module is None:
-                self.module = await window.RK.importScan()
+                self.module = await dom.window.RK.importScan()
             return str(await self.module.allowCamera())
-        except JsException:
+        except dom.JsException:
             return "denied"
 
     async def _open(self, kind: str) -> None:
         try:
             if self.module is None:
-                self.module = await window.RK.importScan()
+                self.module = await dom.window.RK.importScan()
             video = dom.el("scan-video")
             if video is not None and self.kind == kind:
                 await self.module.open(video, self._code, self._state)
-        except JsException:
+        except dom.JsException:
             self._said("no-reader")
 
     def _said(self, state: Any) -> None:
@@ -385,7 +388,7 @@ class Toast:
         self._later = Later(self.hide)
         self._tapped: Any = None  # the last element a finger (or the mouse) went down on
         self._on_down = dom.proxy(lambda event: setattr(self, "_tapped", event.target))
-        document.addEventListener("pointerdown", self._on_down, True)
+        dom.document.addEventListener("pointerdown", self._on_down, True)
 
     def show(self, text: str, level: str, undo: bool, in_sheet: bool, redo: bool = False, request: int = 0) -> None:
         for node_id in ("toast", "sheet-toast"):
@@ -403,7 +406,7 @@ class Toast:
             # The sheet's body gave the toast its place: what was tapped stays in view above it.
             body, tapped = dom.el("sheet-body"), self._tapped
             if tapped is not None and body is not None and body.contains(tapped):
-                tapped.scrollIntoView(window.JSON.parse('{"block": "nearest"}'))
+                tapped.scrollIntoView(dom.window.JSON.parse('{"block": "nearest"}'))
         self._later.soon(TOAST_SECONDS * 1000)
 
     def hide(self) -> None:
@@ -433,7 +436,7 @@ def copy_link(field_id: str, out_id: str) -> None:
                 out.textContent = text
         return dom.proxy(say)
 
-    clipboard = getattr(window.navigator, "clipboard", None)
+    clipboard = getattr(dom.window.navigator, "clipboard", None)
     if clipboard is None:
         told("Copy the link from the field (long-press it).")()
         return
@@ -469,4 +472,4 @@ async def show_qr(link: str, field_id: str = "share-field", box_id: str = "share
 
 def clear_link() -> None:
     """The address without its part after # (a reload does not offer the link again)."""
-    window.history.replaceState(None, "", window.location.pathname + window.location.search)
+    dom.window.history.replaceState(None, "", dom.window.location.pathname + dom.window.location.search)

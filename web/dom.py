@@ -1,19 +1,71 @@
-"""The thin bridge to the browser: localStorage as a Store, element helpers, downloads."""
+"""The thin bridge to the browser: localStorage as a Store, element helpers, downloads, and the one
+place that binds the page (`bind`, at start). Every other module of web/ reaches the browser through
+this module's `window`, `document`, `JsException` and `to_js`, read when called: so each imports in a
+plain CPython (the unit tests) and in the start-up snapshot, which can carry no JavaScript object."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
-from pyodide.ffi import JsException, create_proxy, jsnull, to_js
-from pyscript import document, window
+from typing import Any, NoReturn, Protocol
 
 from .persist import MemoryStore, StorageFull, StorageUnavailable, Store
 
-__all__ = ["BrowserStore", "JsObject", "open_store", "py", "el", "set_html", "value", "on", "download", "proxy"]
+__all__ = ["BrowserStore", "JsObject", "DomEvent", "open_store", "py", "el", "set_html", "value", "on", "download", "proxy", "bind",
+           "window", "document", "JsException", "to_js"]
 
 # A JavaScript object as Pyodide hands it over (an element, an event, a promise): untyped here.
 JsObject = Any
+
+
+class DomEvent(Protocol):
+    """A DOM event as Pyodide hands it over: the members this page reads (a keyboard event's key and
+    modifiers, a pointer's place, a touch list, a storage event's key, a channel message's data).
+    What it points at (`target`, the touches) stays a JavaScript object."""
+
+    target: JsObject
+    key: str | None
+    ctrlKey: bool
+    metaKey: bool
+    shiftKey: bool
+    defaultPrevented: bool
+    clientX: float
+    clientY: float
+    touches: JsObject
+    changedTouches: JsObject
+    data: object
+
+    def preventDefault(self) -> None: ...
+
+
+class NotInABrowser(Exception):
+    """What JsException is until the page is bound (no JavaScript has been called to raise one)."""
+
+
+window: JsObject = None
+document: JsObject = None
+JsException: type[Exception] = NotInABrowser
+jsnull: object = None
+
+
+def _unbound(*_: object, **__: object) -> NoReturn:
+    raise NotInABrowser("the page is not bound: web.dom.bind() first")
+
+
+to_js: Callable[..., Any] = _unbound
+create_proxy: Callable[..., Any] = _unbound
+
+
+def bind() -> None:
+    """Take the page (pyscript's window and document) and Pyodide's bridges: called once by start()."""
+    global window, document, JsException, jsnull, to_js, create_proxy
+    from pyodide.ffi import JsException as js_exception
+    from pyodide.ffi import create_proxy as make_proxy
+    from pyodide.ffi import jsnull as js_null
+    from pyodide.ffi import to_js as convert
+    from pyscript import document as page_document
+    from pyscript import window as page_window
+
+    window, document, JsException, jsnull, to_js, create_proxy = page_window, page_document, js_exception, js_null, convert, make_proxy
 
 
 def py(value: JsObject) -> JsObject:
@@ -23,7 +75,7 @@ def py(value: JsObject) -> JsObject:
 _proxies: list[Any] = []
 
 
-def proxy(fn: Callable[..., Any]) -> JsObject:
+def proxy(fn: Callable[..., object]) -> JsObject:
     """Keep a JS-callable proxy alive for the page's lifetime."""
     p = create_proxy(fn)
     _proxies.append(p)
@@ -157,7 +209,7 @@ def value(element_id: str, default: str = "") -> str:
     return default if v is None else str(v)
 
 
-def on(target: JsObject, event: str, handler: Callable[..., Any]) -> None:
+def on(target: JsObject, event: str, handler: Callable[..., object]) -> None:
     target.addEventListener(event, proxy(handler))
 
 

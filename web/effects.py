@@ -14,8 +14,8 @@ __all__ = [
     "SaveFight", "Render", "RenderSheet", "RenderNotices", "RenderRolls", "Toast", "HideToast", "Refuse", "ShowSheet",
     "ScheduleSheet", "CloseSheet", "StoreCollection", "SayOnLine", "SetField", "ShowRoll", "RefreshOdds", "ScheduleOdds",
     "ClearLink", "SwitchTo", "ForgetStored", "KeepAwake", "AskToKeepStorage", "LoadEncounter", "TrimStored",
-    "AddEncounters", "SetTheme", "Download", "ShowShareLink", "CopyLink", "Reload", "FillForm", "LiveConnect", "LiveSend", "LiveTell",
-    "LiveLeave", "ForgetLive", "KeepLiveTable", "StoreServers", "OpenDisplay", "ShowLiveLink", "Effect"
+    "AddEncounters", "SetTheme", "Download", "ShowShareLink", "CopyLink", "Reload", "FillForm", "LiveConnect", "LiveSend", "LiveBroadcast", "Every", "LiveTell",
+    "LiveLeave", "ForgetLive", "KeepLiveTable", "StoreServers", "OpenDisplay", "ShowLiveLink", "ShowLink", "Effect"
 ]
 
 
@@ -24,7 +24,10 @@ class LoadLibrary(Record):
 
 
 class SaveFight(Record):
-    """The fight on screen changed: store it (and its line in the list of encounters)."""
+    """The fight on screen changed: store it (and its line in the list of encounters); `made_from`:
+    the stored revision a merge was made on (web/persist.Persistence.save_timeline)."""
+
+    made_from: int | None = None
 
 
 class Render(Record):
@@ -232,6 +235,23 @@ class LiveSend(Record):
     turn: tuple[str, ...] = ()
     html: str = ""   # the view as drawn (for a phone whose engine is not ready yet: static/early.mjs)
     pcs: Any = None  # the party's own state (pyengine.handoff.pc_state): what a player's phone shows of its character
+    revision: int = 0  # numbered by `update` (web/update/live.numbered): this page's count of states sent, from 1
+    session: str = ""  # this page's id at live tables (Model.live_page)
+
+
+class LiveBroadcast(Record):
+    """Say a text (the host's beat) in the room (`room`) and to this device's table display (`display`)."""
+
+    text: str
+    room: bool = False
+    display: bool = False
+
+
+class Every(Record):
+    """A subscription (web/update/subscriptions.py): `name`'s tick every `ms` while the model wants it."""
+
+    name: str
+    ms: int
 
 
 class LiveTell(Record):
@@ -270,10 +290,16 @@ class OpenDisplay(Record):
 
 
 class ShowLiveLink(Record):
-    """The join link in the Live table's field and as its QR code (the runtime adds the game
-    master's public key once it has it)."""
+    """The join link wanted: once the room is joined and its key known, LiveKeyKnown follows
+    (`fragment`: the room's part of it, kept for the performer's check that it is still this room)."""
 
     fragment: str
+
+
+class ShowLink(Record):
+    """The join link in the Live table's field and as its QR code."""
+
+    link: str
 
 
 # -- the live table with no internet ------------------------------------------------------------
@@ -302,5 +328,5 @@ Effect = (SaveFight | Render | RenderSheet | RenderNotices | RenderRolls | Toast
           ScheduleSheet | CloseSheet | StoreCollection | SayOnLine | SetField | ShowRoll | RefreshOdds | ScheduleOdds | RollStale |
           ClearLink | SwitchTo | ForgetStored | KeepAwake | AskToKeepStorage | LoadEncounter | TrimStored |
           AddEncounters | SetTheme | Download | ShowShareLink | CopyLink | Reload | FillForm |
-          LiveConnect | LiveSend | LiveTell | LiveLeave | ForgetLive | KeepLiveTable | StoreServers | OpenDisplay | ShowLiveLink |
+          LiveConnect | LiveSend | LiveBroadcast | ShowLink | LiveTell | LiveLeave | ForgetLive | KeepLiveTable | StoreServers | OpenDisplay | ShowLiveLink |
           MakeOffer | AcceptOffer | ApplyAnswer | LoadLibrary)

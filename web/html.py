@@ -125,7 +125,7 @@ def _attack_id(key: str, testid: str | None = None) -> str:
     return f'id="atk-{key}" data-attack-key="{key}" data-action-change="attack-config" data-testid="{testid}"'
 
 
-def attack_select(key: str, value: Any, options: dict[str, Any], testid: str | None = None) -> str:
+def attack_select(key: str, value: object, options: dict[str, str], testid: str | None = None) -> str:
     """A choice of an attack panel: its value joins the panel's configuration as it changes."""
     opts = "".join(f'<option value="{esc(k)}"{" selected" if k == value else ""}>{esc(v)}</option>' for k, v in options.items())
     return f"<select {_attack_id(key, testid)}>{opts}</select>"
@@ -135,7 +135,7 @@ def attack_check(key: str, label: str, value: bool) -> str:
     return f'<label class="check"><input type="checkbox" {_attack_id(key)}{" checked" if value else ""}> {esc(label)}</label>'
 
 
-def attack_input(key: str, label: str, value: Any, kind: str = "text") -> str:
+def attack_input(key: str, label: str, value: object, kind: str = "text") -> str:
     mode = SIGNED if kind == "number" else ' maxlength="60" autocomplete="off"'
     return (f'<label class="field">{esc(label)}<input type="{kind}"{mode} {_attack_id(key)}'
             f' value="{esc(value if value is not None else "")}"></label>')

@@ -4,7 +4,7 @@ conditions' rules text (pyengine/systems/srd.py)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pyengine.damage_types import read_entry
 from pyengine.model import Combatant
@@ -12,15 +12,18 @@ from pyengine.systems.srd import MAX_RESULTS, SOURCE, cr_words, search
 
 from .html import esc
 
+if TYPE_CHECKING:
+    from .model import Model
+
 __all__ = ["srd_section_html", "creature_info_html", "condition_rules_html", "encounter_xp"]
 
 
-def _attribution(model: Any) -> str:
+def _attribution(model: Model) -> str:
     text = model.library.attribution if model.library is not None else f"Creatures from the {SOURCE} (CC BY 4.0)."
     return f'<p class="muted small" data-testid="srd-attribution">{esc(text)}</p>'
 
 
-def srd_section_html(model: Any) -> str:
+def srd_section_html(model: Model) -> str:
     """Search by name, type or CR; results as you type (30 at most), a tap adds one with the form's
     side, How many and Remember."""
     query = model.srd_query
@@ -78,7 +81,7 @@ def creature_info_html(c: Combatant) -> str:
             + _list("Condition immunities", d.condition_immunities, "sheet-condition-immunities") + attacks + text)
 
 
-def condition_rules_html(model: Any) -> str:
+def condition_rules_html(model: Model) -> str:
     """The condition picker's rules text of the SRD's conditions (a tap shows or hides them)."""
     button = ('<button type="button" data-action="condition-rules" data-testid="condition-rules" '
               f'aria-expanded="{"true" if model.condition_rules else "false"}">'

@@ -144,10 +144,10 @@ def read_live_table(text: str, room: str) -> tuple[tuple[tuple[str, str], ...], 
     if not isinstance(doc, dict) or doc.get("room") != room:
         return (), ()
 
-    def short(x: Any, n: int = 40) -> bool:
+    def short(x: object, n: int = 40) -> bool:
         return isinstance(x, str) and 0 < len(x) <= n
 
-    def listed(key: str, n: int) -> list[Any]:
+    def listed(key: str, n: int) -> list[object]:
         found = doc.get(key)
         return found[:n] if isinstance(found, list) else []
 

@@ -68,6 +68,7 @@ class Live:
     stun: tuple[str, ...] = ()
     peers: tuple[Peer, ...] = ()            # the others in the room, in the order they came
     display: bool = False                   # host: a table display listens
+    link: str = ""                          # host: the join link, once the game master's public key is known
     sent: Any = None                        # host: the last view sent (a change sends the next)
     refused: int = 0                        # messages refused (broken or hostile), counted
     claims: tuple[tuple[str, str], ...] = ()  # host: (device, combatant id) the game master approved
@@ -144,7 +145,12 @@ class Model:
     trash: Trash = field(default_factory=Trash)
     next_turn_guard: float = NEXT_TURN_GUARD
     storage_kept: bool | None = None           # the browser keeps our storage (navigator.storage.persisted), once known
+    asked_to_keep: bool = False                # the browser was asked to keep our storage (once a page, once a fight started)
+    journal_said: bool = False                 # the durable copy's refusal was said (once a page)
+    servers: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = ((), (), ())  # the live table's relays, STUN, Nostr: the link's, else this phone's setting
     live: Live = field(default_factory=Live)   # the live table (web/update/live.py)
+    live_page: str = ""                        # this page's id at live tables: a reload is a new page (its states count from 1 again)
+    live_rev: int = 0                          # the live table's last state this page sent (its revision: a count, no clock)
     library: Any = None                        # the creature library (pyengine.systems.srd.Library), once loaded
     library_state: str = ""                    # "" | "loading" | why it could not be loaded
     srd_query: str = ""                        # what is typed in the add form's "From the SRD"

@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import quote
 
 from pyengine.live import DEFAULT_NOSTR, DEFAULT_RELAYS, DEFAULT_STUN, RELAY_SCHEMES, STUN_SCHEMES, LiveError, read_servers
 
 from .persist import Notice
 
-__all__ = ["MAX_SEED_DIGITS", "read_seed", "chosen_servers", "chosen_nostr", "journal_set_aside"]
+__all__ = ["MAX_SEED_DIGITS", "read_seed", "chosen_servers", "chosen_nostr", "journal_set_aside", "join_link", "uri_component"]
 
 MAX_SEED_DIGITS = 40
 _SEED = re.compile(rf"-?[0-9]{{1,{MAX_SEED_DIGITS}}}")
@@ -87,3 +88,32 @@ def journal_set_aside(keys: list[str]) -> Notice:
     return Notice("warn", f"The safe copy held {len(keys)} unreadable entr{'ies' if many else 'y'} ({names[:200]}): "
                           f"{'they were' if many else 'it was'} set aside as a backup, and nothing saved was removed. "
                           "Export all keeps the set-aside copies.", "export-all", "Export all")
+
+
+def uri_component(text: str) -> str:
+    """JavaScript's encodeURIComponent: letters, digits and -_.!~*'() as they are, the rest as UTF-8 escapes.
+
+    >>> uri_component("wss://relay.example/a b,ü")
+    'wss%3A%2F%2Frelay.example%2Fa%20b%2C%C3%BC'
+    """
+    return quote(text, safe="!~*'()")
+
+
+def join_link(here: str, room: str, secret: str, public: str, relays: tuple[str, ...], nostr: tuple[str, ...],
+              stun: tuple[str, ...]) -> str:
+    """A hosted table's join link: the page's address, the relays when they are not the defaults (the
+    room's, not a setting saved since), and after # the room, its secret and the game master's public key.
+
+    >>> join_link("https://rk.example/", "r1", "s2", "k3", DEFAULT_RELAYS, DEFAULT_NOSTR, DEFAULT_STUN)
+    'https://rk.example/#live=r1.s2.k3'
+    >>> join_link("https://rk.example/", "r1", "s2", "k3", (), ("ws://127.0.0.1:7000",), DEFAULT_STUN)
+    'https://rk.example/?relays=none&nostr=ws%3A%2F%2F127.0.0.1%3A7000#live=r1.s2.k3'
+    """
+    query = []
+    if relays != DEFAULT_RELAYS:
+        query.append("relays=" + uri_component(",".join(relays) or "none"))
+    if nostr != DEFAULT_NOSTR:
+        query.append("nostr=" + uri_component(",".join(nostr) or "none"))
+    if stun != DEFAULT_STUN:
+        query.append("stun=" + uri_component(",".join(stun) or "none"))
+    return f"{here}{'?' + '&'.join(query) if query else ''}#live={room}.{secret}.{public}"

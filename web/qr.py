@@ -9,13 +9,13 @@ same-origin and precached by the service worker, so it works with no network.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from types import ModuleType
 
 __all__ = ["SEGNO_WHEEL", "STDLIB_EXTRA", "load_segno", "loaded", "qr_svg"]
 
 SEGNO_WHEEL = "segno-1.6.6-py3-none-any.whl"   # pinned in build.py's SITE_WHEELS (a unit test checks they agree)
 STDLIB_EXTRA = "stdlib-extra.zip"
-_segno: Any = None
+_segno: ModuleType | None = None
 
 
 def _site(path: str) -> str:
@@ -24,7 +24,7 @@ def _site(path: str) -> str:
     return str(window.URL.new(path, document.baseURI).href)
 
 
-async def load_segno() -> Any:
+async def load_segno() -> ModuleType:
     """segno, installed on first use (then imported from the page's Python)."""
     global _segno
     if _segno is not None:
@@ -51,8 +51,9 @@ async def load_segno() -> Any:
         _forget(extra)  # a damaged file is not kept: the next try fetches it again (once the good one is back)
         raise
 
-    _segno = segno
-    return segno
+    module: ModuleType = segno
+    _segno = module
+    return module
 
 
 def _forget(extra: str) -> None:
@@ -98,12 +99,12 @@ def _add_to_path(extra: str) -> None:
             package.__path__.append(f"{extra}/{folder}")
 
 
-def loaded() -> Any:
+def loaded() -> ModuleType | None:
     """segno if it is installed already, else None."""
     return _segno
 
 
-def qr_svg(segno: Any, text: str) -> tuple[str, int, int]:
+def qr_svg(segno: ModuleType, text: str) -> tuple[str, int, int]:
     """(inline SVG, QR version, modules per side) for `text`, at the lowest error level that keeps it
     smallest (a screen-to-camera scan at the table needs no damage tolerance)."""
     code = segno.make(text, error="l", micro=False)

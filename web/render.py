@@ -5,14 +5,12 @@ and how its turns go from its turn flow. Nothing here names a system."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyengine.dice import RollResult
-from pyengine.errors import EngineError
 from pyengine.handoff import HIDDEN, UNKNOWN
 from pyengine.model import Combatant, Encounter, Event
-from pyengine.rules import get_system, system_of, systems
-from pyengine.text import quoted
+from pyengine.rules import system_of
 from pyengine.tracker import Timeline
 from pyengine.turns import active_unit, side_state, unit_name
 
@@ -22,9 +20,13 @@ from .html import round_label as label_of_round
 from .library import encounter_xp
 from .views import view_for
 
+if TYPE_CHECKING:
+    from .model import Request
+    from .persist import Notice
+
 __all__ = [
     "esc", "round_label", "tracker_html", "log_html", "combatant_sheet_html", "add_sheet_html",
-    "menu_sheet_html", "roll_result_html", "odds_html", "notices_html", "history_html", "saved_rolls_html",
+    "roll_result_html", "odds_html", "notices_html", "history_html", "saved_rolls_html",
 ]
 
 
@@ -32,7 +34,7 @@ def round_label(enc: Encounter) -> str:
     return label_of_round(enc.started, enc.round, system_of(enc).elapsed_seconds(enc))
 
 
-def _hp(c: Combatant) -> str:
+def hp_html(c: Combatant) -> str:
     if c.hp is None:
         return ""
     temp = f" +{c.temp_hp}" if c.temp_hp else ""
@@ -84,7 +86,7 @@ def combatant_row(enc: Encounter, c: Combatant, active_ids: set[str], names: dic
         f'<li class="{" ".join(classes)}" data-testid="combatant-row" data-combatant-id="{esc(c.id)}" '
         f'data-action="{action}" data-id="{esc(c.id)}"{aria}{hidden} tabindex="0">'
         f'<span class="init">{esc(init)}</span><span class="name">{esc(c.name)}{tag}</span>'
-        f'<span class="hp" data-testid="hp">{act}{esc(_hp(c))}</span>{_bar(c)}'
+        f'<span class="hp" data-testid="hp">{act}{esc(hp_html(c))}</span>{_bar(c)}'
         + (f'<div class="chips">{flags}{chips}</div>' if chips or flags else "")
         + "</li>"
     )
@@ -167,33 +169,6 @@ def tracker_html(timeline: Timeline, selected: tuple[str, ...] | None = None) ->
     return head + status + body + controls
 
 
-def selected_sheet_html(enc: Encounter, selected: tuple[str, ...]) -> str:
-    """Damage, healing or a condition for several at once (a fireball on four goblins): one amount,
-    half for each one who made its save; one step to undo."""
-    chosen = [c for c in enc.combatants if c.id in selected]
-    rows = "".join(
-        f'<label class="check toggle" data-testid="selected-row"><input type="checkbox" class="half" value="{esc(c.id)}" id="half-{esc(c.id)}" '
-        f'data-id="{esc(c.id)}" data-testid="half"> {esc(c.name)} <span class="muted">{esc(_hp(c))}</span>'
-        '<span class="muted">saved: half damage</span></label>'
-        for c in chosen
-    )
-    options = "".join(f'<option value="{esc(n)}"></option>' for n in system_of(enc).condition_names)
-    return (
-        f'<h3 data-testid="sheet-title">{len(chosen)} selected</h3>'
-        f'<div class="checks">{rows}</div>'
-        '<input id="batch-amount" type="text" inputmode="text" autocomplete="off" autocapitalize="off" spellcheck="false" '
-        'placeholder="Amount or dice: 8d6 fire" data-testid="batch-amount">'
-        '<div class="grid2">'
-        '<button type="button" class="danger" data-action="apply-batch" data-kind="damage" data-testid="batch-damage">Damage</button>'
-        '<button type="button" data-action="apply-batch" data-kind="heal" data-testid="batch-heal">Heal</button></div>'
-        '<div class="row"><label class="field">Condition<input id="batch-condition" list="batch-cond-names" maxlength="60" '
-        f'autocomplete="off" data-testid="batch-condition"></label><datalist id="batch-cond-names">{options}</datalist>'
-        '<button type="button" data-action="apply-batch" data-kind="add_condition" data-testid="batch-add-condition">Add condition</button></div>'
-        '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
-        '<div class="row"><button type="button" data-action="close-sheet">Close</button></div>'
-    )
-
-
 def log_html(events: list[Event], limit: int = 200) -> str:
     if not events:
         return '<p class="muted">Nothing has happened yet.</p>'
@@ -206,36 +181,6 @@ def log_html(events: list[Event], limit: int = 200) -> str:
     )
     more = f'<p class="muted">{len(events) - limit} earlier entries not shown.</p>' if len(events) > limit else ""
     return f'<ol class="log" data-testid="log" reversed tabindex="0" aria-label="Log, newest first">{items}</ol>{more}'
-
-
-def initiative_sheet_html(enc: Encounter, sent: dict[str, int] | None = None) -> str:
-    """The players call out their initiative: one number field per player character, in order;
-    Enter moves on; whoever is left empty (and every other combatant) is rolled. `sent`: what
-    players' phones sent at the live table (their latest roll: it fills the field)."""
-    sent = sent or {}
-
-    def value(c: Combatant) -> str:
-        return str(sent[c.id]) if c.id in sent else "" if c.initiative is None else str(c.initiative)
-
-    rows = "".join(
-        f'<label class="field init-row">{esc(c.name)} <span class="muted">({c.init_mod:+d})</span>'
-        f'<input id="init-{esc(c.id)}" type="number" '
-        f'enterkeyhint="next" autocomplete="off" data-testid="init-input" data-combatant-id="{esc(c.id)}" '
-        f'value="{esc(value(c))}" placeholder="roll"></label>'
-        for c in enc.combatants if c.pc
-    )
-    return (
-        '<h3>Initiative</h3>'
-        '<p class="muted">Players: type your initiative. Anyone left empty, and every non-player, is rolled.</p>'
-        f'<form id="init-form" class="init-entry" data-action-submit="init-start" data-testid="init-entry">{rows}'
-        # After the fields: the first player's field has the focus (Enter moves on to the next).
-        '<label class="field">What is typed<select id="init-typed" data-testid="init-typed">'
-        '<option value="total">Total (die + modifier)</option>'
-        '<option value="die">The die alone (+ modifier here)</option></select></label>'
-        '<p class="err" id="form-error" data-testid="form-error" role="alert"></p>'
-        '<div class="row"><button type="button" data-action="close-sheet">Cancel</button>'
-        '<button type="submit" class="primary" data-testid="init-done">Roll for the rest and start</button></div></form>'
-    )
 
 
 def add_sheet_html(enc: Encounter, roster: list[dict[str, Any]], templates: list[dict[str, Any]], edit: Combatant | None = None,
@@ -329,7 +274,7 @@ def combatant_sheet_html(enc: Encounter, c: Combatant, attack: dict[str, Any] | 
     )
     others = "".join(f'<option value="{esc(x.id)}">{esc(x.name)}</option>' for x in enc.combatants if x.id != c.id and (c.group is None or x.group != c.group))
     hp = (
-        f'<p class="big-hp" data-testid="sheet-hp">{esc(_hp(c)) or "No HP tracked"}</p>'
+        f'<p class="big-hp" data-testid="sheet-hp">{esc(hp_html(c)) or "No HP tracked"}</p>'
         '<input id="hp-amount" type="text" inputmode="text" autocomplete="off" autocapitalize="off" spellcheck="false" '
         'placeholder="Amount or dice: 2d6+3, 8d6 fire" data-testid="hp-amount">'
         '<div class="grid3">'
@@ -375,362 +320,6 @@ def _players_sees(c: Combatant) -> str:
         f'aria-pressed="{"true" if hidden else "false"}">{"Hidden: reveal" if hidden else "Hide from players"}</button>'
         f'<button type="button" data-action="players-flag" data-flag="{UNKNOWN}" data-id="{esc(c.id)}" data-testid="unknown-toggle" '
         f'aria-pressed="{"true" if unknown else "false"}">{"Unknown: show name" if unknown else "Name as unknown"}</button></div>'
-    )
-
-
-def live_host_html(followers: str, players_hp: str, auto_done: bool = False, relays: tuple[str, ...] = (),
-                   stun: tuple[str, ...] = (), nostr: tuple[str, ...] = (), networks: str = "", offline: str = "", auto_saves: bool = False) -> str:
-    """The game master's Live table: the join code and link (when the table is at the relays), the
-    No internet section (`offline`, offline_html), who follows, what players may see."""
-    pick = "".join(f'<option value="{v}"{" selected" if v == players_hp else ""}>{label}</option>'
-                   for v, label in (("words", "Opponents' HP as words (hurt, bloodied)"), ("numbers", "Opponents' HP as numbers")))
-    at_relays = (
-        '<p class="muted">Players scan this code (or open the link) and follow the fight on their phones as it happens.</p>'
-        '<div id="live-qr" class="qr" data-testid="live-qr" hidden></div>'
-        '<p id="live-qr-note" class="muted" aria-live="polite"></p>'
-        '<div class="row share-row"><input id="live-link" readonly data-testid="live-link" aria-label="Join link">'
-        '<button type="button" data-action="copy-live" data-testid="copy-live">Copy</button></div>'
-        '<p id="live-out" class="muted" aria-live="polite"></p>'
-    ) if relays or nostr else ""
-    return (
-        '<h3>Live table</h3>' + at_relays +
-        f'<p data-testid="live-followers" id="live-followers" aria-live="polite">{esc(followers)}</p>'
-        + (f'<p class="muted" data-testid="live-networks" id="live-networks" aria-live="polite">{esc(networks)}</p>' if relays or nostr else "")
-        + offline +
-        ''
-        f'<label class="field">What players see<select id="players-hp" data-action-change="players-hp" data-testid="players-hp">{pick}</select></label>'
-        '<label class="check"><input type="checkbox" id="auto-done" data-action-change="auto-done" data-testid="auto-done"'
-        f'{" checked" if auto_done else ""}> A player\'s "I\'m done" passes the turn without asking</label>'
-        '<label class="check"><input type="checkbox" id="auto-saves" data-action-change="auto-saves" data-testid="auto-saves"'
-        f'{" checked" if auto_saves else ""}> Apply players\' death saves without asking</label>'
-        '<p class="muted">Hide a combatant (an ambush, reinforcements) or keep its name unknown from its sheet: what is hidden is '
-        'never sent to a phone.</p>'
-        '<p class="err" id="live-error" data-testid="live-error" role="alert"></p>'
-        '<div class="grid2">'
-        '<button type="button" data-action="table-display" data-testid="table-display">Open table display</button>'
-        '<button type="button" class="danger" data-action="live-stop" data-testid="live-stop">Stop live table</button></div>'
-        '<details class="help"><summary>Connection settings</summary>'
-        '<p class="muted">A table that goes live uses these (a table live without the relays: stop it and open Live table).</p>'
-        f'<label class="field">Relays (WebTorrent trackers, comma-separated, or "none")<input id="live-relays" data-testid="live-relays" '
-        f'autocomplete="off" value="{esc(", ".join(relays) or "none")}"></label>'
-        f'<label class="field">Nostr relays (comma-separated, or "none")<input id="live-nostr" data-testid="live-nostr" '
-        f'autocomplete="off" value="{esc(", ".join(nostr) or "none")}"></label>'
-        f'<label class="field">STUN servers (or "none")<input id="live-stun" data-testid="live-stun" autocomplete="off" '
-        f'value="{esc(", ".join(stun) or "none")}"></label>'
-        '<button type="button" data-action="save-servers" data-testid="save-servers">Save</button>'
-        '<p class="muted" id="live-servers-out" aria-live="polite"></p></details>'
-        '<details class="help"><summary>How the live table connects</summary><p>The phones meet through public relays of two '
-        'networks at once (Nostr relays and WebTorrent trackers), which only see that browsers asked for the same coded room name '
-        '(Nostr: signed events of a throwaway key; the handshakes inside are encrypted with the room\'s password); the fight then goes '
-        'from phone to phone, encrypted by WebRTC. Phones that do not meet: the line above says which relays answer. '
-        'The room and its password are only in this code and link. The table display is a second window on this device and needs no network.</p></details>'
-        '<div class="row"><button type="button" data-action="close-sheet" data-testid="close-sheet">Close</button></div>'
-    )
-
-
-def offline_html(said: str, relays_said: str, link: str) -> str:
-    """The Live table's No internet section: a player joins by two scans (the offer here, then its answer)."""
-    if link:
-        steps = (
-            '<ol class="steps"><li>The player opens Menu → <b>Join a table (scan)</b> and scans this code.</li>'
-            '<li>Their phone then shows a code: scan it with <b>Scan the player\'s answer</b>.</li></ol>'
-            '<div id="offer-qr" class="qr" data-testid="offer-qr" hidden></div>'
-            '<p id="offer-qr-note" class="muted" aria-live="polite"></p>'
-            f'<div class="row share-row"><input id="offer-code" readonly data-testid="offer-code" aria-label="The game master\'s code" value="{esc(link)}">'
-            '<button type="button" data-action="copy-offer" data-testid="copy-offer">Copy</button></div>'
-            '<p id="offer-out" class="muted" aria-live="polite"></p>'
-            '<button type="button" class="primary" data-action="scan-open" data-testid="scan-open">Scan the player\'s answer</button>'
-        )
-        again = "Make a new code"
-    else:
-        steps = ('<p class="muted">This phone shows a code for the next player, then reads the code their phone shows '
-                 '(it asks for the camera once).</p>')
-        again = "Join a phone without internet"
-    return (
-        '<section class="offline" data-testid="offline-section"><h4>No internet</h4>'
-        f'<p id="relays-state" data-testid="relays-state" aria-live="polite">{esc(relays_said)}</p>{steps}'
-        f'<p id="pairing-state" data-testid="pairing-state" aria-live="polite">{esc(said)}</p>'
-        f'<button type="button" data-action="live-offline" data-testid="live-offline">{again}</button>'
-        '<details class="help"><summary>When to join without internet</summary><p>When the phones cannot reach the relays '
-        '(no signal, no Wi-Fi internet) but are on one Wi-Fi: a venue\'s, a home router, or the game master\'s phone as a '
-        'hotspot (it works with no mobile data). Each player\'s phone and this one exchange two codes by camera; then the '
-        'fight goes from this phone to theirs directly. It cannot work between different networks, nor on a Wi-Fi that keeps '
-        'its devices apart (many guest and venue networks). A phone that drops or reloads joins again with the two scans; '
-        'the fight here is never affected.</p></details></section>'
-    )
-
-
-def scan_html(kind: str) -> str:
-    """The scanner: the camera in a frame, and a field for a pasted code."""
-    what = "the game master's code" if kind == "offer" else "the player's answer"
-    return (
-        f'<h3>Scan {what}</h3>'
-        '<p class="muted">Hold this phone so that the code on the other phone\'s screen fills the frame.</p>'
-        '<div class="scan-frame" data-testid="scan-frame"><video id="scan-video" data-testid="scan-video" playsinline muted '
-        'aria-label="Camera"></video><span class="scan-aim" aria-hidden="true"></span></div>'
-        '<p id="scan-state" class="muted" data-testid="scan-state" aria-live="polite">Opening the camera…</p>'
-        '<p class="err" id="scan-error" data-testid="scan-error" role="alert"></p>'
-        '<label class="field">No camera? Paste the code<textarea id="scan-paste" data-testid="scan-paste" rows="3" '
-        'autocomplete="off" autocapitalize="off" spellcheck="false"></textarea></label>'
-        f'<div class="row"><button type="button" class="primary" data-action="scan-submit" data-kind="{esc(kind)}" '
-        'data-testid="scan-submit">Use this code</button>'
-        + ('<button type="button" data-action="live-table" data-testid="scan-back">Back</button></div>' if kind == "answer" else
-           '<button type="button" data-action="close-sheet" data-testid="close-sheet">Cancel</button></div>')
-    )
-
-
-def join_html(said: str, code: str) -> str:
-    """A player's phone joining without internet: its answer, for the game master's phone to scan."""
-    shown = (
-        '<div id="answer-qr" class="qr" data-testid="answer-qr" hidden></div>'
-        '<p id="answer-qr-note" class="muted" aria-live="polite"></p>'
-        f'<div class="row share-row"><input id="answer-code" readonly data-testid="answer-code" aria-label="This phone\'s answer" value="{esc(code)}">'
-        '<button type="button" data-action="copy-answer" data-testid="copy-answer">Copy</button></div>'
-        '<p id="answer-out" class="muted" aria-live="polite"></p>'
-    ) if code else ""
-    return (
-        '<h3>Show this to the game master</h3>'
-        '<p class="muted">On their Live table screen they tap <b>Scan the player\'s answer</b> and point their phone at this code.</p>'
-        + shown +
-        f'<p id="join-state" data-testid="join-state" aria-live="polite">{esc(said)}</p>'
-        '<p class="err" id="join-error" data-testid="join-error" role="alert"></p>'
-        '<div class="row"><button type="button" data-action="join-table" data-testid="scan-again">Scan again</button>'
-        '<button type="button" data-action="live-stop" data-testid="join-cancel">Cancel</button></div>'
-    )
-
-
-def live_follow_html(live: Any, state: str, display: bool, attacks: list[tuple[str, str]] | None = None, kind: str = "") -> str:
-    """A player's phone (or the table display) following the fight live: the players' view, how the
-    connection stands, and (a player's phone) what it may ask the game master."""
-    body = (view_body_html(live.view) if live.view is not None
-            else '<p class="muted">Waiting for the game master\'s phone…</p>')
-    stop = "" if display else '<button type="button" data-action="live-stop" data-testid="live-leave">Stop following</button>'
-    if live.direct and not live.host_here() and live.revision:
-        # Joined by two scans and lost: no relay to look again through; the two scans bring it back.
-        stop = '<button type="button" class="primary" data-action="join-table" data-testid="join-again">Join again (two scans)</button>' + stop
-    return (
-        f'<div class="live-view{" display" if display else ""}" data-testid="live-view">'
-        f'<p class="live-state" id="live-state" data-testid="live-state" data-state="{esc(kind)}" aria-live="polite">{esc(state)}</p>{body}</div>'
-        + ("" if display or live.view is None else _player_asks(live, attacks or []))
-        + ("" if display else f'<div class="row">{stop}<button type="button" data-action="close-sheet" data-testid="close-sheet">Close</button></div>')
-    )
-
-
-def _player_asks(live: Any, attacks: list[tuple[str, str]]) -> str:
-    """A player's part: claim a party combatant; then its own state (HP with temporary HP,
-    conditions, death saves), initiative or "I'm done", an attack the game master's engine resolves,
-    healing or temporary HP received, and any other roll against a target."""
-    again = ('<button type="button" data-action="request-again" data-testid="request-again">Send again</button>'
-             if live.said.startswith("not delivered") and live.asking else "")
-    said = (f'<p class="request-state" id="request-state" data-testid="request-state" aria-live="polite">{esc(live.said)}</p>'
-            + again)
-    err = '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
-    names = {i: n for i, n, _ in live.ids}
-    if not live.you:
-        party = [(i, n) for i, n, side in live.ids if side == "p"]
-        if not party:
-            return said
-        return (
-            '<h4>Which one is you?</h4><div class="grid2">'
-            + "".join(f'<button type="button" data-action="live-claim" data-id="{esc(i)}" data-testid="claim">{esc(n)}</button>'
-                      for i, n in party)
-            + f'</div>{said}{err}'
-        )
-    me = names.get(live.you, "your character")
-    started = bool(live.view and live.view.get("round"))
-    mine = live.you in live.turn
-    own = (live.pcs or {}).get(live.you) or {}
-    parts = [f'<h4>You play <b data-testid="live-you">{esc(me)}</b></h4>', _own_state(own, started and mine)]
-    if not started:
-        parts.append(
-            '<div class="row"><input id="live-init" type="number" inputmode="numeric" placeholder="Your initiative" '
-            'aria-label="Your initiative" data-testid="live-init">'
-            '<button type="button" data-action="send-initiative" data-testid="send-initiative">Send initiative</button></div>')
-    else:
-        label = "I'm done" if mine else "I'm done (on your turn)"
-        parts.append(f'<button type="button" class="primary" data-action="im-done" data-testid="im-done"{"" if mine else " disabled"}>'
-                     f'{label}</button>')
-    parts.append(
-        '<div class="row">'
-        f'<button type="button" data-action="player-attack" data-testid="player-attack" aria-expanded="{str(live.panel == "attack").lower()}">Attack</button>'
-        f'<button type="button" data-action="player-heal" data-testid="player-heal" aria-expanded="{str(live.panel == "heal").lower()}">'
-        'Healing, temp HP</button></div>')
-    chosen = player_target(live)
-    targets = "".join(f'<option value="{esc(i)}"{" selected" if i == chosen else ""}>{esc(n)}</option>'
-                      for i, n, side in live.ids if side != "x" and i != live.you)  # (the attack's and another roll's)
-    if live.panel == "attack":
-        weapons = own.get("atk") or []
-        pick = ('<label class="field">With<select id="attack-with" data-testid="attack-with">'
-                + "".join(f'<option value="{esc(a)}">{esc(a)}</option>' for a in weapons) + '</select></label>') if weapons else ""
-        parts.append(
-            '<div class="panel player-attack" data-testid="attack-panel">'
-            f'<label class="field">Target<select id="attack-target" data-testid="attack-target" data-action-change="player-target">{targets}</select></label>'
-            f'{pick}<p class="muted small">Your phone rolls the dice; the game master\'s phone rolls them against the target\'s defences.</p>'
-            '<button type="button" class="primary" data-action="send-attack" data-testid="send-attack">Roll the attack</button></div>')
-    if live.panel == "heal":
-        parts.append(
-            '<div class="panel player-heal" data-testid="heal-panel"><div class="grid2">'
-            '<label class="field">How much<input id="live-heal" type="number" inputmode="numeric" min="1" data-testid="live-heal"></label>'
-            '<label class="field">What<select id="heal-kind" data-testid="heal-kind"><option value="heal">Healing</option>'
-            '<option value="temp">Temporary HP</option></select></label></div>'
-            '<button type="button" data-action="send-heal" data-testid="send-heal">Send to the game master</button></div>')
-    if attacks:
-        parts.append(
-            '<label class="field">From My characters<select id="live-attack" data-action-change="live-attack" data-testid="live-attack">'
-            '<option value="">Pick an attack…</option>'
-            + "".join(f'<option value="{i}">{esc(label)} ({esc(dice)})</option>' for i, (label, dice) in enumerate(attacks))
-            + '</select></label>')
-    parts.append(
-        '<h4 class="small">Another roll (a spell, typed dice)</h4>'
-        '<div class="grid2"><label class="field">Target<select id="live-target" data-testid="live-target" data-action-change="player-target">'
-        f'{targets}</select></label>'
-        '<label class="field">Dice<input id="live-dice" data-testid="live-dice" autocomplete="off" placeholder="1d8+3"></label></div>'
-        '<div class="row"><input id="live-label" data-testid="live-label" maxlength="60" autocomplete="off" placeholder="What (a spell…)" '
-        'aria-label="What the roll is">'
-        '<button type="button" data-action="send-roll" data-testid="send-roll">Roll and send</button></div>')
-    return "".join(parts) + said + err
-
-
-def player_target(live: Any) -> str:
-    """The target a player's phone offers first: the one this player picked during this turn, else
-    the opponent whose turn it is, else the last one it chose (kept across sends), else the first
-    opponent; never the lair, never itself, never one the players cannot see."""
-    valid = {i for i, _, side in live.ids if side != "x" and i != live.you}
-    foes = [i for i, _, side in live.ids if side == "o"]
-    if live.target in valid and live.target_turn == live.turn:
-        return str(live.target)
-    acting = next((i for i in live.turn if i in foes), "")
-    if acting:
-        return acting
-    if live.target in valid:
-        return str(live.target)
-    return foes[0] if foes else next(iter(sorted(valid)), "")
-
-
-def _own_state(own: dict[str, Any], my_turn: bool) -> str:
-    """A player's own character: exact HP with temporary HP ("22/44 +8"), conditions and what remains
-    of them, death saves at 0 HP (and the button to roll one on its turn)."""
-    if not own:
-        return ""
-    hp, most, temp = own.get("hp"), own.get("max"), own.get("temp") or 0
-    shown = "—" if hp is None else f"{hp}/{most}" if most else f"{hp}"
-    out = (f'<p class="my-hp" data-testid="my-hp"><span class="muted">HP</span> <b>{esc(shown)}</b>'
-           + (f' <span class="temp">+{temp}</span>' if temp else "") + '</p>')
-    conds = own.get("cond") or []
-    out += ('<ul class="my-conditions" data-testid="my-conditions">'
-            + "".join(f'<li><b>{esc(name)}</b> <span class="muted">{esc(left)}</span></li>' for name, left in conds)
-            + '</ul>') if conds else '<p class="muted small" data-testid="my-conditions">No conditions.</p>'
-    saves = own.get("ds")
-    if saves:
-        successes, failures, state = saves
-        out += (f'<p data-testid="my-death-saves">Death saves: <b>{successes}</b>/3 ✓ · <b>{failures}</b>/3 ✗ '
-                f'<span class="muted">({esc(state)})</span></p>')
-        if state == "dying":
-            label = "Roll death save" if my_turn else "Roll death save (on your turn)"
-            out += (f'<button type="button" class="primary" data-action="live-death-save" data-testid="death-save"'
-                    f'{"" if my_turn else " disabled"}>{label}</button>')
-    return out
-
-
-STORAGE_STATES = {
-    "kept": "Saved on this device; the browser has agreed to keep it.",
-    "may-clear": "Saved on this device, but the browser may clear it when space runs low: export now and then.",
-    "unknown": "Saved on this device.",
-    "full": "Storage is full: changes are not being saved. Export all keeps a copy.",
-    "blocked": "Not saving: this browser blocks storage (private mode?). Export to keep the fight.",
-}
-
-
-def encounter_details(entry: dict[str, Any], now: float) -> str:
-    """'Enchanted Realms · round 3 · from a shared link · 2 h ago' for the list of encounters."""
-    parts = []
-    if entry.get("system"):
-        try:
-            parts.append(get_system(entry["system"]).label)
-        except EngineError:
-            parts.append(str(entry["system"]))
-    if entry.get("round"):
-        parts.append(f"round {entry['round']}")
-    if entry.get("from"):
-        parts.append("from a shared link" if entry["from"] == "link" else "from a file")
-    if entry.get("at"):
-        parts.append(_ago(now - entry["at"] / 1000))
-    return " · ".join(parts)
-
-
-def _ago(seconds: float) -> str:
-    if seconds < 90:
-        return "just now"
-    for unit, size in (("day", 86_400), ("h", 3600), ("min", 60)):
-        if seconds >= size:
-            n = int(seconds // size)
-            return f"{n} {unit}{'s' if unit == 'day' and n > 1 else ''} ago"
-    return "just now"  # pragma: no cover
-
-
-def menu_sheet_html(encounters: list[dict[str, Any]], current_id: str, locked: set[str], theme: str, skip_down: str, trash: list[dict[str, Any]],
-                    system: str = "generic", storage: str = "unknown", now: float = 0.0) -> str:
-    system_options = "".join(
-        f'<option value="{esc(x.name)}"{" selected" if x.name == system else ""}>{esc(x.label)}</option>' for x in systems()
-    )
-    rows = "".join(
-        f'<li class="enc-item{" current" if e["id"] == current_id else ""}" data-testid="encounter-item">'
-        f'<button type="button" data-action="switch-encounter" data-id="{esc(e["id"])}"{" disabled" if e["id"] in locked else ""}>'
-        f'<span class="enc-title">{esc(e.get("name", "?"))}{" (newer version)" if e["id"] in locked else ""}</span>'
-        f'<small class="muted" data-testid="encounter-details">{esc(encounter_details(e, now))}</small></button></li>'
-        for e in encounters
-    )
-    restore = "".join(
-        f'<button type="button" data-action="restore-encounter" data-index="{i}" data-testid="restore-encounter">Restore {esc(quoted(t["name"]))}</button>'
-        for i, t in enumerate(trash)
-    )
-    skip = "".join(
-        f'<option value="{v}"{" selected" if v == skip_down else ""}>{label}</option>'
-        for v, label in (("npcs", "Downed non-players"), ("all", "Everyone who is down"), ("none", "Nobody"))
-    )
-    return (
-        '<h3>Encounters</h3>'
-        f'<ul class="enc-list" data-testid="encounter-list">{rows}</ul>'
-        f'{restore}'
-        f'<label class="field">Game system for a new encounter<select id="new-system" data-testid="new-system">{system_options}</select></label>'
-        '<div class="grid2">'
-        '<button type="button" data-action="new-encounter" data-testid="new-encounter">New</button>'
-        '<button type="button" data-action="duplicate-encounter" data-testid="duplicate-encounter">Duplicate</button>'
-        '<button type="button" data-action="rename-encounter" data-testid="rename-encounter">Rename</button>'
-        '<button type="button" class="danger" data-action="delete-encounter" data-testid="delete-encounter">Delete</button>'
-        '</div>'
-        f'<label class="field">Skip at their turn<select id="opt-skip" data-action-change="set-skip" data-testid="option-skip">{skip}</select></label>'
-        '<h3>Save and share</h3><div class="grid2">'
-        '<button type="button" data-action="export-all" data-testid="export-all">Export all</button>'
-        '<button type="button" data-action="export-current" data-testid="export-current">Export fight</button>'
-        '<label class="button-like" data-testid="import-label">Import file<input type="file" id="import-file" accept=".json,application/json" data-testid="import-file" class="sr"></label>'
-        '<button type="button" data-action="share-link" data-testid="share-link">Share link</button>'
-        '<button type="button" data-action="live-table" data-testid="live-table">Live table</button>'
-        '<button type="button" data-action="table-display" data-testid="table-display">Table display</button>'
-        '<button type="button" data-action="join-table" data-testid="join-table">Join a table (scan)</button>'
-        '</div><label class="field">Share with<select id="share-for" data-action-change="share-for" data-testid="share-for">'
-        '<option value="view">Players (a read-only view)</option>'
-        '<option value="fight">A co-GM (takes the fight over)</option></select></label>'
-        '<div class="row share-row"><input id="share-field" readonly data-testid="share-field" aria-label="Share link" '
-        'placeholder="Tap Share link">'
-        '<button type="button" data-action="copy-share" data-testid="copy-share">Copy</button></div>'
-        '<p id="share-out" class="muted" data-testid="share-out" aria-live="polite"></p>'
-        '<div id="share-qr" class="qr" data-testid="share-qr" hidden></div>'
-        '<p id="share-qr-note" class="muted" data-testid="share-qr-note" aria-live="polite"></p>'
-        '<details class="help"><summary>How sharing works</summary><p data-testid="share-help">Players at the table: they point '
-        'their phone\'s camera at the code and see the fight read-only (the round, whose turn, who is next, the party\'s HP, '
-        'the foes as "hurt" or "bloodied", conditions); they scan again to see it move on. A co-GM: the code opens the whole '
-        'fight on their phone as a copy to run from there (the two phones do not sync). No signal is needed: the fight is '
-        'inside the code.</p></details>'
-        f'<p class="muted" data-testid="storage-status" data-state="{esc(storage)}">{esc(STORAGE_STATES.get(storage, ""))}</p>'
-        '<h3>Look and help</h3><div class="grid2">'
-        '<label class="field">Theme<select id="theme-pick" data-action-change="theme-picked" data-testid="theme-pick">'
-        + "".join(f'<option value="{value}"{" selected" if theme == value else ""}>{label}</option>'
-                  for value, label in (("system", "As the phone"), ("light", "Light"), ("dark", "Dark")))
-        + '</select></label>'
-        '<a class="button-like" href="./rules.html" target="_blank" rel="noopener" data-testid="rules-link">Rules reference</a></div>'
-        '<p class="err" id="menu-error" data-testid="menu-error" role="alert"></p>'
-        '<div class="row"><button type="button" data-action="close-sheet">Close</button></div>'
     )
 
 
@@ -782,7 +371,7 @@ def roll_result_html(result: RollResult) -> str:
     )
 
 
-def requests_html(requests: tuple[Any, ...]) -> str:
+def requests_html(requests: tuple[Request, ...]) -> str:
     """What players' phones asked (the live table), oldest first, each with Apply and Dismiss: the
     tray's cards."""
     return "".join(
@@ -794,14 +383,14 @@ def requests_html(requests: tuple[Any, ...]) -> str:
     )
 
 
-def tray_html(requests: tuple[Any, ...]) -> str:
+def tray_html(requests: tuple[Request, ...]) -> str:
     """The game master's tray of requests, above the turn controls wherever the page is scrolled."""
     return (f'<div class="tray-head"><b>Players\' requests ({len(requests)})</b>'
             '<button type="button" data-action="request-tray" data-testid="request-tray-hide">Hide</button></div>'
             + requests_html(requests))
 
 
-def notices_html(notices: list[Any], timeline: Any = None) -> str:
+def notices_html(notices: list[Notice], timeline: Timeline | None = None) -> str:
     """Messages for the user, each with its buttons and a dismiss × (its index in `notices`); one
     about a step of a fight only beside that fight while the step is done."""
     return "".join(

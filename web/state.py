@@ -1,4 +1,10 @@
-"""The page's UI state as one value, changed only by `update(ui, message, **data)` (Elm style).
+"""The page's UI state as one value, changed only by the typed functions here (each takes the state
+and returns the next; the old value never changes), which web/update calls.
+
+>>> ui = sheet_opened(Ui(), "combatant", "c1")
+>>> ui.sheet, sheet_closed(ui).sheet
+(('combatant', 'c1'), None)
+
 
 The fight itself is the encounter's `Timeline` (the engine's); this is what the screen adds: which
 sheet is open, the attack panel's choices and its rolled but unapplied attack, the last target, and
@@ -9,11 +15,14 @@ another attribute on the App.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["Ui", "update", "MESSAGES", "FRESH_ATTACK"]
+if TYPE_CHECKING:
+    from pyengine.characters import Character
+    from pyengine.tracker import Timeline
+
+__all__ = ["Ui", "FRESH_ATTACK", "sheet_opened", "target_picked", "section_picked", "tool_kind_picked", "sheet_closed", "attack_configured", "attack_rolled", "attack_applied", "next_turn_tapped", "dice_typed", "dice_rolled", "character_opened", "target_described", "view_opened", "character_offered", "character_taken", "share_offered", "share_taken", "selecting_toggled", "selection_toggled", "selection_done", "combatant_added"]
 
 FRESH_ATTACK: dict[str, Any] = {"attacker": None, "pending": None}
 FRESH_PRACTICE: dict[str, Any] = {"attack": None, "target": {}, "hp": None, "name": "Target", "at_least": None}
@@ -26,12 +35,12 @@ class Ui:
     last_target: str | None = None                 # whom the last applied attack hit (the next Attack… opens it)
     building: bool = False                         # the dice box holds an expression the quick dice add to
     last_next_turn: float = -1.0                   # when Next turn last acted (monotonic seconds)
-    pending_share: Any = None                      # the Timeline of a shared link, until the user opens it
+    pending_share: Timeline | None = None          # the fight of a shared link, until the user opens it
     selected: tuple[str, ...] | None = None        # rows chosen to act on together (None: not selecting)
     last_added: tuple[str, bool] = ("opponents", False)  # side and PC of the last combatant added: the next starts so
     section: str | None = None                     # the open part of a long sheet (None: its first, the attack)
     practice: dict[str, Any] = field(default_factory=lambda: dict(FRESH_PRACTICE))  # a character's attack: which, at what target
-    pending_character: Any = None                  # the Character of a #character= link, until the user answers
+    pending_character: Character | None = None     # the character of a #character= link, until the user answers
     table_view: Any = None                         # a fight's read-only view from a #view= link (pyengine.handoff)
     tool_kind: str | None = None                   # the sheet's turn-tool form, open for this kind (None: closed)
 
@@ -41,133 +50,97 @@ class Ui:
         return self.sheet is not None and self.sheet[0] == "character"
 
 
-def _sheet_opened(ui: Ui, kind: str, ident: str | None = None) -> Ui:
+def sheet_opened(ui: Ui, kind: str, ident: str | None = None) -> Ui:
     return replace(ui, sheet=(kind, ident), attack=dict(FRESH_ATTACK), section=None, tool_kind=None)
 
 
-def _target_picked(ui: Ui, ident: str) -> Ui:
+def target_picked(ui: Ui, ident: str) -> Ui:
     """The attack panel moves to another target: its attacker and choices stay, a rolled attack does not."""
     kind = ui.sheet[0] if ui.sheet else "combatant"
     return replace(ui, sheet=(kind, ident), attack={**ui.attack, "pending": None})
 
 
-def _section_picked(ui: Ui, key: str) -> Ui:
+def section_picked(ui: Ui, key: str) -> Ui:
     return replace(ui, section=key)
 
 
-def _tool_kind_picked(ui: Ui, kind: str | None) -> Ui:
+def tool_kind_picked(ui: Ui, kind: str | None) -> Ui:
     return replace(ui, tool_kind=kind)
 
 
-def _sheet_closed(ui: Ui) -> Ui:
+def sheet_closed(ui: Ui) -> Ui:
     return replace(ui, sheet=None)
 
 
-def _attack_configured(ui: Ui, config: dict[str, Any]) -> Ui:
+def attack_configured(ui: Ui, config: dict[str, Any]) -> Ui:
     return replace(ui, attack={**config, "pending": None})
 
 
-def _attack_rolled(ui: Ui, pending: dict[str, Any]) -> Ui:
+def attack_rolled(ui: Ui, pending: dict[str, Any]) -> Ui:
     return replace(ui, attack={**ui.attack, "pending": pending})
 
 
-def _attack_applied(ui: Ui) -> Ui:
+def attack_applied(ui: Ui) -> Ui:
     pending = ui.attack.get("pending") or {}
     return replace(ui, attack={**ui.attack, "pending": None}, last_target=pending.get("target", ui.last_target))
 
 
-def _next_turn_tapped(ui: Ui, now: float) -> Ui:
+def next_turn_tapped(ui: Ui, now: float) -> Ui:
     return replace(ui, last_next_turn=now)
 
 
-def _dice_typed(ui: Ui) -> Ui:
+def dice_typed(ui: Ui) -> Ui:
     return replace(ui, building=True)
 
 
-def _dice_rolled(ui: Ui) -> Ui:
+def dice_rolled(ui: Ui) -> Ui:
     return replace(ui, building=False)
 
 
-def _character_opened(ui: Ui, ident: str, attack: int | None, config: dict[str, Any]) -> Ui:
+def character_opened(ui: Ui, ident: str, attack: int | None, config: dict[str, Any]) -> Ui:
     """A character's attack screen: the chosen attack's options in the panel; the target described
     before stays (the game master's monster does not change with the attack)."""
     return replace(ui, sheet=("character", ident), attack={**FRESH_ATTACK, **config}, section=None,
                    practice={**ui.practice, "attack": attack})
 
 
-def _target_described(ui: Ui, target: dict[str, Any], hp: int | None, name: str, at_least: int | None = None) -> Ui:
+def target_described(ui: Ui, target: dict[str, Any], hp: int | None, name: str, at_least: int | None = None) -> Ui:
     return replace(ui, practice={**ui.practice, "target": target, "hp": hp, "name": name, "at_least": at_least},
                    attack={**ui.attack, "pending": None})
 
 
-def _view_opened(ui: Ui, view: Any) -> Ui:
+def view_opened(ui: Ui, view: dict[str, Any]) -> Ui:
     return replace(ui, sheet=("view", None), table_view=view, attack=dict(FRESH_ATTACK), section=None)
 
 
-def _character_offered(ui: Ui, character: Any) -> Ui:
+def character_offered(ui: Ui, character: Character) -> Ui:
     return replace(ui, pending_character=character)
 
 
-def _character_taken(ui: Ui) -> Ui:
+def character_taken(ui: Ui) -> Ui:
     return replace(ui, pending_character=None)
 
 
-def _share_offered(ui: Ui, timeline: Any) -> Ui:
+def share_offered(ui: Ui, timeline: Timeline) -> Ui:
     return replace(ui, pending_share=timeline)
 
 
-def _share_taken(ui: Ui) -> Ui:
+def share_taken(ui: Ui) -> Ui:
     return replace(ui, pending_share=None)
 
 
-def _selecting_toggled(ui: Ui) -> Ui:
+def selecting_toggled(ui: Ui) -> Ui:
     return replace(ui, selected=None if ui.selected is not None else ())
 
 
-def _selection_toggled(ui: Ui, ident: str) -> Ui:
+def selection_toggled(ui: Ui, ident: str) -> Ui:
     chosen = ui.selected or ()
     return replace(ui, selected=tuple(i for i in chosen if i != ident) if ident in chosen else chosen + (ident,))
 
 
-def _selection_done(ui: Ui) -> Ui:
+def selection_done(ui: Ui) -> Ui:
     return replace(ui, selected=None)
 
 
-def _combatant_added(ui: Ui, side: str, pc: bool) -> Ui:
+def combatant_added(ui: Ui, side: str, pc: bool) -> Ui:
     return replace(ui, last_added=(side, pc))
-
-
-MESSAGES: dict[str, Callable[..., Ui]] = {
-    "target-picked": _target_picked,
-    "section-picked": _section_picked,
-    "tool-kind-picked": _tool_kind_picked,
-    "combatant-added": _combatant_added,
-    "selecting-toggled": _selecting_toggled,
-    "selection-toggled": _selection_toggled,
-    "selection-done": _selection_done,
-    "sheet-opened": _sheet_opened,
-    "sheet-closed": _sheet_closed,
-    "attack-configured": _attack_configured,
-    "attack-rolled": _attack_rolled,
-    "attack-applied": _attack_applied,
-    "next-turn-tapped": _next_turn_tapped,
-    "dice-typed": _dice_typed,
-    "dice-rolled": _dice_rolled,
-    "share-offered": _share_offered,
-    "share-taken": _share_taken,
-    "character-opened": _character_opened,
-    "target-described": _target_described,
-    "character-offered": _character_offered,
-    "view-opened": _view_opened,
-    "character-taken": _character_taken,
-}
-
-
-def update(ui: Ui, message: str, **data: Any) -> Ui:
-    """The UI state after `message`; the old value is unchanged.
-
-    >>> ui = update(Ui(), "sheet-opened", kind="combatant", ident="c1")
-    >>> ui.sheet, update(ui, "sheet-closed").sheet
-    (('combatant', 'c1'), None)
-    """
-    return MESSAGES[message](ui, **data)

@@ -19,7 +19,7 @@ from tests.e2e.conftest import open_seeded, stored_fight
 from tests.e2e.test_live import close, follow, gm_url, go_live, phone, received, wait_text
 from tests.e2e.test_live_table import request_state
 from tests.unit.test_players_phone import ATTACK_KINDS, ROSTERS
-from web.render import _hp
+from web.render import hp_html as _hp
 
 relay = test_live.relay  # the tests' WebTorrent tracker (a module fixture)
 SEED_MAX = 2**53

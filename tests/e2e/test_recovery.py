@@ -123,8 +123,8 @@ def test_pasting_an_expression_too_big_to_estimate_keeps_every_task_short(contex
 @pytest.fixture(scope="module")
 def big_export(tmp_path_factory):
     """An export of 30 started fights of 500 combatants each (2.7 MB): the largest a table keeps."""
+    from pyengine.storage import APP, SCHEMA_VERSION, timeline_to_dict
     from web.bench import big_fight
-    from web.persist import APP, SCHEMA_VERSION, timeline_to_dict
 
     fight = timeline_to_dict(big_fight(500))
     path = tmp_path_factory.mktemp("import") / "all.json"

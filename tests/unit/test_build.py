@@ -171,8 +171,9 @@ def test_the_web_modules_the_snapshot_keeps_import_without_the_browser():
                      for p in (build.ROOT / "web").rglob("*.py") if p.name != "__init__.py")
     kept = [m for m in modules if not pattern.match(m)]
     left_out = sorted(set(modules) - set(kept))
-    assert left_out == ["web.bench", "web.browser", "web.dom", "web.runtime"]
-    assert {"web.update.fight", "web.model", "web.render", "web.views.realms", "web.screens.combatant"} <= set(kept)
+    assert left_out == ["web.bench"]
+    assert {"web.update.fight", "web.model", "web.render", "web.views.realms", "web.screens.combatant", "web.runtime", "web.dom",
+            "web.browser", "web.listeners", "web.drawing", "web.livepage", "web.keeping"} <= set(kept)
     code = (f"import importlib, sys\nfor m in {kept!r}: importlib.import_module(m)\n"
             "print(sorted(n for n in ('pyscript', 'js', 'pyodide', 'pyodide_js') if n in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=build.ROOT, capture_output=True, text=True, check=True).stdout
@@ -203,3 +204,25 @@ def test_trystero_is_served_from_our_files_with_its_one_bare_import_rewritten(tm
     for path in (tmp_path / "trystero").rglob("*.mjs"):
         imports = [line for line in path.read_text().splitlines() if line.startswith("import ")]
         assert all('from "./' in line for line in imports), (path, imports)
+
+
+def test_the_wire_constants_come_from_the_engine_into_both_javascript_modules(tmp_path):
+    """How a state and a beat begin, and the largest message: pyengine/live.py's, written by the build
+    into static/live.mjs (which passes states on) and static/early.mjs (which reads them before the
+    engine is ready); nothing in either file spells them out."""
+    import json
+    import shutil
+
+    from pyengine.live import BEAT_PREFIX, MAX_MESSAGE, STATE_PREFIX, WIRE, beat_text, state_text
+
+    assert state_text({"v": 1}, 3).startswith(STATE_PREFIX) and beat_text(3, "s").startswith(BEAT_PREFIX)
+    assert WIRE == {"state": STATE_PREFIX, "beat": BEAT_PREFIX, "max": MAX_MESSAGE}
+    for name in ("live.mjs", "early.mjs"):
+        source = (build.ROOT / "static" / name).read_text()
+        assert '"t":"state"' not in source and "64000" not in source
+        shutil.copy(build.ROOT / "static" / name, tmp_path / name)
+    build.write_wire(tmp_path)
+    for name in ("live.mjs", "early.mjs"):
+        assert f"const WIRE = {json.dumps(WIRE)}" in (tmp_path / name).read_text()
+    if (DIST / "live.mjs").exists():
+        assert json.dumps(WIRE) in (DIST / "live.mjs").read_text() and json.dumps(WIRE) in (DIST / "early.mjs").read_text()

@@ -186,8 +186,8 @@ def test_a_typed_amount_on_the_sheet_and_a_batch_roll_each_part():
     from dataclasses import replace
 
     from web import state
-    model = replace(model, ui=state.update(state.update(model.ui, "selecting-toggled"), "selection-toggled", ident=cid(t, "Mummy")))
-    model = replace(model, ui=state.update(model.ui, "selection-toggled", ident=cid(t, "Ghoul")))
+    model = replace(model, ui=state.selection_toggled(state.selecting_toggled(model.ui), ident=cid(t, "Mummy")))
+    model = replace(model, ui=state.selection_toggled(model.ui, ident=cid(t, "Ghoul")))
     model, _ = update(model, BatchApplied("damage", Scripted([6] * 8), "8d6 fire", (cid(t, "Ghoul"),)))
     enc = model.timeline.present
     assert enc.get(cid(t, "Ghoul")).hp == 0  # saved: half of 48 (a creature's floor is 0)

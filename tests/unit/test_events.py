@@ -38,9 +38,11 @@ from web.effects import (
     Toast,
     TrimStored,
 )
+from web.exchange import export_encounter, read_import
 from web.model import Model
-from web.persist import CHARACTERS, ROLLS, Notice, export_encounter, read_import
+from web.persist import CHARACTERS, ROLLS, Notice
 from web.screens import CHANGES, EVENTS, INPUTS, SUBMITS, handler, screen_of
+from web.screens.initiative import initiative_sheet_html
 from web.update import FIGHT_CHANGED, update
 from web.views import VIEWS, view_for
 
@@ -129,11 +131,10 @@ def test_the_initiative_step_reads_every_field_and_leaves_empty_ones_to_the_dice
 def test_the_initiative_step_takes_totals_or_the_die_alone_as_said():
     """The step says what is typed: the total (die + modifier, shown beside each name), or the die
     alone, when the modifier is added here."""
-    from web import render
 
     model = fight({**PARTY[0], "init_mod": 3}, *PARTY[1:])
     cyra = ids(model)["Cyra"]
-    html = render.initiative_sheet_html(model.timeline.present)
+    html = initiative_sheet_html(model.timeline.present)
     assert 'data-testid="init-typed"' in html and "Cyra <span class=\"muted\">(+3)</span>" in html
     fields = {"[data-testid=init-input]": [(cyra, "12", False, "number")]}
     assert SUBMITS["init-start"](page(model, fields=fields)).typed == {cyra: 12}
@@ -205,7 +206,7 @@ def test_the_theme_follows_the_phone_or_what_was_picked():
 
 
 def test_switching_encounters_loads_the_other_and_closes_the_menu():
-    model = replace(fight(), ui=state.update(state.Ui(), "sheet-opened", kind="menu"))
+    model = replace(fight(), ui=state.sheet_opened(state.Ui(), kind="menu"))
     after, effects = update(model, EVENTS["switch-encounter"](page(model, node={"id": "e2"})))
     assert after.ui.sheet is None and effects == (LoadEncounter("e2"), CloseSheet())
     same, effects = update(model, msg.EncounterPicked("e1"))
@@ -270,7 +271,7 @@ def test_another_tabs_fight_is_shown_and_said():
 
 
 def test_another_tabs_collection_replaces_ours_and_redraws_who_shows_it():
-    model = replace(fight(), ui=state.update(state.Ui(), "sheet-opened", kind="characters"))
+    model = replace(fight(), ui=state.sheet_opened(state.Ui(), kind="characters"))
     after, effects = update(model, msg.CollectionChanged(CHARACTERS, ({"id": "k9", "name": "Bryn"},)))
     assert after.characters == ({"id": "k9", "name": "Bryn"},) and effects == (RenderSheet(collection=CHARACTERS),)
     after, effects = update(model, msg.CollectionChanged(ROLLS, ({"expr": "1d20", "total": 4},)))
@@ -278,11 +279,15 @@ def test_another_tabs_collection_replaces_ours_and_redraws_who_shows_it():
     # The open screen says which collections it shows: the runtime draws it again for those alone.
     screen = screen_of(model.ui)
     assert screen is not None and screen.redrawn_for(CHARACTERS) and not screen.redrawn_for(ROLLS)
-    assert update(model, msg.CollectionChanged("index", ())) == (model, ())
+    # The list of encounters (the runtime's): drawn again when a screen is open, if that screen shows it.
+    assert update(model, msg.CollectionChanged("index", ())) == (model, (RenderSheet(collection="index"),))
+    assert not screen.redrawn_for("index") and screen_of(state.sheet_opened(state.Ui(), kind="menu")).redrawn_for("index")
+    closed = replace(model, ui=state.Ui())
+    assert update(closed, msg.CollectionChanged("index", ())) == (closed, ())
 
 
 def test_storage_kept_is_in_the_model_and_redraws_the_menu():
-    model = replace(fight(), ui=state.update(state.Ui(), "sheet-opened", kind="menu"))
+    model = replace(fight(), ui=state.sheet_opened(state.Ui(), kind="menu"))
     after, effects = update(model, msg.StorageKept(True))
     assert after.storage_kept is True and effects == (RenderSheet(),)
 
@@ -333,7 +338,7 @@ BRYN = {"v": 1, "id": "k1", "name": "Bryn", "system": "generic", "max_hp": 18, "
 
 
 def on(model: Model, kind: str, ident: str) -> Model:
-    return replace(model, ui=state.update(model.ui, "sheet-opened", kind=kind, ident=ident))
+    return replace(model, ui=state.sheet_opened(model.ui, kind=kind, ident=ident))
 
 
 def test_a_character_link_is_offered_then_joins_the_fight_as_one_step():

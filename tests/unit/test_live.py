@@ -94,12 +94,14 @@ def vids(model: Model) -> dict[str, str]:
     return {c.name: view_id(model.live.secret, c.id) for c in model.timeline.present.combatants}
 
 
-def present(model: Model, peer: str | None = None) -> LiveSend:
+def present(model: Model, peer: str | None = None, revision: int | None = None) -> LiveSend:
     """The LiveSend of the present as the host sends it: the view, who is who, whose turn, and the view
-    as drawn (for a phone whose engine is not ready yet), and the party's own state."""
+    as drawn (for a phone whose engine is not ready yet), and the party's own state; numbered with the
+    model's last revision sent (the step that sent it), else `revision`."""
     ids, turn = players_ids(model.timeline.present, model.live.secret)
     view = table_view(model.timeline.present)
-    return LiveSend(view, peer, tuple(tuple(i) for i in ids), tuple(turn), view_body_html(view), pc_state(model.timeline.present, model.live.secret))
+    return LiveSend(view, peer, tuple(tuple(i) for i in ids), tuple(turn), view_body_html(view), pc_state(model.timeline.present, model.live.secret),
+                    model.live_rev if revision is None else revision, model.live_page)
 
 
 def state_from(view: dict, rev: int) -> str:
@@ -942,3 +944,33 @@ def test_an_answer_for_a_phone_that_dropped_is_kept_for_its_next_hello():
     model, _ = update(model, PeerChanged("p2", True))
     model, effects = update(model, PeerSaid("p2", hello_text("Ana", "dev-ana-0001"), 9.0))
     assert LiveTell(answer_text(7, "applied", "the turn passed"), "p2") in effects and model.live.owed == ()
+
+
+def test_each_kind_on_the_wire_is_read_as_its_own_record_of_the_incoming_union():
+    """Issue 35: `Incoming` is a union of one frozen record per kind (a reader matches on the class,
+    and mypy finds a kind it left out: web/update/requests.asked ends in assert_never)."""
+    import typing
+
+    from pyengine import live as wire
+
+    samples = {
+        "state": state_text(table_view(fight(*PARTY).timeline.present), 3, sender="gm1", session="s1"),
+        "beat": beat_text(4, "s1"), "you": you_text("v1"), "ans": wire.answer_text(7, "refused", "not now"),
+        "hello": hello_text("Ana", "dev-ana-0001"), "bye": request_text("bye"),
+        "claim": request_text("claim", cid="v1", rid=1), "init": request_text("init", value=14, rid=2),
+        "done": request_text("done", rid=3), "roll": request_text("roll", target="v2", value=17, text="1d20+5", rid=4),
+        "atk": request_text("atk", target="v2", seed=99, rid=5, **{"with": "Longsword"}),
+        "heal": request_text("heal", value=6, temp=True, rid=6), "dsave": request_text("dsave", face=12, rid=7),
+    }
+    assert set(samples) == FROM_HOST | FROM_FOLLOWER
+    read = {kind: read_message(text, FROM_HOST if kind in FROM_HOST else FROM_FOLLOWER) for kind, text in samples.items()}
+    assert {kind: type(message) for kind, message in read.items()} == {
+        "state": wire.State, "beat": wire.Beat, "you": wire.You, "ans": wire.Answer, "hello": wire.Hello, "bye": wire.Bye,
+        "claim": wire.Claim, "init": wire.Init, "done": wire.Done, "roll": wire.Roll, "atk": wire.Attack, "heal": wire.Heal,
+        "dsave": wire.DeathSave}
+    assert all(message.kind == kind for kind, message in read.items())
+    assert set(typing.get_args(wire.Incoming)) == {type(m) for m in read.values()}
+    assert read["atk"] == wire.Attack(target="v2", weapon="Longsword", seed=99, rid=5)
+    assert read["heal"] == wire.Heal(value=6, temp=True, rid=6) and read["dsave"] == wire.DeathSave(face=12, rid=7)
+    assert read["ans"] == wire.Answer(rid=7, answer="refused", text="not now") and read["beat"] == wire.Beat(revision=4, session="s1")
+    assert (read["state"].revision, read["state"].session, read["state"].sender) == (3, "s1", "gm1")

@@ -1,18 +1,19 @@
 """Issue 35, item 2: the live table's beat, rejoin, answer, rate-limit and revision rules with a given
 clock, in CPython, including a clock that goes back an hour (a phone's time set by hand, a time
 zone's hour): what was heard 3 s ago is still 3 s ago. The runtime's own clock is monotonic
-(web/runtime.live_clock); these rules are right whatever clock they are given."""
+(web/livepage.live_clock); these rules are right whatever clock they are given. The timers themselves
+are the model's subscriptions (web/update/clock.subscriptions): which run is a function of the model."""
 
 from __future__ import annotations
 
 import random
 
-from pyengine.live import SILENT_MS, beat_text, request_text, state_text
+from pyengine.live import DEFAULT_RELAYS, SILENT_MS, beat_text, request_text, state_text
 from tests.unit.test_live import KEY, approved, hosting, joined, met_game_master
 from tests.unit.test_update import PARTY, fight
 from web.effects import LiveConnect, LiveTell
 from web.live import state_line
-from web.messages import ClaimTapped, LiveTicked, PeerSaid
+from web.messages import ClaimTapped, LiveOpened, LiveStopped, LiveTicked, PeerSaid
 from web.update import update
 from web.update.live import ANSWER_MS, BURST, MUTE_MS, at_time, muted_peers
 
@@ -96,3 +97,96 @@ def test_at_time_moves_what_was_kept_with_a_clock_that_went_back_and_nothing_whe
     back = at_time(live, live.now_ms - HOUR)
     assert (back.heard_ms, back.met_ms, back.updated_ms) == (live.heard_ms - HOUR, live.met_ms - HOUR, live.updated_ms - HOUR)
     assert back.asked_ms == 0.0  # (nothing asked: stays "none")
+
+
+# -- the host's side: the beat and the timers as subscriptions (web/update/clock.py) ---------------------
+
+def test_the_timers_are_a_function_of_the_model_beat_while_hosting_or_a_display_listens_tick_while_following():
+    from dataclasses import replace
+
+    from web.model import Live
+    from web.update import subscriptions
+    from web.update.clock import BEAT, TICK
+
+    idle = fight()
+    assert subscriptions(idle) == frozenset()
+    host = hosting(fight(*PARTY))
+    assert subscriptions(host) == {BEAT} and BEAT.ms == 4_000
+    stopped, _ = update(host, LiveStopped())
+    assert subscriptions(stopped) == frozenset()
+    display_only = replace(idle, live=Live(display=True))  # a table display listens, no table live
+    assert subscriptions(display_only) == {BEAT}
+    follower, *_ = follower_hearing_the_game_master()
+    assert subscriptions(follower) == {TICK}
+    left, _ = update(follower, LiveStopped())
+    assert subscriptions(left) == frozenset()
+    assert subscriptions(replace(idle, live=Live(role="display"))) == {TICK}
+
+
+def test_the_beat_says_the_last_revision_sent_of_this_page_and_each_state_sent_is_numbered_on():
+    from dataclasses import replace
+
+    from web.effects import LiveBroadcast, LiveSend
+    from web.messages import LiveBeat, NextTurnTapped
+
+    model = replace(fight(*PARTY, started=True), live_page="page0001")
+    model, effects = update(model, LiveOpened("room1234", "secret1234", DEFAULT_RELAYS, ()))
+    sent = [e for e in effects if isinstance(e, LiveSend)]
+    assert [(e.revision, e.session) for e in sent] == [(1, "page0001")] and model.live_rev == 1
+    model, effects = update(model, LiveBeat(T, (2, 4, -1, -1)))
+    assert effects[0] == LiveBroadcast(beat_text(1, "page0001"), room=True, display=False)
+    assert model.live.relays_up == 2 and model.live.networks == (2, 4, -1, -1)
+    model, effects = update(model, NextTurnTapped(10.0, RNG))
+    assert [e.revision for e in effects if isinstance(e, LiveSend)] == [2]
+    # The table stops and goes live again in the same page: the count goes on (a follower that saw 2 takes 3).
+    model, _ = update(model, LiveStopped())
+    model, effects = update(model, LiveOpened("room5678", "secret5678", DEFAULT_RELAYS, ()))
+    assert [e.revision for e in effects if isinstance(e, LiveSend)] == [3]
+    model, effects = update(model, LiveBeat(T - HOUR))  # the game master's clock went back an hour: the beat is the same
+    assert effects[0] == LiveBroadcast(beat_text(3, "page0001"), room=True, display=False)
+
+
+def test_the_beat_moves_the_game_masters_rate_limits_with_a_clock_gone_back_and_unmutes_after_a_minute():
+    from web.messages import LiveBeat
+
+    model = approved(joined(hosting(fight(*PARTY, started=True))))
+    for i in range(3 * BURST):
+        model, _ = update(model, PeerSaid("p1", request_text("done", rid=i), T + i, RNG))
+    assert muted_peers(model.live) == ["p1"]
+    back = T + 1_000 - HOUR
+    model, _ = update(model, LiveBeat(back))
+    assert muted_peers(model.live) == ["p1"]
+    model, _ = update(model, LiveBeat(back + MUTE_MS))
+    model, effects = update(model, PeerSaid("p1", request_text("done", rid=99), back + MUTE_MS + 1, RNG))
+    assert muted_peers(model.live) == [] and effects
+
+
+def test_a_beat_with_no_table_is_nothing_and_a_display_only_beat_goes_to_the_display():
+    from dataclasses import replace
+
+    from web.effects import LiveBroadcast
+    from web.messages import LiveBeat
+    from web.model import Live
+
+    idle = fight()
+    assert update(idle, LiveBeat(T)) == (idle, ())
+    display_only = replace(idle, live=Live(display=True), live_rev=4, live_page="p2")
+    _, effects = update(display_only, LiveBeat(T, (3, 3, 3, 3)))
+    assert effects == (LiveBroadcast(beat_text(4, "p2"), room=False, display=True),)  # no relays asked: not hosting
+
+
+def test_the_join_link_is_made_once_the_key_is_known_for_this_room_only():
+    from web.effects import ShowLink
+    from web.messages import LiveKeyKnown
+    from web.params import join_link
+
+    model = hosting(fight(*PARTY))
+    public = "k" * 87
+    after, effects = update(model, LiveKeyKnown("room1234", public, "https://rk.example/app/"))
+    link = join_link("https://rk.example/app/", "room1234", "secret1234", public, DEFAULT_RELAYS, (), ())
+    assert after.live.link == link and effects == (ShowLink(link),)
+    assert link.endswith(f"#live=room1234.secret1234.{public}") and "?" in link  # no Nostr relays: said in the link
+    assert update(model, LiveKeyKnown("another1", public, "https://rk.example/")) == (model, ())  # a room left meanwhile
+    assert update(model, LiveKeyKnown("room1234", "", "https://rk.example/")) == (model, ())   # could not connect
+    stopped, _ = update(after, LiveStopped())
+    assert stopped.live.link == ""

@@ -12,16 +12,9 @@ import pytest
 from pyengine.errors import SchemaError
 from pyengine.storage import SCHEMA_VERSION, timeline_from_dict
 from pyengine.tracker import Timeline, new_encounter, resolve
-from web.persist import (
-    MemoryStore,
-    Persistence,
-    StorageFull,
-    export_all,
-    export_encounter,
-    parse_import,
-    read_share,
-    share_payload,
-)
+from web.exchange import export_all, export_encounter, parse_import, read_share, share_payload
+from web.persist import MemoryStore, StorageFull
+from web.persistence import Persistence
 
 FIXTURE = (Path(__file__).parent / "fixtures" / "encounter-schema1.json").read_text()
 
@@ -164,7 +157,7 @@ def test_a_fight_rebased_under_a_fresh_id_is_the_replayed_fight():
     """An imported fight takes a fresh id without a replay: every state and the undo position are
     what replaying its actions from the renamed base gives."""
     from web.bench import big_fight
-    from web.persist import rebase
+    from web.exchange import rebase
 
     fight = big_fight(40).undo()
     fast = rebase(fight, "e-new")
@@ -177,7 +170,7 @@ def test_a_fight_rebased_under_a_fresh_id_is_the_replayed_fight():
 def test_an_export_file_is_read_an_encounter_a_step():
     """The page reads a file in steps (it answers taps between them): one step per encounter, and
     what the steps return is what the file holds; a damaged encounter refuses the whole file."""
-    from web.persist import reading_import
+    from web.exchange import reading_import
 
     store = MemoryStore()
     p, ws, _ = workspace(store)
@@ -198,7 +191,8 @@ def test_an_export_file_is_read_an_encounter_a_step():
 
 def test_characters_are_a_collection_two_tabs_merge_and_export_all_carries():
     from pyengine.characters import Character, character_to_dict
-    from web.persist import CHARACTERS, import_characters
+    from web.exchange import import_characters
+    from web.persist import CHARACTERS
 
     store = MemoryStore()
     p1, ws, _ = workspace(store)
@@ -246,7 +240,7 @@ def _tabs():
 
 
 def test_a_next_turn_in_each_tab_at_the_same_moment_keeps_both():
-    from web.persist import rebase_changes
+    from web.exchange import rebase_changes
 
     base, step = _tabs()
     ours, theirs = step(base, "next_turn"), step(base, "next_turn")
@@ -257,7 +251,7 @@ def test_a_next_turn_in_each_tab_at_the_same_moment_keeps_both():
 
 def test_theirs_came_back_through_json_and_still_merges():
     from pyengine.storage import dumps, timeline_from_dict, timeline_to_dict
-    from web.persist import rebase_changes
+    from web.exchange import rebase_changes
 
     base, step = _tabs()
     base = timeline_from_dict(json.loads(dumps(timeline_to_dict(base))))
@@ -268,7 +262,7 @@ def test_theirs_came_back_through_json_and_still_merges():
 
 
 def test_an_undo_here_while_the_other_tab_went_on_is_refused_and_said():
-    from web.persist import rebase_changes
+    from web.exchange import rebase_changes
 
     base, step = _tabs()
     base = step(base, "next_turn")
@@ -282,7 +276,7 @@ def test_an_undo_here_while_the_other_tab_went_on_is_refused_and_said():
 
 
 def test_nothing_new_here_takes_theirs_and_no_base_refuses():
-    from web.persist import rebase_changes
+    from web.exchange import rebase_changes
 
     base, step = _tabs()
     theirs = step(base, "next_turn")
@@ -293,7 +287,8 @@ def test_nothing_new_here_takes_theirs_and_no_base_refuses():
 
 def test_a_character_a_newer_version_wrote_is_kept_through_this_versions_saves_and_said():
     from pyengine.characters import CHARACTER_VERSION
-    from web.persist import CHARACTERS, MemoryStore, Persistence
+    from web.persist import CHARACTERS, MemoryStore
+    from web.persistence import Persistence
 
     store = MemoryStore()
     newer = {"v": CHARACTER_VERSION + 1, "id": "k-new", "name": "From the future", "shape": "unknown to us"}

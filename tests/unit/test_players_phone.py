@@ -31,7 +31,7 @@ from web.messages import (
     UndoTapped,
 )
 from web.model import Model
-from web.render import player_target
+from web.screens.live import player_target
 from web.update import update
 from web.update.live import MAX_WAITING
 
@@ -293,7 +293,7 @@ def test_an_attack_waiting_survives_the_game_masters_reload_and_applies_the_same
 
 def test_the_players_screen_offers_its_attacks_targets_and_death_save_as_its_state_says():
     from web.model import Live
-    from web.render import live_follow_html
+    from web.screens.live import live_follow_html
     view = {"v": 1, "name": "Bridge", "system": "generic", "round": 2, "now": "Lair", "next": "Goblin", "rows": []}
     own = {"hp": 0, "max": 24, "temp": 0, "cond": [["Poisoned <b>", "until end of Goblin's turn"]], "ds": [1, 2, "dying"],
            "atk": ["Longsword", "<img src=x onerror=alert(1)>"]}

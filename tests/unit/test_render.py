@@ -8,6 +8,7 @@ from pyengine.dice import distribution, roll
 from pyengine.tracker import Timeline, new_encounter, resolve
 from tests.unit.scripted import Scripted
 from web import render
+from web.screens.menu import menu_sheet_html
 from web.views import laurels as laurels_view
 
 HOSTILE = ['<img src=x onerror=alert(1)>', '"><script>alert(1)</script>', "' onmouseover='x", "</li><li>"]
@@ -47,7 +48,7 @@ def test_hostile_names_render_as_text_everywhere():
     pages = [
         render.tracker_html(t), render.log_html(t.log()), render.combatant_sheet_html(enc, enc.get("c1")),
         render.add_sheet_html(enc, [{"name": HOSTILE[0]}], [], edit=enc.get("c2")),
-        render.menu_sheet_html([{"id": "e1", "name": HOSTILE[0]}], "e1", set(), "dark", "npcs", []),
+        menu_sheet_html([{"id": "e1", "name": HOSTILE[0]}], "e1", set(), "dark", "npcs", []),
     ]
     for html in pages:
         doc = parsed(html)

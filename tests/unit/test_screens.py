@@ -33,7 +33,7 @@ def fight(started: bool = False) -> Model:
 
 
 def opened(model: Model, kind: str, ident: str | None = None) -> Model:
-    return replace(model, ui=state.update(model.ui, "sheet-opened", kind=kind, ident=ident))
+    return replace(model, ui=state.sheet_opened(model.ui, kind=kind, ident=ident))
 
 
 IDENTS = {"combatant": "c1", "edit": "c1", "character": "k1", "character-edit": "k1"}
@@ -67,7 +67,7 @@ def test_every_kind_the_code_opens_is_a_screen():
 def test_every_screen_draws_the_everyday_fight_with_its_error_line(kind):
     model = opened(fight(), kind, IDENTS.get(kind))
     if kind == "selected":
-        model = replace(model, ui=state.update(state.update(model.ui, "selecting-toggled"), "selection-toggled", ident="c2"))
+        model = replace(model, ui=state.selection_toggled(state.selecting_toggled(model.ui), ident="c2"))
     if kind == "view":
         model = replace(model, ui=replace(model.ui, table_view=read_view(view_payload(model.timeline.present))))
     if kind == "live":

@@ -13,6 +13,7 @@ from pyengine.tracker import Timeline, new_encounter, resolve
 from tests.unit.scripted import Scripted
 from web import render
 from web.quick import add_die, advantage
+from web.screens.menu import encounter_details, menu_sheet_html
 from web.views.realms import stances_html
 
 
@@ -126,9 +127,9 @@ def test_the_encounter_list_shows_system_round_origin_and_when_last_played():
 
     now = 1_800_000_000.0
     entry = {"id": "e1", "name": "Cave", "system": "realms", "round": 3, "from": "link", "at": int((now - 7200) * 1000)}
-    assert render.encounter_details(entry, now) == "Enchanted Realms · round 3 · from a shared link · 2 h ago"
-    assert render.encounter_details({"id": "e2", "name": "X", "at": int(now * 1000)}, now) == "just now"
-    html = render.menu_sheet_html([entry], "e1", set(), "dark", "npcs", [], now=now)
+    assert encounter_details(entry, now) == "Enchanted Realms · round 3 · from a shared link · 2 h ago"
+    assert encounter_details({"id": "e2", "name": "X", "at": int(now * 1000)}, now) == "just now"
+    html = menu_sheet_html([entry], "e1", set(), "dark", "npcs", [], now=now)
     assert "Enchanted Realms · round 3" in html
     # What is stored is checked when read back: odd values are dropped, never shown.
     assert entry_details({"system": "x" * 100, "round": -1, "at": True, "from": "elsewhere", "source": 5}) == {}

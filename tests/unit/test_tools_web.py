@@ -164,7 +164,8 @@ def test_the_sheet_of_a_group_member_offers_the_tool_to_every_member():
 def test_a_combatant_remembered_with_its_tools_comes_back_with_them_by_quick_add():
     from pyengine.tools import tool_spec
     from web.messages import QuickAdded
-    from web.persist import TEMPLATES, _person
+    from web.persist import TEMPLATES
+    from web.persist import person_entry as _person
 
     model = model_of(DAX, ("add_combatant", {"combatant": {"name": "Troll", "max_hp": 84, "stats": {"ac": 15}}, "count": 2}),
                      ("add_tool", {"id": "c3", "tool": {"kind": "regeneration", "amount": "10"}, "group": True}),

@@ -18,7 +18,7 @@ from pyengine.rules import get_system, systems
 from pyengine.storage import encounter_from_dict, encounter_to_dict
 from pyengine.tracker import Timeline, resolve
 from tests.fights import FIGHTS, play
-from web.persist import read_share, share_payload
+from web.exchange import read_share, share_payload
 
 SYSTEMS = sorted(s.name for s in systems())
 ATTACK = {"generic": "d20_attack", "laurels": "ll_attack", "realms": "er_attack", "strife": "ros_attack"}

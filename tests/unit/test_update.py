@@ -44,8 +44,9 @@ from web.effects import (
     SwitchTo,
     Toast,
 )
+from web.exchange import share_payload
 from web.model import Model
-from web.persist import ROLLS, SAVED_ROLLS, Notice, share_payload
+from web.persist import ROLLS, SAVED_ROLLS, Notice
 from web.update import _UPDATES, FIGHT_CHANGED, batch_actions, numbered_name, update
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -202,9 +203,9 @@ def test_undo_with_nothing_to_undo_only_hides_the_toast():
 # -- the batch -------------------------------------------------------------------------------------
 
 def selecting(model: Model, *names: str) -> Model:
-    ui = state.update(model.ui, "selecting-toggled")
+    ui = state.selecting_toggled(model.ui)
     for name in names:
-        ui = state.update(ui, "selection-toggled", ident=ids(model)[name])
+        ui = state.selection_toggled(ui, ident=ids(model)[name])
     return replace(model, ui=ui)
 
 
@@ -261,8 +262,7 @@ def test_an_attack_rolled_on_the_panel_is_applied_as_one_step_and_remembers_its_
     model = fight(*PARTY, started=True)
     attack = resolve(model.timeline.present, "d20_attack", {"attacker": ids(model)["Cyra"], "target": ids(model)["Ogre"]},
                      Scripted([15, 6]))
-    ui = state.update(state.update(model.ui, "sheet-opened", kind="combatant", ident=ids(model)["Ogre"]),
-                      "attack-rolled", pending={**attack.args, "action": attack})
+    ui = state.attack_rolled(state.sheet_opened(model.ui, kind="combatant", ident=ids(model)["Ogre"]), pending={**attack.args, "action": attack})
     after, effects = update(replace(model, ui=ui), msg.AttackApplied())
     assert hp(after, "Ogre") == 21
     assert after.ui.last_target == ids(model)["Ogre"] and after.ui.attack["pending"] is None
@@ -278,8 +278,7 @@ def test_every_way_damage_arrives_gives_the_concentration_reminder():
     ogre = ids(model)["Ogre"]
     model, _ = update(model, msg.Act("add_condition", {"id": ogre, "name": "Concentrating"}, RNG))
     attack = resolve(model.timeline.present, "d20_attack", {"attacker": ids(model)["Cyra"], "target": ogre}, Scripted([15, 6]))
-    ui = state.update(state.update(model.ui, "sheet-opened", kind="combatant", ident=ogre), "attack-rolled",
-                      pending={**attack.args, "action": attack})
+    ui = state.attack_rolled(state.sheet_opened(model.ui, kind="combatant", ident=ogre), pending={**attack.args, "action": attack})
     _, applied = update(replace(model, ui=ui), msg.AttackApplied())
     _, manual = update(model, msg.HitPointsTyped("damage", ogre, "9", RNG))
     selected = replace(model, ui=replace(model.ui, selected=tuple(c.id for c in model.timeline.present.combatants)))
@@ -292,7 +291,7 @@ def test_every_way_damage_arrives_gives_the_concentration_reminder():
 def test_a_practice_attack_or_none_rolled_changes_no_fight():
     model = fight(*PARTY, started=True)
     assert update(model, msg.AttackApplied()) == (model, ())
-    ui = state.update(state.update(model.ui, "sheet-opened", kind="character", ident="k1"), "attack-rolled", pending={"action": None})
+    ui = state.attack_rolled(state.sheet_opened(model.ui, kind="character", ident="k1"), pending={"action": None})
     practising = replace(model, ui=ui)
     assert update(practising, msg.AttackApplied()) == (practising, ())
 
@@ -446,7 +445,7 @@ def test_an_added_combatant_not_remembered_or_refused():
 # -- the dice roller ----------------------------------------------------------------------------------------
 
 def test_a_roll_goes_first_in_the_history_with_its_dice_and_time():
-    model = replace(fight(), ui=state.update(Model(fight().timeline).ui, "dice-typed"))
+    model = replace(fight(), ui=state.dice_typed(Model(fight().timeline).ui))
     after, effects = update(model, msg.RollTyped(" 2d6+1 ", Scripted([3, 5]), 1_700_000_000_000))
     assert after.rolls[0] == {"expr": "2d6+1", "total": 9, "text": after.rolls[0]["text"], "at": 1_700_000_000_000, "crits": 0, "fumbles": 0}
     assert "3" in after.rolls[0]["text"] and "5" in after.rolls[0]["text"]
@@ -503,17 +502,22 @@ def test_typing_in_the_dice_box_builds_on_it_and_schedules_the_odds():
 
 
 def test_every_effect_has_a_performer_in_the_runtime():
-    """web/runtime.py's table of performers names every effect type update may return."""
+    """web/runtime.py's `perform` matches every effect type update may return, one case each, and
+    ends in assert_never (mypy then finds a case missing)."""
     tree = ast.parse((ROOT / "web" / "runtime.py").read_text())
-    table = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "performing")
-    named = {k.attr for n in ast.walk(table) if isinstance(n, ast.Dict) for k in n.keys if isinstance(k, ast.Attribute)}
-    assert named == {t.__name__ for t in typing.get_args(Effect)}
+    perform = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "perform")
+    match = next(n for n in ast.walk(perform) if isinstance(n, ast.Match))
+    named = [c.pattern.cls.attr for c in match.cases if isinstance(c.pattern, ast.MatchClass) and isinstance(c.pattern.cls, ast.Attribute)]
+    assert sorted(named) == sorted({t.__name__ for t in typing.get_args(Effect)})
+    last = match.cases[-1]
+    assert isinstance(last.pattern, ast.MatchAs) and last.pattern.pattern is None
+    assert ast.unparse(last.body[0]) == "assert_never(effect)"
 
 
 # -- an attack rolled on a panel, in the fight and in practice ------------------------------------------------
 
 def on_sheet_of(model: Model, name: str) -> Model:
-    return replace(model, ui=state.update(model.ui, "sheet-opened", kind="combatant", ident=ids(model)[name]))
+    return replace(model, ui=state.sheet_opened(model.ui, kind="combatant", ident=ids(model)[name]))
 
 
 def test_an_attack_is_rolled_by_the_attacker_the_panel_shows_and_waits_for_apply():
@@ -544,8 +548,8 @@ PRACTISED = {"v": 1, "id": "k1", "name": "Ayla", "system": "generic", "stats": {
 
 def practising(target: dict | None = None) -> Model:
     model = replace(fight(), characters=(PRACTISED,))
-    ui = state.update(model.ui, "character-opened", ident="k1", attack=0, config={})
-    ui = state.update(ui, "target-described", target=target or {"ac": 12}, hp=30, name="Ogre")
+    ui = state.character_opened(model.ui, ident="k1", attack=0, config={})
+    ui = state.target_described(ui, target=target or {"ac": 12}, hp=30, name="Ogre")
     return replace(model, ui=ui)
 
 
@@ -807,8 +811,7 @@ def test_a_dying_pcs_turn_offers_its_death_save_and_a_critical_hit_counts_two_fa
     assert 'data-testid="turn-death-save"' in bar and 'data-testid="attack-open"' not in bar
     crit = resolve(model.timeline.present, "d20_attack", {"attacker": ogre, "target": cyra}, Scripted([20, 3, 4]))
     assert crit.args["crit"] and crit.args["second_failure"] is True
-    ui = state.update(state.update(model.ui, "sheet-opened", kind="combatant", ident=cyra), "attack-rolled",
-                      pending={**crit.args, "action": crit})
+    ui = state.attack_rolled(state.sheet_opened(model.ui, kind="combatant", ident=cyra), pending={**crit.args, "action": crit})
     after, effects = update(replace(model, ui=ui), msg.AttackApplied())
     cyra_now = after.timeline.present.get(cyra)
     assert cyra_now.stat("death_failures") == 2 and after.timeline.cursor == model.timeline.cursor + 1

@@ -1,15 +1,21 @@
 """The work budget bounds time: every loop of the exact odds charges what it costs.
 
-Not seconds (machines here are noisy): each computation's time per charged unit is compared with
-the time of a reference loop in the same process (a dict update in a Python loop, the step one
-unit of `convolve` stands for). A family of expressions whose unit costs far more fails here
-(keep/drop of large dice once cost 2-5x, and 2d10000dh1 ran 6.8 s inside a budget meant for
-0.7 s). Each case runs under a budget of about 30 ms, the best of three runs.
+Counted, not timed (a wall clock failed here at load 9: `6d10!=3kh6` measured 2.5 against a limit of
+2.0, 0.8-1.1 alone): the work a computation does is the Python lines it runs and the builtins it calls
+(sys.settrace and sys.setprofile count them), per unit it charged, against the same count for one
+reference step (a dict read and write with a multiply, in a Python loop: the step one unit of
+`convolve` stands for). The count is the same on any machine under any load. A family whose unit
+does far more work fails here (keep/drop of large dice once cost 2-5x, and 2d10000dh1 ran 6.8 s inside
+a budget meant for 0.7 s). The wall-clock ratio, with the machine's noise, is what the bench prints
+(`python3 build.py bench --only work`). Each case runs under a budget of about 30 ms.
 """
 
 from __future__ import annotations
 
-import time
+import sys
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,45 +27,94 @@ from pyengine.odds import Budget, distribution_ast
 
 LIMIT = 300_000   # units a case may charge (about 30 ms)
 SMALL = 30_000    # below this the fixed costs dominate: not measured
-# A unit is calibrated as one reference step: convolve's inner loop charges one unit a step, and the
-# families measure 0.1-1.2 here. A family whose unit costs twice that fails (the keep/drop loops
-# that cost 2-5x, or hundreds of times for 2d10000dh1, before the issue "Dice, third pass").
+# A unit is calibrated as one reference step: the families count 0.0-0.9 reference steps of work a
+# unit here. A family whose unit does twice a step's work fails (the keep/drop loops that cost 2-5x, or
+# hundreds of times for 2d10000dh1, before the issue "Dice, third pass").
 TOO_DEAR = 2.0
 
 
-def reference_ns() -> float:
-    """ns of one reference step: a dict read and write with a multiply, in a Python loop (best of
-    three, measured beside each case: the machine's load is the same for both)."""
+def work(fn: Callable[[], object]) -> int:
+    """The lines of Python `fn` runs and the builtins it calls (a loop moved into a builtin still
+    counts a call a time it is called from Python)."""
+    count = 0
+
+    def line(frame: FrameType, event: str, arg: Any) -> Any:
+        nonlocal count
+        if event == "line":
+            count += 1
+        return line
+
+    def call(frame: FrameType, event: str, arg: Any) -> None:
+        nonlocal count
+        if event == "c_call":
+            count += 1
+
+    sys.settrace(line)
+    sys.setprofile(call)
+    try:
+        fn()
+    finally:
+        sys.settrace(None)
+        sys.setprofile(None)
+    return count
+
+
+def _reference() -> None:
     a = {i: 1.0 / 1000 for i in range(1000)}
-    best = float("inf")
-    for _ in range(3):
-        out: dict[int, float] = {}
-        t0 = time.perf_counter()
-        for y in range(20):
-            for x, p in a.items():
-                out[x + y] = out.get(x + y, 0.0) + p * 0.5
-        best = min(best, (time.perf_counter() - t0) / 20_000)
-    return best * 1e9
+    out: dict[int, float] = {}
+    for y in range(20):
+        for x, p in a.items():
+            out[x + y] = out.get(x + y, 0.0) + p * 0.5
 
 
-def unit_cost(expr: str) -> float | None:
-    """Reference steps per charged unit of `expr`'s exact odds (best of three), or None when it
-    charges too little to measure."""
+REFERENCE = 20_000  # steps of _reference
+
+
+def unit_work(expr: str) -> float | None:
+    """Reference steps of work per charged unit of `expr`'s exact odds, or None when it charges too
+    little to measure."""
     ast = parse(expr)
-    best, used = float("inf"), 0
-    for _ in range(3):
-        budget = Budget(LIMIT)
-        t0 = time.perf_counter()
+    budget = Budget(LIMIT)
+
+    def run() -> None:
         try:
             distribution_ast(ast, budget)
         except (DiceWorkError, DiceLimitError):
             pass
-        elapsed = time.perf_counter() - t0
-        used = min(budget.used, LIMIT)
-        best = min(best, elapsed)
+
+    done = work(run)
+    used = min(budget.used, LIMIT)
     if used < SMALL:
         return None
-    return best * 1e9 / used / reference_ns()
+    return done / used / (work(_reference) / REFERENCE)
+
+
+def test_the_count_is_the_work_done_the_same_every_time_and_a_dear_unit_is_found():
+    """The measure itself: the same count twice; a loop that charges one unit for ten steps of work
+    measures ten times a fair one."""
+    assert work(_reference) == work(_reference) > REFERENCE
+
+    def fair() -> None:
+        budget = Budget(LIMIT)
+        a = {i: 1.0 for i in range(1000)}
+        for _ in range(20):
+            budget.spend(len(a))
+            out: dict[int, float] = {}
+            for x, p in a.items():
+                out[x] = out.get(x, 0.0) + p * 0.5
+
+    def dear() -> None:
+        budget = Budget(LIMIT)
+        a = {i: 1.0 for i in range(1000)}
+        for _ in range(2):
+            budget.spend(len(a))
+            out: dict[int, float] = {}
+            for _ in range(10):
+                for x, p in a.items():
+                    out[x] = out.get(x, 0.0) + p * 0.5
+
+    ratio = (work(dear) / 2_000) / (work(fair) / 20_000)
+    assert 8 < ratio < 12
 
 
 # The cases the issue named, and their kin: keep/drop of large dice, counted keeps, heavy groups.
@@ -71,8 +126,8 @@ NAMED = ["2d10000dh1", "10d10000dh9", "3d10000dl2", "8d10000!dh9", "2d5000dh1", 
 
 @pytest.mark.parametrize("expr", NAMED)
 def test_the_named_heavy_cases_charge_what_they_cost(expr):
-    cost = unit_cost(expr)
-    assert cost is None or cost < TOO_DEAR, f"{expr}: a unit costs {cost:.1f} reference steps"
+    cost = unit_work(expr)
+    assert cost is None or cost < TOO_DEAR, f"{expr}: a unit does {cost:.1f} reference steps of work"
 
 
 SIDES = st.sampled_from([6, 10, 12, 20, 100, 1000, 4000, 10000])
@@ -96,5 +151,5 @@ FAMILY = st.one_of(
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(FAMILY)
 def test_every_family_at_the_caps_charges_what_it_costs(expr):
-    cost = unit_cost(expr)
-    assert cost is None or cost < TOO_DEAR, f"{expr}: a unit costs {cost:.1f} reference steps"
+    cost = unit_work(expr)
+    assert cost is None or cost < TOO_DEAR, f"{expr}: a unit does {cost:.1f} reference steps of work"

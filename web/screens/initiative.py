@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from .. import render
+from pyengine.model import Combatant, Encounter
+
+from ..html import esc
 from ..messages import InitiativeEntered
 from ..views import Events, Handler, Page
 from .base import Context, Elsewhere, Screen
@@ -11,7 +13,7 @@ from .tracker import start_args
 
 def draw(ctx: Context, ident: str | None) -> str | Elsewhere:
     enc = ctx.model.timeline.present
-    return Elsewhere() if enc.started else render.initiative_sheet_html(enc, dict(ctx.model.live.initiatives))
+    return Elsewhere() if enc.started else initiative_sheet_html(enc, dict(ctx.model.live.initiatives))
 
 
 SCREENS = (Screen("init", draw, "form-error"),)
@@ -31,3 +33,33 @@ def entered(page: Page) -> Events:
 
 
 SUBMITS: dict[str, Handler] = {"init-start": entered}
+
+
+def initiative_sheet_html(enc: Encounter, sent: dict[str, int] | None = None) -> str:
+    """The players call out their initiative: one number field per player character, in order;
+    Enter moves on; whoever is left empty (and every other combatant) is rolled. `sent`: what
+    players' phones sent at the live table (their latest roll: it fills the field)."""
+    sent = sent or {}
+
+    def value(c: Combatant) -> str:
+        return str(sent[c.id]) if c.id in sent else "" if c.initiative is None else str(c.initiative)
+
+    rows = "".join(
+        f'<label class="field init-row">{esc(c.name)} <span class="muted">({c.init_mod:+d})</span>'
+        f'<input id="init-{esc(c.id)}" type="number" '
+        f'enterkeyhint="next" autocomplete="off" data-testid="init-input" data-combatant-id="{esc(c.id)}" '
+        f'value="{esc(value(c))}" placeholder="roll"></label>'
+        for c in enc.combatants if c.pc
+    )
+    return (
+        '<h3>Initiative</h3>'
+        '<p class="muted">Players: type your initiative. Anyone left empty, and every non-player, is rolled.</p>'
+        f'<form id="init-form" class="init-entry" data-action-submit="init-start" data-testid="init-entry">{rows}'
+        # After the fields: the first player's field has the focus (Enter moves on to the next).
+        '<label class="field">What is typed<select id="init-typed" data-testid="init-typed">'
+        '<option value="total">Total (die + modifier)</option>'
+        '<option value="die">The die alone (+ modifier here)</option></select></label>'
+        '<p class="err" id="form-error" data-testid="form-error" role="alert"></p>'
+        '<div class="row"><button type="button" data-action="close-sheet">Cancel</button>'
+        '<button type="submit" class="primary" data-testid="init-done">Roll for the rest and start</button></div></form>'
+    )

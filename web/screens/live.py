@@ -7,7 +7,7 @@ from typing import Any
 
 from pyengine.live import allowed_relays, new_room
 
-from .. import render
+from ..html import esc, view_body_html
 from ..live import followers_line, networks_line, state_kind, state_line
 from ..messages import (
     Act,
@@ -33,6 +33,7 @@ from ..messages import (
     SheetOpened,
     TrayToggled,
 )
+from ..model import Live
 from ..views import Events, Handler, Page
 from .base import Context, Elsewhere, Screen
 from .pairing import offline_section
@@ -43,7 +44,7 @@ def draw_host(ctx: Context, ident: str | None) -> str | Elsewhere:
     if not live.hosting:
         return Elsewhere()
     enc = ctx.model.timeline.present
-    return render.live_host_html(followers_line(live, enc.combatants), str(enc.option("players_hp", "words")), live.auto_done, live.relays, live.stun,
+    return live_host_html(followers_line(live, enc.combatants), str(enc.option("players_hp", "words")), live.auto_done, live.relays, live.stun,
                                  live.nostr, networks_line(live),
                                  offline_section(live), live.auto_saves)
 
@@ -52,7 +53,7 @@ def draw_follow(ctx: Context, ident: str | None) -> str | Elsewhere:
     live = ctx.model.live
     if not live.following:
         return Elsewhere()
-    return render.live_follow_html(live, state_line(live), live.role == "display", my_attacks(ctx.model.characters), state_kind(live))
+    return live_follow_html(live, state_line(live), live.role == "display", my_attacks(ctx.model.characters), state_kind(live))
 
 
 def my_attacks(characters: tuple[dict[str, Any], ...]) -> list[tuple[str, str]]:
@@ -127,3 +128,186 @@ CHANGES: dict[str, Handler] = {
     "auto-saves": lambda page: AutoSavesToggled(page.ticked("auto-saves")),
     "players-hp": lambda page: Act("set_option", {"key": "players_hp", "value": page.chosen}, page.rng),
 }
+
+
+def live_host_html(followers: str, players_hp: str, auto_done: bool = False, relays: tuple[str, ...] = (),
+                   stun: tuple[str, ...] = (), nostr: tuple[str, ...] = (), networks: str = "", offline: str = "", auto_saves: bool = False) -> str:
+    """The game master's Live table: the join code and link (when the table is at the relays), the
+    No internet section (`offline`, offline_html), who follows, what players may see."""
+    pick = "".join(f'<option value="{v}"{" selected" if v == players_hp else ""}>{label}</option>'
+                   for v, label in (("words", "Opponents' HP as words (hurt, bloodied)"), ("numbers", "Opponents' HP as numbers")))
+    at_relays = (
+        '<p class="muted">Players scan this code (or open the link) and follow the fight on their phones as it happens.</p>'
+        '<div id="live-qr" class="qr" data-testid="live-qr" hidden></div>'
+        '<p id="live-qr-note" class="muted" aria-live="polite"></p>'
+        '<div class="row share-row"><input id="live-link" readonly data-testid="live-link" aria-label="Join link">'
+        '<button type="button" data-action="copy-live" data-testid="copy-live">Copy</button></div>'
+        '<p id="live-out" class="muted" aria-live="polite"></p>'
+    ) if relays or nostr else ""
+    return (
+        '<h3>Live table</h3>' + at_relays +
+        f'<p data-testid="live-followers" id="live-followers" aria-live="polite">{esc(followers)}</p>'
+        + (f'<p class="muted" data-testid="live-networks" id="live-networks" aria-live="polite">{esc(networks)}</p>' if relays or nostr else "")
+        + offline +
+        ''
+        f'<label class="field">What players see<select id="players-hp" data-action-change="players-hp" data-testid="players-hp">{pick}</select></label>'
+        '<label class="check"><input type="checkbox" id="auto-done" data-action-change="auto-done" data-testid="auto-done"'
+        f'{" checked" if auto_done else ""}> A player\'s "I\'m done" passes the turn without asking</label>'
+        '<label class="check"><input type="checkbox" id="auto-saves" data-action-change="auto-saves" data-testid="auto-saves"'
+        f'{" checked" if auto_saves else ""}> Apply players\' death saves without asking</label>'
+        '<p class="muted">Hide a combatant (an ambush, reinforcements) or keep its name unknown from its sheet: what is hidden is '
+        'never sent to a phone.</p>'
+        '<p class="err" id="live-error" data-testid="live-error" role="alert"></p>'
+        '<div class="grid2">'
+        '<button type="button" data-action="table-display" data-testid="table-display">Open table display</button>'
+        '<button type="button" class="danger" data-action="live-stop" data-testid="live-stop">Stop live table</button></div>'
+        '<details class="help"><summary>Connection settings</summary>'
+        '<p class="muted">A table that goes live uses these (a table live without the relays: stop it and open Live table).</p>'
+        f'<label class="field">Relays (WebTorrent trackers, comma-separated, or "none")<input id="live-relays" data-testid="live-relays" '
+        f'autocomplete="off" value="{esc(", ".join(relays) or "none")}"></label>'
+        f'<label class="field">Nostr relays (comma-separated, or "none")<input id="live-nostr" data-testid="live-nostr" '
+        f'autocomplete="off" value="{esc(", ".join(nostr) or "none")}"></label>'
+        f'<label class="field">STUN servers (or "none")<input id="live-stun" data-testid="live-stun" autocomplete="off" '
+        f'value="{esc(", ".join(stun) or "none")}"></label>'
+        '<button type="button" data-action="save-servers" data-testid="save-servers">Save</button>'
+        '<p class="muted" id="live-servers-out" aria-live="polite"></p></details>'
+        '<details class="help"><summary>How the live table connects</summary><p>The phones meet through public relays of two '
+        'networks at once (Nostr relays and WebTorrent trackers), which only see that browsers asked for the same coded room name '
+        '(Nostr: signed events of a throwaway key; the handshakes inside are encrypted with the room\'s password); the fight then goes '
+        'from phone to phone, encrypted by WebRTC. Phones that do not meet: the line above says which relays answer. '
+        'The room and its password are only in this code and link. The table display is a second window on this device and needs no network.</p></details>'
+        '<div class="row"><button type="button" data-action="close-sheet" data-testid="close-sheet">Close</button></div>'
+    )
+
+
+def live_follow_html(live: Live, state: str, display: bool, attacks: list[tuple[str, str]] | None = None, kind: str = "") -> str:
+    """A player's phone (or the table display) following the fight live: the players' view, how the
+    connection stands, and (a player's phone) what it may ask the game master."""
+    body = (view_body_html(live.view) if live.view is not None
+            else '<p class="muted">Waiting for the game master\'s phone…</p>')
+    stop = "" if display else '<button type="button" data-action="live-stop" data-testid="live-leave">Stop following</button>'
+    if live.direct and not live.host_here() and live.revision:
+        # Joined by two scans and lost: no relay to look again through; the two scans bring it back.
+        stop = '<button type="button" class="primary" data-action="join-table" data-testid="join-again">Join again (two scans)</button>' + stop
+    return (
+        f'<div class="live-view{" display" if display else ""}" data-testid="live-view">'
+        f'<p class="live-state" id="live-state" data-testid="live-state" data-state="{esc(kind)}" aria-live="polite">{esc(state)}</p>{body}</div>'
+        + ("" if display or live.view is None else _player_asks(live, attacks or []))
+        + ("" if display else f'<div class="row">{stop}<button type="button" data-action="close-sheet" data-testid="close-sheet">Close</button></div>')
+    )
+
+
+def _player_asks(live: Live, attacks: list[tuple[str, str]]) -> str:
+    """A player's part: claim a party combatant; then its own state (HP with temporary HP,
+    conditions, death saves), initiative or "I'm done", an attack the game master's engine resolves,
+    healing or temporary HP received, and any other roll against a target."""
+    again = ('<button type="button" data-action="request-again" data-testid="request-again">Send again</button>'
+             if live.said.startswith("not delivered") and live.asking else "")
+    said = (f'<p class="request-state" id="request-state" data-testid="request-state" aria-live="polite">{esc(live.said)}</p>'
+            + again)
+    err = '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
+    names = {i: n for i, n, _ in live.ids}
+    if not live.you:
+        party = [(i, n) for i, n, side in live.ids if side == "p"]
+        if not party:
+            return said
+        return (
+            '<h4>Which one is you?</h4><div class="grid2">'
+            + "".join(f'<button type="button" data-action="live-claim" data-id="{esc(i)}" data-testid="claim">{esc(n)}</button>'
+                      for i, n in party)
+            + f'</div>{said}{err}'
+        )
+    me = names.get(live.you, "your character")
+    started = bool(live.view and live.view.get("round"))
+    mine = live.you in live.turn
+    own = (live.pcs or {}).get(live.you) or {}
+    parts = [f'<h4>You play <b data-testid="live-you">{esc(me)}</b></h4>', _own_state(own, started and mine)]
+    if not started:
+        parts.append(
+            '<div class="row"><input id="live-init" type="number" inputmode="numeric" placeholder="Your initiative" '
+            'aria-label="Your initiative" data-testid="live-init">'
+            '<button type="button" data-action="send-initiative" data-testid="send-initiative">Send initiative</button></div>')
+    else:
+        label = "I'm done" if mine else "I'm done (on your turn)"
+        parts.append(f'<button type="button" class="primary" data-action="im-done" data-testid="im-done"{"" if mine else " disabled"}>'
+                     f'{label}</button>')
+    parts.append(
+        '<div class="row">'
+        f'<button type="button" data-action="player-attack" data-testid="player-attack" aria-expanded="{str(live.panel == "attack").lower()}">Attack</button>'
+        f'<button type="button" data-action="player-heal" data-testid="player-heal" aria-expanded="{str(live.panel == "heal").lower()}">'
+        'Healing, temp HP</button></div>')
+    chosen = player_target(live)
+    targets = "".join(f'<option value="{esc(i)}"{" selected" if i == chosen else ""}>{esc(n)}</option>'
+                      for i, n, side in live.ids if side != "x" and i != live.you)  # (the attack's and another roll's)
+    if live.panel == "attack":
+        weapons = own.get("atk") or []
+        pick = ('<label class="field">With<select id="attack-with" data-testid="attack-with">'
+                + "".join(f'<option value="{esc(a)}">{esc(a)}</option>' for a in weapons) + '</select></label>') if weapons else ""
+        parts.append(
+            '<div class="panel player-attack" data-testid="attack-panel">'
+            f'<label class="field">Target<select id="attack-target" data-testid="attack-target" data-action-change="player-target">{targets}</select></label>'
+            f'{pick}<p class="muted small">Your phone rolls the dice; the game master\'s phone rolls them against the target\'s defences.</p>'
+            '<button type="button" class="primary" data-action="send-attack" data-testid="send-attack">Roll the attack</button></div>')
+    if live.panel == "heal":
+        parts.append(
+            '<div class="panel player-heal" data-testid="heal-panel"><div class="grid2">'
+            '<label class="field">How much<input id="live-heal" type="number" inputmode="numeric" min="1" data-testid="live-heal"></label>'
+            '<label class="field">What<select id="heal-kind" data-testid="heal-kind"><option value="heal">Healing</option>'
+            '<option value="temp">Temporary HP</option></select></label></div>'
+            '<button type="button" data-action="send-heal" data-testid="send-heal">Send to the game master</button></div>')
+    if attacks:
+        parts.append(
+            '<label class="field">From My characters<select id="live-attack" data-action-change="live-attack" data-testid="live-attack">'
+            '<option value="">Pick an attack…</option>'
+            + "".join(f'<option value="{i}">{esc(label)} ({esc(dice)})</option>' for i, (label, dice) in enumerate(attacks))
+            + '</select></label>')
+    parts.append(
+        '<h4 class="small">Another roll (a spell, typed dice)</h4>'
+        '<div class="grid2"><label class="field">Target<select id="live-target" data-testid="live-target" data-action-change="player-target">'
+        f'{targets}</select></label>'
+        '<label class="field">Dice<input id="live-dice" data-testid="live-dice" autocomplete="off" placeholder="1d8+3"></label></div>'
+        '<div class="row"><input id="live-label" data-testid="live-label" maxlength="60" autocomplete="off" placeholder="What (a spell…)" '
+        'aria-label="What the roll is">'
+        '<button type="button" data-action="send-roll" data-testid="send-roll">Roll and send</button></div>')
+    return "".join(parts) + said + err
+
+
+def player_target(live: Live) -> str:
+    """The target a player's phone offers first: the one this player picked during this turn, else
+    the opponent whose turn it is, else the last one it chose (kept across sends), else the first
+    opponent; never the lair, never itself, never one the players cannot see."""
+    valid = {i for i, _, side in live.ids if side != "x" and i != live.you}
+    foes = [i for i, _, side in live.ids if side == "o"]
+    if live.target in valid and live.target_turn == live.turn:
+        return str(live.target)
+    acting = next((i for i in live.turn if i in foes), "")
+    if acting:
+        return acting
+    if live.target in valid:
+        return str(live.target)
+    return foes[0] if foes else next(iter(sorted(valid)), "")
+
+
+def _own_state(own: dict[str, Any], my_turn: bool) -> str:
+    """A player's own character: exact HP with temporary HP ("22/44 +8"), conditions and what remains
+    of them, death saves at 0 HP (and the button to roll one on its turn)."""
+    if not own:
+        return ""
+    hp, most, temp = own.get("hp"), own.get("max"), own.get("temp") or 0
+    shown = "—" if hp is None else f"{hp}/{most}" if most else f"{hp}"
+    out = (f'<p class="my-hp" data-testid="my-hp"><span class="muted">HP</span> <b>{esc(shown)}</b>'
+           + (f' <span class="temp">+{temp}</span>' if temp else "") + '</p>')
+    conds = own.get("cond") or []
+    out += ('<ul class="my-conditions" data-testid="my-conditions">'
+            + "".join(f'<li><b>{esc(name)}</b> <span class="muted">{esc(left)}</span></li>' for name, left in conds)
+            + '</ul>') if conds else '<p class="muted small" data-testid="my-conditions">No conditions.</p>'
+    saves = own.get("ds")
+    if saves:
+        successes, failures, state = saves
+        out += (f'<p data-testid="my-death-saves">Death saves: <b>{successes}</b>/3 ✓ · <b>{failures}</b>/3 ✗ '
+                f'<span class="muted">({esc(state)})</span></p>')
+        if state == "dying":
+            label = "Roll death save" if my_turn else "Roll death save (on your turn)"
+            out += (f'<button type="button" class="primary" data-action="live-death-save" data-testid="death-save"'
+                    f'{"" if my_turn else " disabled"}>{label}</button>')
+    return out

@@ -16,8 +16,9 @@ from typing import Any
 
 from ..messages import Message
 from ..model import Model
-from . import characters, encounters, fight, library, live, pairing, roller
+from . import characters, clock, encounters, fight, follow, library, live, pairing, roller, sheets
 from .characters import character_document
+from .clock import subscriptions
 from .common import (
     COLLECTION_OF,
     FIGHT_CHANGED,
@@ -43,16 +44,17 @@ from .common import (
 from .encounters import shared_before
 from .fight import batch_actions, practice_entry, practice_of
 
-__all__ = ["update", "QUIET_ACTIONS", "FIGHT_CHANGED", "FIRST_RUN_HINT", "MAX_AMOUNT", "COLLECTION_OF", "act", "typed_number", "whole_number", "noticed",
+__all__ = ["update", "subscriptions", "QUIET_ACTIONS", "FIGHT_CHANGED", "FIRST_RUN_HINT", "MAX_AMOUNT", "COLLECTION_OF", "act", "typed_number", "whole_number", "noticed",
            "without", "notify", "in_place", "with_roll", "opened", "closed", "commit", "redrawn", "Result", "FOCUSED",
            "character_document", "shared_before", "batch_actions", "numbered_name", "practice_entry", "practice_of"]
 
 _UPDATES: dict[type, Callable[[Model, Any], Result]] = {**fight.UPDATES, **roller.UPDATES, **characters.UPDATES, **encounters.UPDATES,
-                                                         **live.UPDATES, **pairing.UPDATES, **library.UPDATES}
+                                                         **live.UPDATES, **pairing.UPDATES, **library.UPDATES,
+                                                         **clock.UPDATES, **sheets.UPDATES, **follow.UPDATES}
 
 
 def update(model: Model, message: Message) -> Result:
     """The model after `message`, and the effects the runtime performs, in order."""
     after, effects = _UPDATES[type(message)](model, message)
     after, sent = live.broadcast(model, after)
-    return after, effects + sent
+    return clock.numbered(after, effects + sent)

@@ -141,7 +141,7 @@ def _character_opened(model: Model, m: CharacterOpened) -> Result:
         return model, ()
     index = m.index if m.index is not None and c.attack(m.index) is not None else (0 if c.attacks else None)
     chosen = c.attack(index) if index is not None else None
-    ui = state.update(model.ui, "character-opened", ident=m.ident, attack=index, config=dict(chosen.config) if chosen else {})
+    ui = state.character_opened(model.ui, ident=m.ident, attack=index, config=dict(chosen.config) if chosen else {})
     return replace(model, ui=ui), (ShowSheet(),)
 
 
@@ -154,7 +154,7 @@ def _character_offered(model: Model, m: CharacterOffered) -> Result:
             return model, (Refuse(f"Nothing was added: {error}"),)
         said = Notice("error", f"The character's link could not be opened: {error} It was removed from the address bar.")
         return notify(model, said), (ClearLink(), RenderNotices())
-    model = replace(model, ui=state.update(model.ui, "character-offered", character=c))
+    model = replace(model, ui=state.character_offered(model.ui, character=c))
     same = model.timeline.present.system == c.system
     text = character_text.offer_text(c, quoted(model.timeline.present.name) if same else "")
     there = in_fight(model, c.name) if same else None
@@ -182,7 +182,7 @@ def _character_taken(model: Model, m: CharacterTaken) -> Result:
     c = model.ui.pending_character
     if c is None:
         return model, ()
-    model = replace(model, ui=state.update(model.ui, "character-taken"),
+    model = replace(model, ui=state.character_taken(model.ui),
                     notices=without(model.notices, "add-character", "keep-character", "update-character"))
     if m.into_fight:
         fields = combatant_fields(c, c.attack(0))
@@ -262,8 +262,7 @@ def _target_described(model: Model, m: TargetDescribed) -> Result:
         wanted = typed_number(m.at_least)
     except EngineError as error:
         return model, (Refuse(str(error)),)
-    ui = state.update(model.ui, "target-described", target=stats, hp=hp if hp is None or hp > 0 else None,
-                      name=clean_text(m.name)[:60] or "Target", at_least=wanted if wanted is None or 0 <= wanted <= 1_000_000 else None)
+    ui = state.target_described(model.ui, target=stats, hp=hp if hp is None or hp > 0 else None, name=clean_text(m.name)[:60] or "Target", at_least=wanted if wanted is None or 0 <= wanted <= 1_000_000 else None)
     return replace(model, ui=ui), redrawn(model, m.typing)
 
 

@@ -204,7 +204,7 @@ FOCUSED = frozenset({"add", "edit", "init"})  # forms whose first field takes th
 
 def opened(model: Model, kind: str, ident: str | None = None) -> Result:
     """A sheet opened (drawn anew, its attack panel fresh)."""
-    return replace(model, ui=state.update(model.ui, "sheet-opened", kind=kind, ident=ident)), (ShowSheet(kind in FOCUSED),)
+    return replace(model, ui=state.sheet_opened(model.ui, kind=kind, ident=ident)), (ShowSheet(kind in FOCUSED),)
 
 
 def redrawn(model: Model, typing: bool) -> tuple[Effect, ...]:
@@ -219,7 +219,7 @@ def closed(model: Model) -> Result:
     """The sheet closed (nothing to do when none is open: the dialog's own close event after ours)."""
     if model.ui.sheet is None:
         return model, ()
-    return replace(model, ui=state.update(model.ui, "sheet-closed")), (CloseSheet(),)
+    return replace(model, ui=state.sheet_closed(model.ui)), (CloseSheet(),)
 
 
 def numbered_name(name: str, taken: set[str]) -> str:

@@ -22,20 +22,24 @@ from ..effects import (
     CloseSheet,
     Effect,
     ForgetStored,
+    KeepAwake,
     LoadEncounter,
     Refuse,
     Render,
     RenderNotices,
     RenderRolls,
     RenderSheet,
+    SaveFight,
     ShowSheet,
     StoreCollection,
     SwitchTo,
     TrimStored,
 )
+from ..exchange import read_share, rebase
 from ..html import round_label
 from ..messages import (
     CollectionChanged,
+    CollectionStored,
     EncounterCopied,
     EncounterCreated,
     EncounterDeleted,
@@ -43,24 +47,19 @@ from ..messages import (
     EncounterRestored,
     EncountersImported,
     FightChangedElsewhere,
+    FightShown,
     FileImported,
     HistoryTrimmed,
+    JournalFailed,
+    Noticed,
     ShareOffered,
     ShareOpened,
+    StorageAsked,
     StorageKept,
     ViewOpened,
 )
 from ..model import Model
-from ..persist import (
-    CHARACTERS,
-    ROLLS,
-    ROSTER,
-    SAVED_ROLLS,
-    TEMPLATES,
-    Notice,
-    read_share,
-    rebase,
-)
+from ..persist import CHARACTERS, INDEX, ROLLS, ROSTER, SAVED_ROLLS, TEMPLATES, Notice
 from .common import (
     COLLECTION_OF,
     FIGHT_CHANGED,
@@ -87,7 +86,7 @@ def _share_offered(model: Model, m: ShareOffered) -> Result:
         said = Notice("error", f"The shared link could not be opened: {error} It was removed from the address bar; "
                                "your own fights are untouched.")
         return notify(model, said), (ClearLink(), RenderNotices())
-    model = replace(model, ui=state.update(model.ui, "share-offered", timeline=timeline))
+    model = replace(model, ui=state.share_offered(model.ui, timeline=timeline))
     enc = timeline.present
     what = f"A shared fight {quoted(enc.name)} ({system_of(enc).label}, {round_label(enc.started, enc.round, system_of(enc).elapsed_seconds(enc)).lower()}) is in this link."
     before = shared_before(m.encounters, m.locked, enc.id)
@@ -106,7 +105,7 @@ def _share_opened(model: Model, m: ShareOpened) -> Result:
     if timeline is None:
         return model, ()
     notices = without(model.notices, "open-share", "replace-share")
-    model = replace(model, ui=state.update(model.ui, "share-taken"), notices=notices)
+    model = replace(model, ui=state.share_taken(model.ui), notices=notices)
     source = timeline.present.id
     before = shared_before(m.encounters, m.locked, source) if m.replace_earlier else None
     if before is not None:
@@ -166,17 +165,50 @@ def _fight_changed_elsewhere(model: Model, m: FightChangedElsewhere) -> Result:
     else:
         said = (Notice("warn", "This fight was changed in another tab. Showing that version; your last change here was not saved.")
                 if m.conflict else Notice("info", "Updated with a change made in another tab."))
-    return notify(replace(model, timeline=m.timeline), said), (Render(elsewhere=True),)
+    saved: tuple[Effect, ...] = (SaveFight(m.made_from),) if m.made_from is not None else ()
+    return notify(replace(model, timeline=m.timeline), said), (Render(elsewhere=True), *saved)
 
 
 def _collection_changed(model: Model, m: CollectionChanged) -> Result:
     """Another tab stored a collection: its version is shown (ours was stored at every change)."""
-    if m.key not in COLLECTION_OF:
-        return model, ()
+    if m.key not in COLLECTION_OF:  # the list of encounters (kept by the runtime): a screen that shows it is drawn again
+        return model, ((RenderSheet(collection=m.key),) if m.key == INDEX and model.ui.sheet is not None else ())
     changes: dict[str, Any] = {COLLECTION_OF[m.key]: tuple(m.items)}
     model = replace(model, **changes)
     drawn: tuple[Effect, ...] = (RenderRolls(),) if m.key in (ROLLS, SAVED_ROLLS) else ()
     return model, drawn + ((RenderSheet(collection=m.key),) if model.ui.sheet is not None else ())
+
+
+def _collection_stored(model: Model, m: CollectionStored) -> Result:
+    changes: dict[str, Any] = {COLLECTION_OF[m.key]: tuple(m.items)}
+    return replace(model, **changes), ()
+
+
+def _fight_shown(model: Model, m: FightShown) -> Result:
+    """A selection belongs to the fight it was made in."""
+    model = replace(model, timeline=m.timeline, ui=replace(model.ui, selected=None))
+    return model, (SaveFight(), Render(), KeepAwake())
+
+
+def _noticed(model: Model, m: Noticed) -> Result:
+    for notice in m.notices:
+        model = notify(model, notice)
+    return model, (RenderNotices(),) if m.notices else ()
+
+
+def _storage_asked(model: Model, m: StorageAsked) -> Result:
+    return replace(model, asked_to_keep=True), ()
+
+
+def _journal_failed(model: Model, m: JournalFailed) -> Result:
+    """The durable copy was refused: said once a page, like a full storage."""
+    if model.journal_said:
+        return model, ()
+    full = "quota" in m.name.lower()
+    said = Notice("error", ("This phone's storage is full: " if full else f"This browser refused the safe copy ({m.name[:60]}): ")
+                  + "changes are still saved, but a browser closed by the phone may lose the last ones. "
+                    "Export all keeps a copy; Trim history frees room.", "export-all", "Export all", (("trim-history", "Trim history"),))
+    return notify(replace(model, journal_said=True), said), (RenderNotices(),)
 
 
 def _storage_kept(model: Model, m: StorageKept) -> Result:
@@ -190,7 +222,7 @@ def _view_opened(model: Model, m: ViewOpened) -> Result:
         view = read_view(m.payload)
     except EngineError as error:
         return notify(model, Notice("error", f"The fight's view could not be opened: {error}")), (ClearLink(), RenderNotices())
-    return replace(model, ui=state.update(model.ui, "view-opened", view=view)), (ClearLink(), ShowSheet())
+    return replace(model, ui=state.view_opened(model.ui, view=view)), (ClearLink(), ShowSheet())
 
 
 # -- encounters: switching, trimming, importing ---------------------------------------------------
@@ -199,7 +231,7 @@ def _view_opened(model: Model, m: ViewOpened) -> Result:
 def _encounter_picked(model: Model, m: EncounterPicked) -> Result:
     if m.ident == model.timeline.present.id:
         return closed(model)
-    model = replace(model, ui=state.update(model.ui, "selection-done"))  # a selection belongs to the fight it was made in
+    model = replace(model, ui=state.selection_done(model.ui))  # a selection belongs to the fight it was made in
     return closed(model)[0], (LoadEncounter(m.ident), CloseSheet())
 
 
@@ -228,7 +260,7 @@ def _file_imported(model: Model, m: FileImported) -> Result:
             item = {**item, "id": fresh_id(characters, m.new_id)}
         characters += (item,)
     model = replace(model, roster=_added(model.roster, m.file.roster), templates=_added(model.templates, m.file.templates), characters=characters,
-                    ui=state.update(model.ui, "sheet-closed"))
+                    ui=state.sheet_closed(model.ui))
     stored = tuple(StoreCollection(k) for k in (ROSTER, TEMPLATES, CHARACTERS) if getattr(model, COLLECTION_OF[k]))
     return model, (AddEncounters(fresh), *stored, CloseSheet(), Render())
 
@@ -255,7 +287,12 @@ UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     EncounterRestored: _encounter_restored,
     FightChangedElsewhere: _fight_changed_elsewhere,
     CollectionChanged: _collection_changed,
+    CollectionStored: _collection_stored,
+    FightShown: _fight_shown,
+    Noticed: _noticed,
     StorageKept: _storage_kept,
+    StorageAsked: _storage_asked,
+    JournalFailed: _journal_failed,
     ViewOpened: _view_opened,
     EncounterPicked: _encounter_picked,
     HistoryTrimmed: _history_trimmed,

@@ -3,7 +3,6 @@ form, attacks on a panel, sheets and their small choices."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -15,7 +14,7 @@ from pyengine.characters import (
     practice_encounter,
 )
 from pyengine.damage_types import Portion, parts_to_args, split_typed
-from pyengine.dice import roll
+from pyengine.dice import Rng, roll
 from pyengine.errors import EngineError
 from pyengine.model import Encounter, validated_fields
 from pyengine.rules import get_system, needs_initiative_entry, system_of
@@ -28,54 +27,33 @@ from .. import state
 from ..characters import open_character
 from ..effects import (
     CloseSheet,
-    CopyLink,
-    Download,
     Effect,
     HideToast,
     Refuse,
-    Reload,
     Render,
     RenderNotices,
     RenderRolls,
     RenderSheet,
-    ScheduleOdds,
-    SetField,
-    SetTheme,
-    ShowShareLink,
-    ShowSheet,
     StoreCollection,
     Toast,
 )
 from ..messages import (
     Act,
     AttackApplied,
-    AttackConfigured,
-    AttackLastTapped,
     AttackRolled,
     BatchApplied,
     CombatantAdded,
     CombatantRemembered,
-    Exported,
     HitPointsTyped,
     InitiativeEntered,
-    LinkCopied,
-    NameTyped,
     NextTurnTapped,
     NoticeDismissed,
-    OddsTargetTyped,
     QuickAdded,
     RedoTapped,
-    ReloadTapped,
     SectionPicked,
     SelectingToggled,
     SelectionToggled,
-    ShareLinkAsked,
-    SheetClosed,
-    SheetOpened,
-    SidePicked,
     StartTapped,
-    TargetPicked,
-    ThemeToggled,
     ToolAdded,
     ToolKindPicked,
     UndoTapped,
@@ -90,12 +68,10 @@ from .common import (
     MAX_AMOUNT,
     Result,
     act,
-    closed,
     commit,
     commit_action,
     numbered_name,
     opened,
-    redrawn,
     step_words,
     whole_number,
     with_roll,
@@ -113,7 +89,7 @@ def _next_turn(model: Model, m: NextTurnTapped) -> Result:
     Start fight: first the initiative step where the players call out their numbers."""
     if m.now - model.ui.last_next_turn < model.next_turn_guard:
         return model, ()
-    model = replace(model, ui=state.update(model.ui, "next-turn-tapped", now=m.now))
+    model = replace(model, ui=state.next_turn_tapped(model.ui, now=m.now))
     enc = model.timeline.present
     if not enc.started:
         return _start(model, StartTapped(m.rng, m.start_args))
@@ -161,7 +137,7 @@ def _redo(model: Model, m: RedoTapped) -> Result:
     return commit(model, timeline, Toast(f"Redone: {step_words(timeline)}", undo=True))
 
 
-def amount_or_roll(text: str, rng: Any) -> tuple[int, str | None]:
+def amount_or_roll(text: str, rng: Rng) -> tuple[int, str | None]:
     """A typed amount: a whole number, or dice (`8d6`, `2d8+3`) rolled here with the engine: (the
     amount, the roll as shown, or None). EngineError, with a message fit for a person, otherwise."""
     text = " ".join(str(text or "").split())
@@ -174,7 +150,7 @@ def amount_or_roll(text: str, rng: Any) -> tuple[int, str | None]:
     return max(0, min(rolled.total, MAX_AMOUNT)), rolled.text
 
 
-def typed_damage(text: str, rng: Any) -> tuple[int, str | None, list[tuple[Portion, int]]] | None:
+def typed_damage(text: str, rng: Rng) -> tuple[int, str | None, list[tuple[Portion, int]]] | None:
     """Damage typed with its types (`12 fire`, `8d6 fire`, `2d6 slashing + 1d6 fire`): (the total,
     the rolls as shown, each typed part with its amount); None when no damage type is named (then
     it is a plain amount). EngineError with a message fit for a person otherwise."""
@@ -233,7 +209,7 @@ def _batch(model: Model, m: BatchApplied) -> Result:
     after, effects = act(model, "batch", {"actions": actions}, m.rng)
     if after.timeline is model.timeline:
         return after, effects
-    return replace(after, ui=state.update(after.ui, "selection-done")), effects + (CloseSheet(), Render())
+    return replace(after, ui=state.selection_done(after.ui)), effects + (CloseSheet(), Render())
 
 
 def _quick_add(model: Model, m: QuickAdded) -> Result:
@@ -253,7 +229,7 @@ def _attack_applied(model: Model, m: AttackApplied) -> Result:
     pending = model.ui.attack.get("pending")
     if pending is None or model.ui.practising:
         return model, ()
-    model = replace(model, ui=state.update(model.ui, "attack-applied"))
+    model = replace(model, ui=state.attack_applied(model.ui))
     return commit_action(model, pending["action"])  # what it did, and any reminder (concentration)
 
 
@@ -261,19 +237,19 @@ def _attack_applied(model: Model, m: AttackApplied) -> Result:
 
 
 def _selecting(model: Model, m: SelectingToggled) -> Result:
-    return replace(model, ui=state.update(model.ui, "selecting-toggled")), (Render(),)
+    return replace(model, ui=state.selecting_toggled(model.ui)), (Render(),)
 
 
 def _selection(model: Model, m: SelectionToggled) -> Result:
-    return replace(model, ui=state.update(model.ui, "selection-toggled", ident=m.ident)), (Render(),)
+    return replace(model, ui=state.selection_toggled(model.ui, ident=m.ident)), (Render(),)
 
 
 def _section(model: Model, m: SectionPicked) -> Result:
-    return replace(model, ui=state.update(model.ui, "section-picked", key=m.key)), (RenderSheet(),)
+    return replace(model, ui=state.section_picked(model.ui, key=m.key)), (RenderSheet(),)
 
 
 def _tool_kind(model: Model, m: ToolKindPicked) -> Result:
-    return replace(model, ui=state.update(model.ui, "tool-kind-picked", kind=m.kind)), (RenderSheet(),)
+    return replace(model, ui=state.tool_kind_picked(model.ui, kind=m.kind)), (RenderSheet(),)
 
 
 def _tool_added(model: Model, m: ToolAdded) -> Result:
@@ -281,7 +257,7 @@ def _tool_added(model: Model, m: ToolAdded) -> Result:
     after, effects = act(model, "add_tool", {"id": m.ident, "tool": dict(m.fields), **({"group": True} if m.group else {})}, m.rng)
     if after.timeline is model.timeline:
         return after, effects
-    return replace(after, ui=state.update(after.ui, "tool-kind-picked", kind=None)), effects
+    return replace(after, ui=state.tool_kind_picked(after.ui, kind=None)), effects
 
 
 def _dismiss(model: Model, m: NoticeDismissed) -> Result:
@@ -297,7 +273,7 @@ def _combatant_added(model: Model, m: CombatantAdded) -> Result:
     return joined(model, dict(m.fields), m.count, m.remember, m.rng)
 
 
-def joined(model: Model, fields: dict[str, Any], count: int, remember: bool, rng: Any, said: tuple[Effect, ...] = (),
+def joined(model: Model, fields: dict[str, Any], count: int, remember: bool, rng: Rng, said: tuple[Effect, ...] = (),
            **more: Any) -> Result:
     """A combatant (or a group of `count`) from the add form or the creature library joins (`more`:
     add_combatant's other arguments); the next form starts on the same side; `said` follows a join;
@@ -305,7 +281,7 @@ def joined(model: Model, fields: dict[str, Any], count: int, remember: bool, rng
     after, effects = act(model, "add_combatant", {"combatant": fields, "count": count, **more}, rng)
     if after.timeline is model.timeline:
         return after, effects
-    after = replace(after, ui=state.update(after.ui, "combatant-added", side=fields.get("side", "opponents"), pc=bool(fields.get("pc"))))
+    after = replace(after, ui=state.combatant_added(after.ui, side=fields.get("side", "opponents"), pc=bool(fields.get("pc"))))
     effects += said
     if remember:
         try:
@@ -397,7 +373,7 @@ def _attack_rolled(model: Model, m: AttackRolled) -> Result:
             action = resolve(enc, kind, {**config, "attacker": attacker or fallback, "target": m.target}, m.rng)
     except EngineError as error:
         return model, (Refuse(str(error)),)
-    model = replace(model, ui=state.update(model.ui, "attack-rolled", pending={**action.args, "action": action}))
+    model = replace(model, ui=state.attack_rolled(model.ui, pending={**action.args, "action": action}))
     if not practising:
         return model, (RenderSheet(),)
     model = with_roll(model, practice_entry(model, c, action.args, m.at_ms))
@@ -407,92 +383,18 @@ def _attack_rolled(model: Model, m: AttackRolled) -> Result:
 # -- sheets ------------------------------------------------------------------------------------------
 
 
-def _sheet_opened(model: Model, m: SheetOpened) -> Result:
-    return opened(model, m.kind, m.ident)
 
 
-def _sheet_closed(model: Model, m: SheetClosed) -> Result:
-    if model.live.role == "display" and model.ui.sheet is not None:
-        return model, (ShowSheet(False),)  # the table display's one screen (Escape, Back): it stays
-    return closed(model)
 
 
-def _attack_last(model: Model, m: AttackLastTapped) -> Result:
-    """The attack panel with its defaults: the last target still standing, else the first foe of
-    whoever's turn it is."""
-    enc = model.timeline.present
-    me = enc.get(enc.active_id) if enc.active_id else None
-    system = system_of(enc)
-    standing = [c.id for c in enc.combatants if not system.is_down(c) and system.is_creature(c)]  # a lair is never a target
-    last = model.ui.last_target
-    target = last if (last in standing and last != enc.active_id and (me is None or enc.get(last).side != me.side)) else None
-    if target is None:  # never one of its own side (a group's other member) unless chosen
-        target = next((cid for cid in standing if enc.get(cid).side != (me.side if me else "")), None)
-    return opened(model, "combatant", target) if target is not None else (model, ())
 
 
-def _target_picked(model: Model, m: TargetPicked) -> Result:
-    return replace(model, ui=state.update(model.ui, "target-picked", ident=m.ident)), (RenderSheet(),)
 
 
-def _attack_configured(model: Model, m: AttackConfigured) -> Result:
-    """The attack panel's inputs, read whole (a rolled attack not applied is dropped)."""
-    return replace(model, ui=state.update(model.ui, "attack-configured", config=dict(m.config))), redrawn(model, m.typing)
 
 
-def _theme(model: Model, m: ThemeToggled) -> Result:
-    return (model, (SetTheme(m.theme), RenderSheet())) if m.theme in ("system", "light", "dark") else (model, ())
 
 
-def _exported(model: Model, m: Exported) -> Result:
-    return model, (Download(m.what),)
-
-
-def _share_link(model: Model, m: ShareLinkAsked) -> Result:
-    return model, (ShowShareLink(m.kind or "view"),)
-
-
-def _link_copied(model: Model, m: LinkCopied) -> Result:
-    return model, (CopyLink(m.field, m.line),)
-
-
-def _reload(model: Model, m: ReloadTapped) -> Result:
-    return model, (Reload(),)
-
-
-def _side_picked(model: Model, m: SidePicked) -> Result:
-    return model, (SetField("f-pc", "1" if m.side == "party" else "0"),)
-
-
-def side_for_name(model: Model, name: str) -> tuple[str, bool] | None:
-    """(side, PC) the add form should show for a typed name: a saved party member's own; a saved
-    opponent's, or another copy of an opponent already in the fight ("Goblin", "Goblin 2"): the
-    opponents', not a player character. None: nothing known about that name."""
-    key = " ".join(name.split()).casefold()
-    if not key:
-        return None
-    base = re.sub(r"\s+\d+$", "", key)
-    for p in model.roster:
-        if str(p.get("name", "")).casefold() == key:
-            return str(p.get("side", "party")), bool(p.get("pc", True))
-    if any(str(p.get("name", "")).casefold() in (key, base) for p in model.templates):
-        return "opponents", False
-    for c in model.timeline.present.combatants:
-        if c.side == "opponents" and re.sub(r"\s+\d+$", "", c.name.casefold()) in (key, base):
-            return "opponents", False
-    return None
-
-
-def _name_typed(model: Model, m: NameTyped) -> Result:
-    found = side_for_name(model, m.name)
-    if found is None:
-        return model, ()
-    side, pc = found
-    return model, (SetField("f-side", side), SetField("f-pc", "1" if pc else "0"))
-
-
-def _odds_target(model: Model, m: OddsTargetTyped) -> Result:
-    return model, (ScheduleOdds(),)
 
 
 UPDATES: dict[type, Callable[[Model, Any], Result]] = {
@@ -515,17 +417,4 @@ UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     NoticeDismissed: _dismiss,
     CombatantAdded: _combatant_added,
     AttackRolled: _attack_rolled,
-    SheetOpened: _sheet_opened,
-    SheetClosed: _sheet_closed,
-    AttackLastTapped: _attack_last,
-    TargetPicked: _target_picked,
-    AttackConfigured: _attack_configured,
-    ThemeToggled: _theme,
-    Exported: _exported,
-    ShareLinkAsked: _share_link,
-    LinkCopied: _link_copied,
-    ReloadTapped: _reload,
-    SidePicked: _side_picked,
-    NameTyped: _name_typed,
-    OddsTargetTyped: _odds_target,
 }

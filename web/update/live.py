@@ -9,8 +9,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from pyengine.dice import roll
-from pyengine.errors import EngineError
 from pyengine.handoff import pc_state, players_ids, table_view
 from pyengine.live import (
     DEFAULT_NOSTR,
@@ -18,20 +16,21 @@ from pyengine.live import (
     DEFAULT_STUN,
     FROM_FOLLOWER,
     FROM_HOST,
-    MAX_SEED,
     RELAY_SCHEMES,
     STUN_SCHEMES,
-    Incoming,
+    Answer,
+    Beat,
+    Bye,
     LiveError,
+    State,
+    You,
     check_relays,
     hello_text,
     newer,
     read_message,
     read_room,
     read_servers,
-    request_text,
 )
-from pyengine.text import clean_text
 
 from ..effects import (
     ClearLink,
@@ -55,27 +54,16 @@ from ..effects import (
 from ..html import view_body_html
 from ..live import live_table_text, muted, read_live_table, state_kind, state_line
 from ..messages import (
-    AttackSent,
     AutoDoneToggled,
     AutoSavesToggled,
-    ClaimTapped,
-    DeathSaveSent,
     DisplayOpened,
-    DoneTapped,
-    HealSent,
-    InitiativeSent,
     LiveAttackPicked,
     LiveFollowed,
     LiveOpened,
     LiveStopped,
-    LiveTicked,
     PeerChanged,
     PeerSaid,
-    PlayerPanelToggled,
-    PlayerTargetPicked,
     RequestAnswered,
-    RequestResent,
-    RollSent,
     ServersSaved,
     TrayToggled,
 )
@@ -85,7 +73,7 @@ from .common import Result, closed, notify, opened
 from .pairing import GM_PEER
 from .requests import MAX_WAITING, MAX_WAITING_PER_PHONE, answered, asked, redraw, refused
 
-__all__ = ["UPDATES", "broadcast", "at_time", "muted_peers", "BURST", "RATE", "MUTE_MS", "MAX_WAITING", "MAX_WAITING_PER_PHONE"]
+__all__ = ["UPDATES", "broadcast", "at_time", "muted_peers", "gm_connected", "follow_redraw", "send_asking", "ANSWER_MS", "NOT_DELIVERED", "BURST", "RATE", "MUTE_MS", "MAX_WAITING", "MAX_WAITING_PER_PHONE"]
 
 
 def _present(model: Model, peer: str | None = None) -> LiveSend:
@@ -164,7 +152,7 @@ def _peer_changed(model: Model, m: PeerChanged) -> Result:
         model, effects = opened(model, "live-follow")
         return model, effects
     elif live.direct and m.peer == GM_PEER:
-        return model, _follow_redraw(model)  # lost: its view offers the two scans again
+        return model, follow_redraw(model)  # lost: its view offers the two scans again
     return model, effects + redraw(model)
 
 
@@ -236,19 +224,26 @@ def _said(model: Model, m: PeerSaid) -> Result:
         return refused(model)
     if live.hosting:
         return asked(model, m, message)
-    if message.kind in ("you", "ans"):
+    if isinstance(message, (You, Answer)):
         if m.peer != live.gm:
             return model, ()  # told to one phone, straight from the game master's (never passed on)
-        if message.kind == "ans":
+        if isinstance(message, Answer):
             return _answer_heard(model, message)
         live = replace(live, you=message.cid)
-        return replace(model, live=live), _follow_redraw(model)
-    if message.kind == "beat":
+        return replace(model, live=live), follow_redraw(model)
+    if isinstance(message, Beat):
         if m.peer != live.host:
             return model, ()
         was = live.host_here()
         live = replace(live, heard_ms=m.at_ms)
         return replace(model, live=live), (SayOnLine("live-state", state_line(live), state_kind(live)),) if was != live.host_here() else ()
+    if not isinstance(message, State):
+        return model, ()  # (a follower's message: read_message refuses it from FROM_HOST's kinds already)
+    return _state_heard(model, live, m, message)
+
+
+def _state_heard(model: Model, live: Live, m: PeerSaid, message: State) -> Result:
+    """A follower takes the game master's newer state (`live`: the model's, at the message's time)."""
     if not newer(live.session, live.revision, live.past_sessions, message):
         return model, ()  # older than what is shown (or the same again, or a page left behind): ignored
     if message.session != live.session and live.session:
@@ -271,10 +266,10 @@ def _said(model: Model, m: PeerSaid) -> Result:
     if m.peer == gm:
         live = replace(live, met_ms=m.at_ms, rejoins=0)
     model = replace(model, live=live)
-    if hello and _gm_connected(live):
+    if hello and gm_connected(live):
         model, again = _deliver_now(model)
         hello += again
-    return model, hello + _follow_redraw(model)
+    return model, hello + follow_redraw(model)
 
 
 def _deliver_now(model: Model) -> Result:
@@ -283,7 +278,7 @@ def _deliver_now(model: Model) -> Result:
     live = model.live
     if live.role != "follow" or not live.asking or not live.said.startswith(NOT_DELIVERED[:13]):
         return model, ()
-    return _send_asking(model)
+    return send_asking(model)
 
 
 def _from_display(model: Model, m: PeerSaid) -> Result:
@@ -295,14 +290,14 @@ def _from_display(model: Model, m: PeerSaid) -> Result:
         said = read_message(m.text, FROM_FOLLOWER)
     except LiveError:
         return model, ()
-    if said.kind == "bye":
+    if isinstance(said, Bye):
         model = replace(model, live=replace(live, display=False, sent=live.sent if live.hosting else None))
         return model, redraw(model)
     present = _present(model, "display")
     return replace(model, live=replace(live, display=True, sent=_sent(present))), (present,)
 
 
-def _follow_redraw(model: Model) -> tuple[Effect, ...]:
+def follow_redraw(model: Model) -> tuple[Effect, ...]:
     return (RenderSheet(),) if model.ui.sheet == ("live-follow", None) else ()
 
 
@@ -316,34 +311,18 @@ ANSWER_MS = 5_000  # a request with no answer this long was not delivered (said,
 NOT_DELIVERED = "not delivered: the game master's phone is not connected"
 
 
-def _tell_host(model: Model, kind: str, what: str, **fields: Any) -> Result:
-    """A request to the game master's phone, numbered: its answer (waiting, applied, dismissed,
-    refused) names it; none within ANSWER_MS is said as not delivered."""
-    live = model.live
-    if live.role != "follow":
-        return model, ()
-    rid = live.rid + 1
-    live = replace(live, rid=rid, asking=request_text(kind, **fields, rid=rid), asked_what=what)
-    return _send_asking(replace(model, live=live))
 
-
-def _send_asking(model: Model) -> Result:
+def send_asking(model: Model) -> Result:
     live = model.live
-    if not _gm_connected(live):
+    if not gm_connected(live):
         live = replace(live, said=f"{NOT_DELIVERED} ({live.asked_what} was not sent).", asked_ms=0.0)
-        return replace(model, live=live), _follow_redraw(model)
+        return replace(model, live=live), follow_redraw(model)
     live = replace(live, said=f"sending {live.asked_what}…", asked_ms=max(live.now_ms, 1.0), tries=1)
-    return replace(model, live=live), (LiveTell(live.asking, live.gm), *_follow_redraw(model))
+    return replace(model, live=live), (LiveTell(live.asking, live.gm), *follow_redraw(model))
 
 
-def _resent(model: Model, m: RequestResent) -> Result:
-    """Send again: the same request (the same number: one the game master did get is not asked twice)."""
-    if model.live.role != "follow" or not model.live.asking:
-        return model, ()
-    return _send_asking(model)
 
-
-def _answer_heard(model: Model, message: Incoming) -> Result:
+def _answer_heard(model: Model, message: Answer) -> Result:
     """The game master's answer to this phone's last request (an older one's is past)."""
     live = model.live
     if message.rid != live.rid or not live.asking:
@@ -356,89 +335,21 @@ def _answer_heard(model: Model, message: Incoming) -> Result:
         "refused": f"refused: {message.text or 'the game master refused it'}",
     }[message.answer]
     live = replace(live, said=said + ".", asked_ms=0.0)
-    return replace(model, live=live), _follow_redraw(model)
+    return replace(model, live=live), follow_redraw(model)
 
 
-def _gm_connected(live: Live) -> bool:
+def gm_connected(live: Live) -> bool:
     """Connected to the game master's phone itself (its states may reach this one through another's)."""
     return bool(live.gm) and any(p.id == live.gm and p.connected for p in live.peers)
 
 
-def _claim(model: Model, m: ClaimTapped) -> Result:
-    name = next((n for i, n, _ in model.live.ids if i == m.cid), "your character")
-    return _tell_host(model, "claim", f"your claim on {name}", cid=m.cid)
 
 
-def _initiative(model: Model, m: InitiativeSent) -> Result:
-    if m.value is None or abs(m.value) > 1000:
-        return model, (Refuse("Initiative is a whole number from -1,000 to 1,000."),)
-    return _tell_host(model, "init", f"initiative {m.value}", value=m.value)
 
 
-def _done(model: Model, m: DoneTapped) -> Result:
-    return _tell_host(model, "done", "“I'm done”")
 
 
-def _roll_sent(model: Model, m: RollSent) -> Result:
-    live = model.live
-    if not live.you:
-        return model, (Refuse("First tap your character under \"Which one is you?\"."),)
-    if m.target not in {i for i, _, _ in live.ids}:
-        return model, (Refuse("Pick a target."),)
-    try:
-        result = roll(m.expression, m.rng)
-    except EngineError as error:
-        return model, (Refuse(str(error)),)
-    if abs(result.total) > 1_000_000:
-        return model, (Refuse("That total is too large to send."),)
-    label = clean_text(m.label)[:60]
-    model = replace(model, live=replace(live, target=m.target, target_turn=live.turn))
-    text = f"{label + ' ' if label else ''}{m.expression.strip()} ({result.text})"[:200]
-    return _tell_host(model, "roll", f"{text} = {result.total}", target=m.target, value=result.total, text=text)
 
-
-def _attack_sent(model: Model, m: AttackSent) -> Result:
-    """A player's attack: its phone draws the dice (a seed from its own generator: `?seed=` fixes it),
-    the game master's engine rolls the system's attack from them against the target's real defences."""
-    live = model.live
-    if not live.you:
-        return model, (Refuse("First tap your character under \"Which one is you?\"."),)
-    target = next(((i, n) for i, n, side in live.ids if i == m.target and side != "x" and i != live.you), None)
-    if target is None:
-        return model, (Refuse("Pick a target."),)
-    weapon = clean_text(m.weapon)[:60]
-    seed = m.rng.randint(0, MAX_SEED - 1)
-    model = replace(model, live=replace(live, target=m.target, target_turn=live.turn))
-    return _tell_host(model, "atk", f"your attack on {target[1]}" + (f" ({weapon})" if weapon else ""),
-                      target=m.target, seed=seed, **{"with": weapon})
-
-
-def _heal_sent(model: Model, m: HealSent) -> Result:
-    if not model.live.you:
-        return model, (Refuse("First tap your character under \"Which one is you?\"."),)
-    if m.value is None or not 1 <= m.value <= 100_000:
-        return model, (Refuse("Healing and temporary HP are whole numbers from 1 to 100,000."),)
-    what = f"{m.value} temporary HP" if m.temp else f"healing {m.value} HP"
-    return _tell_host(model, "heal", what, value=m.value, temp=m.temp)
-
-
-def _death_save_sent(model: Model, m: DeathSaveSent) -> Result:
-    """A dying player's death save: the d20 rolled on the player's phone, sent to the game master."""
-    if not model.live.you:
-        return model, ()
-    face = m.rng.randint(1, 20)
-    return _tell_host(model, "dsave", f"your death save ({face})", face=face)
-
-
-def _panel(model: Model, m: PlayerPanelToggled) -> Result:
-    live = model.live
-    model = replace(model, live=replace(live, panel="" if live.panel == m.panel else m.panel))
-    return model, _follow_redraw(model)
-
-
-def _target_picked(model: Model, m: PlayerTargetPicked) -> Result:
-    live = model.live
-    return replace(model, live=replace(live, target=clean_text(m.target)[:40], target_turn=live.turn)), ()
 
 
 def _tray(model: Model, m: TrayToggled) -> Result:
@@ -447,50 +358,6 @@ def _tray(model: Model, m: TrayToggled) -> Result:
 
 def _auto_saves(model: Model, m: AutoSavesToggled) -> Result:
     return replace(model, live=replace(model.live, auto_saves=m.on)), ()
-
-
-REJOIN_MS = (8_000, 10_000, 15_000, 20_000, 30_000)  # a follower that has not met the game master's phone this long joins again (then less often)
-RELAYED_REJOIN_MS = 20_000  # the game master heard only through another phone: joins again this late (it may meet it meanwhile)
-
-
-def rejoin_after(rejoins: int) -> int:
-    """How long a follower waits before its next join, after `rejoins` joins that met no game master."""
-    return REJOIN_MS[min(rejoins, len(REJOIN_MS) - 1)]
-
-
-def _ticked(model: Model, m: LiveTicked) -> Result:
-    """A follower's clock: its line says how it stands; a request with no answer is said not
-    delivered; a follower that has not met the game master's phone for a while joins the room again,
-    whoever else it is connected to (a fresh announce at the relays: the trackers pair phones at
-    random and retry only every few minutes by themselves, a phone that slept or changed networks
-    may have lost them, and two players connected to each other hear no game master), less often
-    each time it meets no one (REJOIN_MS)."""
-    live = at_time(model.live, m.now_ms) if model.live.role != "off" else model.live
-    if live.hosting:  # the game master's line: what was dropped since, and how long a muted phone still is
-        model = replace(model, live=live)
-        return model, redraw(model)
-    if not live.following:
-        return model, ()
-    live = replace(live, rejoined_ms=live.rejoined_ms or m.now_ms, networks=m.networks)
-    later: tuple[Effect, ...] = ()
-    if live.asked_ms and m.now_ms - live.asked_ms >= ANSWER_MS:
-        if live.tries < 2 and _gm_connected(live):  # once more (a message lost on a connection being replaced)
-            live = replace(live, asked_ms=m.now_ms, tries=2)
-            later = (LiveTell(live.asking, live.gm),)
-        else:
-            live = replace(live, said=f"{NOT_DELIVERED} ({live.asked_what}: no answer).", asked_ms=0.0)
-            later = _follow_redraw(model)
-    effects: tuple[Effect, ...] = (SayOnLine("live-state", state_line(live), state_kind(live)),)
-    if live.role == "follow" and not live.direct:
-        hearing = live.host_here()
-        if hearing and _gm_connected(live):
-            live = replace(live, met_ms=m.now_ms, rejoins=0)
-        elif m.now_ms - max(live.met_ms, live.rejoined_ms) >= max(rejoin_after(live.rejoins), RELAYED_REJOIN_MS if hearing else 0):
-            # (A join again drops this phone's connections for a moment: one that still hears the game
-            # master through another phone waits longer, so that a busy room does not flap.)
-            live = replace(live, rejoined_ms=m.now_ms, rejoins=live.rejoins + 1)
-            effects += (LiveConnect("follow", live.room, live.secret, live.relays, live.stun, host_key=live.host_key, nostr=live.nostr),)
-    return replace(model, live=live), effects + later
 
 
 def _display(model: Model, m: DisplayOpened) -> Result:
@@ -531,6 +398,7 @@ def _servers_saved(model: Model, m: ServersSaved) -> Result:
     except LiveError as error:
         return model, (Refuse(str(error)),)
     when = "the next time the table goes live" if model.live.hosting else "when the table goes live"
+    model = replace(model, servers=(relays, stun, nostr))
     return model, (StoreServers(relays, stun, nostr), SayOnLine("live-servers-out", f"Saved: used {when}."))
 
 
@@ -544,21 +412,10 @@ UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     LiveFollowed: _followed,
     PeerChanged: _peer_changed,
     PeerSaid: _said,
-    LiveTicked: _ticked,
     DisplayOpened: _display,
     RequestAnswered: answered,
-    RequestResent: _resent,
     AutoDoneToggled: _auto_done,
-    ClaimTapped: _claim,
-    InitiativeSent: _initiative,
-    DoneTapped: _done,
-    RollSent: _roll_sent,
-    AttackSent: _attack_sent,
-    HealSent: _heal_sent,
-    DeathSaveSent: _death_save_sent,
-    PlayerPanelToggled: _panel,
     TrayToggled: _tray,
-    PlayerTargetPicked: _target_picked,
     AutoSavesToggled: _auto_saves,
     LiveAttackPicked: _attack_picked,
     ServersSaved: _servers_saved,

@@ -8,12 +8,21 @@ from __future__ import annotations
 
 from dataclasses import replace
 from random import Random
-from typing import Any
+from typing import assert_never
 
+from pyengine.dice import Rng
 from pyengine.errors import EngineError
 from pyengine.handoff import fight_id, health_word, players_name, shown_to_players, view_id
 from pyengine.live import (
+    Attack,
+    Claim,
+    DeathSave,
+    Done,
+    Heal,
+    Hello,
     Incoming,
+    Init,
+    Roll,
     answer_text,
     you_text,
 )
@@ -56,9 +65,7 @@ def asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
     or refused with the reason (a request for a combatant not this phone's, a target it cannot see)."""
     live = model.live
     peer = next((p for p in live.peers if p.id == m.peer), None) or Peer(m.peer)
-    if message.kind == "bye":
-        return model, ()  # (a phone's page closing: its connection says so itself)
-    if message.kind == "hello":
+    if isinstance(message, Hello):
         peer = replace(peer, name=message.name, device=message.device, connected=True)
         peers = tuple(peer if p.id == m.peer else p for p in live.peers) if any(p.id == m.peer for p in live.peers) \
             else live.peers + (peer,)
@@ -66,6 +73,8 @@ def asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
         model = replace(model, live=replace(live, peers=peers, owed=tuple(x for x in live.owed if x[0] != message.device)))
         mine = claimed(model.live, message.device)
         return model, ((LiveTell(you_text(view_id(live.secret, mine)), m.peer),) if mine else ()) + owed + redraw(model)
+    if not isinstance(message, (Claim, Init, Done, Attack, Heal, DeathSave, Roll)):
+        return model, ()  # a bye (a phone's page closing: its connection says so itself); a host's kind is not read here
     enc = model.timeline.present
     party = {c.id: c for c in enc.combatants if c.side == "party" and shown_to_players(c)}
     who = peer.name or "A player's phone"
@@ -76,7 +85,7 @@ def asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
 
     if not peer.device:
         return refuse("this phone has not said who it is yet: wait a moment and send again")
-    if message.kind == "claim":  # (the phone names its combatant by the players' view's id)
+    if isinstance(message, Claim):  # (the phone names its combatant by the players' view's id)
         cid = fight_id(enc, live.secret, message.cid) or ""
         taken = {x for device, x in live.claims if device != peer.device}
         if cid not in party:
@@ -92,30 +101,34 @@ def asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
     if not mine or mine not in party:
         return refuse("the game master has not let this phone play anyone (tap your character first)")
     c = party[mine]
-    if message.kind == "init":
-        if enc.started:
-            return refuse("the fight has started: initiative is settled")
-        initiatives = tuple((cid, v) for cid, v in live.initiatives if cid != mine) + ((mine, message.value),)
-        model = replace(model, live=replace(live, initiatives=initiatives))
-        fill = (SetField(f"init-{mine}", str(message.value)),) if model.ui.sheet == ("init", None) else ()
-        return model, fill + (Toast(f"{c.name}: initiative {message.value}"),
-                              answer_to(m.peer, rid, "applied", f"initiative {message.value} is with the game master"))
-    if message.kind == "done":
-        if not enc.started or mine not in {x.id for x in active_unit(enc)}:
-            return refuse(f"it is not {c.name}'s turn")
-        if live.auto_done:
-            model, effects = next_turn(model, m.rng)
-            return model, effects + (answer_to(m.peer, rid, "applied", "the turn passed"),)
-        return wait_request(model, Request(live.asked + 1, m.peer, peer.device, "done", mine, f"{c.name} is done: next turn?", rid=rid))
-    if message.kind in ("heal", "dsave"):
-        return own_request(model, m, message, c, peer.device)
-    return at_target(model, m, message, c, peer.device)
+    match message:
+        case Init():
+            if enc.started:
+                return refuse("the fight has started: initiative is settled")
+            initiatives = tuple((cid, v) for cid, v in live.initiatives if cid != mine) + ((mine, message.value),)
+            model = replace(model, live=replace(live, initiatives=initiatives))
+            fill = (SetField(f"init-{mine}", str(message.value)),) if model.ui.sheet == ("init", None) else ()
+            return model, fill + (Toast(f"{c.name}: initiative {message.value}"),
+                                  answer_to(m.peer, rid, "applied", f"initiative {message.value} is with the game master"))
+        case Done():
+            if not enc.started or mine not in {x.id for x in active_unit(enc)}:
+                return refuse(f"it is not {c.name}'s turn")
+            if live.auto_done:
+                model, effects = next_turn(model, m.rng)
+                return model, effects + (answer_to(m.peer, rid, "applied", "the turn passed"),)
+            return wait_request(model, Request(live.asked + 1, m.peer, peer.device, "done", mine, f"{c.name} is done: next turn?", rid=rid))
+        case Heal() | DeathSave():
+            return own_request(model, m, message, c, peer.device)
+        case Attack() | Roll():
+            return at_target(model, m, message, c, peer.device)
+        case _:
+            assert_never(message)
 
 
-def own_request(model: Model, m: PeerSaid, message: Incoming, c: Combatant, device: str) -> Result:
+def own_request(model: Model, m: PeerSaid, message: Heal | DeathSave, c: Combatant, device: str) -> Result:
     """A player's request about its own character: healing received, temporary HP gained, a death save."""
     live, rid = model.live, message.rid
-    if message.kind == "heal":
+    if isinstance(message, Heal):
         kind, what = ("temp", f"gains {message.value} temporary HP") if message.temp else ("heal", f"is healed {message.value} HP")
         return wait_request(model, Request(live.asked + 1, m.peer, device, kind, c.id, f"{c.name} {what}.", amount=message.value, rid=rid))
     enc = model.timeline.present
@@ -124,34 +137,34 @@ def own_request(model: Model, m: PeerSaid, message: Incoming, c: Combatant, devi
     if not enc.started or c.id not in {x.id for x in active_unit(enc)}:
         return refused(model, m.peer, rid, f"a death save is rolled on {c.name}'s turn")
     try:  # a death save: refused now when the rules would refuse it (not dying)
-        resolve(enc, "death_save", {"id": c.id}, Told(message.value))
+        resolve(enc, "death_save", {"id": c.id}, Told(message.face))
     except EngineError as error:
         return refused(model, m.peer, rid, str(error))
-    request = Request(live.asked + 1, m.peer, device, "dsave", c.id, f"{c.name} rolls a death save: {message.value}.",
-                      seed=message.value, rid=rid)
+    request = Request(live.asked + 1, m.peer, device, "dsave", c.id, f"{c.name} rolls a death save: {message.face}.",
+                      seed=message.face, rid=rid)
     if live.auto_saves:
         return apply_request(model, request, m.rng)
     return wait_request(model, request)
 
 
-def at_target(model: Model, m: PeerSaid, message: Incoming, c: Combatant, device: str) -> Result:
+def at_target(model: Model, m: PeerSaid, message: Attack | Roll, c: Combatant, device: str) -> Result:
     """A player's attack (rolled by the game master's engine from the player's dice) or roll at a target."""
     live, rid, enc = model.live, message.rid, model.timeline.present
     found = fight_id(enc, live.secret, message.target)
     target = enc.get(found) if found is not None else None
     if target is None or not shown_to_players(target):
         return refused(model, m.peer, rid, "that target is not in the fight the players see")
-    if message.kind == "atk":
+    if isinstance(message, Attack):
         if not system_of(enc).is_creature(target) or target.id == c.id:
             return refused(model, m.peer, rid, f"{players_name(target)} cannot be attacked")
         try:
-            action = attack_action(enc, c.id, target.id, message.text, message.seed)
+            action = attack_action(enc, c.id, target.id, message.weapon, message.seed)
         except EngineError as error:
             return refused(model, m.peer, rid, str(error))
         outcome = system_of(enc).attack_outcome(action.args)
-        weapon = f" ({message.text})" if message.text else ""
+        weapon = f" ({message.weapon})" if message.weapon else ""
         request = Request(live.asked + 1, m.peer, device, "attack", c.id, f"{c.name} attacks {target.name}{weapon}: {outcome.text}"[:2000],
-                          target.id, outcome.damage, rid=rid, seed=message.seed, weapon=message.text)
+                          target.id, outcome.damage, rid=rid, seed=message.seed, weapon=message.weapon)
         return wait_request(model, request, attack_words(enc, action))
     text = f"{c.name}: {message.text} = {message.value} against {target.name}."
     return wait_request(model, Request(live.asked + 1, m.peer, device, "roll", c.id, text, target.id, message.value, rid=rid))
@@ -255,7 +268,7 @@ def tell_phone(model: Model, request: Request, answer: str, why: str = "") -> Re
     return model, (answer_to(peer, request.rid, answer, why),)
 
 
-def next_turn(model: Model, rng: Any) -> Result:
+def next_turn(model: Model, rng: Rng) -> Result:
     """The turn passes as by the game master's Next turn (its double-tap guard is for thumbs: a request
     is answered once)."""
     return act(model, "next_turn", {}, rng if rng is not None else Random())
@@ -278,7 +291,7 @@ def answered(model: Model, m: RequestAnswered) -> Result:
     return model, (RenderNotices(), HideToast(), *effects)
 
 
-def apply_request(model: Model, request: Request, rng: Any) -> Result:
+def apply_request(model: Model, request: Request, rng: Rng) -> Result:
     """What the game master's Apply does (or the table's own rule, for a death save the game master
     lets apply): one undoable step through the same path as the game master's own tap, and the
     player's phone told what came of it, in words the players may know."""

@@ -100,7 +100,7 @@ def _rolled(model: Model, expr: str, rng: Rng, at_ms: int) -> Result:
         return model, (SayOnLine("dice-error", str(error)),)
     text = result.text if len(result.text) <= HISTORY_TEXT else result.text[:HISTORY_TEXT] + f" … ({len(result.text):,} characters in all)"
     entry = {"expr": expression, "total": result.total, "text": text, "at": at_ms, "crits": result.crits, "fumbles": result.fumbles}
-    model = with_roll(replace(model, ui=state.update(model.ui, "dice-rolled")), entry)  # the next quick die starts anew
+    model = with_roll(replace(model, ui=state.dice_rolled(model.ui)), entry)  # the next quick die starts anew
     return model, (SayOnLine("dice-error", ""), ShowRoll(result), StoreCollection(ROLLS), RenderRolls())
 
 
@@ -133,11 +133,11 @@ def _quick_die(model: Model, m: QuickDieTapped) -> Result:
     """A die adds to the expression being built (else starts a new one); Adv / Dis rewrite its d20."""
     adv_or_dis = m.what in ("adv", "dis")
     text = advantage(m.box, m.what == "adv") if adv_or_dis else add_die(m.box if model.ui.building else "", m.what)
-    return replace(model, ui=state.update(model.ui, "dice-typed")), (SetField("dice-input", text), RefreshOdds(), RollStale())
+    return replace(model, ui=state.dice_typed(model.ui)), (SetField("dice-input", text), RefreshOdds(), RollStale())
 
 
 def _dice_typed(model: Model, m: DiceTyped) -> Result:
-    return replace(model, ui=state.update(model.ui, "dice-typed")), (ScheduleOdds(), RollStale())
+    return replace(model, ui=state.dice_typed(model.ui)), (ScheduleOdds(), RollStale())
 
 
 UPDATES: dict[type, Callable[[Model, Any], Result]] = {
