@@ -1,5 +1,5 @@
 /* Start-up phases as performance marks, read by `python3 build.py bench`: PyScript's own hooks say
-   when the interpreter is ready; boot.js, the page's Python and web/runtime.py mark
+   when the interpreter is ready; boot.js, the page's Python and web/main.py mark
    the rest (rk:boot, rk:python-start, rk:imports-done, rk:first-render, rk:ready). */
 import { hooks } from "./pyscript/core.js";
 

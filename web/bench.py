@@ -6,11 +6,14 @@ import json
 import random
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pyengine.dice import distribution, parse, roll
 from pyengine.model import Combatant, Encounter
 from pyengine.tracker import Timeline, new_encounter, resolve
+
+if TYPE_CHECKING:
+    from .runtime import Runtime
 
 DISTRIBUTIONS = ("4d6kh3", "10d20kh3", "8d6!", "6d10>=8")
 # The expressions that froze the page before the work budget (issue "never freeze").
@@ -24,11 +27,11 @@ HEAVY = ("2d5000dh1", "3d4000dl2", "2d10000dh1", "10d10000dh9", "8d10000!dh9", "
 REACH = ("2d10000", "10d10000kh1", "1000d6", "100d6!", "100d20kh50", "40d6!kh20")
 
 
-def reach_timings(repeat: int = 3) -> dict[str, Any]:
+def reach_timings(repeat: int = 3) -> dict[str, object]:
     """Per expression: median ms of its exact distribution (default budget, no cache), outcomes, residual."""
     from pyengine.odds import Budget
 
-    out = {}
+    out: dict[str, object] = {}
     for expr in REACH:
         dist = distribution(expr, Budget())
         out[expr] = {"ms": _median_ms(_computed(expr), repeat),
@@ -36,14 +39,14 @@ def reach_timings(repeat: int = 3) -> dict[str, Any]:
     return out
 
 
-def first_answers(work: int) -> dict[str, Any]:
+def first_answers(work: int) -> dict[str, object]:
     """Per expression: ms from the text to the first answer the roller shows (parse, the exact odds
     within `work`, else the first slice of the estimate), and which it was."""
     from pyengine.errors import EngineError
 
     from .odds_job import first_answer
 
-    out = {}
+    out: dict[str, object] = {}
     for expr in FROZE + HEAVY:
         t0 = time.perf_counter()
         try:
@@ -64,7 +67,7 @@ def _median_ms(fn: Callable[[], object], repeat: int) -> float:
     return times[len(times) // 2]
 
 
-def dice_timings(repeat: int = 7) -> dict[str, Any]:
+def dice_timings(repeat: int = 7) -> dict[str, float]:
     rng = random.Random(1)
     out = {"parse+roll 4d6kh3": _median_ms(lambda: roll("4d6kh3", rng), repeat * 10)}
 
@@ -117,7 +120,7 @@ def big_fight(n: int, seed: int = 1) -> Timeline:
     return t.do(resolve(t.present, "start_combat", {}, rng))
 
 
-def hook(rt: Any, name: str, arg: str = "") -> str:
+def hook(rt: Runtime, name: str, arg: str = "") -> str:
     """Entry point: returns JSON. `rt`: the page's web.runtime.Runtime (not imported: it imports this)."""
     if name == "dice":
         return json.dumps(dice_timings())

@@ -29,11 +29,11 @@ def state_line(live: Live) -> str:
         # Joined by two scans: no relay to look again through; a lost connection needs the two scans again.
         if not live.revision:
             return "connecting to the game master's phone…"
-        ago = max(0, int((live.now_ms - live.updated_ms) // 1000))
+        ago = max(0, int((live.now_ms - live.current_ms()) // 1000))
         return f"connection lost (last update {_ago(ago)} ago) · join again: Menu → Join a table, two scans"
     if not live.revision:
         return "reconnecting… looking for the game master's phone"
-    ago = max(0, int((live.now_ms - live.updated_ms) // 1000))
+    ago = max(0, int((live.now_ms - live.current_ms()) // 1000))
     if ago * 1000 < STALE_MS:
         return "reconnecting…"
     return f"last update {_ago(ago)} ago · reconnecting…"
@@ -64,7 +64,7 @@ def state_kind(live: Live) -> str:
         return "live"
     if live.direct and live.revision:
         return "lost"
-    return "lost" if live.revision and live.now_ms - live.updated_ms >= STALE_MS else "waiting"
+    return "lost" if live.revision and live.now_ms - live.current_ms() >= STALE_MS else "waiting"
 
 
 def _ago(seconds: int) -> str:

@@ -103,6 +103,7 @@ class Live:
     me: str = ""                            # follow: what this phone says it is (hello)
     device: str = ""                        # follow: this phone's lasting id (hello)
     updated_ms: float = 0.0                 # follow: when the newest view came
+    confirmed_ms: float = 0.0               # follow: when the host's beat last said that view is still its newest
     heard_ms: float = 0.0                   # follow: when the host last said anything (a state, a beat)
     now_ms: float = 0.0                     # follow: the clock at the last tick
     rejoined_ms: float = 0.0                # follow: when it last joined the room (again)
@@ -124,6 +125,11 @@ class Live:
     @property
     def following(self) -> bool:
         return self.role in ("follow", "display")
+
+    def current_ms(self) -> float:
+        """When the view shown was last known to be the game master's newest (it came, or a beat of its
+        revision said so): a quiet table's view is not "old" while the beats go on."""
+        return max(self.updated_ms, self.confirmed_ms)
 
     def host_here(self) -> bool:
         """The host is connected and was heard from lately (a phone killed in the background never says it left)."""

@@ -190,3 +190,26 @@ def test_the_join_link_is_made_once_the_key_is_known_for_this_room_only():
     assert update(model, LiveKeyKnown("room1234", "", "https://rk.example/")) == (model, ())   # could not connect
     stopped, _ = update(after, LiveStopped())
     assert stopped.live.link == ""
+
+
+def test_a_quiet_tables_view_is_not_old_while_the_beats_say_it_is_the_newest():
+    """The game master taps nothing for a minute (the view does not change), then its phone goes: the
+    player's line says "reconnecting…" (its view was the newest 11 s ago, by the last beat), not
+    "last update 70 s ago". A beat of another revision (a state this phone missed) confirms nothing."""
+    model, view, ids_, turn = follower_hearing_the_game_master()   # its state at T (revision 1 of page s1)
+    for t in range(4_000, 60_001, 4_000):
+        model, _ = update(model, PeerSaid("gm1", beat_text(1, "s1"), T + t))
+    model, _ = update(model, LiveTicked(T + 60_000 + SILENT_MS + 1))
+    assert state_line(model.live) == "reconnecting…"
+    model, _ = update(model, LiveTicked(T + 60_000 + 15_000))
+    assert state_line(model.live) == "last update 15 s ago · reconnecting…"
+    # A beat of a newer revision than the view shown: the view is not the newest; its age stands.
+    model, *_ = follower_hearing_the_game_master()
+    model, _ = update(model, PeerSaid("gm1", beat_text(2, "s1"), T + 50_000))
+    model, _ = update(model, LiveTicked(T + 50_000 + SILENT_MS + 1))
+    assert state_line(model.live) == "last update 61 s ago · reconnecting…"
+    # A clock an hour back moves the confirmation with it (the second between the readings taken as none).
+    model, *_ = follower_hearing_the_game_master()
+    model, _ = update(model, PeerSaid("gm1", beat_text(1, "s1"), T + 4_000))
+    back, _ = update(model, LiveTicked(T + 5_000 - HOUR))
+    assert back.live.confirmed_ms == T + 5_000 - HOUR == back.live.now_ms

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .. import render
@@ -64,7 +65,7 @@ def _condition(page: Page) -> Events:
     }, page.rng)
 
 
-def _tool(kind: str, **more: Any) -> Handler:
+def _tool(kind: str, **more: Callable[[Page], object]) -> Handler:
     """A turn tool's button (on the sheet or under "Now: …"): the action on that combatant's tool."""
     def handler(page: Page) -> Events:
         read = {key: value(page) for key, value in more.items()}

@@ -38,7 +38,7 @@ from .live import follow_redraw, send_asking
 __all__ = ["UPDATES"]
 
 
-def _tell_host(model: Model, kind: str, what: str, **fields: Any) -> Result:
+def _tell_host(model: Model, kind: str, what: str, **fields: object) -> Result:
     """A request to the game master's phone, numbered: its answer (waiting, applied, dismissed,
     refused) names it; none within ANSWER_MS is said as not delivered."""
     live = model.live

@@ -199,7 +199,8 @@ def at_time(live: Live, now: float) -> Live:
     def moved(t: float) -> float:
         return t - back if t else t
 
-    return replace(live, now_ms=now, heard_ms=moved(live.heard_ms), updated_ms=moved(live.updated_ms), met_ms=moved(live.met_ms),
+    return replace(live, now_ms=now, heard_ms=moved(live.heard_ms), updated_ms=moved(live.updated_ms),
+                   confirmed_ms=moved(live.confirmed_ms), met_ms=moved(live.met_ms),
                    rejoined_ms=moved(live.rejoined_ms), asked_ms=moved(live.asked_ms),
                    limits=tuple((peer, tokens, moved(at), moved(until)) for peer, tokens, at, until in live.limits))
 
@@ -236,6 +237,8 @@ def _said(model: Model, m: PeerSaid) -> Result:
             return model, ()
         was = live.host_here()
         live = replace(live, heard_ms=m.at_ms)
+        if (message.session, message.revision) == (live.session, live.revision):
+            live = replace(live, confirmed_ms=m.at_ms)  # the view shown is still the game master's newest
         return replace(model, live=live), (SayOnLine("live-state", state_line(live), state_kind(live)),) if was != live.host_here() else ()
     if not isinstance(message, State):
         return model, ()  # (a follower's message: read_message refuses it from FROM_HOST's kinds already)
