@@ -18,7 +18,7 @@ from ..model import Model
 from ..params import join_link
 from .common import Result
 from .live import ANSWER_MS, NOT_DELIVERED, at_time, follow_redraw, gm_connected
-from .pairing import UPDATES as PAIRING
+from .pairing import relays_checked
 from .requests import redraw
 
 __all__ = ["UPDATES", "subscriptions", "numbered", "rejoin_after", "BEAT", "TICK", "TICK_MS", "REJOIN_MS", "RELAYED_REJOIN_MS"]
@@ -71,7 +71,7 @@ def _beat(model: Model, m: LiveBeat) -> Result:
     effects: tuple[Effect, ...] = (LiveBroadcast(beat_text(model.live_rev, model.live_page), live.hosting, live.display),)
     if live.hosting:
         networks = m.networks if live.relays or live.nostr else (-1, -1, -1, -1)
-        model, said = PAIRING[RelaysChecked](model, RelaysChecked(answering(networks), networks))
+        model, said = relays_checked(model, RelaysChecked(answering(networks), networks))
         effects += said
         if live.limited or live.limits:
             model = replace(model, live=at_time(model.live, m.now_ms))

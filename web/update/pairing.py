@@ -50,7 +50,7 @@ from ..model import Live, Model
 from ..persist import Notice
 from .common import Result, notify, opened
 
-__all__ = ["UPDATES", "GM_PEER", "CANNOT_CONNECT"]
+__all__ = ["UPDATES", "GM_PEER", "CANNOT_CONNECT", "relays_checked"]
 
 GM_PEER = "direct-gm"   # a player's phone names the game master's phone so on its direct connection
 PEER_PREFIX = "direct-"  # the game master's phone names a player's phone "direct-" + its offer's token
@@ -195,7 +195,7 @@ def _direct_failed(model: Model, m: DirectFailed) -> Result:
     return model, ()
 
 
-def _relays_checked(model: Model, m: RelaysChecked) -> Result:
+def relays_checked(model: Model, m: RelaysChecked) -> Result:
     live = model.live
     if not live.hosting or (m.up, m.networks) == (live.relays_up, live.networks):
         return model, ()
@@ -213,5 +213,5 @@ UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     AnswerMade: _answer_made,
     PairingFailed: _pairing_failed,
     DirectFailed: _direct_failed,
-    RelaysChecked: _relays_checked,
+    RelaysChecked: relays_checked,
 }
