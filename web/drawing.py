@@ -50,6 +50,12 @@ class Drawing:
             self._tracker = ((timeline, selected), html)
         return html
 
+    def snapshot_html(self, timeline: Timeline) -> str:
+        """The turn order with no selection, for the start-up snapshot: the drawn one when that is it,
+        else built aside (the cache keeps what the screen shows: selecting rows does not build it twice)."""
+        (drawn, selected), html = self._tracker
+        return html if drawn is timeline and selected is None else render.tracker_html(timeline)
+
     def render(self, model: Model, elsewhere: bool = False) -> None:
         """`elsewhere`: drawn for another tab's change (the open sheet's fields keep what is typed)."""
         if self.page_only:  # the table display: its one screen, and nothing of a tracker

@@ -11,6 +11,7 @@ sees the model that message made. After each round the timers the model wants
 
 from __future__ import annotations
 
+import asyncio
 import random
 import secrets
 import time
@@ -52,7 +53,7 @@ class Runtime(Loop):
         self.keeper.dispatch = self.dispatch
         self.drawing = Drawing(self.dispatch, self.context, lambda kind: self.live.scanner.show(kind))
         self.drawing.page_only = status == "display"
-        self.keeper.snapshot = self.drawing.tracker_html
+        self.keeper.snapshot = self.drawing.snapshot_html
         self.live = LiveSide(prefix, self.keeper, self.dispatch, lambda: self.model, rng, self.took_over)
         self.wake = browser.WakeLock()
         self.sheet_later = browser.Later(lambda: self.drawing.render_sheet(self.model, typing=True))
@@ -213,8 +214,6 @@ class Runtime(Loop):
         """Imported fights: each stored and listed as from a file, one a task (the page answers
         taps between them); the last one stored is shown. What could not be stored (storage full)
         is neither listed nor shown, and said with the count."""
-        import asyncio
-
         stored: list[Timeline] = []
         for timeline in timelines:
             if stored:

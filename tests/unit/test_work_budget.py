@@ -94,25 +94,20 @@ def test_the_count_is_the_work_done_the_same_every_time_and_a_dear_unit_is_found
     measures ten times a fair one."""
     assert work(_reference) == work(_reference) > REFERENCE
 
-    def fair() -> None:
-        budget = Budget(LIMIT)
-        a = {i: 1.0 for i in range(1000)}
-        for _ in range(20):
-            budget.spend(len(a))
-            out: dict[int, float] = {}
-            for x, p in a.items():
-                out[x] = out.get(x, 0.0) + p * 0.5
+    def charged(rounds: int, steps_a_unit: int) -> Callable[[], None]:
+        """A loop that charges one unit for `steps_a_unit` reference steps, `rounds` times 1,000 units."""
+        def run() -> None:
+            budget = Budget(LIMIT)
+            a = {i: 1.0 for i in range(1000)}
+            for _ in range(rounds):
+                budget.spend(len(a))
+                out: dict[int, float] = {}
+                for _ in range(steps_a_unit):
+                    for x, p in a.items():
+                        out[x] = out.get(x, 0.0) + p * 0.5
+        return run
 
-    def dear() -> None:
-        budget = Budget(LIMIT)
-        a = {i: 1.0 for i in range(1000)}
-        for _ in range(2):
-            budget.spend(len(a))
-            out: dict[int, float] = {}
-            for _ in range(10):
-                for x, p in a.items():
-                    out[x] = out.get(x, 0.0) + p * 0.5
-
+    fair, dear = charged(20, 1), charged(2, 10)
     ratio = (work(dear) / 2_000) / (work(fair) / 20_000)
     assert 8 < ratio < 12
 

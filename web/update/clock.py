@@ -103,13 +103,11 @@ def _ticked(model: Model, m: LiveTicked) -> Result:
     whoever else it is connected to (a fresh announce at the relays: the trackers pair phones at
     random and retry only every few minutes by themselves, a phone that slept or changed networks
     may have lost them, and two players connected to each other hear no game master), less often
-    each time it meets no one (REJOIN_MS)."""
-    live = at_time(model.live, m.now_ms) if model.live.role != "off" else model.live
-    if live.hosting:  # the game master's line: what was dropped since, and how long a muted phone still is
-        model = replace(model, live=live)
-        return model, redraw(model)
-    if not live.following:
+    each time it meets no one (REJOIN_MS). (The game master's phone has no tick: its beat, `_beat`,
+    moves its rate limits and its line on.)"""
+    if not model.live.following:
         return model, ()
+    live = at_time(model.live, m.now_ms)
     live = replace(live, rejoined_ms=live.rejoined_ms or m.now_ms, networks=m.networks)
     later: tuple[Effect, ...] = ()
     if live.asked_ms and m.now_ms - live.asked_ms >= ANSWER_MS:
