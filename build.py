@@ -592,7 +592,6 @@ def build(out: Path = DIST, full_stdlib: bool = False, relays: tuple[str, ...] =
     config = {
         # Our module in front of Pyodide's loadPyodide: it starts from a memory snapshot when it can.
         "interpreter": "./interpreter.mjs",
-        "files": {f"./{wheel}": "./*", f"./{web_zip}": "./*"},
         "plugins": [f"!{name}" for name in PYSCRIPT_PLUGINS_OFF],
     }
     (out / "pyscript.json").write_text(json.dumps(config, indent=1))
@@ -605,6 +604,14 @@ def build(out: Path = DIST, full_stdlib: bool = False, relays: tuple[str, ...] =
     # an inline MicroPython config (no MicroPython script runs) switches them off there too.
     index = out / "index.html"
     page = index.read_text().replace('"__PLUGINS_OFF__"', json.dumps(config["plugins"]))
+    # Our code, fetched by interpreter.mjs as the start begins and put in place (static/ours.mjs) before PyScript runs
+    # (not PyScript's `files`, which it fetches only once the interpreter is up).
+    if '<meta name="rk-files" content="">' not in page:
+        sys.exit("static/index.html: the rk-files meta is not where build.py expects it")
+    # Each with its hash (subresource integrity): fetch() refuses a damaged download at once, so a bad
+    # archive is a failed start and not an import that fails later (zipimport reads it lazily).
+    ours = " ".join(f"./{name} sha384-{base64.b64encode(hashlib.sha384((out / name).read_bytes()).digest()).decode()}" for name in (wheel, web_zip))
+    page = page.replace('<meta name="rk-files" content="">', f'<meta name="rk-files" content="{ours}">')
     if "connect-src 'self';" not in page:
         sys.exit("static/index.html: the CSP's connect-src is not where build.py expects it")
     index.write_text(page.replace("connect-src 'self';", f"connect-src {connect_src(relays)};"))

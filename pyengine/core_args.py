@@ -21,9 +21,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .errors import RuleError
-from .record import Record
+from .record import Record, field
 
-__all__ = ["read_args", "typed", "Target", "Edit", "Added", "Delay", "HitPoints", "Temporary", "NewCondition", "GoneCondition",
+__all__ = ["read_args", "typed", "as_args", "Join", "Flow", "Target", "Edit", "Added", "Delay", "HitPoints", "Temporary", "NewCondition", "GoneCondition",
            "Flag", "Option", "Rename", "Initiative", "Batch", "Nothing", "NewTool", "ToolTarget", "ToolUsed", "Recharged",
            "ToolActed", "ToolSet"]
 
@@ -56,6 +56,21 @@ class Added(Record):
     hp_rolls: list[Any] | None = None   # each member's rolled hit points (a creature's hit dice)
     hp_roll: str | None = None          # those rolls as shown in the log
     roll_hp: str | None = None          # asked: the hit dice to roll (resolve rolls them)
+
+
+class Join(Record):
+    """A request to add a combatant, or `count` of them as one group: its fields as typed; with
+    `roll_hp`, each member's hit points rolled from those dice (a creature's hit dice)."""
+
+    combatant: dict[str, Any]
+    count: int = 1
+    roll_hp: str | None = None
+
+
+class Flow(Record):
+    """Start or next turn: the system's own flow arguments (rules.TurnFlow), which are its dict."""
+
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 class Delay(Record):
@@ -234,6 +249,28 @@ def read_args(cls: type[T], args: dict[str, Any]) -> T:
             continue
         values[name] = _read(cls, name, hints[name], args[name])
     return cls(**values)
+
+
+def as_args(request: Record) -> dict[str, Any]:
+    """A request's record as the arguments an action saves: each field by its name (`with_` as
+    `with`), a field left at its default left out (as the screens always sent them), a Flow as its
+    options.
+
+    >>> as_args(NewCondition("c1", "Prone", rounds=None)), as_args(Flow({"reroll_all": True}))
+    ({'id': 'c1', 'name': 'Prone'}, {'reroll_all': True})
+    """
+    if isinstance(request, Flow):
+        return dict(request.options)
+    args: dict[str, Any] = {}
+    for name in request._fields:
+        value = request.__dict__[name]
+        default = request._defaults.get(name, _NO_DEFAULT) if name not in request._factories else request._factories[name]()
+        if default is _NO_DEFAULT or value != default or type(value) is not type(default):
+            args[name.rstrip("_")] = value
+    return args
+
+
+_NO_DEFAULT = object()
 
 
 def typed(cls: type[T], rule: Callable[[Any, T], Any]) -> Callable[[Any, dict[str, Any]], Any]:

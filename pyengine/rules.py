@@ -10,19 +10,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from .core_args import typed
 from .dice import Rng, roll
 from .errors import RuleError
 from .model import Combatant, Encounter, Event, StatField
+from .record import Record
 from .turns import INITIATIVE, TurnFlow
 
 __all__ = [
     "AttackOutcome", "whole",
-    "ActionRule", "CORE_KINDS", "System", "register", "unregister", "get_system", "system_of", "systems", "roll_off", "settle_ties",
+    "ActionRule", "typed_rule", "CORE_KINDS", "System", "register", "unregister", "get_system", "system_of", "systems", "roll_off", "settle_ties",
     "needs_initiative_entry",
 ]
 
+T = TypeVar("T", bound=Record)
 Apply = Callable[[Encounter, dict[str, Any]], tuple[Encounter, tuple[Event, ...]]]
 Resolve = Callable[[Encounter, dict[str, Any], Rng], dict[str, Any]]
 
@@ -35,6 +38,16 @@ class ActionRule:
 
     apply: Apply
     resolve: Resolve | None = None
+    # The record a request of this kind is made of (pyengine/core_args.py, or the system's own):
+    # tracker.request refuses another. None: the request's arguments are not typed (a saved one's).
+    request: type[Record] | None = None
+
+
+def typed_rule(cls: type[T], apply: Callable[[Encounter, T], Any], resolve: Resolve | None = None,
+               request: type[Record] | None = None) -> ActionRule:
+    """An action whose saved arguments are read as `cls` (core_args.typed) and whose request is the
+    record `request` (`cls` when it is not said: a request without a resolve step is the action)."""
+    return ActionRule(typed(cls, apply), resolve, request or cls)
 
 
 # The tracker's own actions (tracker.CORE): a system's action of one of these names would silently

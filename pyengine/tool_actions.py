@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from .core_args import NewTool, Recharged, ToolActed, ToolSet, ToolTarget, ToolUsed, read_args, typed
+from .core_args import NewTool, Recharged, ToolActed, ToolSet, ToolTarget, ToolUsed, read_args
 from .damage import harm, mend
 from .dice import Rng, roll
 from .errors import EngineError, RuleError
 from .model import LIMITS, Combatant, Encounter, Outcome, TurnTool
-from .rules import ActionRule, system_of
+from .rules import ActionRule, system_of, typed_rule
 from .tools import MAX_TOOLS, TIMED, describe, pause_words, recharge_words, tools_joining
 from .turns import active_unit, unit_name
 
@@ -167,10 +167,10 @@ def _set(enc: Encounter, a: ToolSet) -> Outcome:
 
 
 TOOL_ACTIONS: dict[str, ActionRule] = {
-    "add_tool": ActionRule(typed(NewTool, _add)),
-    "remove_tool": ActionRule(typed(ToolTarget, _remove)),
-    "use_tool": ActionRule(typed(ToolUsed, _use), _resolve_use),
-    "recharge_tool": ActionRule(typed(Recharged, _recharge), _resolve_recharge),
-    "tool_acts": ActionRule(typed(ToolActed, _acts), _resolve_acts),
-    "set_tool": ActionRule(typed(ToolSet, _set)),
+    "add_tool": typed_rule(NewTool, _add),
+    "remove_tool": typed_rule(ToolTarget, _remove),
+    "use_tool": typed_rule(ToolUsed, _use, _resolve_use),
+    "recharge_tool": typed_rule(Recharged, _recharge, _resolve_recharge, ToolTarget),
+    "tool_acts": typed_rule(ToolActed, _acts, _resolve_acts, ToolTarget),
+    "set_tool": typed_rule(ToolSet, _set),
 }

@@ -19,16 +19,18 @@ from .core_args import (
     Delay,
     Edit,
     Flag,
+    Flow,
     GoneCondition,
     HitPoints,
     Initiative,
+    Join,
     NewCondition,
     Nothing,
     Option,
     Rename,
     Target,
     Temporary,
-    typed,
+    as_args,
 )
 from .damage import give_temporary, heal, take_damage
 from .damage_types import parts_from_args
@@ -54,7 +56,8 @@ from .model import (
     valid_stat,
     validated_fields,
 )
-from .rules import CORE_KINDS, ActionRule, get_system, system_of
+from .record import Record
+from .rules import CORE_KINDS, ActionRule, get_system, system_of, typed_rule
 from .text import clean_text
 from .tool_actions import TOOL_ACTIONS
 from .tools import tools_joining
@@ -62,7 +65,7 @@ from .turns import active_unit, advance, turn_starts, turn_units, unit_name, uni
 
 __all__ = [
     "SIDES", "SKIP_DOWN", "BATCHABLE", "MAX_BATCH", "Duration", "Condition", "Combatant", "Encounter", "Event", "Action", "Timeline",
-    "new_encounter", "resolve", "apply_action", "turn_units", "active_unit", "LIMITS", "MAX_COMBATANTS", "NUMBER_FIELDS",
+    "new_encounter", "resolve", "request", "apply_action", "turn_units", "active_unit", "LIMITS", "MAX_COMBATANTS", "NUMBER_FIELDS",
     "too_many_combatants", "valid_stat", "validated_fields",
 ]
 
@@ -81,6 +84,17 @@ def resolve(enc: Encounter, kind: str, args: dict[str, Any] | None = None, rng: 
     rng = _rng(rng)  # one generator for the whole request (a fresh one when none is given)
     rule = _rule(enc, kind)
     return Action(kind, rule.resolve(enc, args, rng) if rule is not None and rule.resolve is not None else args)
+
+
+def request(enc: Encounter, kind: str, args: Record, rng: Rng | None = None) -> Action:
+    """A request made of its typed record (pyengine/core_args.py, or the system's own) as a fully
+    determined action. A record that is not the kind's is refused, not read as a wrong one."""
+    rule = _rule(enc, kind)
+    if rule is None:
+        raise RuleError(f"Unknown action {kind!r}.")
+    if rule.request is not None and type(args) is not rule.request:
+        raise RuleError(f"{kind} takes {rule.request.__name__}, not {type(args).__name__}.")
+    return resolve(enc, kind, as_args(args), rng)
 
 
 def _rule(enc: Encounter, kind: str) -> ActionRule | None:
@@ -489,25 +503,25 @@ def _batch(enc: Encounter, a: Batch) -> Outcome:
 # The tracker's own actions, built like a system's: kind -> ActionRule(apply, resolve). Their names
 # are rules.CORE_KINDS, which no system may reuse.
 CORE: dict[str, ActionRule] = {
-    "batch": ActionRule(typed(Batch, _batch), _resolve_batch),
-    "add_combatant": ActionRule(typed(Added, _add), _resolve_add),
-    "update_combatant": ActionRule(typed(Edit, _update)),
-    "remove_combatant": ActionRule(typed(Target, _remove)),
-    "start_combat": ActionRule(_start, _resolve_start),  # the flow's own arguments (rules.TurnFlow)
-    "next_turn": ActionRule(_next, _resolve_next),
-    "previous_turn": ActionRule(typed(Nothing, _previous)),
-    "end_combat": ActionRule(typed(Nothing, _end)),
-    "delay": ActionRule(typed(Delay, _delay), _resolve_delay),
-    "damage": ActionRule(typed(HitPoints, _damage)),
-    "heal": ActionRule(typed(HitPoints, _heal)),
-    "temp_hp": ActionRule(typed(Temporary, _temp)),
-    "add_condition": ActionRule(typed(NewCondition, _add_condition)),
-    "remove_condition": ActionRule(typed(GoneCondition, _remove_condition)),
-    "set_flag": ActionRule(typed(Flag, _flag)),
-    "set_option": ActionRule(typed(Option, _option)),
-    "rename": ActionRule(typed(Rename, _rename)),
-    "set_initiative": ActionRule(typed(Initiative, _set_initiative)),
-    "act_now": ActionRule(typed(Target, _act_now)),
+    "batch": typed_rule(Batch, _batch, _resolve_batch),
+    "add_combatant": typed_rule(Added, _add, _resolve_add, Join),
+    "update_combatant": typed_rule(Edit, _update),
+    "remove_combatant": typed_rule(Target, _remove),
+    "start_combat": ActionRule(_start, _resolve_start, Flow),  # the flow's own arguments (rules.TurnFlow)
+    "next_turn": ActionRule(_next, _resolve_next, Flow),
+    "previous_turn": typed_rule(Nothing, _previous),
+    "end_combat": typed_rule(Nothing, _end),
+    "delay": typed_rule(Delay, _delay, _resolve_delay),
+    "damage": typed_rule(HitPoints, _damage),
+    "heal": typed_rule(HitPoints, _heal),
+    "temp_hp": typed_rule(Temporary, _temp),
+    "add_condition": typed_rule(NewCondition, _add_condition),
+    "remove_condition": typed_rule(GoneCondition, _remove_condition),
+    "set_flag": typed_rule(Flag, _flag),
+    "set_option": typed_rule(Option, _option),
+    "rename": typed_rule(Rename, _rename),
+    "set_initiative": typed_rule(Initiative, _set_initiative),
+    "act_now": typed_rule(Target, _act_now),
     **TOOL_ACTIONS,  # a combatant's turn tools: recharge, regeneration, ongoing damage, legendary actions, uses a day
 }
 assert set(CORE) == CORE_KINDS, "rules.CORE_KINDS names the tracker's actions"

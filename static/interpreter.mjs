@@ -12,6 +12,7 @@
    happened (read by the tests and the bench):
    {state: "off" | "none" | "used" | "fallback" | "making" | "stored" | "failed", reason}. */
 import * as pyodide from "./pyodide/pyodide.mjs";
+import { placeOurs } from "./ours.mjs";
 
 // Pyodide switches WebAssembly stacks (JSPI) when the browser offers it, for what this app never
 // does (run_sync: blocking on a JavaScript promise from synchronous Python); Chromium's renderer
@@ -52,6 +53,15 @@ const FAILED = "roundkeeper-snapshot-failed:" + BASE;
 const TRYING = "roundkeeper-snapshot-trying:" + BASE;
 const MAX_SNAPSHOT = 512 * 1024 * 1024;  // no snapshot of ours comes near (about 30 MB): a larger size is damage
 const status = RK.snapshot = {state: "none", reason: "", version: SITE_VERSION};
+// Our code (the engine's wheel and web.zip), named in the page by build.py: fetched as the start
+// begins, beside Pyodide's own files, and put in place (ours.mjs) before PyScript is handed the
+// interpreter. (In PyScript's `files` they were fetched only once the interpreter was up, then
+// unpacked file by file: both after the restore, on every start.) The snapshot worker uses the same files.
+// Each is named with its hash ("./web.zip sha384-…"): fetch() checks it (subresource integrity), so a
+// damaged download fails the start here, not an import from it later.
+const NAMED = ((document.querySelector('meta[name="rk-files"]') || {}).content || "").split(" ").filter(Boolean);
+const OURS = [];
+for (let i = 0; i + 1 < NAMED.length; i += 2) OURS.push({url: new URL(NAMED[i], location.href).href, integrity: NAMED[i + 1]});
 
 function mark(name) {
   try { performance.mark("rk:" + name); } catch (e) { /* marks are only for the bench */ }
@@ -145,8 +155,37 @@ function unfinished() {
   }
 }
 
+function fetchOurs() {
+  const all = Promise.all(OURS.map(async ({url, integrity}) => {
+    const response = await fetch(url, {integrity});
+    if (!response.ok) throw new Error(`${url.split("/").pop()}: ${response.status}`);
+    return response.arrayBuffer();
+  }));
+  all.catch(() => { /* awaited after the interpreter starts: the start fails there, said by boot.js */ });
+  return all;
+}
+
+/* Our files where Python imports them (ours.mjs). A download that fails is a failed start, not the
+   snapshot's. */
+async function placedOurs(interpreter, ours) {
+  let buffers;
+  try {
+    buffers = await ours;
+  } catch (error) {
+    throw new Error("The app files could not be loaded (" + why(error) + "). Check your connection and retry.");
+  }
+  placeOurs(interpreter, OURS, buffers);
+  mark("ours-placed");
+  return interpreter;
+}
+
 async function start() {
   mark("loader-start");
+  const ours = fetchOurs();
+  return placedOurs(await interpreterFor(), ours);
+}
+
+async function interpreterFor() {
   const skip = skipped(), left = unfinished();
   if (skip || left) {
     status.state = "off";
@@ -243,14 +282,12 @@ async function makeSnapshot(interpreter) {
     Object.assign(status, {state: "failed", reason: "storage refused: " + why(error)});
     return;
   }
-  let modules, files;
+  let modules;
   try {
     // What the app had imported by the time it was ready is what the next start imports again.
     const names = interpreter.runPython("import sys; sorted(sys.modules)");
     modules = names.toJs().filter((name) => !NOT_IN_SNAPSHOT.test(name));
     names.destroy();
-    const config = await (await fetch(new URL("./pyscript.json", location.href))).json();
-    files = Object.keys(config.files || {}).map((name) => new URL(name, location.href).href);
   } catch (error) {
     Object.assign(status, {state: "failed", reason: why(error)});
     return;
@@ -268,6 +305,6 @@ async function makeSnapshot(interpreter) {
                   : {state: "failed", reason: String(reply.error).slice(0, 300)});
   };
   worker.onerror = (event) => done({state: "failed", reason: String(event.message || "the worker failed").slice(0, 300)});
-  worker.postMessage({indexURL: INDEX_URL, cache: CACHE, key: KEY, version: SITE_VERSION, files, modules,
+  worker.postMessage({indexURL: INDEX_URL, cache: CACHE, key: KEY, version: SITE_VERSION, files: OURS, modules,
                       jspi: globalThis.__rkJspi === "on"});
 }

@@ -1,9 +1,10 @@
 /* Makes the memory snapshot interpreter.mjs starts from: a Pyodide of its own (in this worker, so the
-   page and its fight are not disturbed), our code unpacked where PyScript puts it, and the modules
+   page and its fight are not disturbed), our code put where the page puts it (ours.mjs), and the modules
    the app had imported when it was ready, imported again here, except those that need the page (a
    snapshot cannot carry JavaScript objects). gzip-compressed into Cache Storage under the site's
    version. */
 import { loadPyodide } from "./pyodide/pyodide.mjs";
+import { placeOurs } from "./ours.mjs";
 
 // An engine module that does not import is a broken build: no snapshot. A standard library module
 // that does not is skipped (the app imported it from somewhere the worker does not have).
@@ -33,11 +34,13 @@ self.onmessage = async (event) => {
   }
   try {
     const interpreter = await loadPyodide({indexURL: job.indexURL, _makeSnapshot: true});
-    for (const url of job.files) {
-      const response = await fetch(url);
+    const buffers = [];
+    for (const {url, integrity} of job.files) {
+      const response = await fetch(url, {integrity});
       if (!response.ok) throw new Error(`${url}: ${response.status}`);
-      interpreter.unpackArchive(await response.arrayBuffer(), "zip", {extractDir: "/home/pyodide"});
+      buffers.push(await response.arrayBuffer());
     }
+    placeOurs(interpreter, job.files, buffers);
     interpreter.globals.set("_rk_modules", interpreter.toPy(job.modules));
     interpreter.runPython(PRELOAD);
     const found = interpreter.globals.get("_skipped");

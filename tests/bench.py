@@ -208,7 +208,7 @@ def startup(p, site: Path, base_url: str, runs: int) -> None:
     print(f"\n== Start-up phases of the app, medians of {runs} runs (ms from navigation start) ==")
     print("  (fetched: the resource's last byte; loader-start: interpreter.mjs starts Pyodide; snapshot-read: the")
     print("   snapshot read and unzipped; restored: Pyodide running from it; interpreter-ready: PyScript's onReady")
-    print("   hook (our files unpacked); python-start: the page's Python runs (PyScript's bootstrap done);")
+    print("   hook (our files in place); python-start: the page's Python runs (PyScript's bootstrap done);")
     print("   imports-done: pyengine and web imported; first-render: the live screen drawn; ready: taps answered)")
     short = {"stdlib fetched": "stdlib", "wasm fetched": "wasm", "our code fetched": "our code", "interpreter-ready": "interp",
              "python-start": "py-start", "imports-done": "imports", "first-render": "render", "snapshot-read": "snap-read"}

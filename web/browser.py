@@ -12,6 +12,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from pyengine.dice import Distribution, Estimate, Rng, parse
+from pyengine.documents import Listed
 from pyengine.errors import EngineError
 from pyengine.live import MAX_MESSAGE
 from pyengine.odds import possible_range
@@ -62,13 +63,14 @@ class DomPage:
     def chosen(self) -> str:
         return str(getattr(self.target, "value", "") or "") if self.target is not None else ""
 
-    def data(self, key: str) -> Any:
-        return dom.py(self.node.getAttribute(f"data-{key}")) if self.node is not None else None
+    def data(self, key: str) -> str | None:
+        found = dom.py(self.node.getAttribute(f"data-{key}")) if self.node is not None else None
+        return None if found is None else str(found)
 
     def value(self, node_id: str, default: str = "") -> str:
         return dom.value(node_id, default)
 
-    def number(self, text: Any, default: int | None = None) -> int | None:
+    def number(self, text: str | None, default: int | None = None) -> int | None:
         return typed_number(text, default)
 
     def checked(self, selector: str) -> list[str]:
@@ -104,7 +106,7 @@ class DomPage:
         return self._runtime.keeper.persistence.new_id()  # type: ignore[no-any-return]
 
     @property
-    def encounters(self) -> tuple[dict[str, Any], ...]:
+    def encounters(self) -> tuple[Listed, ...]:
         return tuple(self._runtime.keeper.ws.encounters)
 
     @property

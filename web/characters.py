@@ -6,7 +6,7 @@ forms; the attack panel itself is the system's view's (`View.attack_html`), on a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pyengine.characters import (
@@ -58,10 +58,10 @@ def stat_fields_of(system: str, keys: tuple[str, ...] | None = None, exclude: tu
     return tuple(f for f in fields if f.key not in exclude)
 
 
-def read_stats(fields: tuple[StatField, ...], prefix: str, value: Callable[[str], str], checked: Callable[[str], bool]) -> dict[str, Any]:
+def read_stats(fields: tuple[StatField, ...], prefix: str, value: Callable[[str], str], checked: Callable[[str], bool]) -> dict[str, str | bool]:
     """What the <prefix>-stat-<key> inputs hold: flags as booleans, text as typed, numbers as typed
     (checked by pyengine.characters.validated_stats; an empty number is left out)."""
-    out: dict[str, Any] = {}
+    out: dict[str, str | bool] = {}
     for f in fields:
         node = f"{prefix}-stat-{f.key}"
         if f.kind == "flag":
@@ -215,7 +215,7 @@ def offer_text(c: Character, fight: str) -> str:
 
 # -- My characters as stored (the update's and the screens' alike) ------------------------------
 
-def find(docs: tuple[dict[str, Any], ...] | list[dict[str, Any]], ident: str | None) -> Character | None:
+def find(docs: Sequence[Mapping[str, object]], ident: str | None) -> Character | None:
     """The character stored under `ident` (None: none, or one this version cannot read)."""
     item = next((c for c in docs if c.get("id") == ident), None)
     try:
@@ -224,7 +224,7 @@ def find(docs: tuple[dict[str, Any], ...] | list[dict[str, Any]], ident: str | N
         return None
 
 
-def readable(docs: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> list[Character]:
+def readable(docs: Sequence[Mapping[str, object]]) -> list[Character]:
     """The characters this version can read (a newer tab's may not be; it stays stored)."""
     out = []
     for item in docs:
@@ -240,7 +240,7 @@ def open_character(model: Model) -> Character | None:
     return find(model.characters, model.ui.sheet[1] if model.ui.sheet is not None else None)
 
 
-def fresh_id(characters: Sequence[dict[str, Any]], new_id: str) -> str:
+def fresh_id(characters: Sequence[Mapping[str, object]], new_id: str) -> str:
     """An id for a new character, not taken by another: "k<n>-<the end of a fresh id>"."""
     ids = {c.get("id") for c in characters}
     n = len(characters) + 1

@@ -236,9 +236,9 @@ def _bar_label(start: int, width: int) -> str:
     return str(start) if width == 1 else f"{start}–{start + width - 1}"
 
 
-def initiative_option(enc: Any) -> str:
-    """The initiative option of a system that has it: rolled once per combat, or every round."""
-    initiative = enc.option("initiative", "once")
+def initiative_option(initiative: str) -> str:
+    """The initiative option of a system that has it (the fight's option `initiative`): rolled once per
+    combat, or every round."""
     return ('<label class="field">Initiative<select data-action-change="set-option" data-key="initiative" data-testid="option-initiative">'
             f'<option value="once"{" selected" if initiative == "once" else ""}>Roll once per combat</option>'
             f'<option value="every_round"{" selected" if initiative == "every_round" else ""}>Roll every round</option></select></label>')

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from pyengine.documents import Listed
 from pyengine.errors import SchemaError
 from pyengine.live import LiveError, read_room
 from pyengine.tracker import Timeline
@@ -94,11 +95,11 @@ class Keeper:
         # The turn order's HTML for the start-up snapshot (the runtime gives its cached one).
         self.snapshot: Callable[[Timeline], str] = _tracker_html
 
-    def first_model(self, **more: Any) -> Model:
+    def first_model(self) -> Model:
         """The Model this page starts from: the fight on screen, the collections and what was said reading them."""
         return Model(self.ws.current, rolls=self.collections.get(ROLLS, ()), saved_rolls=self.collections.get(SAVED_ROLLS, ()),
                      characters=self.collections.get(CHARACTERS, ()), roster=tuple(self.ws.roster),
-                     templates=tuple(self.ws.templates), notices=self.notices, **more)
+                     templates=tuple(self.ws.templates), notices=self.notices)
 
     def say(self, *notices: Notice) -> None:
         if notices:
@@ -242,7 +243,7 @@ class Keeper:
         self.say(*notices)
         return found
 
-    def switch_to(self, model: Model, timeline: Timeline, origin: dict[str, Any] | None = None) -> None:
+    def switch_to(self, model: Model, timeline: Timeline, origin: dict[str, str] | None = None) -> None:
         """Show this fight: the one left is stored (a fresh one never saved yet too), the new one listed
         (FightShown's update shows it and asks for its save)."""
         outgoing = model.timeline.present.id
@@ -251,7 +252,12 @@ class Keeper:
             self.save(model)
         self.shared = timeline
         if not any(e["id"] == timeline.present.id for e in self.ws.encounters):
-            self.ws.encounters.append({**describe_entry({"id": timeline.present.id}, timeline), **(origin or {})})
+            entry = describe_entry({"id": timeline.present.id, "name": timeline.present.name}, timeline)
+            if origin and "from" in origin:
+                entry["from"] = origin["from"]
+            if origin and "source" in origin:
+                entry["source"] = origin["source"]
+            self.ws.encounters.append(entry)
         self.dispatch(FightShown(timeline))
 
     def replace_with(self, model: Model, timeline: Timeline, replacing: str) -> None:
@@ -281,7 +287,7 @@ class Keeper:
     def store_imported(self, model: Model, timeline: Timeline) -> bool:
         """An imported fight stored and listed as from a file; False (and not listed) when storage
         refused it (a refusal of the browser's said)."""
-        entry = {**describe_entry({"id": timeline.present.id}, timeline), "from": "file"}
+        entry = describe_entry({"id": timeline.present.id, "name": timeline.present.name, "from": "file"}, timeline)
         self.ws.encounters.append(entry)
         try:
             if self.persistent:
@@ -393,7 +399,7 @@ def _tracker_html(timeline: Timeline) -> str:
     return tracker_html(timeline)
 
 
-def describe_entry(entry: dict[str, Any], timeline: Timeline, now: float | None = None) -> dict[str, Any]:
+def describe_entry(entry: Listed, timeline: Timeline, now: float | None = None) -> Listed:
     """Bring a list entry up to date with its fight: name, system, round, last played. The time
     is kept to the minute, so most taps leave the stored list of encounters as it was."""
     enc = timeline.present

@@ -5,7 +5,7 @@ piece a task). The browser is reached through web/dom, bound at start."""
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pyengine.errors import EngineError
 from pyengine.storage import MAX_DOCUMENT_CHARS
@@ -201,7 +201,7 @@ def say_fixed_dice(seed: str) -> None:
     button.textContent = "Fixed dice"
     button.title = f"Every roll on this page is fixed by the address (?seed={seed[:12]}), for testing. Tap for random dice."
 
-    def random_dice(*_: Any) -> None:
+    def random_dice(*_: object) -> None:
         query = dom.window.URLSearchParams.new(dom.window.location.search)
         query.delete("seed")
         rest = str(query.toString())

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyengine.documents import Rolled, SavedRoll
 from pyengine.live import SILENT_MS
 from pyengine.tracker import Timeline
 
@@ -22,7 +23,7 @@ class Trash:
     """What was deleted and can come back, newest last: saved rolls (with where they stood),
     characters and encounters (their id, name and whole history). One place for every undelete."""
 
-    rolls: tuple[tuple[int, dict[str, Any]], ...] = ()
+    rolls: tuple[tuple[int, SavedRoll], ...] = ()
     characters: tuple[dict[str, Any], ...] = ()
     encounters: tuple[dict[str, Any], ...] = ()
 
@@ -69,7 +70,7 @@ class Live:
     peers: tuple[Peer, ...] = ()            # the others in the room, in the order they came
     display: bool = False                   # host: a table display listens
     link: str = ""                          # host: the join link, once the game master's public key is known
-    sent: Any = None                        # host: the last view sent (a change sends the next)
+    sent: tuple[object, ...] | None = None  # host: the last view sent (update/live._sent: a change sends the next)
     refused: int = 0                        # messages refused (broken or hostile), counted
     claims: tuple[tuple[str, str], ...] = ()  # host: (device, combatant id) the game master approved
     requests: tuple[Request, ...] = ()      # host: waiting for Apply / Dismiss
@@ -142,8 +143,8 @@ class Live:
 class Model:
     timeline: Timeline                        # the fight on screen, with its undo history
     ui: Ui = field(default_factory=Ui)         # sheets, the attack panel, selections ... (web/state.py)
-    rolls: tuple[dict[str, Any], ...] = ()               # the dice history, newest first
-    saved_rolls: tuple[dict[str, Any], ...] = ()         # named rolls
+    rolls: tuple[Rolled, ...] = ()                       # the dice history, newest first
+    saved_rolls: tuple[SavedRoll, ...] = ()              # named rolls
     characters: tuple[dict[str, Any], ...] = ()          # My characters (stored documents)
     roster: tuple[dict[str, Any], ...] = ()              # the party, saved from the add form
     templates: tuple[dict[str, Any], ...] = ()           # opponents saved from the add form

@@ -15,11 +15,12 @@ Pure Python (no js import): the browser store lives in web/dom.py, tests use Mem
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
 from pyengine.characters import CHARACTER_VERSION, MAX_CHARACTERS, character_from_dict, character_to_dict
+from pyengine.documents import Listed, Rolled, SavedRoll
 from pyengine.errors import EngineError, SchemaError
 from pyengine.storage import (
     loads,
@@ -148,7 +149,7 @@ class Notice:
 
 @dataclass
 class Workspace:
-    encounters: list[dict[str, Any]]            # [{"id", "name"}] in the user's order
+    encounters: list[Listed]                    # in the user's order
     current: Timeline
     roster: list[dict[str, Any]] = field(default_factory=list)
     templates: list[dict[str, Any]] = field(default_factory=list)
@@ -163,36 +164,42 @@ T = TypeVar("T")
 ORIGINS = ("link", "file")
 
 
-def entry_details(e: dict[str, Any]) -> dict[str, Any]:
-    """What the list of encounters shows beside a name, checked: system, round, when last played
-    (ms), where it came from (a shared link or a file) and the shared fight's own id."""
-    out: dict[str, Any] = {}
-    if isinstance(e.get("system"), str) and len(e["system"]) <= 40:
-        out["system"] = e["system"]
-    for key, limit in (("round", 10**6), ("at", 10**15)):
-        if isinstance(e.get(key), int) and not isinstance(e.get(key), bool) and 0 <= e[key] <= limit:
-            out[key] = e[key]
-    if e.get("from") in ORIGINS:
-        out["from"] = e["from"]
-    if isinstance(e.get("source"), str) and len(e["source"]) <= 40:
-        out["source"] = e["source"]
-    return out
+def _count(value: object, limit: int) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= limit else None
 
 
-def index_entries(raw: str) -> tuple[list[dict[str, Any]], str | None]:
+def entry_details(e: dict[object, object], entry: Listed) -> Listed:
+    """`entry` with what the list of encounters shows beside a name, read from a stored entry `e`
+    and checked: system, round, when last played (ms), where it came from (a shared link or a
+    file) and the shared fight's own id."""
+    system, rounds, at, origin, source = e.get("system"), _count(e.get("round"), 10**6), _count(e.get("at"), 10**15), e.get("from"), e.get("source")
+    if isinstance(system, str) and len(system) <= 40:
+        entry["system"] = system
+    if rounds is not None:
+        entry["round"] = rounds
+    if at is not None:
+        entry["at"] = at
+    if isinstance(origin, str) and origin in ORIGINS:
+        entry["from"] = origin
+    if isinstance(source, str) and len(source) <= 40:
+        entry["source"] = source
+    return entry
+
+
+def index_entries(raw: str) -> tuple[list[Listed], str | None]:
     """A stored list of encounters: its entries (checked; odd ones dropped) and the current id.
     Raises SchemaError if it does not load as one."""
     index = loads(raw, "saved data")
     if not (isinstance(index, dict) and isinstance(index.get("encounters"), list)):
         raise SchemaError("it is not a list of encounters")
-    entries: list[dict[str, Any]] = []
+    entries: list[Listed] = []
     ids: set[str] = set()
     for e in index["encounters"][:1000]:
-        if isinstance(e, dict) and isinstance(e.get("id"), str) and 0 < len(e["id"]) <= 40 and e["id"] not in ids:
-            ids.add(e["id"])
+        eid = e.get("id") if isinstance(e, dict) else None
+        if isinstance(e, dict) and isinstance(eid, str) and 0 < len(eid) <= 40 and eid not in ids:
+            ids.add(eid)
             name = e.get("name")
-            entries.append({"id": e["id"], "name": clean_text(name[:100]) if isinstance(name, str) else e["id"],
-                            **entry_details(e)})
+            entries.append(entry_details(e, {"id": eid, "name": clean_text(name[:100]) if isinstance(name, str) else eid}))
     current = index.get("current")
     return entries, current if isinstance(current, str) else None
 
@@ -203,11 +210,11 @@ def _text(value: object, limit: int) -> str:
     return value
 
 
-def _roll_entry(item: object) -> dict[str, Any]:
+def _roll_entry(item: object) -> Rolled:
     if not isinstance(item, dict) or isinstance(item.get("total"), bool) or not isinstance(item.get("total"), int):
         raise SchemaError("unreadable roll")
     at = item.get("at", 0)
-    entry = {"expr": clean_text(_text(item.get("expr"), 1000)), "total": item["total"], "text": clean_text(_text(item.get("text"), 50_000)),
+    entry: Rolled = {"expr": clean_text(_text(item.get("expr"), 1000)), "total": item["total"], "text": clean_text(_text(item.get("text"), 50_000)),
              "at": at if isinstance(at, int) and not isinstance(at, bool) else 0}
     label = item.get("label")
     if isinstance(label, str) and label:  # a character's attack: who, with what, at what
@@ -219,7 +226,7 @@ def _roll_entry(item: object) -> dict[str, Any]:
     return entry
 
 
-def _saved_roll(item: object) -> dict[str, Any]:
+def _saved_roll(item: object) -> SavedRoll:
     if not isinstance(item, dict):
         raise SchemaError("unreadable saved roll")
     return {"name": clean_text(_text(item.get("name"), 60)) or "Roll", "expr": clean_text(_text(item.get("expr"), 1000))}
@@ -246,7 +253,7 @@ class Collection:
 
     key: str
     what: str
-    check: Callable[[object], dict[str, Any]]
+    check: Callable[[object], Mapping[str, object]]  # an item read back (a TypedDict of persist, or a checked document)
     identity: Callable[[dict[str, Any]], Any]
     limit: int
     newest_first: bool = False  # ordered by "at", newest first (the roll history)

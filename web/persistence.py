@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from pyengine.documents import Listed
 from pyengine.errors import SchemaError
 from pyengine.storage import (
     APP,
@@ -230,7 +231,7 @@ class Persistence:
         self.base[INDEX] = [dict(e) for e in entries]
         return ws, notices
 
-    def _read_index(self, notices: list[Notice]) -> tuple[list[dict[str, Any]], str | None]:
+    def _read_index(self, notices: list[Notice]) -> tuple[list[Listed], str | None]:
         """The stored list of encounters and the current id; one that does not load is set aside
         (the list is then rebuilt from the saved encounters)."""
         raw = self.store.get(INDEX)

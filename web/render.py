@@ -21,6 +21,8 @@ from .library import encounter_xp
 from .views import view_for
 
 if TYPE_CHECKING:
+    from pyengine.documents import Rolled, SavedRoll
+
     from .model import Request
     from .persist import Notice
 
@@ -403,7 +405,7 @@ def notices_html(notices: list[Notice], timeline: Timeline | None = None) -> str
     )
 
 
-def history_html(rolls: list[dict[str, Any]]) -> str:
+def history_html(rolls: list[Rolled]) -> str:
     if not rolls:
         return '<li class="muted">No rolls yet.</li>'
     return "".join(
@@ -414,7 +416,7 @@ def history_html(rolls: list[dict[str, Any]]) -> str:
     )
 
 
-def _crit_chips(entry: dict[str, Any]) -> str:
+def _crit_chips(entry: Rolled) -> str:
     """A roll with critical dice or fumbles (cs / cf, or a d20's 20 / 1) says so in the history."""
     out = ""
     for key, word, css in (("crits", "crit", "ok"), ("fumbles", "fumble", "bad")):
@@ -429,7 +431,7 @@ def readings_html(notes: list[str]) -> str:
     return "".join(f'<p data-testid="reading">{esc(note)}</p>' for note in notes)
 
 
-def saved_rolls_html(saved: list[dict[str, Any]]) -> str:
+def saved_rolls_html(saved: list[SavedRoll]) -> str:
     if not saved:
         return '<p class="muted">No saved rolls. Type a roll, then Save.</p>'
     return "".join(

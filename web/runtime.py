@@ -15,6 +15,7 @@ import asyncio
 import random
 import secrets
 import time
+from dataclasses import replace
 from typing import assert_never
 
 from pyengine.errors import EngineError
@@ -49,7 +50,7 @@ class Runtime(Loop):
         """status: how the browser's storage answered at start: "ok", "full", "blocked" or "display"."""
         self.prefix, self.rng = prefix, rng
         self.keeper = Keeper(store, status)
-        super().__init__(self.keeper.first_model(next_turn_guard=guard, servers=servers, live_page=secrets.token_hex(4)))
+        super().__init__(replace(self.keeper.first_model(), next_turn_guard=guard, servers=servers, live_page=secrets.token_hex(4)))
         self.keeper.dispatch = self.dispatch
         self.drawing = Drawing(self.dispatch, self.context, lambda kind: self.live.scanner.show(kind))
         self.drawing.page_only = status == "display"

@@ -16,10 +16,11 @@ from ..dice import Distribution, Rng, distribution_ast, parse, roll_ast
 from ..errors import EngineError, RuleError
 from ..model import TOOL_KINDS, Combatant, Encounter, Event, NamedAttack, Outcome, StatField
 from ..notation import MAX_DICE, count_dice, doubled_dice
+from ..record import Record
 from ..rules import ActionRule, System, settle_ties
 from ..turns import reordered_by_rolls
 
-__all__ = ["GenericSystem", "LAIR_INITIATIVE", "LAIR", "is_lair", "concentration_dc", "death_save_outcome", "DEATH_SAVES", "AttackSpec", "attack_spec", "attack_odds", "named_attack",
+__all__ = ["GenericSystem", "DeathSave", "LAIR_INITIATIVE", "LAIR", "is_lair", "concentration_dc", "death_save_outcome", "DEATH_SAVES", "AttackSpec", "attack_spec", "attack_odds", "named_attack",
            "AttackOdds", "COVER"]
 
 DEATH_SAVES = 3  # three successes: stable; three failures: dead
@@ -221,6 +222,13 @@ def dying(c: Combatant) -> bool:
     return c.pc and c.hp is not None and c.hp <= 0 and not c.stat("stable") and not c.stat("dead")
 
 
+class DeathSave(Record):
+    """A request for a death saving throw: rolled, or its result as the player says it (`result`)."""
+
+    id: str
+    result: str | None = None
+
+
 def _resolve_death_save(enc: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
     c = enc.get(args["id"])
     if not dying(c):
@@ -275,7 +283,7 @@ class GenericSystem(System):
         "Invisible", "Paralyzed", "Petrified", "Poisoned", "Prone", "Restrained", "Stunned", "Unconscious",
     )
     stat_fields = STATS
-    actions = {"death_save": ActionRule(_apply_death_save, _resolve_death_save), "d20_attack": ActionRule(_apply_attack, _resolve_attack)}
+    actions = {"death_save": ActionRule(_apply_death_save, _resolve_death_save, DeathSave), "d20_attack": ActionRule(_apply_attack, _resolve_attack)}
     attack_kind = "d20_attack"
     # A table's variant (the SRD rolls once): everyone rolls again as each new round begins.
     options = {"initiative": ("once", "every_round")}

@@ -14,10 +14,12 @@ from ..dice import Rng
 from ..errors import RuleError
 from ..model import Combatant, Encounter, Event, Outcome, StatField
 from ..odds import Distribution, distribution, explosion_count
+from ..record import Record
 from ..rules import ActionRule, AttackOutcome, System, whole
 from ..turns import SIDES, side_state
 
 __all__ = [
+    "Parry",
     "PARTY", "OPPONENTS", "AMBUSH", "SideInitiative", "side_initiative", "roll_side_initiative",
     "Weapon", "Fighter", "Attack", "AttackResult", "dice_count", "roll_damage_dice", "resolve_attack",
     "shooter_stamina_cost", "attack_odds", "AttackOdds", "LaurelsSystem",
@@ -462,6 +464,13 @@ def _apply_parry(enc: Encounter, args: dict[str, Any]) -> Outcome:
         (Event("parry", enc.round, text, who=c.id),)
 
 
+class Parry(Record):
+    """A request to parry until the next turn, with a weapon or a shield (`with`)."""
+
+    id: str
+    with_: str | None = None
+
+
 def _resolve_parry(encounter: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
     return {"id": args["id"], "with": args.get("with")}
 
@@ -493,7 +502,7 @@ class LaurelsSystem(System):
     flow = SIDES
     options = {"ambush": AMBUSH}
     stat_fields = STATS
-    actions = {"ll_attack": ActionRule(_apply_attack, _resolve_attack), "ll_parry": ActionRule(_apply_parry, _resolve_parry)}
+    actions = {"ll_attack": ActionRule(_apply_attack, _resolve_attack), "ll_parry": ActionRule(_apply_parry, _resolve_parry, Parry)}
     attack_kind = "ll_attack"
 
     def attack_outcome(self, args: dict[str, Any]) -> AttackOutcome:

@@ -18,10 +18,12 @@ from ..dice import Rng, roll
 from ..errors import EngineError, RuleError, SchemaError
 from ..model import Combatant, Condition, Encounter, Event, Outcome, StatField
 from ..odds import Distribution, distribution
+from ..record import Record, field
 from ..rules import ActionRule, AttackOutcome, System, settle_ties, system_of
 from ..turns import active_unit, advance, turn_starts
 
 __all__ = [
+    "Part", "Bottom", "Resource",
     "SIZES", "Portion", "Spec", "PortionResult", "Result", "Odds", "split_bonus", "penalties", "untrained_block",
     "resolve_attack", "attack_odds", "ward_off_odds", "check_432", "TURN_PARTS", "RESOURCES", "STATS", "STAT", "acting", "end_battle",
     "begin_battle", "StrifeSystem",
@@ -566,6 +568,30 @@ def _end_turn(enc: Encounter, events: list[Any]) -> Outcome:
     return enc, tuple(events) + more
 
 
+class Part(Record):
+    """A request to take one part of a turn (`part`); a move says its `mode` and whether it starts
+    `adjacent` to a foe."""
+
+    id: str
+    part: str
+    mode: str | None = None
+    adjacent: list[str] = field(default_factory=list)
+
+
+class Bottom(Record):
+    """A request for the Bottom of the Round's roll."""
+
+    id: str
+
+
+class Resource(Record):
+    """A request to spend (`delta` < 0) or regain one of a character's resources (`key`)."""
+
+    id: str
+    key: str
+    delta: int
+
+
 def _apply_part(enc: Encounter, args: dict[str, Any]) -> Outcome:
     """Seed 001, turn components: Rest (+1 HP, the whole turn) or Sprint (ends the turn) only as the
     turn's first thing; otherwise one Instant, one Move (charge / disengage), and the Action, which
@@ -819,8 +845,8 @@ class StrifeSystem(System):
         out = str(args.get("outcome", ""))
         return "critical hit" if out == "crit" else out or "miss"
 
-    actions = {"ros_part": ActionRule(_apply_part), "ros_bottom": ActionRule(_apply_bottom),
-               "ros_attack": ActionRule(_apply_attack, _resolve_attack), "ros_resource": ActionRule(_apply_resource)}
+    actions = {"ros_part": ActionRule(_apply_part, request=Part), "ros_bottom": ActionRule(_apply_bottom, request=Bottom),
+               "ros_attack": ActionRule(_apply_attack, _resolve_attack), "ros_resource": ActionRule(_apply_resource, request=Resource)}
 
     def roll_initiative(self, combatant: Combatant, rng: Rng) -> tuple[int, int, str]:
         """Reading: the turn order is the Initiative stat itself, highest first (no roll)."""

@@ -15,6 +15,7 @@ import pytest
 import build
 from pyengine.dice import roll
 from tests.e2e.conftest import READY_TIMEOUT_MS, add_combatant, names, release, wait_ready
+from tests.e2e.test_strife import add_fighter
 
 SNAPSHOT_CACHE = "roundkeeper-snapshot:/"
 
@@ -123,6 +124,28 @@ def test_a_revisit_starts_from_the_snapshot_the_whole_loop_works_and_a_missing_o
     assert after["state"] in NORMAL and after["reason"] == "", after
     assert names(page) == ["Aria", "Ogre"]
     wait_stored(page)
+
+
+def test_after_a_restore_a_system_the_snapshot_never_saw_imports_from_our_archives(snap_context, server):
+    """The snapshot holds what the app had imported for a generic fight; our code is two archives
+    Python imports from when it needs a module (static/ours.mjs). After a restore, a Realm of Strife
+    fight (its rules and its view, never imported before) starts and plays a turn."""
+    page = snap_context.new_page()
+    start(page, server["url"] + "/")
+    fight(page)
+    wait_stored(page)
+    assert start(page, server["url"] + "/")["state"] == "used"
+    page.get_by_test_id("encounter-name").click()
+    page.get_by_test_id("new-system").select_option("strife")
+    page.get_by_test_id("new-encounter").click()
+    assert "Realm of Strife" in page.get_by_test_id("tracker").inner_text()
+    add_fighter(page, "Kayden", "party", 30, 60, {"hit": 10, "crit": 100}, pc=True)
+    add_fighter(page, "Orc", "opponents", 40, 40, {"ac": 5})
+    page.get_by_test_id("next-turn").click()
+    assert names(page) == ["Kayden", "Orc"]
+    page.get_by_test_id("bottom-queue").click()  # the system's own move, from its view
+    assert names(page) == ["Orc", "Kayden"]
+    assert not page.get_by_test_id("boot-error").is_visible()
 
 
 def test_two_starts_from_one_snapshot_roll_differently_unless_seeded(snap_context, server):

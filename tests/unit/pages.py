@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from pyengine.documents import Listed
 from web.model import Model
 from web.update import typed_number
 
@@ -16,7 +17,7 @@ class FakePage:
 
     def __init__(self, model: Model, inputs: dict[str, Any] | None = None, node: dict[str, Any] | None = None, *,
                  rng: Any = None, chosen: str = "", typing: bool = False, fields: dict[str, list[Any]] | None = None,
-                 answer: str | None = None, encounters: tuple[Any, ...] = (), locked: frozenset[str] = frozenset(), now_ms: int = 1_000,
+                 answer: str | None = None, encounters: tuple[Listed, ...] = (), locked: frozenset[str] = frozenset(), now_ms: int = 1_000,
                  monotonic: float = 10.0, new_id: str = "e-new0001") -> None:
         self.model, self.inputs, self.node = model, inputs or {}, node or {}
         self.rng = rng if rng is not None else random.Random(1)
@@ -31,13 +32,14 @@ class FakePage:
     def attack(self) -> dict[str, Any]:
         return self.model.ui.attack
 
-    def data(self, key: str) -> Any:
-        return self.node.get(key)
+    def data(self, key: str) -> str | None:
+        found = self.node.get(key)  # as the DOM's attributes: text, or none
+        return None if found is None else str(found)
 
     def value(self, node_id: str, default: str = "") -> str:
         return str(self.inputs.get(node_id, default))
 
-    def number(self, text: Any, default: int | None = None) -> int | None:
+    def number(self, text: str | None, default: int | None = None) -> int | None:
         return typed_number(text, default)
 
     def checked(self, selector: str) -> list[str]:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pyengine.characters import character_from_dict, character_payload
+from pyengine.core_args import Flow, Option, Rename
 from pyengine.errors import SchemaError
 from pyengine.handoff import view_payload
 from pyengine.tracker import Timeline, new_encounter
@@ -112,7 +113,7 @@ def test_a_combatants_buttons_become_requests_to_the_fight():
     after, _ = update(model, damage)
     assert next(c.hp for c in after.timeline.present.combatants if c.id == goblin) == 2
     cond = click(model, "add-condition", {"cond-name": "Prone", "cond-until": "rounds", "cond-rounds": "2"}, id=goblin)
-    assert cond.kind == "add_condition" and cond.args["rounds"] == 2 and cond.args["source"] == model.timeline.present.active_id
+    assert cond.kind == "add_condition" and cond.args.rounds == 2 and cond.args.source == model.timeline.present.active_id
 
 
 def test_a_number_that_is_not_one_is_refused_by_the_handler():
@@ -180,7 +181,7 @@ def test_choosing_party_ticks_player_character_on_the_add_form_only():
 def test_rename_asks_and_a_cancel_is_nothing():
     model = fight()
     p = page(model, answer="Troll bridge")
-    assert EVENTS["rename-encounter"](p).args == {"name": "Troll bridge"}
+    assert EVENTS["rename-encounter"](p).args == Rename("Troll bridge")
     assert p.asked == [("Name of this encounter", "Bridge")]
     assert EVENTS["rename-encounter"](page(model, answer=None)) is None
 
@@ -193,8 +194,8 @@ def test_delete_counts_the_other_encounters_for_the_fresh_ones_name():
 
 def test_a_system_option_is_read_from_the_select_as_a_number_when_it_is_one():
     model = fight()
-    assert CHANGES["set-option"](page(model, node={"key": "crit_miss"}, chosen="2")).args == {"key": "crit_miss", "value": 2}
-    assert CHANGES["set-skip"](page(model, chosen="all")).args == {"key": "skip_down", "value": "all"}
+    assert CHANGES["set-option"](page(model, node={"key": "crit_miss"}, chosen="2")).args == Option("crit_miss", 2)
+    assert CHANGES["set-skip"](page(model, chosen="all")).args == Option("skip_down", "all")
 
 
 def test_the_theme_follows_the_phone_or_what_was_picked():
@@ -256,7 +257,7 @@ def test_the_blind_shot_applies_the_miss_then_shoots():
     pending = {"attacker": "c1", "target": "c2", "kept": [3, 5], "damage_type": "piercing"}
     model = replace(model, ui=replace(model.ui, attack={"pending": pending}))
     applied, shot = click(model, "er-blind-shot", id="c1")
-    assert applied == msg.AttackApplied() and shot.kind == "er_blind_shot" and shot.args["faces"] == [3, 5]
+    assert applied == msg.AttackApplied() and shot.kind == "er_blind_shot" and shot.args.faces == [3, 5]
     assert click(replace(model, ui=replace(model.ui, attack={"pending": None})), "er-blind-shot") is None
 
 
@@ -303,7 +304,7 @@ def test_a_players_view_link_opens_at_once_and_a_broken_one_is_said():
 def test_trimming_keeps_the_last_steps_and_the_newest_rolls_and_drops_the_offer():
     model = fight(*PARTY, started=True)
     for _ in range(30):
-        model, _ = update(model, msg.Act("next_turn", {}, random.Random(0)))
+        model, _ = update(model, msg.Act("next_turn", Flow(), random.Random(0)))
     full = Notice("error", "Storage is full", "trim-history", "Trim history")
     model = replace(model, rolls=tuple({"expr": "1d20", "total": i} for i in range(40)), notices=(full,))
     after, effects = update(model, msg.HistoryTrimmed(20))

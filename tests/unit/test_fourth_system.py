@@ -12,6 +12,7 @@ import pytest
 from pyengine.dice import Rng
 from pyengine.errors import RuleError
 from pyengine.model import Combatant, Condition, Duration, Encounter, Event, StatField
+from pyengine.record import Record
 from pyengine.rules import ActionRule, System, get_system, register, unregister
 from pyengine.storage import dumps, loads, timeline_from_dict, timeline_to_dict
 from pyengine.tracker import Timeline, new_encounter, resolve
@@ -24,7 +25,7 @@ from web.messages import Act
 from web.model import Model
 from web.screens import handler
 from web.update import update
-from web.views import View, register_view, view_for
+from web.views import View, datum, register_view, view_for
 
 
 def _resolve_feint(enc: Encounter, args: dict, rng: Rng) -> dict:
@@ -32,6 +33,13 @@ def _resolve_feint(enc: Encounter, args: dict, rng: Rng) -> dict:
     if feinter.id != enc.active_id:
         raise RuleError(f"It is not {feinter.name}'s turn.")  # refused before the die is rolled
     return {"id": feinter.id, "target": target.id, "face": rng.randint(1, 6)}
+
+
+class Feint(Record):
+    """A request to feint at `target` (the system's own request record, beside its rules)."""
+
+    id: str
+    target: str
 
 
 def _apply_feint(enc: Encounter, args: dict) -> tuple[Encounter, tuple[Event, ...]]:
@@ -51,7 +59,7 @@ class DuelSystem(System):
     label = "Duel"
     round_seconds = 3
     stat_fields = (StatField("guard", "Guard", default=0, high=6), StatField("left_handed", "Left-handed", "flag", False))
-    actions = {"duel_feint": ActionRule(_apply_feint, _resolve_feint)}
+    actions = {"duel_feint": ActionRule(_apply_feint, _resolve_feint, Feint)}
 
     def initiative_expression(self, combatant: Combatant) -> str:
         return "1d6" if not combatant.init_mod else f"1d6+{combatant.init_mod}"
@@ -69,7 +77,7 @@ class DuelView(View):
 
     @staticmethod
     def _feint(page):
-        return Act("duel_feint", {"id": page.data("id"), "target": page.data("target")}, page.rng)
+        return Act("duel_feint", Feint(datum(page, "id"), datum(page, "target")), page.rng)
 
     events = {"duel-feint": _feint}
 

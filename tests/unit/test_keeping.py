@@ -10,6 +10,7 @@ import random
 
 import pytest
 
+from pyengine.core_args import HitPoints, Join
 from pyengine.tracker import Timeline, new_encounter, resolve
 from web.effects import (
     Effect,
@@ -65,7 +66,7 @@ class Tab(Loop):
                 keeper.trim_stored(model, effect.keep)
 
     def add(self, name: str) -> None:
-        self.dispatch(Act("add_combatant", {"combatant": {"name": name, "max_hp": 10, "initiative": 10}}, RNG))
+        self.dispatch(Act("add_combatant", Join({"name": name, "max_hp": 10, "initiative": 10}), RNG))
 
     def names(self) -> list[str]:
         return [c.name for c in self.model.timeline.present.combatants]
@@ -161,7 +162,7 @@ def test_a_change_saved_in_two_tabs_at_once_is_merged_saved_and_said_and_the_oth
     assert b.names() == ["Ann"]
     a.add("Bob")    # tab A stores revision 2 ...
     ann = b.model.timeline.present.combatants[0].id
-    b.dispatch(Act("damage", {"id": ann, "amount": 3}, RNG))  # ... and tab B, which had not taken it in, its own on revision 1
+    b.dispatch(Act("damage", HitPoints(ann, 3), RNG))  # ... and tab B, which had not taken it in, its own on revision 1
     # B's save found A's write: its change is done again on A's version, saved as the next revision, said.
     assert b.names() == ["Ann", "Bob"] and hp(b, "Ann") == 7 and stored_names(store, eid) == ["Ann", "Bob"]
     assert Persistence(store).load_timeline(eid, [])[0].present.combatants[0].hp == 7

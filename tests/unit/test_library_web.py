@@ -10,6 +10,7 @@ import random
 import pytest
 
 import build
+from pyengine.core_args import Join
 from tests.unit.test_tools_web import DAX, HOSTILE, add, model_of, tap
 from web import render
 from web.effects import CloseSheet, LoadLibrary, RenderSheet, ScheduleSheet, Toast
@@ -89,7 +90,7 @@ def test_hostile_text_is_inert_and_an_unknown_creature_is_refused(text):
 def test_the_attack_panel_offers_the_attackers_named_attacks(text):
     model = loaded(text)
     model, _ = tap(model, "srd-add", {"f-count": "1", "f-side": "opponents"}, name="Adult Red Dragon")
-    model, _ = update(model, Act(*add("Aria", side="party", max_hp=30, stats={"ac": 16}), random.Random(1)))
+    model, _ = update(model, Act("add_combatant", Join(add("Aria", side="party", max_hp=30, stats={"ac": 16})[1]["combatant"]), random.Random(1)))
     enc = model.timeline.present
     dragon = next(c for c in enc.combatants if c.name == "Adult Red Dragon")
     aria = next(c for c in enc.combatants if c.name == "Aria")

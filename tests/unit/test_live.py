@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from pyengine.core_args import Flag, Flow, Option
 from pyengine.handoff import UNKNOWN_NAME, check_view, pc_state, players_ids, table_view, view_id
 from pyengine.live import (
     DEFAULT_RELAYS,
@@ -75,7 +76,7 @@ RNG = random.Random(0)
 
 
 def flag(model: Model, name: str, which: str, on: bool = True) -> Model:
-    model, _ = update(model, Act("set_flag", {"id": ids(model)[name], "flag": which, "on": on}, RNG))
+    model, _ = update(model, Act("set_flag", Flag(ids(model)[name], which, on), RNG))
     return model
 
 
@@ -143,10 +144,10 @@ def test_opponents_hp_as_words_by_default_and_as_numbers_when_the_game_master_sa
     model = fight(*PARTY)
     goblin = next(r for r in table_view(model.timeline.present)["rows"] if r[0] == "Goblin")
     assert goblin[2:5] == [None, None, "unhurt"]
-    model, _ = update(model, Act("set_option", {"key": "players_hp", "value": "numbers"}, RNG))
+    model, _ = update(model, Act("set_option", Option("players_hp", "numbers"), RNG))
     goblin = next(r for r in table_view(model.timeline.present)["rows"] if r[0] == "Goblin")
     assert goblin[2:4] == [7, 7]
-    model, effects = update(model, Act("set_option", {"key": "players_hp", "value": "everything"}, RNG))
+    model, effects = update(model, Act("set_option", Option("players_hp", "everything"), RNG))
     assert "words or numbers" in effects[0].text
 
 
@@ -154,11 +155,11 @@ def test_the_sheet_toggles_hidden_and_the_live_screen_picks_numbers():
     model = fight(*PARTY)
     goblin = ids(model)["Goblin"]
     answer = EVENTS["players-flag"](FakePage(model, node={"id": goblin, "flag": "hidden"}))
-    assert answer == Act("set_flag", {"id": goblin, "flag": "hidden", "on": True}, answer.rng)
+    assert answer == Act("set_flag", Flag(goblin, "hidden", True), answer.rng)
     model = flag(model, "Goblin", "hidden")
-    assert EVENTS["players-flag"](FakePage(model, node={"id": goblin, "flag": "hidden"})).args["on"] is False
+    assert EVENTS["players-flag"](FakePage(model, node={"id": goblin, "flag": "hidden"})).args.on is False
     picked = CHANGES["players-hp"](FakePage(model, chosen="numbers"))
-    assert picked.args == {"key": "players_hp", "value": "numbers"}
+    assert picked.args == Option("players_hp", "numbers")
 
 
 # -- the wire ---------------------------------------------------------------------------------
@@ -249,9 +250,9 @@ def test_every_change_players_may_see_goes_out_once_and_nothing_else_does():
     sent = [e for e in effects if isinstance(e, LiveSend)]
     assert sent == [present(model)]
     # Hiding a combatant changes the view (it goes); the same view is not sent again.
-    model, effects = update(model, Act("set_flag", {"id": ids(model)["Ogre"], "flag": "hidden", "on": True}, RNG))
+    model, effects = update(model, Act("set_flag", Flag(ids(model)["Ogre"], "hidden", True), RNG))
     assert [e for e in effects if isinstance(e, LiveSend)]
-    model, effects = update(model, Act("set_option", {"key": "skip_down", "value": "all"}, RNG))
+    model, effects = update(model, Act("set_option", Option("skip_down", "all"), RNG))
     assert not [e for e in effects if isinstance(e, LiveSend)]
     # Not live: nothing is sent.
     _, effects = update(fight(*PARTY, started=True), NextTurnTapped(100.0, RNG))
@@ -398,7 +399,7 @@ def test_the_table_display_follows_the_game_masters_window_on_the_channel():
     gm, effects = update(gm, DisplayOpened())
     assert effects == (OpenDisplay(), present(gm, "display"))
     # A display is listening: changes go to it even with no live table.
-    gm, effects = update(gm, Act("start_combat", {}, RNG))
+    gm, effects = update(gm, Act("start_combat", Flow(), RNG))
     assert any(isinstance(e, LiveSend) and e.peer is None for e in effects)
     display, effects = update(fight(), LiveFollowed("display", (), ()))
     assert display.live.role == "display" and effects[0] == LiveConnect("display")

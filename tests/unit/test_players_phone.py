@@ -11,6 +11,7 @@ import random
 
 import pytest
 
+from pyengine.core_args import Flag, HitPoints, NewCondition, Temporary
 from pyengine.handoff import pc_state, players_ids
 from pyengine.live import FROM_FOLLOWER, FROM_HOST, LiveError, read_message, request_text, state_text, you_text
 from pyengine.tracker import resolve
@@ -130,7 +131,7 @@ def test_an_attack_is_refused_with_its_reason_at_the_lair_at_itself_at_a_hidden_
     model = fight(*ROSTERS["generic"], {"name": "Lair", "side": "opponents", "initiative": 20, "stats": {"lair": True}},
                   {"name": "Assassin", "initiative": 1, "max_hp": 9, "stats": {"ac": 14}}, started=True)
     model = approved(joined(hosting(model)))
-    model, _ = update(model, Act("set_flag", {"id": ids(model)["Assassin"], "flag": "hidden", "on": True}, RNG))
+    model, _ = update(model, Act("set_flag", Flag(ids(model)["Assassin"], "hidden", True), RNG))
     v = vids(model)
     model, effects = asked(model, "atk", target=v["Lair"], seed=1)
     assert told(effects)[-1] == {"v": 1, "t": "ans", "rid": 0, "state": "refused", "why": "Lair cannot be attacked"}
@@ -139,7 +140,7 @@ def test_an_attack_is_refused_with_its_reason_at_the_lair_at_itself_at_a_hidden_
     model, effects = asked(model, "atk", target="v" + "0" * 12, seed=1)
     assert told(effects)[-1]["why"] == "that target is not in the fight the players see"
     laurels = table("laurels")
-    laurels, _ = update(laurels, Act("set_flag", {"id": ids(laurels)["Cyra"], "flag": "parry_weapon", "on": True}, RNG))
+    laurels, _ = update(laurels, Act("set_flag", Flag(ids(laurels)["Cyra"], "parry_weapon", True), RNG))
     laurels, effects = asked(laurels, "atk", target=vids(laurels)["Goblin"], seed=1)
     assert told(effects)[-1]["state"] == "refused" and "parrying" in told(effects)[-1]["why"] and laurels.live.requests == ()
 
@@ -187,10 +188,10 @@ def test_the_default_target_is_the_opponent_whose_turn_it_is_else_the_last_chose
 def test_own_state_has_temporary_hp_conditions_with_what_remains_and_no_hidden_name():
     model = fight(*ROSTERS["generic"], {"name": "Assassin", "initiative": 1, "max_hp": 9}, started=True)
     k = ids(model)
-    for kind, args in (("damage", {"id": k["Cyra"], "amount": 6}), ("temp_hp", {"id": k["Cyra"], "amount": 8}),
-                       ("add_condition", {"id": k["Cyra"], "name": "Poisoned", "until": "end", "anchor": k["Goblin"], "rounds": 1}),
-                       ("add_condition", {"id": k["Cyra"], "name": "Frightened", "until": "end", "anchor": k["Assassin"], "rounds": 1}),
-                       ("set_flag", {"id": k["Assassin"], "flag": "hidden", "on": True})):
+    for kind, args in (("damage", HitPoints(k["Cyra"], 6)), ("temp_hp", Temporary(k["Cyra"], 8)),
+                       ("add_condition", NewCondition(k["Cyra"], "Poisoned", "end", 1, k["Goblin"])),
+                       ("add_condition", NewCondition(k["Cyra"], "Frightened", "end", 1, k["Assassin"])),
+                       ("set_flag", Flag(k["Assassin"], "hidden", True))):
         model, _ = update(model, Act(kind, args, RNG))
     own = pc_state(model.timeline.present, "s")
     from pyengine.handoff import view_id
@@ -208,7 +209,7 @@ def test_own_state_has_temporary_hp_conditions_with_what_remains_and_no_hidden_n
 
 def test_healing_and_temporary_hp_are_requests_applied_as_one_step_each():
     model = table("generic")
-    model, _ = update(model, Act("damage", {"id": ids(model)["Cyra"], "amount": 12}, RNG))
+    model, _ = update(model, Act("damage", HitPoints(ids(model)["Cyra"], 12), RNG))
     model, effects = asked(model, "heal", value=5, temp=False)
     model, more = asked(model, "heal", value=8, temp=True)
     heal, temp = model.live.requests
@@ -232,7 +233,7 @@ def test_death_saves_are_sent_from_the_phone_and_applied_as_a_request_or_at_once
     cyra = ids(model)["Cyra"]
     model, effects = asked(model, "dsave", face=14)
     assert told(effects)[-1]["state"] == "refused" and "not dying" in told(effects)[-1]["why"]
-    model, _ = update(model, Act("damage", {"id": cyra, "amount": 20}, RNG))
+    model, _ = update(model, Act("damage", HitPoints(cyra, 20), RNG))
     assert pc_state(model.timeline.present, "secret1234")[vids(model)["Cyra"]]["ds"] == [0, 0, "dying"]
     model, effects = asked(model, "dsave", face=14)
     (request,) = model.live.requests
@@ -245,7 +246,7 @@ def test_death_saves_are_sent_from_the_phone_and_applied_as_a_request_or_at_once
     assert pc_state(model.timeline.present, "secret1234")[vids(model)["Cyra"]]["ds"] == [1, 2, "dying"]
     # Another phone's Dax, not on his turn: refused (a death save is rolled at the start of one's turn).
     model = approved(joined(model, "p2", "dev-bryn-0002", "Bryn"), "Dax", "p2")
-    model, _ = update(model, Act("damage", {"id": ids(model)["Dax"], "amount": 24}, RNG))
+    model, _ = update(model, Act("damage", HitPoints(ids(model)["Dax"], 24), RNG))
     model, effects = asked(model, "dsave", "p2", face=15)
     assert told(effects)[-1]["why"] == "a death save is rolled on Dax's turn" and model.live.requests == ()
     realms = table("realms")

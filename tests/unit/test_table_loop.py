@@ -132,8 +132,10 @@ def test_the_encounter_list_shows_system_round_origin_and_when_last_played():
     html = menu_sheet_html([entry], "e1", set(), "dark", "npcs", [], now=now)
     assert "Enchanted Realms · round 3" in html
     # What is stored is checked when read back: odd values are dropped, never shown.
-    assert entry_details({"system": "x" * 100, "round": -1, "at": True, "from": "elsewhere", "source": 5}) == {}
-    assert entry_details(entry) == {"system": "realms", "round": 3, "from": "link", "at": entry["at"]}
+    odd = {"system": "x" * 100, "round": -1, "at": True, "from": "elsewhere", "source": 5}
+    assert entry_details(odd, {"id": "e3", "name": "Y"}) == {"id": "e3", "name": "Y"}
+    assert entry_details(entry, {"id": "e1", "name": "Cave"}) == {"id": "e1", "name": "Cave", "system": "realms", "round": 3, "from": "link",
+                                                                  "at": entry["at"]}
 
 
 def test_a_number_field_that_may_be_negative_has_a_keypad_with_a_minus():

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from pyengine.characters import CHARACTER_VERSION
+from pyengine.core_args import Delay, Edit, Flow, NewCondition, Target
 from pyengine.text import quoted
 from pyengine.tracker import Timeline, new_encounter, resolve
 from tests.unit.scripted import Scripted
@@ -144,7 +145,7 @@ def test_a_condition_that_runs_out_is_said_at_the_turn_it_ends():
     ended" is said at that turn (with Undo), not only in the Log."""
     model = fight(*PARTY, started=True)
     active = model.timeline.present.active_id
-    model, _ = update(model, msg.Act("add_condition", {"id": ids(model)["Ogre"], "name": "Stunned", "until": "end", "anchor": active}, RNG))
+    model, _ = update(model, msg.Act("add_condition", NewCondition(ids(model)["Ogre"], "Stunned", "end", anchor=active), RNG))
     said = []
     for turn in range(6):
         model, effects = update(model, msg.NextTurnTapped(100.0 * (turn + 1), RNG))
@@ -276,7 +277,7 @@ def test_every_way_damage_arrives_gives_the_concentration_reminder():
     concentrating (a toast that keeps reminders past its first three lines)."""
     model = fight(*PARTY, started=True)
     ogre = ids(model)["Ogre"]
-    model, _ = update(model, msg.Act("add_condition", {"id": ogre, "name": "Concentrating"}, RNG))
+    model, _ = update(model, msg.Act("add_condition", NewCondition(ogre, "Concentrating"), RNG))
     attack = resolve(model.timeline.present, "d20_attack", {"attacker": ids(model)["Cyra"], "target": ogre}, Scripted([15, 6]))
     ui = state.attack_rolled(state.sheet_opened(model.ui, kind="combatant", ident=ogre), pending={**attack.args, "action": attack})
     _, applied = update(replace(model, ui=ui), msg.AttackApplied())
@@ -376,10 +377,10 @@ def test_selecting_and_picking_a_section_draw_what_changed():
 
 def test_an_action_of_the_fight_said_with_undo_and_one_refused():
     model = fight(*PARTY, started=True)
-    after, effects = update(model, msg.Act("add_condition", {"id": ids(model)["Ogre"], "name": "Prone"}, RNG, close_sheet=True))
+    after, effects = update(model, msg.Act("add_condition", NewCondition(ids(model)["Ogre"], "Prone"), RNG, close_sheet=True))
     assert effects[:4] == (SaveFight(), Render(), KeepAwake(), AskToKeepStorage())
     assert effects[4].undo and effects[5] == CloseSheet()
-    refused, effects = update(model, msg.Act("remove_combatant", {"id": "c99"}, RNG, close_sheet=True))
+    refused, effects = update(model, msg.Act("remove_combatant", Target("c99"), RNG, close_sheet=True))
     assert refused is model and effects == (Refuse("That combatant is no longer in this encounter."),)
 
 
@@ -705,7 +706,7 @@ def test_attack_defaults_never_pit_a_side_against_itself():
     assert len(group) == 3
     first, second = group[0], group[1]
     while model.timeline.present.active_id != first.id:  # on to the group's turn
-        model, _ = update(model, msg.Act("next_turn", {}, RNG))
+        model, _ = update(model, msg.Act("next_turn", Flow(), RNG))
     model, _ = update(model, msg.HitPointsTyped("damage", first.id, "7", RNG))  # its first archer falls
     enc = model.timeline.present
     assert enc.get(enc.active_id).group == first.group
@@ -716,7 +717,7 @@ def test_attack_defaults_never_pit_a_side_against_itself():
     assert enc.get(opened.ui.sheet[1]).side == "party"  # a foe of the archers, not an archer
     # Dax's own turn, Dax's sheet: a foe attacks him by default, not Cyra
     while model.timeline.present.active_id != target.id:
-        model, _ = update(model, msg.Act("next_turn", {}, RNG))
+        model, _ = update(model, msg.Act("next_turn", Flow(), RNG))
     enc = model.timeline.present
     chosen, _ = attacker_choice(enc, enc.get(target.id), None)
     assert enc.get(chosen).side == "opponents" and not enc.get(chosen).down
@@ -735,7 +736,7 @@ def test_delay_is_offered_only_where_the_rules_allow_holding_a_turn(system, offe
     html = render.combatant_sheet_html(enc, c, None)
     assert ('data-testid="delay"' in html) == offered
     other = next(x.id for x in enc.combatants if x.id != c.id)
-    after, effects = update(model, msg.Act("delay", {"id": c.id, "after": other}, RNG))
+    after, effects = update(model, msg.Act("delay", Delay(c.id, other), RNG))
     if offered:
         assert after.timeline.cursor == model.timeline.cursor + 1
     else:
@@ -802,11 +803,11 @@ def test_a_dying_pcs_turn_offers_its_death_save_and_a_critical_hit_counts_two_fa
 
     model = fight(*PARTY, started=True)
     cyra, ogre = ids(model)["Cyra"], ids(model)["Ogre"]
-    model, _ = update(model, msg.Act("update_combatant", {"id": cyra, "fields": {"stats": {"ac": 12, "to_hit": 5, "damage": "1d8+3"}}}, RNG))
-    model, _ = update(model, msg.Act("update_combatant", {"id": ogre, "fields": {"stats": {"ac": 10, "to_hit": 4, "damage": "1d6+2"}}}, RNG))
+    model, _ = update(model, msg.Act("update_combatant", Edit(cyra, {"stats": {"ac": 12, "to_hit": 5, "damage": "1d8+3"}}), RNG))
+    model, _ = update(model, msg.Act("update_combatant", Edit(ogre, {"stats": {"ac": 10, "to_hit": 4, "damage": "1d6+2"}}), RNG))
     model, _ = update(model, msg.HitPointsTyped("damage", cyra, "20", RNG))
     while model.timeline.present.active_id != cyra:
-        model, _ = update(model, msg.Act("next_turn", {}, RNG))
+        model, _ = update(model, msg.Act("next_turn", Flow(), RNG))
     bar = render.tracker_html(model.timeline, None)
     assert 'data-testid="turn-death-save"' in bar and 'data-testid="attack-open"' not in bar
     crit = resolve(model.timeline.present, "d20_attack", {"attacker": ogre, "target": cyra}, Scripted([20, 3, 4]))

@@ -3,10 +3,13 @@ tab or a link, My characters (read by web/update's fight, roller, encounters and
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyengine.dice import Rng
 from pyengine.record import Record, field
+
+if TYPE_CHECKING:
+    from pyengine.documents import Listed
 
 __all__ = [
     "Act", "NextTurnTapped", "StartTapped", "InitiativeEntered", "UndoTapped", "RedoTapped", "HitPointsTyped",
@@ -24,10 +27,11 @@ __all__ = [
 
 
 class Act(Record):
-    """A request to the fight (any tracker or system action), with what closes on success."""
+    """A request to the fight (any tracker or system action) made of its typed record (the core's in
+    pyengine/core_args.py, a system's beside its rules), with what closes on success."""
 
     kind: str
-    args: dict[str, Any]
+    args: Record
     rng: Rng
     close_sheet: bool = False
 
@@ -216,7 +220,7 @@ class ShareOffered(Record):
     """A #fight= link: its payload, and the list of encounters (to tell a fight opened before)."""
 
     payload: str
-    encounters: tuple[dict[str, Any], ...]
+    encounters: tuple[Listed, ...]
     locked: frozenset[str] = frozenset()
 
 
@@ -225,7 +229,7 @@ class ShareOpened(Record):
 
     replace_earlier: bool
     new_id: str
-    encounters: tuple[dict[str, Any], ...]
+    encounters: tuple[Listed, ...]
     locked: frozenset[str] = frozenset()
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from pyengine.core_args import Edit
 from pyengine.rules import system_of
 
 from .. import render
 from ..library import srd_section_html
 from ..messages import Act, CombatantAdded, CreaturePicked, LibraryRetried, LibrarySearched, NameTyped, QuickAdded, SidePicked
-from ..views import Events, Handler, Page, view_for
+from ..views import Events, Handler, Page, datum, view_for
 from .base import EVERY_COLLECTION, Context, Elsewhere, Screen
 
 
@@ -80,7 +81,7 @@ def creature_picked(page: Page) -> Events:
 EVENTS: dict[str, Handler] = {"quick-add": quick_added, "srd-add": creature_picked, "srd-retry": lambda page: LibraryRetried()}
 SUBMITS: dict[str, Handler] = {
     "save-add": added,
-    "save-edit": lambda page: Act("update_combatant", {"id": page.data("id"), "fields": form_fields(page, editing=True)}, page.rng,
+    "save-edit": lambda page: Act("update_combatant", Edit(datum(page, "id"), form_fields(page, editing=True)), page.rng,
                                   close_sheet=True),
 }
 CHANGES: dict[str, Handler] = {"side-picked": side_picked}

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyengine.documents import Listed
+
 from ..model import Model
 
 __all__ = ["Context", "Elsewhere", "Screen", "EVERY_COLLECTION"]
@@ -20,7 +22,7 @@ class Context:
     theme, how storage stands, the time, the page's address for links)."""
 
     model: Model
-    encounters: tuple[dict[str, Any], ...] = ()
+    encounters: tuple[Listed, ...] = ()
     locked: frozenset[str] = frozenset()
     trash: tuple[dict[str, Any], ...] = ()           # deleted encounters (the menu offers them back)
     theme: str = "dark"

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
+
+from pyengine.core_args import Delay, GoneCondition, NewCondition, Target, ToolSet, ToolTarget, ToolUsed
 
 from .. import render
 from ..characters import open_character
@@ -22,7 +23,7 @@ from ..messages import (
     ToolAdded,
     ToolKindPicked,
 )
-from ..views import Events, Handler, Page, view_for
+from ..views import Events, Handler, Page, datum, view_for
 from .base import Context, Elsewhere, Screen
 
 
@@ -58,19 +59,27 @@ def _hit_points(page: Page) -> Events:
 
 
 def _condition(page: Page) -> Events:
-    return Act("add_condition", {
-        "id": page.data("id"), "name": page.value("cond-name"), "until": page.value("cond-until", "never"),
-        "rounds": page.number(page.value("cond-rounds"), 1), "anchor": page.value("cond-anchor") or None,
-        "source": page.model.timeline.present.active_id,
-    }, page.rng)
+    return Act("add_condition", NewCondition(
+        datum(page, "id"), page.value("cond-name"), page.value("cond-until", "never"), page.number(page.value("cond-rounds"), 1),
+        page.value("cond-anchor") or None, page.model.timeline.present.active_id), page.rng)
 
 
-def _tool(kind: str, **more: Callable[[Page], object]) -> Handler:
+def _tool(kind: str) -> Handler:
     """A turn tool's button (on the sheet or under "Now: …"): the action on that combatant's tool."""
-    def handler(page: Page) -> Events:
-        read = {key: value(page) for key, value in more.items()}
-        return Act(kind, {"id": page.data("id"), "tool": page.data("tool"), **{k: v for k, v in read.items() if v is not None}}, page.rng)
-    return handler
+    return lambda page: Act(kind, ToolTarget(datum(page, "id"), datum(page, "tool")), page.rng)
+
+
+def _tool_used(page: Page) -> Events:
+    """An ability used, or `count` legendary actions spent."""
+    count = page.number(page.data("count"), 1)
+    return Act("use_tool", ToolUsed(datum(page, "id"), datum(page, "tool"), 1 if count is None else count), page.rng)
+
+
+def _tool_set(page: Page) -> Events:
+    """What a tool has left set by hand (uses back after a rest, an ability ready), regeneration paused or not."""
+    paused = page.data("paused")
+    return Act("set_tool", ToolSet(datum(page, "id"), datum(page, "tool"), page.number(page.data("left")), None if paused is None else paused == "1"),
+               page.rng)
 
 
 def _tool_added(page: Page) -> Events:
@@ -79,22 +88,21 @@ def _tool_added(page: Page) -> Events:
 
 
 EVENTS: dict[str, Handler] = {
-    "act-now": lambda page: Act("act_now", {"id": page.data("id")}, page.rng),
-    "attack-roll": lambda page: AttackRolled(page.data("id"), page.value("atk-attacker") or None, page.rng, page.now_ms()),
+    "act-now": lambda page: Act("act_now", Target(datum(page, "id")), page.rng),
+    "attack-roll": lambda page: AttackRolled(datum(page, "id"), page.value("atk-attacker") or None, page.rng, page.now_ms()),
     "attack-apply": lambda page: AttackApplied(),
-    "remove": lambda page: Act("remove_combatant", {"id": page.data("id")}, page.rng, close_sheet=True),
+    "remove": lambda page: Act("remove_combatant", Target(datum(page, "id")), page.rng, close_sheet=True),
     "damage": _hit_points, "heal": _hit_points, "temp": _hit_points,
     "add-condition": _condition,
     "condition-rules": lambda page: ConditionRulesAsked(),
-    "remove-condition": lambda page: Act("remove_condition", {"id": page.data("id"), "condition": page.data("condition")}, page.rng),
-    "delay": lambda page: Act("delay", {"id": page.data("id"), "after": page.value("delay-after")}, page.rng, close_sheet=True),
+    "remove-condition": lambda page: Act("remove_condition", GoneCondition(datum(page, "id"), datum(page, "condition")), page.rng),
+    "delay": lambda page: Act("delay", Delay(datum(page, "id"), page.value("delay-after")), page.rng, close_sheet=True),
     "edit": lambda page: SheetOpened("edit", page.data("id")),
     "pick-section": lambda page: SectionPicked(str(page.data("section"))),
-    "tool-use": _tool("use_tool", count=lambda page: page.number(page.data("count"), 1)),
+    "tool-use": _tool_used,
     "tool-recharge": _tool("recharge_tool"),
     "tool-acts": _tool("tool_acts"),
-    "tool-set": _tool("set_tool", left=lambda page: page.number(page.data("left")),
-                      paused=lambda page: None if page.data("paused") is None else page.data("paused") == "1"),
+    "tool-set": _tool_set,
     "tool-remove": _tool("remove_tool"),
     "tool-add": _tool_added,
     "tool-remember": lambda page: CombatantRemembered(str(page.data("id"))),

@@ -3,8 +3,10 @@ see, the table display) and the followed view on a player's phone or the table d
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pyengine.core_args import Flag, Option
 from pyengine.live import allowed_relays, new_room
 
 from ..html import esc, view_body_html
@@ -34,7 +36,7 @@ from ..messages import (
     TrayToggled,
 )
 from ..model import Live
-from ..views import Events, Handler, Page
+from ..views import Events, Handler, Page, datum
 from .base import Context, Elsewhere, Screen
 from .pairing import offline_section
 
@@ -56,14 +58,15 @@ def draw_follow(ctx: Context, ident: str | None) -> str | Elsewhere:
     return live_follow_html(live, state_line(live), live.role == "display", my_attacks(ctx.model.characters), state_kind(live))
 
 
-def my_attacks(characters: tuple[dict[str, Any], ...]) -> list[tuple[str, str]]:
+def my_attacks(characters: Sequence[Mapping[str, object]]) -> list[tuple[str, str]]:
     """(label, damage dice) of My characters' attacks (an attack's own damage, else its character's),
     for a player's roll against a target at a live table."""
     out = []
     for c in characters:
         stats_of_c = c.get("stats")
         own = stats_of_c.get("damage") if isinstance(stats_of_c, dict) else None
-        for a in c.get("attacks", []) if isinstance(c.get("attacks"), list) else []:
+        attacks = c.get("attacks")
+        for a in attacks if isinstance(attacks, list) else []:
             if not isinstance(a, dict):
                 continue
             weapon = a.get("stats")
@@ -95,8 +98,8 @@ def live_table(page: Page) -> Events:
 
 
 def hide_toggled(page: Page) -> Events:
-    c = page.model.timeline.present.get(str(page.data("id")))
-    return Act("set_flag", {"id": c.id, "flag": str(page.data("flag")), "on": str(page.data("flag")) not in c.flags}, page.rng)
+    c, flag = page.model.timeline.present.get(datum(page, "id")), datum(page, "flag")
+    return Act("set_flag", Flag(c.id, flag, flag not in c.flags), page.rng)
 
 
 EVENTS: dict[str, Handler] = {
@@ -105,8 +108,8 @@ EVENTS: dict[str, Handler] = {
     "copy-live": lambda page: LinkCopied("live-link", "live-out"),
     "table-display": lambda page: DisplayOpened(),
     "players-flag": hide_toggled,
-    "request-apply": lambda page: RequestAnswered(int(page.data("id")), True, page.rng),
-    "request-dismiss": lambda page: RequestAnswered(int(page.data("id")), False, page.rng),
+    "request-apply": lambda page: RequestAnswered(int(datum(page, "id")), True, page.rng),
+    "request-dismiss": lambda page: RequestAnswered(int(datum(page, "id")), False, page.rng),
     "live-claim": lambda page: ClaimTapped(str(page.data("id"))),
     "request-again": lambda page: RequestResent(),
     "send-initiative": lambda page: InitiativeSent(page.number(page.value("live-init"))),
@@ -126,7 +129,7 @@ CHANGES: dict[str, Handler] = {
     "live-attack": attack_picked,
     "player-target": lambda page: PlayerTargetPicked(page.chosen),
     "auto-saves": lambda page: AutoSavesToggled(page.ticked("auto-saves")),
-    "players-hp": lambda page: Act("set_option", {"key": "players_hp", "value": page.chosen}, page.rng),
+    "players-hp": lambda page: Act("set_option", Option("players_hp", page.chosen), page.rng),
 }
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pyengine.core_args import Option, Rename
+from pyengine.documents import Listed
 from pyengine.errors import EngineError
 from pyengine.rules import get_system, systems
 from pyengine.text import quoted
@@ -23,7 +25,7 @@ from ..messages import (
     SheetOpened,
     ThemeToggled,
 )
-from ..views import Events, Handler, Page
+from ..views import Events, Handler, Page, datum
 from .base import EVERY_COLLECTION, Context, Elsewhere, Screen
 
 
@@ -38,7 +40,7 @@ SCREENS = (Screen("menu", draw, "menu-error", EVERY_COLLECTION),)
 
 def renamed(page: Page) -> Events:
     name = page.prompt("Name of this encounter", page.model.timeline.present.name)
-    return None if name is None else Act("rename", {"name": name}, page.rng)
+    return None if name is None else Act("rename", Rename(name), page.rng)
 
 
 def deleted(page: Page) -> Events:
@@ -48,7 +50,7 @@ def deleted(page: Page) -> Events:
 
 def option_set(page: Page) -> Events:
     value = page.chosen
-    return Act("set_option", {"key": str(page.data("key")), "value": int(value) if value.isdigit() else value}, page.rng)
+    return Act("set_option", Option(datum(page, "key"), int(value) if value.isdigit() else value), page.rng)
 
 
 EVENTS: dict[str, Handler] = {
@@ -57,7 +59,7 @@ EVENTS: dict[str, Handler] = {
     "duplicate-encounter": lambda page: EncounterCopied(page.new_id()),
     "rename-encounter": renamed,
     "delete-encounter": deleted,
-    "restore-encounter": lambda page: EncounterRestored(int(page.data("index"))),
+    "restore-encounter": lambda page: EncounterRestored(int(datum(page, "index"))),
     "export-current": lambda page: Exported("current"),
     "export-all": lambda page: Exported("all"),
     "share-link": lambda page: ShareLinkAsked(page.value("share-for", "view") or "view"),
@@ -65,7 +67,7 @@ EVENTS: dict[str, Handler] = {
     "my-characters": lambda page: SheetOpened("characters"),
 }
 CHANGES: dict[str, Handler] = {
-    "set-skip": lambda page: Act("set_option", {"key": "skip_down", "value": page.chosen}, page.rng),
+    "set-skip": lambda page: Act("set_option", Option("skip_down", page.chosen), page.rng),
     "set-option": option_set,
     "share-for": lambda page: ShareLinkAsked(page.chosen or "view"),
     "theme-picked": lambda page: ThemeToggled(page.chosen or "system"),
@@ -81,7 +83,7 @@ STORAGE_STATES = {
 }
 
 
-def encounter_details(entry: dict[str, Any], now: float) -> str:
+def encounter_details(entry: Listed, now: float) -> str:
     """'Enchanted Realms · round 3 · from a shared link · 2 h ago' for the list of encounters."""
     parts = []
     if entry.get("system"):
@@ -108,7 +110,7 @@ def _ago(seconds: float) -> str:
     return "just now"  # pragma: no cover
 
 
-def menu_sheet_html(encounters: list[dict[str, Any]], current_id: str, locked: set[str], theme: str, skip_down: str, trash: list[dict[str, Any]],
+def menu_sheet_html(encounters: list[Listed], current_id: str, locked: set[str], theme: str, skip_down: str, trash: list[dict[str, Any]],
                     system: str = "generic", storage: str = "unknown", now: float = 0.0) -> str:
     system_options = "".join(
         f'<option value="{esc(x.name)}"{" selected" if x.name == system else ""}>{esc(x.label)}</option>' for x in systems()

@@ -13,13 +13,13 @@ from ..messages import (
     SavedRollDeleted,
     SavedRollTapped,
 )
-from ..views import Handler
+from ..views import Handler, datum
 
 EVENTS: dict[str, Handler] = {
     "quick": lambda page: QuickDieTapped(str(page.data("expr")), page.value("dice-input")),
     "save-roll": lambda page: RollSaved(page.value("dice-input"), page.value("save-name")),
-    "roll-saved": lambda page: SavedRollTapped(int(page.data("index")), page.rng, page.now_ms()),
-    "delete-saved": lambda page: SavedRollDeleted(int(page.data("index"))),
+    "roll-saved": lambda page: SavedRollTapped(int(datum(page, "index")), page.rng, page.now_ms()),
+    "delete-saved": lambda page: SavedRollDeleted(int(datum(page, "index"))),
     "clear-history": lambda page: HistoryCleared(),
 }
 SUBMITS: dict[str, Handler] = {"roll": lambda page: RollTyped(page.value("dice-input"), page.rng, page.now_ms())}

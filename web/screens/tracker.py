@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pyengine.core_args import Flow, Nothing
+
 from ..messages import (
     Act,
     AttackLastTapped,
@@ -26,7 +28,7 @@ from ..messages import (
     StartTapped,
     UndoTapped,
 )
-from ..views import Handler, Page, view_for
+from ..views import Handler, Page, datum, view_for
 
 
 def start_args(page: Page) -> dict[str, Any]:
@@ -54,10 +56,10 @@ EVENTS: dict[str, Handler] = {
     "add": lambda page: SheetOpened("add"),
     "open-menu": lambda page: SheetOpened("menu"),
     "close-sheet": lambda page: SheetClosed(),
-    "reroll-all": lambda page: Act("start_combat", {"reroll_all": True}, page.rng),
-    "end-combat": lambda page: Act("end_combat", {}, page.rng),
+    "reroll-all": lambda page: Act("start_combat", Flow({"reroll_all": True}), page.rng),
+    "end-combat": lambda page: Act("end_combat", Nothing(), page.rng),
     # the notices' buttons
-    "dismiss": lambda page: NoticeDismissed(int(page.data("index"))),
+    "dismiss": lambda page: NoticeDismissed(int(datum(page, "index"))),
     "notice-reload": lambda page: ReloadTapped(),
     "notice-trim-history": lambda page: HistoryTrimmed(),
     "notice-undelete": lambda page: EncounterRestored(-1),

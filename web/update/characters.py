@@ -17,6 +17,7 @@ from pyengine.characters import (
     validated_config,
     validated_stats,
 )
+from pyengine.core_args import Edit, Join
 from pyengine.errors import EngineError
 from pyengine.rules import get_system
 from pyengine.text import clean_text, quoted
@@ -189,11 +190,11 @@ def _character_taken(model: Model, m: CharacterTaken) -> Result:
         there = in_fight(model, c.name)
         if m.update and there is not None:
             changed = {k: v for k, v in fields.items() if k not in ("hp", "side", "pc", "name")}
-            after, effects = act(model, "update_combatant", {"id": there, "fields": changed}, m.rng)
+            after, effects = act(model, "update_combatant", Edit(there, changed), m.rng)
             return after, (ClearLink(), *effects, RenderNotices())
         if there is not None:  # a copy on purpose: numbered, as another of the same foe would be
             fields["name"] = numbered_name(c.name, {x.name for x in model.timeline.present.combatants})
-        after, effects = act(model, "add_combatant", {"combatant": fields}, m.rng)
+        after, effects = act(model, "add_combatant", Join(fields), m.rng)
         if after.timeline is not model.timeline:
             after = notify(after, Notice("info", f"{fields['name']} joined the fight.").about(after.timeline))
         return after, (ClearLink(), *effects, RenderNotices())

@@ -7,9 +7,11 @@ from dataclasses import replace
 from typing import Any
 
 from pyengine.dice import Rng
+from pyengine.documents import Rolled
 from pyengine.errors import EngineError
-from pyengine.model import Action
-from pyengine.tracker import Timeline, resolve
+from pyengine.model import Action, Event
+from pyengine.record import Record
+from pyengine.tracker import Timeline, request
 
 from .. import state
 from ..effects import (
@@ -60,11 +62,11 @@ def commit_action(model: Model, action: Action) -> Result:
     return commit(model, timeline, step_said(timeline))
 
 
-def act(model: Model, kind: str, args: dict[str, Any], rng: Rng, close_sheet: bool = False) -> Result:
-    """Resolve and apply one request; a refusal changes nothing and is said where the tap was.
-    A change the screen does not show by itself is said in a toast, with Undo."""
+def act(model: Model, kind: str, args: Record, rng: Rng, close_sheet: bool = False) -> Result:
+    """Resolve and apply one request (its typed record: tracker.request); a refusal changes nothing
+    and is said where the tap was. A change the screen does not show by itself is said in a toast, with Undo."""
     try:
-        timeline = model.timeline.do(resolve(model.timeline.present, kind, args, rng))
+        timeline = model.timeline.do(request(model.timeline.present, kind, args, rng))
     except EngineError as error:
         return model, (Refuse(str(error)),)
     if kind == "start_combat" and FIRST_RUN_HINT in model.notices:  # the hint about setting up a fight has done its work
@@ -115,7 +117,7 @@ def step_said(timeline: Timeline) -> Toast:
 GROUPED_KINDS = frozenset({"damage", "heal", "temp_hp", "condition", "condition_removed", "down"})
 
 
-def _grouped(timeline: Timeline, events: Sequence[Any]) -> tuple[list[str], list[Any]]:
+def _grouped(timeline: Timeline, events: Sequence[Event]) -> tuple[list[str], list[Event]]:
     """The events of one step that say the same of several combatants, as one line each ("Goblin 1,
     2, 3 and 4 took 14 damage"), and the other events; ([], events) when nothing repeats."""
     names = {c.id: c.name for c in timeline.present.combatants}
@@ -194,7 +196,7 @@ def in_place(items: tuple[dict[str, Any], ...], item: dict[str, Any]) -> tuple[d
     return rest[:index] + (item,) + rest[index:]
 
 
-def with_roll(model: Model, entry: dict[str, Any]) -> Model:
+def with_roll(model: Model, entry: Rolled) -> Model:
     """The dice history with `entry` first, the newest MAX_ROLL_HISTORY kept."""
     return replace(model, rolls=((entry,) + model.rolls)[:MAX_ROLL_HISTORY])
 

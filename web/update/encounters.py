@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
+from pyengine.documents import Listed
 from pyengine.errors import EngineError
 from pyengine.handoff import read_view
 from pyengine.rules import system_of
@@ -72,7 +73,7 @@ from .common import (
 # -- a fight shared by link ---------------------------------------------------------------------------
 
 
-def shared_before(encounters: tuple[dict[str, Any], ...], locked: frozenset[str], source: str) -> dict[str, Any] | None:
+def shared_before(encounters: tuple[Listed, ...], locked: frozenset[str], source: str) -> Listed | None:
     """The encounter opened before from the same shared fight (not one a newer version locked)."""
     return next((e for e in encounters if e.get("source") == source and e.get("id") not in locked), None)
 
@@ -243,7 +244,10 @@ def _history_trimmed(model: Model, m: HistoryTrimmed) -> Result:
     return model, (TrimStored(m.keep), StoreCollection(ROLLS), RenderRolls(), *FIGHT_CHANGED)
 
 
-def _added(old: tuple[dict[str, Any], ...], new: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+T = TypeVar("T")
+
+
+def _added(old: tuple[T, ...], new: Sequence[T]) -> tuple[T, ...]:
     """`old` and, after it, those of `new` not already there (the same document is kept once)."""
     known = {json.dumps(x, sort_keys=True) for x in old}
     return old + tuple(x for x in new if json.dumps(x, sort_keys=True) not in known)

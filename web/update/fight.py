@@ -13,8 +13,10 @@ from pyengine.characters import (
     Character,
     practice_encounter,
 )
+from pyengine.core_args import Batch, Flow, HitPoints, Join, NewTool, Temporary
 from pyengine.damage_types import Portion, parts_to_args, split_typed
 from pyengine.dice import Rng, roll
+from pyengine.documents import Rolled
 from pyengine.errors import EngineError
 from pyengine.model import Encounter, validated_fields
 from pyengine.rules import get_system, needs_initiative_entry, system_of
@@ -81,7 +83,7 @@ from .common import (
 
 
 def _act(model: Model, m: Act) -> Result:
-    return act(model, m.kind, dict(m.args), m.rng, m.close_sheet)
+    return act(model, m.kind, m.args, m.rng, m.close_sheet)
 
 
 def _next_turn(model: Model, m: NextTurnTapped) -> Result:
@@ -94,7 +96,7 @@ def _next_turn(model: Model, m: NextTurnTapped) -> Result:
     if not enc.started:
         return _start(model, StartTapped(m.rng, m.start_args))
     left = [f"{c.name}'s {t.name}" for c in active_unit(enc) for t in waiting(enc, c)]
-    after, effects = act(model, "next_turn", {}, m.rng)
+    after, effects = act(model, "next_turn", Flow(), m.rng)
     if not left or after.timeline is model.timeline:
         return after, effects
     return after, said_too(effects, f"Not done on that turn: {', '.join(left)} (Undo goes back)")
@@ -113,12 +115,12 @@ def _start(model: Model, m: StartTapped) -> Result:
     whoever has none yet (the engine refuses a fight already started)."""
     if needs_initiative_entry(model.timeline.present):
         return opened(model, "init")
-    return act(model, "start_combat", dict(m.start_args), m.rng)
+    return act(model, "start_combat", Flow(dict(m.start_args)), m.rng)
 
 
 def _initiative_entered(model: Model, m: InitiativeEntered) -> Result:
     """The fight starts with the typed numbers; the others are rolled."""
-    return act(model, "start_combat", {"typed": dict(m.typed), **m.start_args}, m.rng, close_sheet=True)
+    return act(model, "start_combat", Flow({"typed": dict(m.typed), **m.start_args}), m.rng, close_sheet=True)
 
 
 def _undo(model: Model, m: UndoTapped) -> Result:
@@ -175,10 +177,9 @@ def _hit_points(model: Model, m: HitPointsTyped) -> Result:
         amount, rolled = (typed[0], typed[1]) if typed else amount_or_roll(m.amount, m.rng)
     except EngineError as error:
         return model, (Refuse(str(error)),)
-    extra: dict[str, Any] = {"roll": rolled} if rolled and m.kind != "temp_hp" else {}
-    if typed:
-        extra["parts"] = parts_to_args(typed[2])
-    return act(model, m.kind, {"id": m.ident, "amount": amount, **extra}, m.rng)
+    if m.kind == "temp_hp":
+        return act(model, m.kind, Temporary(m.ident, amount), m.rng)
+    return act(model, m.kind, HitPoints(m.ident, amount, roll=rolled or None, parts=parts_to_args(typed[2]) if typed else None), m.rng)
 
 
 def batch_actions(model: Model, m: BatchApplied) -> list[dict[str, Any]]:
@@ -206,7 +207,7 @@ def _batch(model: Model, m: BatchApplied) -> Result:
         actions = batch_actions(model, m)
     except EngineError as error:
         return model, (Refuse(str(error)),)
-    after, effects = act(model, "batch", {"actions": actions}, m.rng)
+    after, effects = act(model, "batch", Batch(actions), m.rng)
     if after.timeline is model.timeline:
         return after, effects
     return replace(after, ui=state.selection_done(after.ui)), effects + (CloseSheet(), Render())
@@ -220,7 +221,7 @@ def _quick_add(model: Model, m: QuickAdded) -> Result:
         if m.roster:
             return model, (Refuse(f"{fields['name']} is already in this fight."),)
         fields["name"] = numbered_name(str(fields["name"]), names)
-    return act(model, "add_combatant", {"combatant": fields}, m.rng, close_sheet=True)
+    return act(model, "add_combatant", Join(fields), m.rng, close_sheet=True)
 
 
 def _attack_applied(model: Model, m: AttackApplied) -> Result:
@@ -254,7 +255,7 @@ def _tool_kind(model: Model, m: ToolKindPicked) -> Result:
 
 def _tool_added(model: Model, m: ToolAdded) -> Result:
     """A turn tool given to a combatant, one undoable step; its form closes (the tool is in the list above it)."""
-    after, effects = act(model, "add_tool", {"id": m.ident, "tool": dict(m.fields), **({"group": True} if m.group else {})}, m.rng)
+    after, effects = act(model, "add_tool", NewTool(m.ident, dict(m.fields), m.group), m.rng)
     if after.timeline is model.timeline:
         return after, effects
     return replace(after, ui=state.tool_kind_picked(after.ui, kind=None)), effects
@@ -274,11 +275,11 @@ def _combatant_added(model: Model, m: CombatantAdded) -> Result:
 
 
 def joined(model: Model, fields: dict[str, Any], count: int, remember: bool, rng: Rng, said: tuple[Effect, ...] = (),
-           **more: Any) -> Result:
-    """A combatant (or a group of `count`) from the add form or the creature library joins (`more`:
-    add_combatant's other arguments); the next form starts on the same side; `said` follows a join;
+           roll_hp: str | None = None) -> Result:
+    """A combatant (or a group of `count`) from the add form or the creature library joins (`roll_hp`:
+    each member's hit dice to roll); the next form starts on the same side; `said` follows a join;
     with `remember`, it is kept by name in the party (a party member) or the saved opponents."""
-    after, effects = act(model, "add_combatant", {"combatant": fields, "count": count, **more}, rng)
+    after, effects = act(model, "add_combatant", Join(fields, count, roll_hp), rng)
     if after.timeline is model.timeline:
         return after, effects
     after = replace(after, ui=state.combatant_added(after.ui, side=fields.get("side", "opponents"), pc=bool(fields.get("pc"))))
@@ -340,13 +341,13 @@ def practice_of(model: Model) -> tuple[Character, Encounter]:
     return c, practice_encounter(c, chosen, p.get("target", {}), p.get("hp"), p.get("name") or "Target")
 
 
-def practice_entry(model: Model, c: Character, pending: dict[str, Any], at_ms: int) -> dict[str, Any]:
+def practice_entry(model: Model, c: Character, pending: dict[str, Any], at_ms: int) -> Rolled:
     """A character's attack as a line of the dice history: what, against what, and the damage."""
     p = model.ui.practice
     chosen = c.attack(p["attack"]) if isinstance(p.get("attack"), int) else None
     label = f"{c.name}: {chosen.name if chosen else 'attack'} vs {p.get('name') or 'Target'}"
     outcome = get_system(c.system).attack_outcome(pending)
-    entry: dict[str, Any] = {"expr": label[:1000], "label": label[:200], "total": outcome.damage, "text": outcome.text[:50_000], "at": at_ms}
+    entry: Rolled = {"expr": label[:1000], "label": label[:200], "total": outcome.damage, "text": outcome.text[:50_000], "at": at_ms}
     if outcome.crit:
         entry["crits"] = 1
     return entry

@@ -53,7 +53,7 @@ def _picked(model: Model, m: CreaturePicked) -> Result:
     fields = combatant_fields(creature, m.side if m.side in ("party", "opponents") else "opponents")
     many = f" ×{m.count}" if m.count > 1 else ""
     said = (Toast(f"Added {creature.name}{many} (CR {cr_words(creature.cr)}, {creature.xp:,} XP{' each' if many else ''})", undo=True),)
-    after, effects = joined(model, fields, m.count, m.remember, m.rng, said, **({"roll_hp": creature.hit_dice} if m.roll_hp else {}))
+    after, effects = joined(model, fields, m.count, m.remember, m.rng, said, roll_hp=creature.hit_dice if m.roll_hp else None)
     return (after if after.timeline is model.timeline else replace(after, srd_query="")), effects
 
 

@@ -369,7 +369,8 @@ def _display(model: Model, m: DisplayOpened) -> Result:
     return model, (OpenDisplay(), present)
 
 
-def _sent(present: LiveSend) -> Any:
+def _sent(present: LiveSend) -> tuple[object, ...]:
+    """What of a state sent is compared with the next (a change sends it): the view, its ids, the turn, the party's own."""
     return (present.view, present.ids, present.turn, present.pcs)
 
 

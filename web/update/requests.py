@@ -10,6 +10,8 @@ from dataclasses import replace
 from random import Random
 from typing import assert_never
 
+from pyengine import tracker
+from pyengine.core_args import Flow, HitPoints, Temporary
 from pyengine.dice import Rng
 from pyengine.errors import EngineError
 from pyengine.handoff import fight_id, health_word, players_name, shown_to_players, view_id
@@ -28,6 +30,7 @@ from pyengine.live import (
 )
 from pyengine.model import Action, Combatant, Encounter
 from pyengine.rules import system_of
+from pyengine.systems import generic
 from pyengine.tracker import resolve
 from pyengine.turns import active_unit
 
@@ -137,7 +140,7 @@ def own_request(model: Model, m: PeerSaid, message: Heal | DeathSave, c: Combata
     if not enc.started or c.id not in {x.id for x in active_unit(enc)}:
         return refused(model, m.peer, rid, f"a death save is rolled on {c.name}'s turn")
     try:  # a death save: refused now when the rules would refuse it (not dying)
-        resolve(enc, "death_save", {"id": c.id}, Told(message.face))
+        tracker.request(enc, "death_save", generic.DeathSave(c.id), Told(message.face))
     except EngineError as error:
         return refused(model, m.peer, rid, str(error))
     request = Request(live.asked + 1, m.peer, device, "dsave", c.id, f"{c.name} rolls a death save: {message.face}.",
@@ -271,7 +274,7 @@ def tell_phone(model: Model, request: Request, answer: str, why: str = "") -> Re
 def next_turn(model: Model, rng: Rng) -> Result:
     """The turn passes as by the game master's Next turn (its double-tap guard is for thumbs: a request
     is answered once)."""
-    return act(model, "next_turn", {}, rng if rng is not None else Random())
+    return act(model, "next_turn", Flow(), rng if rng is not None else Random())
 
 
 def answered(model: Model, m: RequestAnswered) -> Result:
@@ -328,7 +331,7 @@ def apply_request(model: Model, request: Request, rng: Rng) -> Result:
     if request.kind == "dsave":
         before = model.timeline
         try:
-            action = resolve(enc, "death_save", {"id": request.cid}, Told(request.seed))
+            action = tracker.request(enc, "death_save", generic.DeathSave(request.cid), Told(request.seed))
         except EngineError as error:
             model, said = tell_phone(model, request, "refused", str(error))
             return model, (Refuse(str(error)), *said)
@@ -340,11 +343,11 @@ def apply_request(model: Model, request: Request, rng: Rng) -> Result:
         model, said = tell_phone(model, request, "applied", last[-1].text if last else "")
         return model, (*effects, *said)
     if request.kind in ("heal", "temp"):
-        kind = "heal" if request.kind == "heal" else "temp_hp"
-        model, effects = act(model, kind, {"id": request.cid, "amount": request.amount}, rng if rng is not None else Random())
+        asked = HitPoints(request.cid, request.amount) if request.kind == "heal" else Temporary(request.cid, request.amount)
+        model, effects = act(model, "heal" if request.kind == "heal" else "temp_hp", asked, rng if rng is not None else Random())
         model, said = tell_phone(model, request, "applied")
         return model, (*effects, *said)
-    model, effects = act(model, "damage", {"id": request.target, "amount": request.amount}, rng if rng is not None else Random())
+    model, effects = act(model, "damage", HitPoints(request.target, request.amount), rng if rng is not None else Random())
     model, said = tell_phone(model, request, "applied")
     return model, (*effects, *said)
 

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from pyengine.dice import Rng, parse, roll, roll_ast
+from pyengine.documents import Rolled
 from pyengine.errors import DiceLimitError, EngineError
 from pyengine.text import clean_text, quoted
 
@@ -99,7 +100,7 @@ def _rolled(model: Model, expr: str, rng: Rng, at_ms: int) -> Result:
     except EngineError as error:
         return model, (SayOnLine("dice-error", str(error)),)
     text = result.text if len(result.text) <= HISTORY_TEXT else result.text[:HISTORY_TEXT] + f" … ({len(result.text):,} characters in all)"
-    entry = {"expr": expression, "total": result.total, "text": text, "at": at_ms, "crits": result.crits, "fumbles": result.fumbles}
+    entry: Rolled = {"expr": expression, "total": result.total, "text": text, "at": at_ms, "crits": result.crits, "fumbles": result.fumbles}
     model = with_roll(replace(model, ui=state.dice_rolled(model.ui)), entry)  # the next quick die starts anew
     return model, (SayOnLine("dice-error", ""), ShowRoll(result), StoreCollection(ROLLS), RenderRolls())
 

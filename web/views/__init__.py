@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from pyengine.dice import Rng
+from pyengine.documents import Listed
 from pyengine.model import Combatant, Encounter, Event
 from pyengine.rules import System, system_of
 
@@ -21,7 +22,7 @@ from ..html import esc, stat_fields_html
 from ..messages import Message
 from ..model import Model
 
-__all__ = ["Page", "Events", "Handler", "View", "VIEWS", "view_for", "register_view", "attacker_choice"]
+__all__ = ["Page", "datum", "Events", "Handler", "View", "VIEWS", "view_for", "register_view", "attacker_choice"]
 
 
 class Page(Protocol):
@@ -48,8 +49,8 @@ class Page(Protocol):
         """The event came from a text or number field (its sheet is redrawn a moment later)."""
         ...
 
-    def data(self, key: str) -> Any:
-        """The tapped element's data-<key>."""
+    def data(self, key: str) -> str | None:
+        """The tapped element's data-<key> (None: it has none)."""
         ...
 
     @property
@@ -59,7 +60,7 @@ class Page(Protocol):
 
     def value(self, node_id: str, default: str = "") -> str: ...
 
-    def number(self, text: Any, default: int | None = None) -> int | None: ...
+    def number(self, text: str | None, default: int | None = None) -> int | None: ...
 
     def checked(self, selector: str) -> list[str]:
         """The values of the ticked boxes that match `selector`."""
@@ -96,7 +97,7 @@ class Page(Protocol):
         ...
 
     @property
-    def encounters(self) -> tuple[dict[str, Any], ...]:
+    def encounters(self) -> tuple[Listed, ...]:
         """The list of encounters (id, name, where each came from)."""
         ...
 
@@ -116,11 +117,16 @@ class Page(Protocol):
         ...
 
 
+def datum(page: Page, key: str) -> str:
+    """The tapped element's data-<key>, "" when it has none (an id that names nobody: the rules refuse it)."""
+    return page.data(key) or ""
+
+
 Events = Message | tuple[Message, ...] | None  # what a handler answers: a message, several in order, or none
 Handler = Callable[[Page], Events]
 
 
-def attacker_choice(enc: Encounter, target: Combatant, chosen: Any, default: str | None = None) -> tuple[str, str] | None:
+def attacker_choice(enc: Encounter, target: Combatant, chosen: object, default: str | None = None) -> tuple[str, str] | None:
     """An attack panel's attacker: the one chosen on the panel, else `default` (or whoever's turn
     it is; on a group's turn its first member still standing) unless that is on the target's own
     side, else the first foe of the target still standing; with the select's HTML. An ally never
@@ -140,7 +146,7 @@ def attacker_choice(enc: Encounter, target: Combatant, chosen: Any, default: str
             acting = None
     fallback = (acting or next((x.id for x in others if x.side != target.side and not down(x)), None)
                 or next((x.id for x in others if not down(x)), others[0].id))
-    attacker_id: str = chosen if chosen in ids else fallback
+    attacker_id = chosen if isinstance(chosen, str) and chosen in ids else fallback
     options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == attacker_id else ""}>{esc(x.name)}</option>' for x in others)
     return attacker_id, (f'<label class="field">Attacker<select id="atk-attacker" data-attack-key="attacker" data-action-change="attack-config" '
                          f'data-testid="attack-attacker">{options}</select></label>')

@@ -5,15 +5,27 @@ from __future__ import annotations
 
 from typing import Any
 
+from pyengine.core_args import Join
 from pyengine.damage_types import adjust_all, parts_from_args
 from pyengine.errors import EngineError
 from pyengine.model import Combatant, Encounter, Event
-from pyengine.systems.generic import COVER, DEATH_SAVES, LAIR, LAIR_INITIATIVE, attack_odds, attack_spec, dying, is_lair, named_attack
+from pyengine.systems.generic import (
+    COVER,
+    DEATH_SAVES,
+    LAIR,
+    LAIR_INITIATIVE,
+    DeathSave,
+    attack_odds,
+    attack_spec,
+    dying,
+    is_lair,
+    named_attack,
+)
 
 from ..html import at_least, attack_input, attack_select, esc, initiative_option, odds_html, pct, roll_text
 from ..library import creature_info_html
 from ..messages import Act
-from . import Page, View, attacker_choice
+from . import Page, View, attacker_choice, datum
 
 ADVANTAGE = {"": "Normal", "adv": "Advantage", "dis": "Disadvantage"}
 COVERS = {"none": "No cover", "half": "Half cover (+2 AC)", "three-quarters": "Three-quarters cover (+5 AC)"}
@@ -87,11 +99,11 @@ def _death_state(c: Combatant) -> str:
 
 
 def _death_save(page: Page) -> Act:
-    return Act("death_save", {"id": page.data("id"), **({"result": page.data("result")} if page.data("result") else {})}, page.rng)
+    return Act("death_save", DeathSave(datum(page, "id"), page.data("result") or None), page.rng)
 
 
 def _lair(page: Page) -> Act:
-    return Act("add_combatant", {"combatant": dict(LAIR)}, page.rng, close_sheet=True)
+    return Act("add_combatant", Join(dict(LAIR)), page.rng, close_sheet=True)
 
 
 LAIR_WORDS = f"lair action: initiative {LAIR_INITIATIVE}, losing ties"
@@ -105,7 +117,7 @@ class GenericView(View):
     creature_library = True
 
     def start_options(self, enc: Encounter) -> str:
-        return f'<div class="grid2">{initiative_option(enc)}</div>'
+        return f'<div class="grid2">{initiative_option(str(enc.option("initiative", "once")))}</div>'
 
     def attack_html(self, enc: Encounter, target: Combatant, attack: dict[str, Any]) -> str:
         return attack_html(enc, target, attack)

@@ -8,12 +8,12 @@ from typing import Any
 from pyengine.errors import EngineError
 from pyengine.model import Combatant, Encounter, Event
 from pyengine.rules import system_of
-from pyengine.systems.laurels import attack_odds, attack_setup, dice_count, out_of_turn
+from pyengine.systems.laurels import Parry, attack_odds, attack_setup, dice_count, out_of_turn
 from pyengine.turns import eligible
 
 from ..html import at_least, attack_check, esc, odds_html, pct, roll_text
 from ..messages import Act
-from . import Page, View, attacker_choice
+from . import Page, View, attacker_choice, datum
 
 __all__ = ["VIEW", "LaurelsView", "attack_panel_html"]
 
@@ -84,7 +84,7 @@ def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None
 
 
 def _parry(page: Page) -> Act:
-    return Act("ll_parry", {"id": page.data("id"), "with": page.data("with")}, page.rng)
+    return Act("ll_parry", Parry(datum(page, "id"), page.data("with")), page.rng)
 
 
 class LaurelsView(View):

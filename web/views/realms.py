@@ -12,6 +12,13 @@ from pyengine.systems.realms import (
     COMPETITIONS,
     DAMAGE_TYPES,
     SAVE_KINDS,
+    BlindShot,
+    Chase,
+    Contest,
+    Defense,
+    Impale,
+    Save,
+    Stance,
     attack_odds,
     build_attack,
     chase_penalty,
@@ -32,7 +39,7 @@ from ..html import attack_input as _txt
 from ..html import attack_select as _sel
 from ..html import pct as _pct
 from ..messages import Act, AttackApplied, Message
-from . import Page, View, attacker_choice
+from . import Page, View, attacker_choice, datum
 
 __all__ = ["VIEW", "RealmsView", "row_chips", "options_html", "sheet_sections", "DEFAULT_ATTACK"]
 
@@ -66,7 +73,7 @@ def options_html(enc: Encounter) -> str:
         '<label class="field">Crits<select data-action-change="set-option" data-key="crit_timing" data-testid="option-crit">'
         f'<option value="immediate"{" selected" if timing == "immediate" else ""}>Immediate award dice (Essentials)</option>'
         f'<option value="next_round"{" selected" if timing == "next_round" else ""}>+1d20 next round (Detailed)</option></select></label>'
-        + initiative_option(enc) + '</div>'
+        + initiative_option(str(enc.option("initiative", "once"))) + '</div>'
     )
 
 
@@ -291,31 +298,30 @@ def sheet_sections(enc: Encounter, c: Combatant, cfg: dict[str, Any], events: li
             ("competition", "Competition", competition_html(enc, c, cfg, events)), ("chase", "Chase", chase_html(c, events))]
 
 
-def _int(page: Page, text: object, default: int) -> int:
+def _int(page: Page, text: str | None, default: int) -> int:
     value = page.number(text, default)
     return default if value is None else value
 
 
 def _stance(page: Page) -> Act:
-    return Act("er_stance", {"id": page.data("id"), "stance": page.data("stance"), "trigger": page.value("ready-trigger")}, page.rng)
+    return Act("er_stance", Stance(datum(page, "id"), datum(page, "stance"), page.value("ready-trigger")), page.rng)
 
 
 def _save(page: Page) -> Act:
     cfg = page.attack
-    return Act("er_save", {"id": page.data("id"), "kind": cfg.get("save_kind") or "body", "modifier": _int(page, cfg.get("save_mod"), 0),
-                           "dc": _int(page, cfg.get("save_dc"), 12), "adv": bool(cfg.get("save_adv")), "dis": bool(cfg.get("save_dis")),
-                           "cover": cfg.get("cover") or "none", "area": bool(cfg.get("save_area"))}, page.rng)
+    return Act("er_save", Save(datum(page, "id"), kind=cfg.get("save_kind") or "body", modifier=_int(page, cfg.get("save_mod"), 0),
+                               dc=_int(page, cfg.get("save_dc"), 12), adv=bool(cfg.get("save_adv")), dis=bool(cfg.get("save_dis")),
+                               cover=cfg.get("cover") or "none", area=bool(cfg.get("save_area"))), page.rng)
 
 
 def _competition(page: Page) -> Act:
     cfg = page.attack
     other = cfg.get("comp_other") or page.value("atk-comp_other")
-    return Act("er_competition", {"aggressor": page.data("id"), "victim": other, "kind": cfg.get("comp_kind") or "grapple",
-                                  "slick": bool(cfg.get("comp_slick"))}, page.rng)
+    return Act("er_competition", Contest(datum(page, "id"), other, cfg.get("comp_kind") or "grapple", bool(cfg.get("comp_slick"))), page.rng)
 
 
 def _impale(page: Page) -> Act:
-    return Act("er_impale", {"holder": page.data("id"), "charger": page.data("charger")}, page.rng)
+    return Act("er_impale", Impale(datum(page, "id"), datum(page, "charger")), page.rng)
 
 
 def _blind_shot(page: Page) -> tuple[Message, ...] | None:
@@ -323,16 +329,16 @@ def _blind_shot(page: Page) -> tuple[Message, ...] | None:
     pending = page.attack.get("pending")
     if pending is None:
         return None
-    return (AttackApplied(), Act("er_blind_shot", {"attacker": pending["attacker"], "target": pending["target"],
-                                                   "faces": list(pending["kept"]), "damage_type": pending.get("damage_type")}, page.rng))
+    return (AttackApplied(), Act("er_blind_shot", BlindShot(pending["attacker"], pending["target"], list(pending["kept"]), pending.get("damage_type")),
+                                 page.rng))
 
 
 def _chase(page: Page) -> Act:
-    return Act("er_chase", {"id": page.data("id")}, page.rng)
+    return Act("er_chase", Chase(datum(page, "id")), page.rng)
 
 
 def _defense(page: Page) -> Act:
-    return Act("er_defense", {"monster": page.data("monster"), "pc": page.data("id")}, page.rng)
+    return Act("er_defense", Defense(datum(page, "monster"), datum(page, "id")), page.rng)
 
 
 class RealmsView(View):

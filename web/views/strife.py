@@ -9,14 +9,14 @@ from typing import Any
 from pyengine.errors import EngineError
 from pyengine.model import Combatant, Encounter, Event
 from pyengine.rules import System, system_of
-from pyengine.systems.strife import ATTACK_KINDS, RESOURCES, acting, attack_odds, build_spec
+from pyengine.systems.strife import ATTACK_KINDS, RESOURCES, Bottom, Part, Resource, acting, attack_odds, build_spec
 
 from ..html import at_least, attack_input, esc, odds_html, roll_text
 from ..html import attack_check as _check
 from ..html import attack_select as _select
 from ..html import pct as _pct
 from ..messages import Act
-from . import Page, View, attacker_choice
+from . import Page, View, attacker_choice, datum
 
 __all__ = ["VIEW", "StrifeView", "row_chips", "turn_panel_html", "start_options_html", "attack_panel_html", "resources_html",
            "DEFAULT_ATTACK"]
@@ -195,20 +195,20 @@ def resources_html(c: Combatant) -> str:
 
 
 def _part(page: Page) -> Act:
-    return Act("ros_part", {"id": page.data("id"), "part": page.data("part")}, page.rng)
+    return Act("ros_part", Part(datum(page, "id"), datum(page, "part")), page.rng)
 
 
 def _move(page: Page) -> Act:
-    return Act("ros_part", {"id": page.data("id"), "part": "move", "mode": page.value("move-mode", "move"),
-                            "adjacent": page.checked("#tracker input.adjacent")}, page.rng)
+    return Act("ros_part", Part(datum(page, "id"), "move", page.value("move-mode", "move"), page.checked("#tracker input.adjacent")),
+               page.rng)
 
 
 def _bottom(page: Page) -> Act:
-    return Act("ros_bottom", {"id": page.data("id")}, page.rng)
+    return Act("ros_bottom", Bottom(datum(page, "id")), page.rng)
 
 
 def _resource(page: Page) -> Act:
-    return Act("ros_resource", {"id": page.data("id"), "key": page.data("key"), "delta": int(page.data("delta"))}, page.rng)
+    return Act("ros_resource", Resource(datum(page, "id"), datum(page, "key"), int(datum(page, "delta"))), page.rng)
 
 
 class StrifeView(View):

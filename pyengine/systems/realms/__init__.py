@@ -14,7 +14,7 @@ is the tracker's side (stats into attacks, the turn economy, the actions, the Sy
 from __future__ import annotations
 
 from .attack import CRIT_SKILLS, DAMAGE_TYPES, AttackOdds, AttackRoll, Pool, apply_damage_types, attack_odds, pool_size, roll_attack
-from .fight import RealmsSystem, build_attack, competition_of, listed
+from .fight import BlindShot, Chase, Contest, Defense, Impale, RealmsSystem, Save, Stance, build_attack, competition_of, listed
 from .restrictions import CONDITIONS, SAVE_KINDS, Restriction, Situation, net_advantage, situation
 from .saves import (
     COMPETITIONS,
@@ -43,6 +43,7 @@ from .variants import (
 )
 
 __all__ = [
+    "Stance", "Save", "Contest", "Impale", "BlindShot", "Chase", "Defense",
     "AttackOdds", "AttackRoll", "CHASE_TABLE", "COMPETITIONS", "CONDITIONS", "CRIT_SKILLS", "Competition",
     "DAMAGE_TYPES", "Pool", "RealmsSystem", "Restriction", "SAVE_KINDS", "SaveResult", "Situation",
     "apply_damage_types", "attack_odds", "blind_shot", "build_attack", "chase_hexes", "chase_over", "chase_penalty",

@@ -10,6 +10,7 @@ from ...damage import harm, mend
 from ...dice import Rng
 from ...errors import RuleError
 from ...model import Combatant, Condition, Encounter, Event, Outcome
+from ...record import Record
 from ...rules import ActionRule, AttackOutcome, System, settle_ties
 from ...turns import reordered_by_rolls
 from .attack import CRIT_SKILLS, DAMAGE_TYPES, SKILL_CAP, Pool, apply_damage_types, pool_size, roll_attack
@@ -377,6 +378,70 @@ def _resolve_attack(encounter: Encounter, args: dict[str, Any], rng: Rng) -> dic
             or has_condition(_condition_names(encounter.get(args["target"])), "Invisible") or bool(args.get("unseen"))}
 
 
+class Stance(Record):
+    """A request to take a stance (`stance`: defend, ready, reaction): readying says its `trigger`,
+    a reaction its `kind` and whether it is the readied one (`from_ready`)."""
+
+    id: str
+    stance: str
+    trigger: str = ""
+    kind: str | None = None
+    from_ready: bool = False
+
+
+class Save(Record):
+    """A request for a saving throw of `kind` against `dc`, with a modifier, advantage or
+    disadvantage, and cover against an `area` effect."""
+
+    id: str
+    kind: str
+    modifier: int
+    dc: int
+    adv: bool
+    dis: bool
+    cover: str
+    area: bool
+
+
+class Contest(Record):
+    """A request for a competition (`kind`: grapple, shove, …) of `aggressor` against `victim`;
+    `slick`: the victim is slippery."""
+
+    aggressor: str
+    victim: str
+    kind: str
+    slick: bool
+
+
+class Impale(Record):
+    """A request to impale a charging foe (`charger`) on a set polearm (`holder`'s)."""
+
+    holder: str
+    charger: str
+
+
+class BlindShot(Record):
+    """A request for a missed shot's blind-shot roll: the kept dice of the miss (`faces`)."""
+
+    attacker: str
+    target: str
+    faces: list[int]
+    damage_type: str | None = None
+
+
+class Chase(Record):
+    """A request for one combatant's chase round (ten seconds of movement)."""
+
+    id: str
+
+
+class Defense(Record):
+    """A request for a player's defence roll against a monster's attack (the variant where players roll)."""
+
+    monster: str
+    pc: str
+
+
 def _resolve_save(encounter: Encounter, args: dict[str, Any], rng: Rng) -> dict[str, Any]:
     c = encounter.get(args["id"])
     try:
@@ -489,10 +554,10 @@ class RealmsSystem(System):
         return AttackOutcome.read(args, not args.get("miss"), args.get("damage"), args.get("crit"))
 
     actions = {
-        "er_attack": ActionRule(_apply_attack, _resolve_attack), "er_stance": ActionRule(_apply_stance),
-        "er_save": ActionRule(_apply_save, _resolve_save), "er_competition": ActionRule(_apply_competition, _resolve_competition),
-        "er_chase": ActionRule(_apply_chase, _resolve_chase), "er_defense": ActionRule(_apply_defense, _resolve_defense),
-        "er_impale": ActionRule(_apply_impale, _resolve_impale), "er_blind_shot": ActionRule(_apply_blind_shot, _resolve_blind_shot),
+        "er_attack": ActionRule(_apply_attack, _resolve_attack), "er_stance": ActionRule(_apply_stance, request=Stance),
+        "er_save": ActionRule(_apply_save, _resolve_save, Save), "er_competition": ActionRule(_apply_competition, _resolve_competition, Contest),
+        "er_chase": ActionRule(_apply_chase, _resolve_chase, Chase), "er_defense": ActionRule(_apply_defense, _resolve_defense, Defense),
+        "er_impale": ActionRule(_apply_impale, _resolve_impale, Impale), "er_blind_shot": ActionRule(_apply_blind_shot, _resolve_blind_shot, BlindShot),
     }
 
     def initiative_expression(self, combatant: Combatant) -> str:

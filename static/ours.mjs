@@ -1,0 +1,18 @@
+/* Our code (the engine's wheel and web.zip, each {url, integrity}) put where Python imports it, by the page
+   (interpreter.mjs) and by the worker that makes the start-up snapshot (snapshot-worker.js) alike.
+
+   The two archives are written as they are, each a file of its own, and imported from by Python's
+   zipimport: a start writes two files instead of unpacking a hundred, and a module is read only when
+   it is imported. A snapshot's interpreter knows these paths (sys.path and the archives' directories
+   are in its memory): a start from it writes the same files at the same paths before Python runs,
+   and a module the snapshot does not hold (a system's view opened for the first time) imports from
+   them. The snapshot is of one version of the site, so of these very archives. */
+const HOME = "/home/pyodide/rk/";
+
+export function placeOurs(interpreter, files, buffers) {
+  interpreter.FS.mkdirTree(HOME);
+  const paths = files.map(({url}) => HOME + new URL(url).pathname.split("/").pop());
+  paths.forEach((path, i) => interpreter.FS.writeFile(path, new Uint8Array(buffers[i])));
+  interpreter.globals.set("_rk_paths", interpreter.toPy(paths));
+  interpreter.runPython("import sys\nfor _p in reversed(_rk_paths):\n    if _p not in sys.path:\n        sys.path.insert(0, _p)\ndel _p, _rk_paths");
+}
