@@ -1,5 +1,5 @@
 """The browser's side of the runtime (web/runtime.py), each part small and on its own: the page as
-`views.Page` for the event handlers, the roller's odds panel (slices on timers), the screen's wake
+`views.Page` for the event handlers, the roller's odds panel (slices on timers: web/timing.py), the screen's wake
 lock, copying a link, the share screen's QR code, the toast, the live table's transport and the
 scanner. It reaches the page through web/dom (bound at start), so it imports anywhere and comes from
 the start-up snapshot; what it does needs the browser (the e2e suite drives it)."""
@@ -23,10 +23,11 @@ from .dom import JsObject
 from .html import esc, odds_html
 from .model import Model
 from .odds_job import ESTIMATE_DICE, OddsJob
+from .timing import Later
 from .update import typed_number
 
-TOAST_SECONDS = 5
 T = TypeVar("T")
+REFUSAL_MS = 5_000  # a refusal's toast on screen (the model's toasts: web/update/timers.TOAST_MS)
 
 
 def later(task: Coroutine[object, object, T]) -> asyncio.Future[T]:
@@ -122,27 +123,6 @@ class DomPage:
         return self.model.servers[2]
 
 
-class Later:
-    """One timer: `soon(ms)` runs `callback` then (an earlier call not yet run is dropped)."""
-
-    def __init__(self, callback: Callable[[], None]) -> None:
-        self._proxy = dom.proxy(lambda *_: self._run(callback))
-        self.timer: Any = None
-
-    def _run(self, callback: Callable[[], None]) -> None:
-        self.timer = None
-        callback()
-
-    def soon(self, ms: int) -> None:
-        self.cancel()
-        self.timer = dom.window.setTimeout(self._proxy, ms)
-
-    def cancel(self) -> None:
-        if self.timer is not None:
-            dom.window.clearTimeout(self.timer)
-            self.timer = None
-
-
 class OddsPanel:
     """The roller's odds for the expression in the box: exact within a small budget; past it an
     estimate by simulation, drawn slice by slice between the user's taps."""
@@ -150,7 +130,6 @@ class OddsPanel:
     def __init__(self) -> None:
         self.job: OddsJob | None = None
         self._slice = Later(self.next_slice)
-        self._typed = Later(self.refresh)
 
     def refresh(self) -> None:
         self.stop()
@@ -169,11 +148,6 @@ class OddsPanel:
         else:
             self.job = job
             self._slice.soon(0)  # the estimate's first slice in a task of its own, after the exact attempt
-
-    def schedule(self) -> None:
-        """A moment after typing stops (no more slices for the expression being changed)."""
-        self.stop()
-        self._typed.soon(80)
 
     def stop(self) -> None:
         self._slice.cancel()
@@ -385,15 +359,21 @@ class Scanner:
 
 class Toast:
     """A short message where the thumb is: at the bottom of the open sheet, else above the turn
-    controls; read out by screen readers; gone after a few seconds."""
+    controls; read out by screen readers. A toast of `update`'s is hidden when the model's timer for
+    it runs out (HideToast: web/update/timers.py). A refusal changes nothing in the model (the model
+    after it is the one before), so its toast keeps a timer of its own here (`timed`)."""
 
     def __init__(self) -> None:
-        self._later = Later(self.hide)
+        self._later = Later(self.hide)  # a refusal's toast only
         self._tapped: Any = None  # the last element a finger (or the mouse) went down on
         self._on_down = dom.proxy(lambda event: setattr(self, "_tapped", event.target))
         dom.document.addEventListener("pointerdown", self._on_down, True)
 
-    def show(self, text: str, level: str, undo: bool, in_sheet: bool, redo: bool = False, request: int = 0) -> None:
+    def show(self, text: str, level: str, undo: bool, in_sheet: bool, redo: bool = False, request: int = 0, timed: bool = False) -> None:
+        if timed:
+            self._later.soon(REFUSAL_MS)
+        else:
+            self._later.cancel()
         for node_id in ("toast", "sheet-toast"):
             dom.el(node_id).hidden = True
         node = dom.el("sheet-toast" if in_sheet else "toast")
@@ -410,7 +390,6 @@ class Toast:
             body, tapped = dom.el("sheet-body"), self._tapped
             if tapped is not None and body is not None and body.contains(tapped):
                 tapped.scrollIntoView(dom.window.JSON.parse('{"block": "nearest"}'))
-        self._later.soon(TOAST_SECONDS * 1000)
 
     def hide(self) -> None:
         self._later.cancel()

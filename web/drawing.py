@@ -203,7 +203,7 @@ class Drawing:
             self.dispatch(Noticed((Notice("error", text),)))
             return
         node.textContent = text
-        self.toasts.show(text, "error", False, True)
+        self.toasts.show(text, "error", False, True, timed=True)
 
     @staticmethod
     def fill(fields: tuple[tuple[str, str | bool], ...], focus: str | None = None) -> None:

@@ -12,7 +12,7 @@ from pyengine.tracker import Timeline
 __all__ = [
     "LoadLibrary", "MakeOffer", "AcceptOffer", "ApplyAnswer",
     "SaveFight", "Render", "RenderSheet", "RenderNotices", "RenderRolls", "Toast", "HideToast", "Refuse", "ShowSheet",
-    "ScheduleSheet", "CloseSheet", "StoreCollection", "SayOnLine", "SetField", "ShowRoll", "RefreshOdds", "ScheduleOdds",
+    "After", "CloseSheet", "StoreCollection", "SayOnLine", "SetField", "ShowRoll", "RefreshOdds", "StopOdds",
     "ClearLink", "SwitchTo", "ForgetStored", "KeepAwake", "AskToKeepStorage", "LoadEncounter", "TrimStored",
     "AddEncounters", "SetTheme", "Download", "ShowShareLink", "CopyLink", "Reload", "FillForm", "LiveConnect", "LiveSend", "LiveBroadcast", "Every", "LiveTell",
     "LiveLeave", "ForgetLive", "KeepLiveTable", "StoreServers", "OpenDisplay", "ShowLiveLink", "ShowLink", "Effect"
@@ -39,9 +39,11 @@ class Render(Record):
 
 class RenderSheet(Record):
     """Draw the open sheet again; with `collection` (a persist key another tab changed), only when
-    the open screen shows that collection (its `shows`)."""
+    the open screen shows that collection (its `shows`); `typing`: drawn when typing stopped (the
+    field typed in keeps what it holds)."""
 
     collection: str = ""
+    typing: bool = False
 
 
 class RenderNotices(Record):
@@ -76,10 +78,6 @@ class ShowSheet(Record):
     """Draw the open sheet anew (the UI state says which) and show it; `focus`: its first field takes the focus."""
 
     focus: bool = False
-
-
-class ScheduleSheet(Record):
-    """Draw the open sheet a moment from now (typing, then tapping a button: the tap lands first)."""
 
 
 class CloseSheet(Record):
@@ -121,8 +119,9 @@ class RollStale(Record):
     """The dice box holds another expression than the roll shown: the result says it is the previous roll."""
 
 
-class ScheduleOdds(Record):
-    """The roller's odds a moment after typing stops."""
+class StopOdds(Record):
+    """Typing in the dice box: no more of the estimate for the expression being changed (the odds of
+    the new one come when typing stops: web/update/clock.subscriptions)."""
 
 
 class ClearLink(Record):
@@ -248,10 +247,18 @@ class LiveBroadcast(Record):
 
 
 class Every(Record):
-    """A subscription (web/update/subscriptions.py): `name`'s tick every `ms` while the model wants it."""
+    """A subscription (web/update/clock.subscriptions): `name`'s tick every `ms` while the model wants it."""
 
     name: str
     ms: int
+
+
+class After(Record):
+    """A subscription (web/update/clock.subscriptions): `message` once, `ms` after the model first
+    wants it; a model that no longer wants it stops it (another toast, a key typed again)."""
+
+    ms: int
+    message: Record
 
 
 class LiveTell(Record):
@@ -325,7 +332,7 @@ class ApplyAnswer(Record):
 
 
 Effect = (SaveFight | Render | RenderSheet | RenderNotices | RenderRolls | Toast | HideToast | Refuse | ShowSheet |
-          ScheduleSheet | CloseSheet | StoreCollection | SayOnLine | SetField | ShowRoll | RefreshOdds | ScheduleOdds | RollStale |
+          CloseSheet | StoreCollection | SayOnLine | SetField | ShowRoll | RefreshOdds | StopOdds | RollStale |
           ClearLink | SwitchTo | ForgetStored | KeepAwake | AskToKeepStorage | LoadEncounter | TrimStored |
           AddEncounters | SetTheme | Download | ShowShareLink | CopyLink | Reload | FillForm |
           LiveConnect | LiveSend | LiveBroadcast | ShowLink | LiveTell | LiveLeave | ForgetLive | KeepLiveTable | StoreServers | OpenDisplay | ShowLiveLink |

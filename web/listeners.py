@@ -13,7 +13,7 @@ from pyengine.storage import MAX_DOCUMENT_CHARS
 from . import browser, dom
 from .dom import DomEvent, JsObject
 from .exchange import Imported, reading_import
-from .messages import CharacterOffered, CodeRead, FileImported, LiveFollowed, ShareOffered, SheetClosed, ViewOpened
+from .messages import CharacterOffered, CodeRead, FileImported, LiveFollowed, Refused, ShareOffered, SheetClosed, ViewOpened
 from .persist import COLLECTIONS, INDEX
 
 if TYPE_CHECKING:
@@ -218,8 +218,8 @@ async def import_file(rt: Runtime, file: JsObject) -> None:
     read an encounter a task (a file of many large fights does not freeze the page)."""
     size = int(dom.py(file.size) or 0)
     if size > MAX_IMPORT_BYTES:
-        rt.drawing.refuse(rt.model, f"Nothing was imported: the file is too large ({size / 1e6:,.1f} MB; an export is at most "
-                  f"{MAX_IMPORT_BYTES / 1e6:,.0f} MB).")
+        rt.dispatch(Refused(f"Nothing was imported: the file is too large ({size / 1e6:,.1f} MB; an export is at most "
+                            f"{MAX_IMPORT_BYTES / 1e6:,.0f} MB)."))
         return
     text = str(await file.text())
     steps = reading_import(text)
@@ -234,7 +234,7 @@ async def import_file(rt: Runtime, file: JsObject) -> None:
             await asyncio.sleep(0)
     except EngineError as error:
         rt.drawing.toasts.hide()
-        rt.drawing.refuse(rt.model, f"Nothing was imported: {error}")
+        rt.dispatch(Refused(f"Nothing was imported: {error}"))
         return
     rt.dispatch(FileImported(found, rt.keeper.persistence.new_id(), len(rt.keeper.ws.encounters)))
 

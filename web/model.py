@@ -158,6 +158,12 @@ class Model:
     live: Live = field(default_factory=Live)   # the live table (web/update/live.py)
     live_page: str = ""                        # this page's id at live tables: a reload is a new page (its states count from 1 again)
     live_rev: int = 0                          # the live table's last state this page sent (its revision: a count, no clock)
+    # What waits on a timer (web/update/clock.subscriptions), each by its number (0: nothing waits);
+    # `timed` counts them, so a new toast or a key typed again starts its timer anew.
+    timed: int = 0
+    toast: int = 0                             # the toast on screen: hidden TOAST_MS after it was shown
+    sheet_due: int = 0                         # the open sheet's redraw once typing stops
+    odds_due: int = 0                          # the roller's odds once typing in the dice box stops
     library: Any = None                        # the creature library (pyengine.systems.srd.Library), once loaded
     library_state: str = ""                    # "" | "loading" | why it could not be loaded
     srd_query: str = ""                        # what is typed in the add form's "From the SRD"

@@ -19,9 +19,10 @@ from dataclasses import replace
 from typing import assert_never
 
 from pyengine.errors import EngineError
+from pyengine.record import Record
 from pyengine.tracker import Timeline
 
-from . import browser, dom
+from . import browser, dom, timing
 from . import effects as fx
 from .drawing import Drawing
 from .keeping import HINT_FIRST, HINT_HOME, LIVE_TABLE_KEY, Keeper
@@ -32,7 +33,9 @@ from .messages import (
     LibraryFailed,
     LibraryLoaded,
     LiveOpened,
+    Message,
     Noticed,
+    Refused,
     StorageAsked,
     StorageKept,
 )
@@ -57,11 +60,19 @@ class Runtime(Loop):
         self.keeper.snapshot = self.drawing.snapshot_html
         self.live = LiveSide(prefix, self.keeper, self.dispatch, lambda: self.model, rng, self.took_over)
         self.wake = browser.WakeLock()
-        self.sheet_later = browser.Later(lambda: self.drawing.render_sheet(self.model, typing=True))
+        self.timers = timing.Timers(self.fired)
 
     def settled(self, model: Model) -> None:
-        """The timers the model wants, started or stopped to match (web/update/clock.subscriptions)."""
-        self.live.follow(subscriptions(model))
+        """The timers the model wants, started or stopped to match (web/update/clock.subscriptions):
+        the live table's clocks, and what waits once (a toast's time, typing that stopped)."""
+        wanted = subscriptions(model)
+        self.live.follow(frozenset(s for s in wanted if isinstance(s, fx.Every)))
+        self.timers.follow(frozenset(s for s in wanted if isinstance(s, fx.After)))
+
+    def fired(self, message: Record) -> None:
+        """A timer the model wanted ran out: its message (made by update: web/update/timers.waiting)."""
+        if isinstance(message, Message):
+            self.dispatch(message)
 
     def event(self, kind: str, name: str, node: dom.JsObject, target: dom.JsObject = None) -> None:
         """A DOM event to its screen's handler, and the messages it answers with to `dispatch`; a
@@ -74,7 +85,7 @@ class Runtime(Loop):
             for message in answer if isinstance(answer, tuple) else (answer,) if answer is not None else ():
                 self.dispatch(message)
         except EngineError as error:
-            self.drawing.refuse(self.model, str(error))
+            self.dispatch(Refused(str(error)))
 
     def say(self, *notices: Notice) -> None:
         """A notice from the browser's side (storage refused, another tab)."""
@@ -91,9 +102,7 @@ class Runtime(Loop):
             case fx.RenderSheet():
                 screen = screen_of(model.ui)
                 if not effect.collection or (screen is not None and screen.redrawn_for(effect.collection)):
-                    drawing.render_sheet(model)
-            case fx.ScheduleSheet():
-                self.sheet_later.soon(150)
+                    drawing.render_sheet(model, typing=effect.typing)
             case fx.RenderNotices():
                 drawing.render_notices(model)
             case fx.RenderRolls():
@@ -130,8 +139,8 @@ class Runtime(Loop):
                 drawing.show_roll(effect.result)
             case fx.RefreshOdds():
                 drawing.odds.refresh()
-            case fx.ScheduleOdds():
-                drawing.odds.schedule()
+            case fx.StopOdds():
+                drawing.odds.stop()
             case fx.RollStale():
                 drawing.roll_stale()
             case fx.ClearLink():

@@ -32,7 +32,6 @@ from web.effects import (
     RenderNotices,
     RenderRolls,
     RenderSheet,
-    ScheduleSheet,
     SetTheme,
     ShowSheet,
     StoreCollection,
@@ -241,7 +240,7 @@ def test_the_attack_panel_is_read_whole_and_typing_redraws_later():
     m = CHANGES["attack-config"](page(model, fields=fields, typing=True))
     assert m == msg.AttackConfigured({"attacker": "c1", "adv": True, "bonus": None}, typing=True)
     after, effects = update(model, m)
-    assert after.ui.attack == {"attacker": "c1", "adv": True, "bonus": None, "pending": None} and effects == (ScheduleSheet(),)
+    assert after.ui.attack == {"attacker": "c1", "adv": True, "bonus": None, "pending": None} and effects == () and after.sheet_due
     assert update(model, m.but(typing=False))[1] == (RenderSheet(),)
 
 
@@ -414,7 +413,7 @@ def test_the_practice_target_is_read_and_a_bad_number_refused():
     m = CHANGES["practice-target"](page(model, {"t-name": "Ogre", "t-hp": "30", "t-at_least": "8", "t-stat-ac": "12"}, typing=True))
     after, effects = update(model, m)
     assert after.ui.practice["name"] == "Ogre" and after.ui.practice["hp"] == 30 and after.ui.practice["target"] == {"ac": 12}
-    assert effects == (ScheduleSheet(),)
+    assert effects == () and after.sheet_due  # drawn once typing stops (test_timers)
     _, effects = update(model, m.but(hp="lots"))
     assert isinstance(effects[0], Refuse)
 

@@ -38,9 +38,9 @@ from web.effects import (
     RollStale,
     SaveFight,
     SayOnLine,
-    ScheduleOdds,
     SetField,
     ShowSheet,
+    StopOdds,
     StoreCollection,
     SwitchTo,
     Toast,
@@ -499,7 +499,7 @@ def test_quick_dice_build_an_expression_and_adv_rewrites_its_d20():
 
 def test_typing_in_the_dice_box_builds_on_it_and_schedules_the_odds():
     after, effects = update(fight(), msg.DiceTyped())
-    assert after.ui.building and effects == (ScheduleOdds(), RollStale())
+    assert after.ui.building and effects == (StopOdds(), RollStale()) and after.odds_due  # the odds once typing stops (test_timers)
 
 
 def test_every_effect_has_a_performer_in_the_runtime():

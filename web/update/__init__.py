@@ -16,7 +16,7 @@ from typing import Any
 
 from ..messages import Message
 from ..model import Model
-from . import characters, clock, encounters, fight, follow, library, live, pairing, roller, sheets
+from . import characters, clock, encounters, fight, follow, library, live, pairing, roller, sheets, timers
 from .characters import character_document
 from .clock import subscriptions
 from .common import (
@@ -35,7 +35,6 @@ from .common import (
     notify,
     numbered_name,
     opened,
-    redrawn,
     typed_number,
     whole_number,
     with_roll,
@@ -43,6 +42,7 @@ from .common import (
 )
 from .encounters import shared_before
 from .fight import batch_actions, practice_entry, practice_of
+from .timers import redrawn
 
 __all__ = ["update", "subscriptions", "QUIET_ACTIONS", "FIGHT_CHANGED", "FIRST_RUN_HINT", "MAX_AMOUNT", "COLLECTION_OF", "act", "typed_number", "whole_number", "noticed",
            "without", "notify", "in_place", "with_roll", "opened", "closed", "commit", "redrawn", "Result", "FOCUSED",
@@ -50,11 +50,12 @@ __all__ = ["update", "subscriptions", "QUIET_ACTIONS", "FIGHT_CHANGED", "FIRST_R
 
 _UPDATES: dict[type, Callable[[Model, Any], Result]] = {**fight.UPDATES, **roller.UPDATES, **characters.UPDATES, **encounters.UPDATES,
                                                          **live.UPDATES, **pairing.UPDATES, **library.UPDATES,
-                                                         **clock.UPDATES, **sheets.UPDATES, **follow.UPDATES}
+                                                         **clock.UPDATES, **sheets.UPDATES, **follow.UPDATES, **timers.UPDATES}
 
 
 def update(model: Model, message: Message) -> Result:
     """The model after `message`, and the effects the runtime performs, in order."""
     after, effects = _UPDATES[type(message)](model, message)
     after, sent = live.broadcast(model, after)
-    return clock.numbered(after, effects + sent)
+    after, effects = clock.numbered(after, effects + sent)
+    return timers.timed(after, effects)

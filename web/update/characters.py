@@ -63,10 +63,10 @@ from .common import (
     notify,
     numbered_name,
     opened,
-    redrawn,
     typed_number,
     without,
 )
+from .timers import redrawn
 
 
 def _character_deleted(model: Model, m: CharacterDeleted) -> Result:
@@ -264,7 +264,7 @@ def _target_described(model: Model, m: TargetDescribed) -> Result:
     except EngineError as error:
         return model, (Refuse(str(error)),)
     ui = state.target_described(model.ui, target=stats, hp=hp if hp is None or hp > 0 else None, name=clean_text(m.name)[:60] or "Target", at_least=wanted if wanted is None or 0 <= wanted <= 1_000_000 else None)
-    return replace(model, ui=ui), redrawn(model, m.typing)
+    return redrawn(replace(model, ui=ui), m.typing)
 
 
 UPDATES: dict[type, Callable[[Model, Any], Result]] = {

@@ -11,7 +11,7 @@ from typing import Any
 
 from pyengine.live import BEAT_MS, beat_text
 
-from ..effects import Effect, Every, LiveBroadcast, LiveConnect, LiveSend, LiveTell, SayOnLine, ShowLink
+from ..effects import After, Effect, Every, LiveBroadcast, LiveConnect, LiveSend, LiveTell, SayOnLine, ShowLink
 from ..live import answering, state_kind, state_line
 from ..messages import LiveBeat, LiveKeyKnown, LiveTicked, RelaysChecked
 from ..model import Model
@@ -20,6 +20,7 @@ from .common import Result
 from .live import ANSWER_MS, NOT_DELIVERED, at_time, follow_redraw, gm_connected
 from .pairing import relays_checked
 from .requests import redraw
+from .timers import waiting
 
 __all__ = ["UPDATES", "subscriptions", "numbered", "rejoin_after", "BEAT", "TICK", "TICK_MS", "REJOIN_MS", "RELAYED_REJOIN_MS"]
 
@@ -28,9 +29,10 @@ BEAT = Every("beat", BEAT_MS)
 TICK = Every("tick", TICK_MS)
 
 
-def subscriptions(model: Model) -> frozenset[Every]:
+def subscriptions(model: Model) -> frozenset[Every | After]:
     """The timers this model wants: the host (or a window with a table display) beats, a follower
-    (a player's phone, the table display) ticks; none when no table is live.
+    (a player's phone, the table display) ticks, none when no table is live; and what waits on a
+    timer of its own (web/update/timers.waiting: the toast, the sheet or the odds once typing stops).
 
     >>> from pyengine.tracker import Timeline, new_encounter
     >>> from web.model import Live
@@ -40,12 +42,12 @@ def subscriptions(model: Model) -> frozenset[Every]:
     >>> subscriptions(replace(m, live=Live(role="follow"))) == {TICK}
     True
     """
-    live = model.live
+    live, waits = model.live, waiting(model)
     if live.hosting or live.display:
-        return frozenset({BEAT})
+        return frozenset({BEAT}) | waits
     if live.following:
-        return frozenset({TICK})
-    return frozenset()
+        return frozenset({TICK}) | waits
+    return waits
 
 
 def numbered(model: Model, effects: tuple[Effect, ...]) -> Result:

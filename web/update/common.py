@@ -22,9 +22,7 @@ from ..effects import (
     Refuse,
     Render,
     RenderNotices,
-    RenderSheet,
     SaveFight,
-    ScheduleSheet,
     ShowSheet,
     Toast,
 )
@@ -209,9 +207,6 @@ def opened(model: Model, kind: str, ident: str | None = None) -> Result:
     return replace(model, ui=state.sheet_opened(model.ui, kind=kind, ident=ident)), (ShowSheet(kind in FOCUSED),)
 
 
-def redrawn(model: Model, typing: bool) -> tuple[Effect, ...]:
-    """Typing then tapping a button: the sheet is redrawn a moment later, so that the tap lands."""
-    return (ScheduleSheet(),) if typing else (RenderSheet(),)
 
 
 COLLECTION_OF = {ROLLS: "rolls", SAVED_ROLLS: "saved_rolls", CHARACTERS: "characters", ROSTER: "roster", TEMPLATES: "templates"}

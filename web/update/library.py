@@ -10,11 +10,12 @@ from typing import Any
 from pyengine.errors import EngineError
 from pyengine.systems.srd import combatant_fields, cr_words, find, read_library
 
-from ..effects import LoadLibrary, Refuse, RenderSheet, ScheduleSheet, Toast
+from ..effects import LoadLibrary, Refuse, RenderSheet, Toast
 from ..messages import ConditionRulesAsked, CreaturePicked, LibraryFailed, LibraryLoaded, LibraryRetried, LibrarySearched
 from ..model import Model
 from .common import Result
 from .fight import joined
+from .timers import sheet_later
 
 __all__ = ["UPDATES", "loading"]
 
@@ -29,7 +30,7 @@ def loading(model: Model) -> Result:
 def _searched(model: Model, m: LibrarySearched) -> Result:
     model = replace(model, srd_query=m.query[:60])
     model, effects = loading(model)
-    return model, effects + (ScheduleSheet(),)  # drawn a moment after typing stops (the field keeps its text)
+    return sheet_later(model), effects  # drawn a moment after typing stops (the field keeps its text)
 
 
 def _loaded(model: Model, m: LibraryLoaded) -> Result:

@@ -19,9 +19,9 @@ from ..effects import (
     RenderRolls,
     RollStale,
     SayOnLine,
-    ScheduleOdds,
     SetField,
     ShowRoll,
+    StopOdds,
     StoreCollection,
 )
 from ..messages import (
@@ -47,6 +47,7 @@ from .common import (
     with_roll,
     without,
 )
+from .timers import odds_later
 
 # A roll's text kept in the history (100 rolls of 1,000 dice kept whole were 5 MB written at every roll).
 HISTORY_TEXT = 4_000
@@ -138,7 +139,7 @@ def _quick_die(model: Model, m: QuickDieTapped) -> Result:
 
 
 def _dice_typed(model: Model, m: DiceTyped) -> Result:
-    return replace(model, ui=state.dice_typed(model.ui)), (ScheduleOdds(), RollStale())
+    return odds_later(replace(model, ui=state.dice_typed(model.ui))), (StopOdds(), RollStale())
 
 
 UPDATES: dict[type, Callable[[Model, Any], Result]] = {

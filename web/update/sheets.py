@@ -16,11 +16,11 @@ from ..effects import (
     Download,
     Reload,
     RenderSheet,
-    ScheduleOdds,
     SetField,
     SetTheme,
     ShowShareLink,
     ShowSheet,
+    StopOdds,
 )
 from ..messages import (
     AttackConfigured,
@@ -42,8 +42,8 @@ from .common import (
     Result,
     closed,
     opened,
-    redrawn,
 )
+from .timers import odds_later, redrawn
 
 __all__ = ["UPDATES"]
 
@@ -78,7 +78,7 @@ def _target_picked(model: Model, m: TargetPicked) -> Result:
 
 def _attack_configured(model: Model, m: AttackConfigured) -> Result:
     """The attack panel's inputs, read whole (a rolled attack not applied is dropped)."""
-    return replace(model, ui=state.attack_configured(model.ui, config=dict(m.config))), redrawn(model, m.typing)
+    return redrawn(replace(model, ui=state.attack_configured(model.ui, config=dict(m.config))), m.typing)
 
 
 def _theme(model: Model, m: ThemeToggled) -> Result:
@@ -133,7 +133,7 @@ def _name_typed(model: Model, m: NameTyped) -> Result:
 
 
 def _odds_target(model: Model, m: OddsTargetTyped) -> Result:
-    return model, (ScheduleOdds(),)
+    return odds_later(model), (StopOdds(),)
 
 
 UPDATES: dict[type, Callable[[Model, Any], Result]] = {

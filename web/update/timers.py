@@ -1,0 +1,115 @@
+"""What waits on a timer, besides the live table's clocks (web/update/clock.py): the toast on screen,
+the open sheet's redraw once typing stops, the roller's odds once typing in the dice box stops.
+
+Each is a number in the Model (0: nothing waits), taken from one count (`Model.timed`), so a new
+toast or a key typed again is a new number and its timer starts anew. `waiting(model)` says the
+timers the model wants (clock.subscriptions adds them to the live table's), the runtime starts and
+stops them to match, and each timer's message comes back through `update` with its number: a stale
+one (a toast replaced since, a redraw already done) does nothing. Pure, and tested with no clock at
+all (tests/unit/test_timers.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from ..effects import After, Effect, HideToast, RefreshOdds, Refuse, RenderSheet, Toast
+from ..messages import OddsDue, Refused, SheetDue, ToastTimedOut
+from ..model import Model
+from .common import Result
+
+__all__ = ["UPDATES", "TOAST_MS", "SHEET_MS", "ODDS_MS", "waiting", "timed", "sheet_later", "odds_later", "redrawn"]
+
+TOAST_MS = 5_000  # a toast's time on screen (long enough to reach its Undo)
+SHEET_MS = 150    # typing, then tapping a button on the sheet: the tap lands before the redraw
+ODDS_MS = 80      # the odds of what is typed in the dice box, once typing pauses
+
+
+def waiting(model: Model) -> frozenset[After]:
+    """The one-shot timers the model wants.
+
+    >>> from pyengine.tracker import Timeline, new_encounter
+    >>> m = Model(Timeline.start(new_encounter("e1")))
+    >>> waiting(m), waiting(replace(m, toast=3, sheet_due=4)) == {After(TOAST_MS, ToastTimedOut(3)), After(SHEET_MS, SheetDue(4))}
+    (frozenset(), True)
+    """
+    wanted = set()
+    if model.toast:
+        wanted.add(After(TOAST_MS, ToastTimedOut(model.toast)))
+    if model.sheet_due:
+        wanted.add(After(SHEET_MS, SheetDue(model.sheet_due)))
+    if model.odds_due:
+        wanted.add(After(ODDS_MS, OddsDue(model.odds_due)))
+    return frozenset(wanted)
+
+
+def _next(model: Model) -> tuple[Model, int]:
+    return replace(model, timed=model.timed + 1), model.timed + 1
+
+
+def timed(model: Model, effects: tuple[Effect, ...]) -> Result:
+    """After any update: a toast shown gets a new number, so it is hidden TOAST_MS from now; a toast
+    hidden first waits for nothing. (A refusal leaves the model as it was: its toast's time is the
+    drawing's, web/browser.Toast.)"""
+    shown: bool | None = None
+    for effect in effects:
+        if isinstance(effect, Toast):
+            shown = True
+        elif isinstance(effect, HideToast):
+            shown = False
+    if shown is None:
+        return model, effects
+    if not shown:
+        return (replace(model, toast=0) if model.toast else model), effects
+    model, number = _next(model)
+    return replace(model, toast=number), effects
+
+
+def sheet_later(model: Model) -> Model:
+    """The open sheet is drawn SHEET_MS after the last key typed (a key again starts the wait anew)."""
+    model, number = _next(model)
+    return replace(model, sheet_due=number)
+
+
+def redrawn(model: Model, typing: bool) -> Result:
+    """The open sheet drawn again: now, or (typed in) once typing stops, so that a tap on the sheet
+    after typing lands before the redraw."""
+    return (sheet_later(model), ()) if typing else (model, (RenderSheet(),))
+
+
+def odds_later(model: Model) -> Model:
+    """The dice box's odds come ODDS_MS after the last key typed."""
+    model, number = _next(model)
+    return replace(model, odds_due=number)
+
+
+def _toast_timed_out(model: Model, m: ToastTimedOut) -> Result:
+    if m.number != model.toast:
+        return model, ()
+    return replace(model, toast=0), (HideToast(),)
+
+
+def _sheet_due(model: Model, m: SheetDue) -> Result:
+    if m.number != model.sheet_due:
+        return model, ()
+    return replace(model, sheet_due=0), (RenderSheet(typing=True),)
+
+
+def _odds_due(model: Model, m: OddsDue) -> Result:
+    if m.number != model.odds_due:
+        return model, ()
+    return replace(model, odds_due=0), (RefreshOdds(),)
+
+
+def _refused(model: Model, m: Refused) -> Result:
+    return model, (Refuse(m.text),)
+
+
+UPDATES: dict[type, Callable[[Model, Any], Result]] = {
+    ToastTimedOut: _toast_timed_out,
+    SheetDue: _sheet_due,
+    OddsDue: _odds_due,
+    Refused: _refused,
+}
