@@ -13,6 +13,8 @@ export function placeOurs(interpreter, files, buffers) {
   interpreter.FS.mkdirTree(HOME);
   const paths = files.map(({url}) => HOME + new URL(url).pathname.split("/").pop());
   paths.forEach((path, i) => interpreter.FS.writeFile(path, new Uint8Array(buffers[i])));
-  interpreter.globals.set("_rk_paths", interpreter.toPy(paths));
-  interpreter.runPython("import sys\nfor _p in reversed(_rk_paths):\n    if _p not in sys.path:\n        sys.path.insert(0, _p)\ndel _p, _rk_paths");
+  const list = interpreter.toPy(paths);
+  interpreter.globals.set("_rk_paths", list);
+  list.destroy();  // the Python list stays in the globals until the line below: nothing of it stays in JavaScript
+  interpreter.runPython("import sys\nsys.path[:0] = [p for p in _rk_paths if p not in sys.path]\ndel _rk_paths");
 }

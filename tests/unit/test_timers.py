@@ -81,3 +81,51 @@ def test_the_live_tables_clock_and_the_toasts_timer_are_wanted_together():
     wanted = subscriptions(hit)
     assert BEAT in wanted and After(TOAST_MS, msg.ToastTimedOut(hit.toast)) in wanted
     assert all(isinstance(s, (Every, After)) for s in wanted)
+
+
+class FakeWindow:
+    """setTimeout / clearTimeout as a list of what is pending (the browser's, without a browser)."""
+
+    def __init__(self) -> None:
+        self.pending: dict[int, tuple[object, int, tuple[object, ...]]] = {}
+        self.next = 100
+
+    def setTimeout(self, callback, ms, *args):  # noqa: N802 - the browser's name
+        self.next += 1
+        self.pending[self.next] = (callback, ms, args)
+        return self.next
+
+    def clearTimeout(self, handle):  # noqa: N802
+        self.pending.pop(handle, None)
+
+    def run(self, handle) -> None:
+        callback, _, args = self.pending.pop(handle)
+        callback(*args)
+
+
+def test_the_pages_timers_follow_what_the_model_wants(monkeypatch):
+    """web/timing.Timers: a wait the model wants is started once, its message dispatched once when it
+    runs out; one it no longer wants is cleared (a newer toast), even late."""
+    from web import dom, timing
+
+    window = FakeWindow()
+    monkeypatch.setattr(dom, "window", window)
+    monkeypatch.setattr(dom, "create_proxy", lambda fn: fn)
+    said: list[object] = []
+    timers = timing.Timers(said.append)
+    first = After(TOAST_MS, msg.ToastTimedOut(1))
+    timers.follow(frozenset({first}))
+    timers.follow(frozenset({first}))  # wanted still: not started twice
+    assert [(ms, args) for _, ms, args in window.pending.values()] == [(TOAST_MS, (1,))]
+    newer = After(TOAST_MS, msg.ToastTimedOut(2))
+    timers.follow(frozenset({newer, After(SHEET_MS, msg.SheetDue(3))}))  # the first toast's wait is cleared
+    assert sorted(ms for _, ms, _ in window.pending.values()) == [SHEET_MS, TOAST_MS] and len(window.pending) == 2
+    sheet = next(h for h, (_, ms, _) in window.pending.items() if ms == SHEET_MS)
+    window.run(sheet)
+    assert said == [msg.SheetDue(3)]
+    timers.follow(frozenset({newer, After(SHEET_MS, msg.SheetDue(3))}))  # fired, still wanted: not again
+    assert len(window.pending) == 1
+    timers.follow(frozenset())  # nothing wanted: the toast's wait is cleared, and a late call does nothing
+    assert window.pending == {} and said == [msg.SheetDue(3)]
+    timers._fired(2)
+    assert said == [msg.SheetDue(3)]
