@@ -12,7 +12,7 @@
    happened (read by the tests and the bench):
    {state: "off" | "none" | "used" | "fallback" | "making" | "stored" | "failed", reason}. */
 import * as pyodide from "./pyodide/pyodide.mjs";
-import { placeOurs } from "./ours.mjs";
+import { fetchOurs, placeOurs } from "./ours.mjs";
 
 // Pyodide switches WebAssembly stacks (JSPI) when the browser offers it, for what this app never
 // does (run_sync: blocking on a JavaScript promise from synchronous Python); Chromium's renderer
@@ -155,16 +155,6 @@ function unfinished() {
   }
 }
 
-function fetchOurs() {
-  const all = Promise.all(OURS.map(async ({url, integrity}) => {
-    const response = await fetch(url, {integrity});
-    if (!response.ok) throw new Error(`${url.split("/").pop()}: ${response.status}`);
-    return response.arrayBuffer();
-  }));
-  all.catch(() => { /* awaited after the interpreter starts: the start fails there, said by boot.js */ });
-  return all;
-}
-
 /* Our files where Python imports them (ours.mjs). A download that fails is a failed start, not the
    snapshot's. */
 async function placedOurs(interpreter, ours) {
@@ -181,7 +171,8 @@ async function placedOurs(interpreter, ours) {
 
 async function start() {
   mark("loader-start");
-  const ours = fetchOurs();
+  const ours = fetchOurs(OURS);
+  ours.catch(() => { /* awaited after the interpreter starts: the start fails there, said by boot.js */ });
   return placedOurs(await interpreterFor(), ours);
 }
 

@@ -4,7 +4,7 @@
    snapshot cannot carry JavaScript objects). gzip-compressed into Cache Storage under the site's
    version. */
 import { loadPyodide } from "./pyodide/pyodide.mjs";
-import { placeOurs } from "./ours.mjs";
+import { fetchOurs, placeOurs } from "./ours.mjs";
 
 // An engine module that does not import is a broken build: no snapshot. A standard library module
 // that does not is skipped (the app imported it from somewhere the worker does not have).
@@ -34,13 +34,7 @@ self.onmessage = async (event) => {
   }
   try {
     const interpreter = await loadPyodide({indexURL: job.indexURL, _makeSnapshot: true});
-    const buffers = [];
-    for (const {url, integrity} of job.files) {
-      const response = await fetch(url, {integrity});
-      if (!response.ok) throw new Error(`${url}: ${response.status}`);
-      buffers.push(await response.arrayBuffer());
-    }
-    placeOurs(interpreter, job.files, buffers);
+    placeOurs(interpreter, job.files, await fetchOurs(job.files));
     interpreter.globals.set("_rk_modules", interpreter.toPy(job.modules));
     interpreter.runPython(PRELOAD);
     const found = interpreter.globals.get("_skipped");

@@ -25,9 +25,9 @@ from .model import Model
 from .odds_job import ESTIMATE_DICE, OddsJob
 from .timing import Later
 from .update import typed_number
+from .update.timers import TOAST_MS
 
 T = TypeVar("T")
-REFUSAL_MS = 5_000  # a refusal's toast on screen (the model's toasts: web/update/timers.TOAST_MS)
 
 
 def later(task: Coroutine[object, object, T]) -> asyncio.Future[T]:
@@ -371,7 +371,7 @@ class Toast:
 
     def show(self, text: str, level: str, undo: bool, in_sheet: bool, redo: bool = False, request: int = 0, timed: bool = False) -> None:
         if timed:
-            self._later.soon(REFUSAL_MS)
+            self._later.soon(TOAST_MS)  # as long as a toast of the model's
         else:
             self._later.cancel()
         for node_id in ("toast", "sheet-toast"):

@@ -343,8 +343,9 @@ def apply_request(model: Model, request: Request, rng: Rng) -> Result:
         model, said = tell_phone(model, request, "applied", last[-1].text if last else "")
         return model, (*effects, *said)
     if request.kind in ("heal", "temp"):
-        asked = HitPoints(request.cid, request.amount) if request.kind == "heal" else Temporary(request.cid, request.amount)
-        model, effects = act(model, "heal" if request.kind == "heal" else "temp_hp", asked, rng if rng is not None else Random())
+        kind, asked = (("heal", HitPoints(request.cid, request.amount)) if request.kind == "heal"
+                       else ("temp_hp", Temporary(request.cid, request.amount)))
+        model, effects = act(model, kind, asked, rng if rng is not None else Random())
         model, said = tell_phone(model, request, "applied")
         return model, (*effects, *said)
     model, effects = act(model, "damage", HitPoints(request.target, request.amount), rng if rng is not None else Random())
