@@ -503,10 +503,80 @@ def _python_files(package: Path) -> list[Path]:
     return sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-def _staged(packages: tuple[str, ...], bytecode: bool) -> tuple[Path, list[str]]:
+# PyScript's bootstrap writes its own package with one call in its core chunk, `f(".", {pyscript: {...}})`:
+# an object literal of folders and files whose texts are JSON strings.
+PYSCRIPT_WRITES = re.compile(r'[A-Za-z_$][\w$]*\("\.",(?=\{pyscript:\{)')
+
+
+def _pyscript_writes(chunk: str) -> tuple[dict[str, str], int, int]:
+    """PyScript's package as the chunk embeds it (path -> text), and where the call that writes it
+    starts and ends in the chunk; ({}, -1, -1) when the chunk's shape is not the one this reader knows."""
+    calls = list(PYSCRIPT_WRITES.finditer(chunk))
+    if len(calls) != 1:
+        return {}, -1, -1
+    decoder = json.JSONDecoder()
+    name = re.compile(r"[A-Za-z_$][\w$]*")
+
+    def literal(i: int, prefix: str, out: dict[str, str]) -> int:
+        i += 1  # past "{"
+        while chunk[i] != "}":
+            if chunk[i] == '"':
+                key, i = decoder.raw_decode(chunk, i)
+            else:
+                found = name.match(chunk, i)
+                if found is None:
+                    raise ValueError(f"a key at {i}")
+                key, i = found.group(), found.end()
+            if chunk[i] != ":" or not isinstance(key, str) or "/" in key or key.startswith("."):
+                raise ValueError(f"an entry at {i}")
+            if chunk[i + 1] == "{":
+                i = literal(i + 1, prefix + key + "/", out)
+            else:
+                text, i = decoder.raw_decode(chunk, i + 1)
+                if not isinstance(text, str):
+                    raise ValueError(f"a value at {i}")
+                out[prefix + key] = text
+            if chunk[i] == ",":
+                i += 1
+        return i + 1
+
+    files: dict[str, str] = {}
+    try:
+        end = literal(calls[0].end(), "", files)
+    except (ValueError, IndexError):
+        return {}, -1, -1
+    if chunk[end:end + 1] != ")" or "pyscript/__init__.py" not in files or not all(p.endswith(".py") for p in files):
+        return {}, -1, -1
+    return files, calls[0].start(), end + 1
+
+
+def pyscript_package(chunk: str) -> dict[str, str]:
+    """PyScript's own Python package (`pyscript/__init__.py`, ...) as its core chunk embeds it.
+
+    At every start PyScript's bootstrap writes these sources into the interpreter's file system (with
+    Python code that holds them all as string literals, compiled at each start) and imports them: the
+    browser compiles them each time. Read here from the very chunk the site ships, they are compiled
+    with the rest of our code into web.zip, which is first on sys.path (static/ours.mjs), and the
+    chunk no longer writes them (without_pyscript_writes): the same text, compiled once, at build time.
+    {} when the chunk's shape is not the one this reader knows (then PyScript writes and the browser
+    compiles them, as before)."""
+    return _pyscript_writes(chunk)[0]
+
+
+def without_pyscript_writes(chunk: str) -> str:
+    """The chunk with the call that writes PyScript's package replaced by `void 0` (it is one expression
+    of a comma list: the bootstrap's `import pyscript` after it stays, and finds web.zip's). Only for a
+    site whose web.zip holds the package compiled; unchanged when the call is not found."""
+    files, start, end = _pyscript_writes(chunk)
+    return chunk[:start] + "void 0" + chunk[end:] if files else chunk
+
+
+def _staged(packages: tuple[str, ...], bytecode: bool, extra: dict[str, str] | None = None) -> tuple[Path, list[str]]:
     """Copy our packages' sources to a scratch folder and (if we can) replace them by their bytecode,
     x.pyc where x.py was, as the trimmed standard library ships: the browser imports it without
-    compiling, and the first visit downloads 2.6 times less than sources and bytecode together."""
+    compiling, and the first visit downloads 2.6 times less than sources and bytecode together.
+    `extra`: more sources by path (PyScript's package), compiled the same way; with no bytecode they
+    are left out (PyScript writes and compiles them itself)."""
     import tempfile
 
     stage = Path(tempfile.mkdtemp(prefix="rk-stage-"))
@@ -515,10 +585,16 @@ def _staged(packages: tuple[str, ...], bytecode: bool) -> tuple[Path, list[str]]
             target = stage / path.relative_to(ROOT)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
+    for relative, text in (extra or {}).items() if bytecode else ():
+        target = stage / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
     if bytecode and precompile(stage, legacy=True):
         for source in list(stage.rglob("*.py")):
             if source.with_suffix(".pyc").exists():
                 source.unlink()
+    elif extra:
+        shutil.rmtree(stage / next(iter(extra)).split("/")[0], ignore_errors=True)
     names = sorted(p.relative_to(stage).as_posix() for p in stage.rglob("*") if p.is_file())
     return stage, names
 
@@ -564,12 +640,20 @@ def build_wheel(out: Path, bytecode: bool = True) -> str:
 
 
 def build_web_zip(out: Path, bytecode: bool = True) -> str:
+    """web.zip: the web package and PyScript's own package, compiled (see pyscript_package); when
+    PyScript's is in it, PyScript's core chunk in `out` no longer writes it at each start."""
     filename = "web.zip"
-    stage, names = _staged(("web",), bytecode)
+    chunks = sorted((out / "pyscript").glob("core-*.js"))
+    extra = pyscript_package(chunks[0].read_text()) if len(chunks) == 1 else {}
+    if not extra:
+        log("PyScript's package not found in its core chunk: the browser writes and compiles it at each start")
+    stage, names = _staged(("web",), bytecode, extra)
     with zipfile.ZipFile(out / filename, "w") as zf:
         for name in names:
             _zip_entry(zf, name, (stage / name).read_bytes())
     shutil.rmtree(stage, ignore_errors=True)
+    if extra and all(path[:-3] + ".pyc" in names for path in extra):
+        chunks[0].write_text(without_pyscript_writes(chunks[0].read_text()))
     return filename
 
 

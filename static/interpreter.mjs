@@ -45,6 +45,10 @@ const SWITCH = globalThis.__rkSnapshot;
 const NOT_IN_SNAPSHOT = /^(web\.bench|pyscript|_pyscript|polyscript|js|pyodide_js|pyodide|_pyodide|__main__|micropip|segno)(\.|$)/;
 // localStorage: a snapshot of this version failed on this browser; none is made again until an update.
 const FAILED = "roundkeeper-snapshot-failed:" + BASE;
+// localStorage: this version's snapshot was stored. Read at once, it lets the start begin from the
+// snapshot while Cache Storage is still being opened (looking there first held Pyodide's downloads
+// back by about 40 ms); without it the start is a normal one from the first line, with no look.
+const STORED = "roundkeeper-snapshot-stored:" + BASE;
 // sessionStorage (this tab): a start from the snapshot is under way (cleared when the app is ready, or when the
 // page is left before that). Found at the next start, it means that start never finished (the tab
 // crashed or was killed): that is no start to repeat, so the snapshot is dropped and this start is a
@@ -71,31 +75,48 @@ function why(error) {
   return String(error && error.message || error).slice(0, 300);
 }
 
+function remember(stored) {
+  try {
+    if (stored) localStorage.setItem(STORED, SITE_VERSION);
+    else localStorage.removeItem(STORED);
+  } catch (e) { /* then the next start is a normal one, and the snapshot is found again after it */ }
+}
+
+/* true / false: this version's snapshot was stored here or not; null: localStorage cannot say (refused). */
+function storedHere() {
+  try { return localStorage.getItem(STORED) === SITE_VERSION; } catch (e) { return null; }
+}
+
 /* Drop the snapshot. A damaged one is made again after the next normal start; one that would not
    restore (or the start after it failed) is not, for this version of the site on this browser. */
 async function drop(reason, again) {
   status.reason = status.reason || reason;
+  remember(false);
   if (!again) {
     try { localStorage.setItem(FAILED, SITE_VERSION); } catch (e) { /* then it may be made again once */ }
   }
   try { await caches.delete(CACHE); } catch (e) { /* storage refused: nothing to drop */ }
 }
 
-/* The stored snapshot for this version: null when there is none, else {bytes: a promise of them}, read
-   while Pyodide loads its own files (loadPyodide takes a promise). Checked: gzip's own CRC catches
-   damage, the size we wrote down a truncated entry; either rejects, and the start falls back. */
+/* The stored snapshot's entry in Cache Storage; rejects with `missing` when it is gone (the browser
+   cleared its caches, storage refused): then the start is a normal one. */
 async function findSnapshot() {
-  if (!globalThis.caches || !globalThis.DecompressionStream) return null;
   let response;
   try {
     response = await (await caches.open(CACHE)).match(KEY);
   } catch (error) {
-    status.reason = "storage refused: " + why(error);
-    return null;
+    throw Object.assign(new Error("storage refused: " + why(error)), {missing: true});
   }
-  if (!response) return null;
-  // In an object: an async function's returned promise would be awaited by the caller's await.
+  if (!response) throw Object.assign(new Error(""), {missing: true});
+  return response;
+}
+
+/* The snapshot's bytes, read while Pyodide loads its own files (loadPyodide takes a promise).
+   Checked: gzip's own CRC catches damage, the size we wrote down a truncated entry; either rejects
+   as `damaged`, and the start falls back. */
+function readSnapshot(found) {
   const read = (async () => {
+    const response = await found;
     try {
       const size = Number(response.headers.get("x-rk-size"));
       if (!(size > 0) || size > MAX_SNAPSHOT) throw new Error(`a stored size of ${size} bytes`);
@@ -122,7 +143,7 @@ async function findSnapshot() {
     }
   })();
   read.catch(() => { /* loadPyodide awaits it and throws; never an unhandled rejection (boot.js) */ });
-  return {bytes: read};
+  return read;
 }
 
 // PyScript hands over its output handlers when it asks for the interpreter, which is after the
@@ -185,7 +206,16 @@ async function interpreterFor() {
     return fresh({});
   }
   try {
-    const found = await findSnapshot();
+    const stored = globalThis.caches && globalThis.DecompressionStream ? storedHere() : false;
+    let found = null;
+    if (stored) {
+      found = findSnapshot();  // looked for while Pyodide loads: a missing entry ends in a normal start
+    } else if (stored === null) {  // localStorage cannot say: the entry is looked for first
+      found = await findSnapshot().catch((error) => {
+        status.reason = error.message;
+        return null;
+      });
+    }
     if (found) {
       // The mark is held while the start is on screen: a renderer that dies then is the snapshot's
       // suspect. Hidden (another app, the tab closing: a close may end the page before pagehide
@@ -206,7 +236,7 @@ async function interpreterFor() {
       addEventListener("pagehide", finished);  // closed or left: no crash
       document.addEventListener("visibilitychange", hold);
       whenReady(finished);
-      const interpreter = await fresh({_loadSnapshot: found.bytes});
+      const interpreter = await fresh({_loadSnapshot: readSnapshot(found)});
       // The snapshot holds the random generator's state of the moment it was made: without a new
       // seed, every start from it would roll the same dice.
       interpreter.runPython("import random; random.seed()");
@@ -215,8 +245,13 @@ async function interpreterFor() {
       return interpreter;
     }
   } catch (error) {
-    status.state = "fallback";
-    await drop(error && error.damaged ? why(error) : "restore failed: " + why(error), error && error.damaged);
+    if (error && error.missing) {
+      remember(false);  // no snapshot after all: a normal start, and one is made after it
+      status.reason = error.message;
+    } else {
+      status.state = "fallback";
+      await drop(error && error.damaged ? why(error) : "restore failed: " + why(error), error && error.damaged);
+    }
   }
   const interpreter = await fresh({});
   if (status.state !== "fallback") status.state = "none";
@@ -268,7 +303,7 @@ async function makeSnapshot(interpreter) {
   try {
     const cache = await caches.open(CACHE);
     for (const request of await cache.keys()) if (request.url !== KEY) await cache.delete(request);
-    if (await cache.match(KEY)) { status.state = "stored"; return; }
+    if (await cache.match(KEY)) { status.state = "stored"; remember(true); return; }
   } catch (error) {
     Object.assign(status, {state: "failed", reason: "storage refused: " + why(error)});
     return;
@@ -292,6 +327,7 @@ async function makeSnapshot(interpreter) {
   };
   worker.onmessage = (event) => {
     const reply = event.data || {};
+    if (reply.ok) remember(true);
     done(reply.ok ? {state: "stored", raw: reply.raw, packed: reply.packed, skipped: reply.skipped}
                   : {state: "failed", reason: String(reply.error).slice(0, 300)});
   };

@@ -25,5 +25,8 @@ export function placeOurs(interpreter, files, buffers) {
   const list = interpreter.toPy(paths);
   interpreter.globals.set("_rk_paths", list);
   list.destroy();  // the Python list stays in the globals until the line below: nothing of it stays in JavaScript
-  interpreter.runPython("import sys\nsys.path[:0] = [p for p in _rk_paths if p not in sys.path]\ndel _rk_paths");
+  // First on sys.path, also after a restore: the restored path has them already, but loadPyodide puts
+  // the working directory ("") in front again, where PyScript writes its package as source; web.zip
+  // holds it compiled (build.pyscript_package).
+  interpreter.runPython("import sys\nsys.path[:] = [*_rk_paths, *(p for p in sys.path if p not in _rk_paths)]\ndel _rk_paths");
 }

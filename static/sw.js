@@ -37,6 +37,7 @@ self.addEventListener("message", (event) => {
    fetched again when the app is opened, so that what is used rarely (the QR encoder, the rules page)
    works offline again; only while the server still serves this version (else the update brings a
    whole new cache). */
+const REFILL_AFTER_MS = 3000;
 async function refill() {
   const cache = await caches.open(CACHE);
   const have = new Set((await cache.keys()).map((r) => new URL(r.url).pathname));
@@ -61,10 +62,13 @@ self.addEventListener("fetch", (event) => {
   if (request.method !== "GET") return;
   const url = new URL(request.url);
   if (url.origin !== self.location.origin || !url.pathname.startsWith(SCOPE)) return;
-  if (request.mode === "navigate") event.waitUntil(refill().catch(() => {}));
+  // Not while the page starts: its own files come from the same cache.
+  if (request.mode === "navigate") event.waitUntil(new Promise((done) => setTimeout(done, REFILL_AFTER_MS)).then(refill).catch(() => {}));
   event.respondWith((async () => {
     const cache = await caches.open(CACHE);
-    const hit = await cache.match(request, {ignoreSearch: true});
+    // The exact URL first: a match that ignores the query reads every entry of the cache, and only
+    // a page opened with one (?seed=) needs it.
+    const hit = await cache.match(request) || (url.search && await cache.match(request, {ignoreSearch: true}));
     if (hit) return hit;
     const response = await fetch(request);
     if (response.ok && response.type === "basic") cache.put(request, response.clone());

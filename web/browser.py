@@ -125,18 +125,20 @@ class DomPage:
 
 class OddsPanel:
     """The roller's odds for the expression in the box: exact within a small budget; past it an
-    estimate by simulation, drawn slice by slice between the user's taps."""
+    estimate by simulation, drawn slice by slice between the user's taps. `more()` says that the
+    estimate wants another slice: the model then waits for it (web/update/timers.py: a task of its
+    own) and asks for it (next_slice)."""
 
-    def __init__(self) -> None:
+    def __init__(self, more: Callable[[], object], clock: Callable[[], float] = time.perf_counter) -> None:
         self.job: OddsJob | None = None
-        self._slice = Later(self.next_slice)
+        self.more, self.clock = more, clock
 
     def refresh(self) -> None:
         self.stop()
         text = dom.value("dice-input").strip()
         try:
             ast = parse(text)
-            job = OddsJob(ast)
+            job = OddsJob(ast, clock=self.clock)
         except EngineError as error:
             dom.el("dice-error").textContent = str(error)
             dom.set_html("dice-reading", "")
@@ -147,10 +149,9 @@ class OddsPanel:
             self.show(job.exact)
         else:
             self.job = job
-            self._slice.soon(0)  # the estimate's first slice in a task of its own, after the exact attempt
+            self.more()  # the estimate's first slice in a task of its own, after the exact attempt
 
     def stop(self) -> None:
-        self._slice.cancel()
         self.job = None
 
     def next_slice(self) -> None:
@@ -175,7 +176,7 @@ class OddsPanel:
         if job.done:
             self.job = None
         else:
-            self._slice.soon(0)
+            self.more()
 
     def show(self, dist: Distribution, estimate: Estimate | None = None, possible: tuple[int | None, int | None] | None = None) -> None:
         target = _whole(dom.value("odds-target").strip())

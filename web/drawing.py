@@ -15,7 +15,7 @@ from pyengine.tracker import Timeline
 
 from . import browser, dom, render
 from .exchange import share_payload
-from .messages import Message, Noticed, SheetClosed, SheetOpened
+from .messages import EstimateGoesOn, Message, Noticed, SheetClosed, SheetOpened
 from .model import Model
 from .persist import Notice
 from .screens import Context, Elsewhere, screen_of
@@ -30,7 +30,7 @@ class Drawing:
                  scanner: Callable[[str | None], None]) -> None:
         self.dispatch, self.context, self.scan = dispatch, context, scanner
         self._tracker: tuple[tuple[Timeline | None, tuple[str, ...] | None], str] = ((None, None), "")
-        self.odds = browser.OddsPanel()
+        self.odds = browser.OddsPanel(lambda: dispatch(EstimateGoesOn()))
         self.toasts = browser.Toast()
         self.sheet_in_history = False  # a history entry was pushed for the open sheet (Back closes it)
         self.backs_pending = 0         # history.back() calls of our own whose popstate has not come yet

@@ -12,7 +12,7 @@ from pyengine.tracker import Timeline
 __all__ = [
     "LoadLibrary", "MakeOffer", "AcceptOffer", "ApplyAnswer",
     "SaveFight", "Render", "RenderSheet", "RenderNotices", "RenderRolls", "Toast", "HideToast", "Refuse", "ShowSheet",
-    "After", "CloseSheet", "StoreCollection", "SayOnLine", "SetField", "ShowRoll", "RefreshOdds", "StopOdds",
+    "After", "CloseSheet", "StoreCollection", "SayOnLine", "SetField", "ShowRoll", "RefreshOdds", "StopOdds", "StepOdds",
     "ClearLink", "SwitchTo", "ForgetStored", "KeepAwake", "AskToKeepStorage", "LoadEncounter", "TrimStored",
     "AddEncounters", "SetTheme", "Download", "ShowShareLink", "CopyLink", "Reload", "FillForm", "LiveConnect", "LiveSend", "LiveBroadcast", "Every", "LiveTell",
     "LiveLeave", "ForgetLive", "KeepLiveTable", "StoreServers", "OpenDisplay", "ShowLiveLink", "ShowLink", "Effect"
@@ -113,6 +113,10 @@ class ShowRoll(Record):
 
 class RefreshOdds(Record):
     """The roller's odds for the expression in the box, now."""
+
+
+class StepOdds(Record):
+    """One slice of the roller's estimate of the odds (its panel says when it wants another)."""
 
 
 class RollStale(Record):
@@ -332,7 +336,7 @@ class ApplyAnswer(Record):
 
 
 Effect = (SaveFight | Render | RenderSheet | RenderNotices | RenderRolls | Toast | HideToast | Refuse | ShowSheet |
-          CloseSheet | StoreCollection | SayOnLine | SetField | ShowRoll | RefreshOdds | StopOdds | RollStale |
+          CloseSheet | StoreCollection | SayOnLine | SetField | ShowRoll | RefreshOdds | StopOdds | StepOdds | RollStale |
           ClearLink | SwitchTo | ForgetStored | KeepAwake | AskToKeepStorage | LoadEncounter | TrimStored |
           AddEncounters | SetTheme | Download | ShowShareLink | CopyLink | Reload | FillForm |
           LiveConnect | LiveSend | LiveBroadcast | ShowLink | LiveTell | LiveLeave | ForgetLive | KeepLiveTable | StoreServers | OpenDisplay | ShowLiveLink |

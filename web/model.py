@@ -164,6 +164,7 @@ class Model:
     toast: int = 0                             # the toast on screen: hidden TOAST_MS after it was shown
     sheet_due: int = 0                         # the open sheet's redraw once typing stops
     odds_due: int = 0                          # the roller's odds once typing in the dice box stops
+    estimating: int = 0                        # the roller's estimate: its next slice, in a task of its own
     library: Any = None                        # the creature library (pyengine.systems.srd.Library), once loaded
     library_state: str = ""                    # "" | "loading" | why it could not be loaded
     srd_query: str = ""                        # what is typed in the add form's "From the SRD"

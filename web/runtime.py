@@ -141,6 +141,8 @@ class Runtime(Loop):
                 drawing.odds.refresh()
             case fx.StopOdds():
                 drawing.odds.stop()
+            case fx.StepOdds():
+                drawing.odds.next_slice()
             case fx.RollStale():
                 drawing.roll_stale()
             case fx.ClearLink():

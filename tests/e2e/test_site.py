@@ -24,6 +24,22 @@ def test_boots_with_engine_ready_no_errors_and_only_own_origin(context, site, ba
     assert app.errors == []
 
 
+def test_the_head_asks_for_the_engines_loader_at_once_but_not_on_a_live_link_or_the_display(context, site):
+    """static/preload.js: the loader's modules are fetched while the page is read (module preloads),
+    each once (the loader's own <script> uses them); a live link and the table display hold the
+    engine back (boot.js), so nothing is asked for there."""
+    page = open_app(context, site["url"] + "/").page
+    hrefs = page.evaluate("[...document.querySelectorAll('link[rel=modulepreload]')].map(l => l.href)")
+    assert [urlparse(h).path for h in hrefs] == ["/interpreter.mjs", "/ours.mjs", "/pyodide/pyodide.mjs"]
+    assert page.evaluate("(urls) => urls.map(u => performance.getEntriesByName(u).length)", hrefs) == [1, 1, 1]
+    for route in ("#display", "#live=x"):
+        other = context.new_page()
+        other.goto(site["url"] + "/" + route)  # after its load event: preload.js has run
+        assert other.evaluate("document.documentElement.dataset.route") in ("display", "follow")
+        assert other.evaluate("document.querySelectorAll('link[rel=modulepreload]').length") == 0
+        other.close()
+
+
 def test_offline_after_one_visit_reload_and_new_tab_keep_the_fight(context, site):
     app = open_app(context, site["url"] + "/sub/")
     wait_controlled(app.page)

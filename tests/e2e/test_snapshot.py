@@ -18,6 +18,7 @@ from tests.e2e.conftest import READY_TIMEOUT_MS, add_combatant, names, release, 
 from tests.e2e.test_strife import add_fighter
 
 SNAPSHOT_CACHE = "roundkeeper-snapshot:/"
+STORED = "roundkeeper-snapshot-stored:/"  # localStorage: this version's snapshot is stored (the start looks at once)
 
 
 @pytest.fixture
@@ -102,6 +103,7 @@ def test_a_revisit_starts_from_the_snapshot_the_whole_loop_works_and_a_missing_o
     made = wait_stored(page)
     assert made["raw"] > 10_000_000 and made["packed"] < made["raw"] / 3  # a whole heap, gzip-compressed
     assert stored_keys(page) == [f"/rk-snapshot/{version(page)}"]
+    assert page.evaluate(f"localStorage.getItem({STORED!r})") == version(page)
 
     again = start(page, server["url"] + "/")
     assert again["state"] == "used", again
@@ -124,6 +126,8 @@ def test_a_revisit_starts_from_the_snapshot_the_whole_loop_works_and_a_missing_o
     assert after["state"] in NORMAL and after["reason"] == "", after
     assert names(page) == ["Aria", "Ogre"]
     wait_stored(page)
+    assert page.evaluate(f"localStorage.getItem({STORED!r})") == version(page)
+    assert start(page, server["url"] + "/")["state"] == "used"
 
 
 def test_after_a_restore_a_system_the_snapshot_never_saw_imports_from_our_archives(snap_context, server):
@@ -145,6 +149,40 @@ def test_after_a_restore_a_system_the_snapshot_never_saw_imports_from_our_archiv
     assert names(page) == ["Kayden", "Orc"]
     page.get_by_test_id("bottom-queue").click()  # the system's own move, from its view
     assert names(page) == ["Orc", "Kayden"]
+    assert not page.get_by_test_id("boot-error").is_visible()
+
+
+PYSCRIPT_PACKAGE_JS = """async (expected) => {
+    const py = await (await import('./interpreter.mjs')).loadPyodide();  // the page's own interpreter
+    py.globals.set('_expected', JSON.stringify(expected));
+    return JSON.parse(py.runPython(`
+import json, marshal, os, pyscript, zipfile
+_web = zipfile.ZipFile(pyscript.__file__.split('/web.zip/')[0] + '/web.zip')
+_same = [marshal.loads(_web.read(path[:-3] + '.pyc')[16:]) == compile(text, path, 'exec')
+         for path, text in json.loads(_expected).items()]
+json.dumps({"file": pyscript.__file__, "same": _same, "written": os.path.exists('pyscript'),
+            "window": type(pyscript.window).__name__})`));
+}"""
+
+
+def test_pyscripts_package_is_imported_compiled_from_web_zip_on_a_start_and_after_a_restore(snap_context, server):
+    """PyScript's bootstrap would write its package as source and compile it at every start; the build
+    compiled the same text (read from PyScript's own core chunk, build.pyscript_package) into web.zip,
+    which Python imports first, and the chunk the site ships no longer writes it. Checked in this very
+    browser's Python: each module's code is the text's, compiled."""
+    original = next((build.ROOT / "node_modules" / "@pyscript" / "core" / "dist").glob("core-*.js")).read_text()
+    expected = build.pyscript_package(original)
+    assert len(expected) > 10
+    page = snap_context.new_page()
+    for state_wanted in (NORMAL, ("used",)):
+        assert start(page, server["url"] + "/")["state"] in state_wanted
+        found = page.evaluate(PYSCRIPT_PACKAGE_JS, expected)
+        assert found["file"].endswith("/web.zip/pyscript/__init__.pyc"), found["file"]
+        assert found["same"] == [True] * len(expected)
+        assert found["written"] is False and found["window"] == "JsProxy"
+        if state_wanted == NORMAL:
+            fight(page)
+            wait_stored(page)
     assert not page.get_by_test_id("boot-error").is_visible()
 
 
@@ -275,15 +313,33 @@ def test_storage_that_refuses_is_a_normal_start(browser, server):
         page = ctx.new_page()
         for visit in range(2):
             first = start(page, server["url"] + "/")
-            # Nothing to read, and the snapshot made after the start is refused too; the start is normal.
-            assert first["state"] in ("none", "failed") and first["reason"].startswith("storage refused"), first
+            # Nothing to read (the first visit does not look: no snapshot was stored; the second looks
+            # and is refused), and the snapshot made after the start is refused too; the start is normal.
+            assert first["state"] in ("none", "failed") and (visit == 0 or first["reason"].startswith("storage refused")), first
             page.wait_for_function("RK.snapshot.state === 'failed'", timeout=READY_TIMEOUT_MS)
             assert state(page)["reason"].startswith("storage refused")
             if visit == 0:
                 fight(page)
+                # The mark of a stored snapshot (as if storage had refused only since): the next start
+                # begins from it, finds storage refusing, and is a normal one that forgets the mark.
+                page.evaluate(f"localStorage.setItem({STORED!r}, document.querySelector('meta[name=rk-version]').content)")
+        assert page.evaluate(f"localStorage.getItem({STORED!r})") is None
         assert names(page) == ["Aria", "Ogre"]
     finally:
         ctx.close()
+
+
+def test_without_localstorage_the_snapshot_is_looked_for_first_and_used(snap_context, server):
+    """The mark that lets a start begin from the snapshot at once is in localStorage; where reading it
+    throws (a browser's setting), the entry in Cache Storage is looked for first, as before the mark."""
+    page = snap_context.new_page()
+    start(page, server["url"] + "/")
+    fight(page)
+    wait_stored(page)
+    refusing = snap_context.new_page()
+    refusing.add_init_script("Storage.prototype.getItem = function () { throw new DOMException('refused', 'SecurityError') }")
+    assert start(refusing, server["url"] + "/")["state"] == "used"
+    refusing.close()
 
 
 def kill_renderers(browser, page) -> None:

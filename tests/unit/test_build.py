@@ -94,6 +94,69 @@ def test_our_code_ships_as_bytecode_only():
             assert header[:4] == z.read("json/decoder.pyc")[:4]
 
 
+def test_pyscript_package_is_read_from_the_object_literal_its_core_chunk_writes_out():
+    chunk = ('x=1;wo(".",{pyscript:{"__init__.py":"from pyscript.a import b\\n",'
+             'sub:{"a.py":"b = \\"\\u00e9\\"\\n"},"c.py":"\\"}\\" ,{x:1}"}}),go.push("import pyscript")')
+    assert build.pyscript_package(chunk) == {"pyscript/__init__.py": "from pyscript.a import b\n",
+                                             "pyscript/sub/a.py": 'b = "\u00e9"\n', "pyscript/c.py": '"}" ,{x:1}'}
+    # Another shape (a new PyScript): nothing is taken, the browser compiles PyScript's package as before.
+    assert build.pyscript_package('wo(".",{pyscript:{"__init__.py":f(1)}})') == {}
+    assert build.pyscript_package('wo(".",{pyscript:{"x.py":"a"}})') == {}  # no __init__.py
+    assert build.pyscript_package('{pyscript:{"__init__.py":"a"}} {pyscript:{"__init__.py":"b"}}') == {}
+    assert build.pyscript_package('{pyscript:{"../__init__.py":"a"}}') == {}
+    assert build.pyscript_package("no package here") == {}
+
+
+def test_the_call_that_writes_pyscripts_package_is_taken_out_of_the_chunk():
+    chunk = 'a=1;wo(".",{pyscript:{"__init__.py":"x = 1\\n"}}),ho.push("import pyscript as _pyscript");'
+    assert build.without_pyscript_writes(chunk) == 'a=1;void 0,ho.push("import pyscript as _pyscript");'
+    unknown = 'wo(".",{pyscript:{"__init__.py":f()}}),ho.push("import pyscript")'
+    assert build.without_pyscript_writes(unknown) == unknown  # a shape not known: left as it is
+
+
+@needs_dist
+def test_pyscripts_own_package_ships_compiled_in_web_zip_and_is_not_written_at_start():
+    """PyScript writes its package as source at every start; web.zip holds the same files compiled,
+    first on sys.path, and the shipped chunk no longer writes them (the browser's import of them is
+    checked by test_snapshot)."""
+    source = build.ROOT / "node_modules" / "@pyscript" / "core" / "dist"
+    original = next(source.glob("core-*.js"))
+    package = build.pyscript_package(original.read_text())
+    assert {"pyscript/__init__.py", "pyscript/web.py", "pyscript/context.py"} <= set(package)
+    with zipfile.ZipFile(DIST / "web.zip") as z:
+        names = set(z.namelist())
+        header = z.read("pyscript/__init__.pyc")[:16]
+    assert {name[:-3] + ".pyc" for name in package} <= names
+    assert header[4:8] == b"\x01\x00\x00\x00"  # unchecked hash: used without a source beside it
+    shipped = (DIST / "pyscript" / original.name).read_text()
+    assert build.pyscript_package(shipped) == {}
+    stripped = re.sub(r"\n?//# sourceMappingURL=\S+\s*$", "\n", original.read_text())
+    assert shipped == build.without_pyscript_writes(stripped)
+    assert "import pyscript as _pyscript" in shipped  # the bootstrap still imports it, from web.zip
+
+
+@needs_dist
+@pytest.mark.skipif(shutil.which("node") is None, reason="node checks the chunk's syntax")
+def test_the_shipped_pyscript_chunk_is_still_valid_javascript(tmp_path):
+    import subprocess
+
+    chunk = next((DIST / "pyscript").glob("core-*.js"))
+    module = tmp_path / "chunk.mjs"
+    module.write_text(chunk.read_text())
+    done = subprocess.run(["node", "--check", str(module)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-500:]
+
+
+def test_the_head_preloads_the_loader_and_what_it_imports_before_boot_runs():
+    preload = (build.STATIC / "preload.js").read_text()
+    loader = (build.STATIC / "interpreter.mjs").read_text()
+    imported = re.findall(r'^import [^;]* from "(\./[^"]+)";', loader, re.M)
+    assert sorted(re.findall(r'"(\./[^"]+\.mjs)"', preload)) == sorted(["./interpreter.mjs", *imported])
+    html = (build.STATIC / "index.html").read_text()
+    head = html[: html.index("</head>")]
+    assert '<script src="./preload.js" async></script>' in head and "./boot.js" not in head
+
+
 @needs_dist
 def test_dist_has_only_what_the_page_needs():
     files = {p.relative_to(DIST).as_posix() for p in DIST.rglob("*") if p.is_file()}

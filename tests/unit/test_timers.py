@@ -1,6 +1,6 @@
 """What waits on a timer, as subscriptions of the Model (web/update/timers.py): the toast on screen,
-the sheet's and the odds' redraw once typing stops. No clock: the timers are what `subscriptions`
-says, and a timer that runs out is its message through `update`."""
+the sheet's and the odds' redraw once typing stops, the roller's estimate slice by slice. No clock:
+the timers are what `subscriptions` says, and a timer that runs out is its message through `update`."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from dataclasses import replace
 
 from tests.unit.test_update import PARTY, fight, ids
 from web import messages as msg
-from web.effects import After, Every, HideToast, RefreshOdds, Refuse, RenderSheet, StopOdds, Toast
+from web.effects import After, Every, HideToast, RefreshOdds, Refuse, RenderSheet, StepOdds, StopOdds, Toast
 from web.model import Live
 from web.update import subscriptions, update
 from web.update.clock import BEAT
-from web.update.timers import ODDS_MS, SHEET_MS, TOAST_MS
+from web.update.timers import ODDS_MS, SHEET_MS, SLICE_MS, TOAST_MS
 
 RNG = random.Random(1)
 
@@ -72,6 +72,84 @@ def test_the_dice_box_stops_its_estimate_at_once_and_shows_the_odds_once_typing_
     assert StopOdds() in effects and afters(typed) == {After(ODDS_MS, msg.OddsDue(typed.odds_due))}
     due, effects = update(typed, msg.OddsDue(typed.odds_due))
     assert effects == (RefreshOdds(),) and afters(due) == set()
+
+
+def test_the_estimate_wants_one_slice_at_a_time_and_odds_asked_anew_or_typing_end_it():
+    model = fight()
+    going, effects = update(model, msg.EstimateGoesOn())
+    assert effects == () and afters(going) == {After(SLICE_MS, msg.SliceDue(going.estimating))}
+    stepped, effects = update(going, msg.SliceDue(going.estimating))
+    assert effects == (StepOdds(),) and stepped.estimating == 0 and afters(stepped) == set()
+    again, _ = update(stepped, msg.EstimateGoesOn())
+    assert again.estimating > going.estimating
+    assert update(again, msg.SliceDue(going.estimating)) == (again, ())  # a slice already taken: nothing
+    typed, effects = update(again, msg.DiceTyped())
+    assert StopOdds() in effects and typed.estimating == 0 and afters(typed) == {After(ODDS_MS, msg.OddsDue(typed.odds_due))}
+    quick, effects = update(again, msg.QuickDieTapped("d8", "40d10kh20"))  # odds asked anew: a new estimate, if any, says so
+    assert RefreshOdds() in effects and quick.estimating == 0 and afters(quick) == set()
+
+
+class FakeElement:
+    def __init__(self) -> None:
+        self.textContent, self.placeholder, self.attributes = "", "", {}
+
+    def setAttribute(self, name, value):  # noqa: N802 - the DOM's name
+        self.attributes[name] = value
+
+
+def test_the_roller_estimates_slice_by_slice_each_a_timer_of_the_model_and_typing_stops_it(monkeypatch):
+    """The odds panel (web/browser.OddsPanel) with update and the page's timers (web/timing.Timers) as
+    the runtime joins them, in CPython: each slice of the estimate is one timer the model wants, one
+    at a time; typing stops the estimate and no slice comes after."""
+    from web import browser, dom, timing
+
+    window, elements, html, box = FakeWindow(), {}, {}, {"dice-input": "100d6!kh50", "odds-target": ""}
+    monkeypatch.setattr(dom, "window", window)
+    monkeypatch.setattr(dom, "create_proxy", lambda fn: fn)
+    monkeypatch.setattr(dom, "el", lambda i: elements.setdefault(i, FakeElement()))
+    monkeypatch.setattr(dom, "value", lambda i, default="": box.get(i, default))
+    monkeypatch.setattr(dom, "set_html", lambda i, text, *a, **k: html.__setitem__(i, text) or True)
+    ticks = iter(range(10**6))
+    queue: list[object] = []
+    panel = browser.OddsPanel(lambda: queue.append(msg.EstimateGoesOn()), clock=lambda: next(ticks) * 0.005)
+    timers = timing.Timers(queue.append)
+    model = fight()
+    performed = {RefreshOdds(): panel.refresh, StepOdds(): panel.next_slice, StopOdds(): panel.stop}
+
+    def run(message) -> None:
+        nonlocal model
+        queue.append(message)
+        while queue:
+            model, effects = update(model, queue.pop(0))
+            for effect in effects:
+                performed.get(effect, lambda: None)()
+            timers.follow(frozenset(afters(model)))
+
+    run(msg.DiceTyped())
+    run(msg.OddsDue(model.odds_due))
+    assert panel.job is not None and panel.job.exact is None  # over the exact budget: estimated
+    slices = 0
+    for _ in range(3):
+        assert [ms for _, ms, _ in window.pending.values()] == [SLICE_MS]  # one slice waits, in a task of its own
+        handle = next(iter(window.pending))
+        callback, _, args = window.pending.pop(handle)
+        callback(*args)
+        run(queue.pop(0))
+        slices += 1
+    est = panel.job.estimate
+    assert slices == 3 and est is not None and 3 <= est.rolls < 20
+    assert elements["odds-body"].attributes["data-kind"] == "estimate" and "odds-body" in html
+    run(msg.DiceTyped())  # typing: the estimate stops at once
+    assert panel.job is None and model.estimating == 0
+    assert [ms for _, ms, _ in window.pending.values()] == [ODDS_MS]  # only the odds once typing stops
+    box["dice-input"] = "2d6"
+    handle = next(iter(window.pending))
+    callback, _, args = window.pending.pop(handle)
+    callback(*args)
+    run(queue.pop(0))
+    assert elements["odds-body"].attributes == {"data-expr": "2d6", "data-kind": "exact"} and window.pending == {}
+
+
 
 
 def test_the_live_tables_clock_and_the_toasts_timer_are_wanted_together():

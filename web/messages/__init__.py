@@ -120,7 +120,7 @@ from .page import (
     UndoTapped,
     ViewOpened,
 )
-from .timers import OddsDue, Refused, SheetDue, ToastTimedOut
+from .timers import EstimateGoesOn, OddsDue, Refused, SheetDue, SliceDue, ToastTimedOut
 
 __all__ = [
     "Act", "NextTurnTapped", "StartTapped", "InitiativeEntered", "UndoTapped", "RedoTapped", "HitPointsTyped",
@@ -131,7 +131,7 @@ __all__ = [
     "EncounterDeleted", "EncounterRestored", "HistoryCleared", "NoticeDismissed", "SheetOpened", "SheetClosed",
     "AttackLastTapped", "TargetPicked", "AttackConfigured", "ThemeToggled", "Exported", "ShareLinkAsked", "LinkCopied",
     "ReloadTapped", "EncounterPicked", "HistoryTrimmed", "FileImported", "FightChangedElsewhere", "CollectionChanged",
-    "CollectionStored", "FightShown", "Noticed", "Refused", "ToastTimedOut", "SheetDue", "OddsDue", "StorageAsked", "JournalFailed", "StorageKept", "ViewOpened",
+    "CollectionStored", "FightShown", "Noticed", "Refused", "ToastTimedOut", "SheetDue", "OddsDue", "EstimateGoesOn", "SliceDue", "StorageAsked", "JournalFailed", "StorageKept", "ViewOpened",
     "CharacterOpened", "CharacterOffered", "CharacterTaken", "AttackPicked", "AttackRemoved", "AttackOptionsSaved",
     "TargetDescribed", "SidePicked", "NameTyped", "OddsTargetTyped", "LiveOpened", "LiveStopped", "LiveFollowed",
     "PeerChanged", "PeerSaid", "LiveTicked", "LiveKeyKnown", "LiveBeat", "RequestAnswered", "RequestResent",
@@ -142,7 +142,7 @@ __all__ = [
     "LibraryFailed", "CreaturePicked", "LibraryRetried", "ConditionRulesAsked", "Message"
 ]
 
-Message = (Act | Refused | ToastTimedOut | SheetDue | OddsDue | StorageAsked | JournalFailed | LiveKeyKnown | Noticed | FightShown | CollectionStored | LiveBeat | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped | RedoTapped | HitPointsTyped |
+Message = (Act | Refused | ToastTimedOut | SheetDue | OddsDue | EstimateGoesOn | SliceDue | StorageAsked | JournalFailed | LiveKeyKnown | Noticed | FightShown | CollectionStored | LiveBeat | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped | RedoTapped | HitPointsTyped |
            BatchApplied | QuickAdded | AttackApplied | SelectingToggled | SelectionToggled | SectionPicked | ToolKindPicked | ToolAdded | CombatantRemembered |
            SavedRollDeleted | SavedRollRestored | CharacterDeleted | CharacterRestored | CombatantAdded | RollTyped |
            SavedRollTapped | RollSaved | QuickDieTapped | DiceTyped | AttackRolled | CharacterSaved | ShareOffered |

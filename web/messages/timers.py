@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pyengine.record import Record
 
-__all__ = ["Refused", "ToastTimedOut", "SheetDue", "OddsDue"]
+__all__ = ["Refused", "ToastTimedOut", "SheetDue", "OddsDue", "EstimateGoesOn", "SliceDue"]
 
 
 class Refused(Record):
@@ -29,5 +29,17 @@ class SheetDue(Record):
 
 class OddsDue(Record):
     """Typing in the dice box stopped: the odds numbered `number` (Model.odds_due) are due."""
+
+    number: int
+
+
+class EstimateGoesOn(Record):
+    """The roller's estimate of the odds wants another slice (said by the odds panel after the exact
+    attempt and after each slice that did not finish it)."""
+
+
+class SliceDue(Record):
+    """The estimate's slice numbered `number` (Model.estimating) is due: a task of its own, so the
+    page answers taps between slices."""
 
     number: int

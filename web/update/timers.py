@@ -1,5 +1,6 @@
 """What waits on a timer, besides the live table's clocks (web/update/clock.py): the toast on screen,
-the open sheet's redraw once typing stops, the roller's odds once typing in the dice box stops.
+the open sheet's redraw once typing stops, the roller's odds once typing in the dice box stops, and
+the next slice of the roller's estimate (a task of its own, so the page answers taps between slices).
 
 Each is a number in the Model (0: nothing waits), taken from one count (`Model.timed`), so a new
 toast or a key typed again is a new number and its timer starts anew. `waiting(model)` says the
@@ -15,16 +16,17 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ..effects import After, Effect, HideToast, RefreshOdds, Refuse, RenderSheet, Toast
-from ..messages import OddsDue, Refused, SheetDue, ToastTimedOut
+from ..effects import After, Effect, HideToast, RefreshOdds, Refuse, RenderSheet, StepOdds, StopOdds, Toast
+from ..messages import EstimateGoesOn, OddsDue, Refused, SheetDue, SliceDue, ToastTimedOut
 from ..model import Model
 from .common import Result
 
-__all__ = ["UPDATES", "TOAST_MS", "SHEET_MS", "ODDS_MS", "waiting", "timed", "sheet_later", "odds_later", "redrawn"]
+__all__ = ["UPDATES", "TOAST_MS", "SHEET_MS", "ODDS_MS", "SLICE_MS", "waiting", "timed", "sheet_later", "odds_later", "redrawn"]
 
 TOAST_MS = 5_000  # a toast's time on screen (long enough to reach its Undo)
 SHEET_MS = 150    # typing, then tapping a button on the sheet: the tap lands before the redraw
 ODDS_MS = 80      # the odds of what is typed in the dice box, once typing pauses
+SLICE_MS = 0      # the estimate's next slice: at once, but in a task of its own
 
 
 def waiting(model: Model) -> frozenset[After]:
@@ -42,6 +44,8 @@ def waiting(model: Model) -> frozenset[After]:
         wanted.add(After(SHEET_MS, SheetDue(model.sheet_due)))
     if model.odds_due:
         wanted.add(After(ODDS_MS, OddsDue(model.odds_due)))
+    if model.estimating:
+        wanted.add(After(SLICE_MS, SliceDue(model.estimating)))
     return frozenset(wanted)
 
 
@@ -51,14 +55,17 @@ def _next(model: Model) -> tuple[Model, int]:
 
 def timed(model: Model, effects: tuple[Effect, ...]) -> Result:
     """After any update: a toast shown gets a new number, so it is hidden TOAST_MS from now; a toast
-    hidden first waits for nothing. (A refusal leaves the model as it was: its toast's time is the
-    drawing's, web/browser.Toast.)"""
+    hidden first waits for nothing. Odds asked anew or stopped end the estimate under way (a new one
+    says when it wants its first slice). (A refusal leaves the model as it was: its toast's time is
+    the drawing's, web/browser.Toast.)"""
     shown: bool | None = None
     for effect in effects:
         if isinstance(effect, Toast):
             shown = True
         elif isinstance(effect, HideToast):
             shown = False
+        elif isinstance(effect, RefreshOdds | StopOdds) and model.estimating:
+            model = replace(model, estimating=0)
     if shown is None:
         return model, effects
     if not shown:
@@ -103,6 +110,17 @@ def _odds_due(model: Model, m: OddsDue) -> Result:
     return replace(model, odds_due=0), (RefreshOdds(),)
 
 
+def _estimate_goes_on(model: Model, m: EstimateGoesOn) -> Result:
+    model, number = _next(model)
+    return replace(model, estimating=number), ()
+
+
+def _slice_due(model: Model, m: SliceDue) -> Result:
+    if m.number != model.estimating:
+        return model, ()
+    return replace(model, estimating=0), (StepOdds(),)
+
+
 def _refused(model: Model, m: Refused) -> Result:
     return model, (Refuse(m.text),)
 
@@ -111,5 +129,7 @@ UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     ToastTimedOut: _toast_timed_out,
     SheetDue: _sheet_due,
     OddsDue: _odds_due,
+    EstimateGoesOn: _estimate_goes_on,
+    SliceDue: _slice_due,
     Refused: _refused,
 }
