@@ -26,7 +26,8 @@ export function placeOurs(interpreter, files, buffers) {
   interpreter.globals.set("_rk_paths", list);
   list.destroy();  // the Python list stays in the globals until the line below: nothing of it stays in JavaScript
   // First on sys.path, also after a restore: the restored path has them already, but loadPyodide puts
-  // the working directory ("") in front again, where PyScript writes its package as source; web.zip
-  // holds it compiled (build.pyscript_package).
-  interpreter.runPython("import sys\nsys.path[:] = [*_rk_paths, *(p for p in sys.path if p not in _rk_paths)]\ndel _rk_paths");
+  // the working directory ("") in front again (a second time: each entry is looked in for every
+  // import not found before it, so the copy goes); web.zip holds PyScript's package, which would be
+  // looked for there (build.pyscript_package).
+  interpreter.runPython("import sys\nsys.path[:] = [*_rk_paths, *dict.fromkeys(p for p in sys.path if p not in _rk_paths)]\ndel _rk_paths");
 }

@@ -156,12 +156,12 @@ PYSCRIPT_PACKAGE_JS = """async (expected) => {
     const py = await (await import('./interpreter.mjs')).loadPyodide();  // the page's own interpreter
     py.globals.set('_expected', JSON.stringify(expected));
     return JSON.parse(py.runPython(`
-import json, marshal, os, pyscript, zipfile
+import json, marshal, os, pyscript, sys, zipfile
 _web = zipfile.ZipFile(pyscript.__file__.split('/web.zip/')[0] + '/web.zip')
 _same = [marshal.loads(_web.read(path[:-3] + '.pyc')[16:]) == compile(text, path, 'exec')
          for path, text in json.loads(_expected).items()]
 json.dumps({"file": pyscript.__file__, "same": _same, "written": os.path.exists('pyscript'),
-            "window": type(pyscript.window).__name__})`));
+            "window": type(pyscript.window).__name__, "path": sys.path})`));
 }"""
 
 
@@ -180,6 +180,7 @@ def test_pyscripts_package_is_imported_compiled_from_web_zip_on_a_start_and_afte
         assert found["file"].endswith("/web.zip/pyscript/__init__.pyc"), found["file"]
         assert found["same"] == [True] * len(expected)
         assert found["written"] is False and found["window"] == "JsProxy"
+        assert found["path"][1].endswith("/web.zip") and len(set(found["path"])) == len(found["path"]), found["path"]
         if state_wanted == NORMAL:
             fight(page)
             wait_stored(page)
