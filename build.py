@@ -639,12 +639,16 @@ def build_wheel(out: Path, bytecode: bool = True) -> str:
     return filename
 
 
-def build_web_zip(out: Path, bytecode: bool = True) -> str:
-    """web.zip: the web package and PyScript's own package, compiled (see pyscript_package); when
-    PyScript's is in it, PyScript's core chunk in `out` no longer writes it at each start."""
-    filename = "web.zip"
+def _pyscript_chunk(out: Path) -> Path | None:
     chunks = sorted((out / "pyscript").glob("core-*.js"))
-    extra = pyscript_package(chunks[0].read_text()) if len(chunks) == 1 else {}
+    return chunks[0] if len(chunks) == 1 else None
+
+
+def build_web_zip(out: Path, bytecode: bool = True) -> str:
+    """web.zip: the web package and PyScript's own package (read from its core chunk in `out`), compiled."""
+    filename = "web.zip"
+    chunk = _pyscript_chunk(out)
+    extra = pyscript_package(chunk.read_text()) if chunk else {}
     if not extra:
         log("PyScript's package not found in its core chunk: the browser writes and compiles it at each start")
     stage, names = _staged(("web",), bytecode, extra)
@@ -652,9 +656,20 @@ def build_web_zip(out: Path, bytecode: bool = True) -> str:
         for name in names:
             _zip_entry(zf, name, (stage / name).read_bytes())
     shutil.rmtree(stage, ignore_errors=True)
-    if extra and all(path[:-3] + ".pyc" in names for path in extra):
-        chunks[0].write_text(without_pyscript_writes(chunks[0].read_text()))
     return filename
+
+
+def drop_pyscript_writes(out: Path, web_zip: str) -> bool:
+    """PyScript's core chunk in `out` no longer writes its package at each start, when web.zip holds
+    every module of it compiled (else it is left as it is). True when it was taken out."""
+    chunk = _pyscript_chunk(out)
+    package = pyscript_package(chunk.read_text()) if chunk else {}
+    with zipfile.ZipFile(out / web_zip) as zf:
+        names = set(zf.namelist())
+    if not chunk or not package or not all(path[:-3] + ".pyc" in names for path in package):
+        return False
+    chunk.write_text(without_pyscript_writes(chunk.read_text()))
+    return True
 
 
 # --------------------------------------------------------------------------------------------
@@ -673,6 +688,7 @@ def build(out: Path = DIST, full_stdlib: bool = False, relays: tuple[str, ...] =
     copy_zxing(modules, out)
     wheel = build_wheel(out)
     web_zip = build_web_zip(out)
+    drop_pyscript_writes(out, web_zip)
     config = {
         # Our module in front of Pyodide's loadPyodide: it starts from a memory snapshot when it can.
         "interpreter": "./interpreter.mjs",

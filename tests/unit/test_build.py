@@ -107,6 +107,18 @@ def test_pyscript_package_is_read_from_the_object_literal_its_core_chunk_writes_
     assert build.pyscript_package("no package here") == {}
 
 
+def test_pyscripts_writes_stay_when_web_zip_does_not_hold_its_package(tmp_path):
+    """A build with no bytecode (no Node): web.zip holds no PyScript, and the chunk keeps writing it."""
+    (tmp_path / "pyscript").mkdir()
+    chunk = 'wo(".",{pyscript:{"__init__.py":"x = 1\\n"}}),ho.push("import pyscript as _pyscript");'
+    (tmp_path / "pyscript" / "core-AbCdEf12.js").write_text(chunk)
+    name = build.build_web_zip(tmp_path, bytecode=False)
+    with zipfile.ZipFile(tmp_path / name) as z:
+        assert not any(n.startswith("pyscript/") for n in z.namelist())
+    assert build.drop_pyscript_writes(tmp_path, name) is False
+    assert (tmp_path / "pyscript" / "core-AbCdEf12.js").read_text() == chunk
+
+
 def test_the_call_that_writes_pyscripts_package_is_taken_out_of_the_chunk():
     chunk = 'a=1;wo(".",{pyscript:{"__init__.py":"x = 1\\n"}}),ho.push("import pyscript as _pyscript");'
     assert build.without_pyscript_writes(chunk) == 'a=1;void 0,ho.push("import pyscript as _pyscript");'
