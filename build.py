@@ -566,7 +566,8 @@ def pyscript_package(chunk: str) -> dict[str, str]:
 def without_pyscript_writes(chunk: str) -> str:
     """The chunk with the call that writes PyScript's package replaced by `void 0` (it is one expression
     of a comma list: the bootstrap's `import pyscript` after it stays, and finds web.zip's). Only for a
-    site whose web.zip holds the package compiled; unchanged when the call is not found."""
+    site whose web.zip holds the package compiled; unchanged when the call is not found. (A PyScript
+    worker runs the same bootstrap: the app starts none; one would need web.zip on its sys.path.)"""
     files, start, end = _pyscript_writes(chunk)
     return chunk[:start] + "void 0" + chunk[end:] if files else chunk
 
