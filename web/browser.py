@@ -1,5 +1,5 @@
 """The browser's side of the runtime (web/runtime.py), each part small and on its own: the page as
-`views.Page` for the event handlers, the roller's odds panel (slices on timers: web/timing.py), the screen's wake
+`views.Page` for the event handlers, the roller's odds panel (its slices waited for by the model), the screen's wake
 lock, copying a link, the share screen's QR code, the toast, the live table's transport and the
 scanner. It reaches the page through web/dom (bound at start), so it imports anywhere and comes from
 the start-up snapshot; what it does needs the browser (the e2e suite drives it)."""

@@ -1,5 +1,5 @@
-"""The browser's timers: one delayed call (`Later`: the odds' slices, a refusal's toast) and the
-one-shot subscriptions the model wants (`Timers`: web/update/timers.py, each fired as its message).
+"""The browser's timers: one delayed call (`Later`: a refusal's toast) and the one-shot
+subscriptions the model wants (`Timers`: web/update/timers.py, each fired as its message).
 It reaches the page through web/dom (bound at start), so it imports anywhere."""
 
 from __future__ import annotations

@@ -32,7 +32,8 @@ TICK = Every("tick", TICK_MS)
 def subscriptions(model: Model) -> frozenset[Every | After]:
     """The timers this model wants: the host (or a window with a table display) beats, a follower
     (a player's phone, the table display) ticks, none when no table is live; and what waits on a
-    timer of its own (web/update/timers.waiting: the toast, the sheet or the odds once typing stops).
+    timer of its own (web/update/timers.waiting: the toast, the sheet or the odds once typing stops,
+    the estimate's next slice).
 
     >>> from pyengine.tracker import Timeline, new_encounter
     >>> from web.model import Live
