@@ -24,17 +24,22 @@
   var queue = [];
   var seq = 0;
   var blocked = {};                              // key -> true: this tab lost a race for it, until Python has merged
+  var inflight = {};                             // key -> this tab's writes of it not yet answered (queued or in a transaction)
+  var merged = {};                               // key -> how many refusals of it Python has merged (a write made before: dropped)
   var reopening = null;                          // a promise while the database is opened again (deleted under us)
   var journal = RK.journal = {ok: false, error: "", pending: 0, restored: 0, migrated: 0, conflicts: 0, onError: null,
-                              onConflict: null, put: put, claim: claim, read: read, resolved: resolved, setAside: [],
-                              reopened: 0, tab: Math.random().toString(36).slice(2) + Date.now().toString(36)};
+                              onConflict: null, onSettled: null, put: put, claim: claim, busy: busy, read: read,
+                              resolved: resolved, setAside: [], reopened: 0};
   // A sequence number is a whole number of microseconds since 1970, at most a year ahead of this clock:
   // anything else (Infinity, 9e300, a string) read from storage is damage, set aside, never trusted.
   function validSeq(n) { return Number.isSafeInteger(n) && n >= 0 && n <= (Date.now() + 366 * 86400000) * 1000; }
-  // The fight's own revision in a stored document (its "rev"), or null.
-  function revOf(text) {
+  // A stored fight's revision and version ({rev, vid}: its "rev" and "vid"), or null.
+  function versionOf(text) {
     if (typeof text !== "string" || text.length > 6000000 || text.indexOf('"rev"') < 0) return null;
-    try { var doc = JSON.parse(text); return doc && Number.isSafeInteger(doc.rev) ? doc.rev : null; } catch (e) { return null; }
+    try {
+      var doc = JSON.parse(text);
+      return doc && Number.isSafeInteger(doc.rev) ? {rev: doc.rev, vid: typeof doc.vid === "string" ? doc.vid : undefined} : null;
+    } catch (e) { return null; }
   }
   // An unreadable journal record: copied to a backup: key (Export all keeps it; the page says it), never
   // put in the fight's place and never removing what localStorage holds.
@@ -104,6 +109,7 @@
         reopening = null;
         db = null;
         failed(e || new Error("the safe copy was deleted"), 0);
+        flush();  // the writes waiting for it: answered (not kept), so nothing waits on them
       });
     };
   }
@@ -138,12 +144,12 @@
         newest = Math.max(newest, record.seq);
         var here = localStorage.getItem(keys[j]);
         // (Only a record that differs from localStorage is parsed: a start reads every stored fight here.)
-        var theirs = record.v === here ? null : revOf(record.v), mine = theirs === null ? null : revOf(here);
-        if (theirs !== null && mine !== null && mine > theirs) {
+        var theirs = record.v === here ? null : versionOf(record.v), mine = theirs === null ? null : versionOf(here);
+        if (theirs !== null && mine !== null && mine.rev > theirs.rev) {
           // A newer fight than the record: kept, and the journal brought up to it. (The page before
-          // this one was closed or reloaded while its last write was on its way here: that record,
-          // stamped with the tab that is gone, would make this tab's next save look like another
-          // tab's race and merge it away.)
+          // this one was closed or reloaded while its last write was on its way here: this tab's
+          // next save, made from the newer version, would look like another tab's race and merge
+          // it away.)
           behind.push([keys[j], here, mine]);
           continue;
         }
@@ -159,7 +165,7 @@
         var clean = strict("readwrite");
         // out of the journal, so that the next start does not set them aside again
         damaged.forEach(function (k) { clean.objectStore(STORE).delete(k); });
-        behind.forEach(function (b) { clean.objectStore(STORE).put({v: b[1], seq: nextSeq(), rev: b[2], tab: journal.tab}, b[0]); });
+        behind.forEach(function (b) { clean.objectStore(STORE).put({v: b[1], seq: nextSeq(), vid: b[2].vid}, b[0]); });
         await finished(clean);
       }
     }
@@ -172,22 +178,31 @@
   // transaction (one per task: every write of one tap together).
   function put(key, value) {
     if ((!db && !reopening) || !ours(key)) return;
-    queue.push([key, value === null || value === undefined ? null : String(value), nextSeq()]);
+    queue.push([key, value === null || value === undefined ? null : String(value), nextSeq(), undefined, undefined, merged[key] || 0]);
+    inflight[key] = (inflight[key] || 0) + 1;
     journal.pending++;
     if (queue.length === 1) Promise.resolve().then(flush);
   }
 
-  // The write just queued for `key` is the fight's revision `rev`, made from revision `base`: it is
-  // stored only over `base` (or over this tab's own writes). Another tab that stored something else
-  // meanwhile won the race: this tab's write is dropped here (localStorage converges once Python
-  // has merged, journal.onConflict), and so is every later write of this tab to that key until then.
-  function claim(key, rev, base) {
+  // The write just queued for `key` is the version `vid` of the fight, made from the version `base`
+  // (versions are the "vid" of a stored fight: one per write): it is stored only over `base`. Another
+  // tab that stored another version meanwhile won the race: this tab's write is dropped here
+  // (localStorage converges once Python has merged, journal.onConflict), and so is every later write
+  // of this tab to that key until then. A record without a version (written before versions, or
+  // not a fight) refuses nothing.
+  function claim(key, vid, base) {
     for (var i = queue.length - 1; i >= 0; i--) {
-      if (queue[i][0] === key) { queue[i][3] = rev; queue[i][4] = base; return; }
+      if (queue[i][0] === key) { queue[i][3] = String(vid); queue[i][4] = String(base); return; }
     }
   }
 
-  function resolved(key) { delete blocked[key]; }
+  // This tab wrote `key` and the journal has not answered yet, or refused it and Python has not merged:
+  // another tab's version of it is not taken in meanwhile (web/keeping: it is looked at once settled).
+  function busy(key) { return !!inflight[key] || !!blocked[key]; }
+
+  // Python has merged this tab's refused write of `key` (web/runtime): the writes it made before are in
+  // that merge, and dropped like the refused one even where their transaction is still to run.
+  function resolved(key) { delete blocked[key]; merged[key] = (merged[key] || 0) + 1; }
 
   // What the journal holds for `key` (a promise of the text, or null).
   function read(key) {
@@ -197,34 +212,62 @@
     });
   }
 
+  // The writes of this batch answered (stored, refused or failed): keys no longer busy are said.
+  function answered(batch) {
+    var keys = [];
+    batch.forEach(function (item) {
+      if (!--inflight[item[0]]) { delete inflight[item[0]]; if (keys.indexOf(item[0]) < 0) keys.push(item[0]); }
+    });
+    keys.forEach(function (key) {
+      if (!busy(key) && typeof journal.onSettled === "function") {
+        try { journal.onSettled(key); } catch (e) { /* the next storage event looks again */ }
+      }
+    });
+  }
+
   function flush() {
     if (reopening) return;  // flushed once the database is back
     var batch = queue;
     queue = [];
-    if (!batch.length || !db) { journal.pending -= batch.length; return; }
+    if (!batch.length) return;
+    if (!db) { journal.pending -= batch.length; answered(batch); return; }
     var tx;
-    try { tx = strict("readwrite"); } catch (e) { failed(e, batch.length); return; }
+    try { tx = strict("readwrite"); } catch (e) { failed(e, batch.length); answered(batch); return; }
     var store = tx.objectStore(STORE);
     var lost = [];
+    // One read per key, then its writes in the order they were made: each is checked against the
+    // record as the one before it left it (two reads in one transaction would both see the start).
+    var byKey = {};
+    var keys = [];
     batch.forEach(function (item) {
-      var key = item[0];
+      if (!byKey[item[0]]) { byKey[item[0]] = []; keys.push(item[0]); }
+      byKey[item[0]].push(item);
+    });
+    keys.forEach(function (key) {
       var got = store.get(key);
       got.onsuccess = function () {
         var old = got.result;
-        if (blocked[key]) return;
-        if (item[3] !== undefined && old && typeof old.rev === "number" && old.tab !== journal.tab && old.rev !== item[4]) {
-          blocked[key] = true;   // another tab stored its own version of what this write was made from
-          journal.conflicts++;
-          lost.push([key, item[3]]);
-          return;
-        }
-        // Newest wins per key (also against another tab's write of something else); a damaged
-        // record (its seq not a valid number) never blocks a write.
-        if (!old || !validSeq(old.seq) || !(old.seq >= item[2])) {
-          var record = {v: item[1], seq: item[2]};
-          if (item[3] !== undefined) { record.rev = item[3]; record.tab = journal.tab; }
-          store.put(record, key);
-        }
+        byKey[key].forEach(function (item) {
+          if (blocked[key] || item[5] !== (merged[key] || 0)) return;
+          var claimed = item[3] !== undefined;
+          if (claimed && old && typeof old.vid === "string" && old.vid !== item[4]) {
+            blocked[key] = true;   // another tab stored another version than the one this write was made from
+            journal.conflicts++;
+            lost.push([key, item[3]]);
+            return;
+          }
+          // A claimed write made from the record is stored over it; any other write, newest wins
+          // (also against another tab's write of something else); a damaged record (its seq not a
+          // valid number) never blocks a write.
+          var older = old && validSeq(old.seq) ? old.seq : -1;
+          if (claimed || !old || !(older >= item[2])) {
+            var record = {v: item[1], seq: Math.max(item[2], older + 1)};
+            if (claimed) record.vid = item[3];
+            seq = Math.max(seq, record.seq);
+            store.put(record, key);
+            old = record;
+          }
+        });
       };
     });
     try { localStorage.setItem(SEQ_KEY, String(seq)); } catch (e) { /* full: the journal still has it */ }
@@ -235,7 +278,8 @@
           try { journal.onConflict(l[0], l[1]); } catch (e) { /* the page reloads the fight itself */ }
         }
       });
-    }, function (e) { failed(e, batch.length); });
+      answered(batch);
+    }, function (e) { failed(e, batch.length); answered(batch); });
   }
 
   function failed(error, count) {

@@ -117,11 +117,16 @@ class BrowserStore:
         except JsException:
             pass  # full: the journal still has it, and the fight on screen is the merged one
 
-    def claim(self, key: str, rev: int, base: int) -> None:
-        """The write just made to `key` is revision `rev`, made from `base`: the journal refuses it if
-        another tab stored another version of `base` meanwhile (and says so: journal.onConflict)."""
+    def claim(self, key: str, vid: str, base: str) -> None:
+        """The write just made to `key` is the version `vid`, made from the version `base`: the journal
+        refuses it if it holds another version than `base` (another tab stored its own first; it says
+        so: journal.onConflict)."""
         if self.journal is not None:
-            self.journal.claim(self.prefix + key, rev, base)
+            self.journal.claim(self.prefix + key, vid, base)
+
+    def busy(self, key: str) -> bool:
+        """The journal has not answered every write of `key` this tab made (or refused one, not merged yet)."""
+        return self.journal is not None and bool(self.journal.busy(self.prefix + key))
 
     def remove(self, key: str) -> None:
         try:

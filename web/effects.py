@@ -25,9 +25,9 @@ class LoadLibrary(Record):
 
 class SaveFight(Record):
     """The fight on screen changed: store it (and its line in the list of encounters); `made_from`:
-    the stored revision a merge was made on (web/persist.Persistence.save_timeline)."""
+    the stored version (its vid) a merge was made on (web/persistence.Persistence.save_timeline)."""
 
-    made_from: int | None = None
+    made_from: str | None = None
 
 
 class Render(Record):

@@ -40,7 +40,7 @@ from .persist import (
     Store,
     Workspace,
 )
-from .persistence import Persistence
+from .persistence import Persistence, version_of
 from .update import COLLECTION_OF
 
 __all__ = ["Keeper", "describe_entry", "slug", "FULL", "LIVE_KEY", "LIVE_TABLE_KEY", "DEVICE_KEY", "SERVERS_KEY",
@@ -52,7 +52,7 @@ LIVE_KEY = "live"  # the hosted live table's room, secret and signing key, while
 LIVE_TABLE_KEY = "live-table"  # its claims and waiting requests (web/live.live_table_text)
 DEVICE_KEY = "live-device"  # this phone's lasting id at live tables
 SERVERS_KEY = "live-servers"  # the Live table's connection settings
-MAX_BASES = 50  # revisions whose base is kept for a race the journal finds later
+MAX_BASES = 50  # versions whose base is kept for a race the journal finds later
 FULL = Notice("error", "Storage is full: this change is on screen but NOT saved; the last good save is kept. "
                        "Trim old undo history to make room?", "trim-history", "Trim history", (("export-all", "Export all"),))
 
@@ -90,8 +90,9 @@ class Keeper:
                                            "Everything works, but the fight is lost when the page closes. Export it to keep it."))
         self.collections, self.notices = collections, tuple(notices)
         self.shared: Timeline | None = self.ws.current  # the fight as this tab last stored it or took it in
-        self.base_of: dict[int, Timeline | None] = {}   # revision stored -> what it was made from
+        self.base_of: dict[str, Timeline | None] = {}   # version stored (its vid) -> what it was made from
         self.journaled = False  # the durable journal (IndexedDB) answers: it decides same-moment races
+        self.deferred: set[str] = set()  # fights another tab stored while the journal had not answered ours
         # The turn order's HTML for the start-up snapshot (the runtime gives its cached one).
         self.snapshot: Callable[[Timeline], str] = _tracker_html
 
@@ -111,14 +112,14 @@ class Keeper:
         self.ws.current, self.ws.roster, self.ws.templates = model.timeline, list(model.roster), list(model.templates)
         return self.ws
 
-    def save_fight(self, model: Model, made_from: int | None = None) -> bool:
+    def save_fight(self, model: Model, made_from: str | None = None) -> bool:
         """The fight on screen changed: its line in the list of encounters, then the save."""
         for entry in self.ws.encounters:
             if entry["id"] == model.timeline.present.id:
                 describe_entry(entry, model.timeline)
         return self.save(model, made_from)
 
-    def save(self, model: Model, made_from: int | None = None) -> bool:
+    def save(self, model: Model, made_from: str | None = None) -> bool:
         """Store the model's fight; False when it was not (said), True when it was (or this page
         keeps nothing: storage blocked, said at start). `made_from`: see Persistence.save_timeline."""
         if not self.persistent:
@@ -138,19 +139,27 @@ class Keeper:
         except StorageUnavailable:
             self.say(Notice("error", "The browser stopped letting Roundkeeper save. Export the fight to keep it."))
             return False
-        rev = self.persistence.revs.get(model.timeline.present.id)
-        if rev is not None:
+        vid = self.persistence.vids.get(model.timeline.present.id)
+        if vid:
             # What this save was made from: a race lost in the journal is merged from there (merge_other_tab).
-            self.base_of[rev] = before
-            for old in [r for r in self.base_of if r < rev - MAX_BASES]:
-                del self.base_of[old]
+            self.base_of[vid] = before
+            while len(self.base_of) > MAX_BASES:
+                del self.base_of[next(iter(self.base_of))]
         self.shared = model.timeline
         self.keep(SNAPSHOT, self.snapshot(model.timeline))  # only a faster start: the fight itself is saved
         return True
 
     def pick_up_other_tab(self, model: Model, conflict: bool = False) -> None:
-        """Another tab stored the fight on screen (a storage event): its version is shown."""
+        """Another tab stored the fight on screen (a storage event): its version is shown. While the
+        journal has not answered this tab's own write of it, nothing is taken in (it is looked at
+        again when the journal has answered, `journal_settled`): the fight on screen must stay what
+        this tab's last write was made from plus this tab's own changes, or a race the journal then
+        finds would do the other tab's changes again on their own version and lose ours."""
         eid = model.timeline.present.id
+        if self.journaled and self.waiting(eid):
+            self.deferred.add(eid)
+            return
+        self.deferred.discard(eid)
         known, stored = self.persistence.revs.get(eid), self.persistence.stored_rev(eid)
         if self.journaled and known is not None and stored is not None and stored <= known:
             # Another tab's write of a revision this tab stored too: the journal decides who was first,
@@ -162,15 +171,29 @@ class Keeper:
             self.shared = timeline
             self.dispatch(FightChangedElsewhere(timeline, conflict))
 
+    def waiting(self, eid: str) -> bool:
+        """This tab's write of the fight is not answered by the journal yet (or lost a race not merged yet)."""
+        busy = getattr(self.store, "busy", None)
+        return busy is not None and bool(busy(f"enc:{eid}"))
+
+    def journal_settled(self, model: Model, name: str) -> None:
+        """The journal answered every write of `name` (a key without the site's prefix) this tab made:
+        another tab's version that came meanwhile is looked at now."""
+        eid = name[len("enc:"):] if name.startswith("enc:") else ""
+        if eid in self.deferred and not self.waiting(eid):
+            self.deferred.discard(eid)
+            if eid == model.timeline.present.id:
+                self.pick_up_other_tab(model)
+
     def merge_other_tab(self, model: Model, eid: str, base: Timeline | None = None, theirs_raw: str | None = None) -> None:
         """Another tab stored this fight at the same moment as this one: our change since `base` (else
         what this tab last stored or took in) is done again on theirs, saved, and said (no tap lost)."""
         if eid != model.timeline.present.id:
             return
-        if theirs_raw is not None:
+        if theirs_raw is not None and self.behind_journal(eid, theirs_raw):
             self.restore(f"enc:{eid}", theirs_raw)
         ours_rev = self.persistence.revs.pop(eid, 0)
-        theirs, _ = self.load(eid)
+        theirs, _ = self.load(eid, theirs_raw)
         if theirs is None:
             return
         their_rev = self.persistence.revs.get(eid, 0)
@@ -183,20 +206,29 @@ class Keeper:
         # those in: it takes this one too), made from theirs (what the journal holds): the message's
         # update saves it (SaveFight(made_from)).
         self.persistence.revs[eid] = max(their_rev, ours_rev)
-        self.dispatch(FightChangedElsewhere(merged, False, said, made_from=their_rev))
+        self.dispatch(FightChangedElsewhere(merged, False, said, made_from=self.persistence.vids.get(eid, "")))
 
-    def journal_conflict(self, model: Model, name: str, rev: int, raw: str) -> None:
-        """The journal found that another tab stored `name` (a key without the site's prefix) first;
-        `raw`: the version it holds."""
+    def behind_journal(self, eid: str, raw: str) -> bool:
+        """localStorage's copy of the fight is not newer than the journal's `raw`: it is this tab's own
+        (refused) write, or older, or none. Another tab's newer write is left there: the journal has
+        not answered it yet, and this tab takes it in once it has (journal_settled)."""
+        here, vid = self.persistence.stored_version(eid)
+        theirs = version_of(raw)[0]
+        return here is None or vid in self.base_of or theirs is None or here <= theirs
+
+    def journal_conflict(self, model: Model, name: str, vid: str, raw: str) -> None:
+        """The journal refused this tab's version `vid` of `name` (a key without the site's prefix):
+        another tab stored its own first; `raw`: the version the journal holds."""
         if not name.startswith("enc:"):
             return
         eid = name[len("enc:"):]
         if eid == model.timeline.present.id:
-            self.merge_other_tab(model, eid, self.base_of.get(rev), raw)
+            self.merge_other_tab(model, eid, self.base_of.get(vid), raw)
         else:
             # A fight not on screen (saved as this tab left it): the other tab's version stands, here too.
             self.restore(name, raw)
             self.persistence.revs.pop(eid, None)
+            self.persistence.vids.pop(eid, None)
 
     def restore(self, key: str, raw: str) -> None:
         getattr(self.store, "restore", self.store.set)(key, raw)
@@ -236,10 +268,11 @@ class Keeper:
         self.dispatch(CollectionChanged(key, items))
 
     # -- encounters -----------------------------------------------------------------------------
-    def load(self, eid: str) -> tuple[Timeline | None, bool]:
-        """A stored fight (None when it cannot be read; `locked`: a newer version's); what went wrong is said."""
+    def load(self, eid: str, raw: str | None = None) -> tuple[Timeline | None, bool]:
+        """A stored fight (None when it cannot be read; `locked`: a newer version's); what went wrong is
+        said. `raw`: the fight as the journal holds it, instead of localStorage's."""
         notices: list[Notice] = []
-        found = self.persistence.load_timeline(eid, notices)
+        found = self.persistence.load_timeline(eid, notices, raw)
         self.say(*notices)
         return found
 
@@ -263,6 +296,7 @@ class Keeper:
     def replace_with(self, model: Model, timeline: Timeline, replacing: str) -> None:
         """Over an earlier encounter: its list entry brought up to date, its stored revision forgotten."""
         self.persistence.revs.pop(replacing, None)
+        self.persistence.vids.pop(replacing, None)
         for entry in self.ws.encounters:
             if entry["id"] == replacing:
                 describe_entry(entry, timeline)

@@ -74,7 +74,8 @@ def start() -> None:
     journal = dom.py(getattr(rk, "journal", None))
     if journal is not None:
         journal.onError = dom.proxy(lambda name: rt.dispatch(JournalFailed(str(name))))
-        journal.onConflict = dom.proxy(lambda key, rev: rt.journal_conflict(str(key), int(rev)))
+        journal.onConflict = dom.proxy(lambda key, vid: rt.journal_conflict(str(key), str(vid)))
+        journal.onSettled = dom.proxy(lambda key: rt.journal_settled(str(key)))
         rt.keeper.journaled = bool(dom.py(getattr(journal, "ok", False)))
         aside = [str(k) for k in (dom.py(getattr(journal, "setAside", None)) or [])]
         if aside:

@@ -4,6 +4,7 @@ Python: the browser's localStorage is web/dom.py's BrowserStore, the tests use a
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Callable
 from typing import Any
@@ -41,7 +42,21 @@ from .persist import (
     merge,
 )
 
-__all__ = ["Persistence"]
+__all__ = ["Persistence", "version_of"]
+
+
+def version_of(raw: str | None) -> tuple[int | None, str]:
+    """A stored fight's revision (None: none, or unreadable) and version (its "vid"; "" when it has none)."""
+    if raw is None:
+        return None, ""
+    try:
+        doc = loads(raw, "saved data")
+    except SchemaError:
+        return None, ""
+    if not isinstance(doc, dict):
+        return None, ""
+    rev, vid = doc.get("rev"), doc.get("vid")
+    return (rev if isinstance(rev, int) else None), (vid if isinstance(vid, str) else "")
 
 
 class Persistence:
@@ -49,6 +64,7 @@ class Persistence:
         self.store = store
         self.clock = clock
         self.revs: dict[str, int] = {}
+        self.vids: dict[str, str] = {}   # per fight: the version this tab last wrote or read (its "vid"; "" for none)
         self.seen: dict[str, str | None] = {}   # per collection key: the text last read or written
         self.base: dict[str, list[Any]] = {}         # per collection key: the items last read or written
         self.newer: dict[str, list[Any]] = {}        # per collection key: entries a newer version wrote (kept as they are)
@@ -140,10 +156,11 @@ class Persistence:
         self.base[key] = list(items)
         return items
 
-    def load_timeline(self, eid: str, notices: list[Notice]) -> tuple[Timeline | None, bool]:
-        """(timeline or None, locked): locked means a newer app saved it and we must not write it."""
+    def load_timeline(self, eid: str, notices: list[Notice], raw: str | None = None) -> tuple[Timeline | None, bool]:
+        """(timeline or None, locked): locked means a newer app saved it and we must not write it.
+        `raw`: the stored text to read (the journal's), instead of the store's."""
         key = enc_key(eid)
-        raw = self.store.get(key)
+        raw = self.store.get(key) if raw is None else raw
         if raw is None:
             return None, False
         try:
@@ -159,6 +176,7 @@ class Persistence:
         try:
             timeline = timeline_from_dict(doc)
             self.revs[eid] = int(doc.get("rev", 0)) if isinstance(doc.get("rev", 0), int) else 0
+            self.vids[eid] = doc["vid"] if isinstance(doc.get("vid"), str) else ""
             return timeline, False
         except UNREADABLE as error:
             where = self.backup(key, raw)
@@ -271,38 +289,42 @@ class Persistence:
 
     # -- writing ---------------------------------------------------------------------------
     def stored_rev(self, eid: str) -> int | None:
-        raw = self.store.get(enc_key(eid))
-        if raw is None:
-            return None
-        try:
-            doc = loads(raw, "saved data")
-        except SchemaError:
-            return None
-        return doc.get("rev") if isinstance(doc, dict) and isinstance(doc.get("rev"), int) else None
+        return self.stored_version(eid)[0]
 
-    def save_timeline(self, timeline: Timeline, ws: Workspace, made_from: int | None = None) -> None:
+    def stored_version(self, eid: str) -> tuple[int | None, str]:
+        """The stored fight's revision and version (web/persistence.version_of)."""
+        return version_of(self.store.get(enc_key(eid)))
+
+    def save_timeline(self, timeline: Timeline, ws: Workspace, made_from: str | None = None) -> None:
         """Write the encounter; raises StorageFull (nothing written), ChangedElsewhere (another tab
         saved it meanwhile) or SchemaError (saved by a newer version: never overwritten).
-        `made_from`: the revision this write is made from, when not the one before it (a merge over
-        another tab's version, numbered past every revision this tab wrote meanwhile)."""
+
+        Each write is a version of its own ("vid", beside its revision number), made from the version
+        this tab last wrote or read, or `made_from` (a merge over another tab's version). The durable
+        journal takes it only over that version (static/journal.js): another tab that stored its own
+        at the same moment is found there, atomically, and this tab merges (web/keeping). While the
+        journal has not answered this tab's last write of the fight (`busy`), a newer revision another
+        tab left in localStorage is not merged here: which of the two came first is the journal's to say."""
         eid = timeline.present.id
         if eid in ws.locked:
             raise SchemaError("This encounter was saved by a newer version and is not overwritten.")
         stored = self.stored_rev(eid)
         known = self.revs.get(eid)
-        if stored is not None and known is not None and stored > known:
+        busy = getattr(self.store, "busy", None)
+        if stored is not None and known is not None and stored > known and not (busy is not None and busy(enc_key(eid))):
             raise ChangedElsewhere("This fight was changed in another tab.")
-        rev = (known or stored or 0) + 1
+        rev = max(known or 0, stored or 0) + 1
+        vid = secrets.token_hex(6)
         doc = timeline_to_dict(timeline)
         doc["rev"] = rev
+        doc["vid"] = vid
         doc["name"] = timeline.present.name
         self.store.set(enc_key(eid), dumps(doc))
         claim = getattr(self.store, "claim", None)
         if claim is not None:
-            # The durable journal takes this write only over the version it was made from (static/journal.js):
-            # another tab that stored its own at the same moment is found there, atomically.
-            claim(enc_key(eid), rev, rev - 1 if made_from is None else made_from)
+            claim(enc_key(eid), vid, self.vids.get(eid, "") if made_from is None else made_from)
         self.revs[eid] = rev
+        self.vids[eid] = vid
         self.save_index(ws)
 
     def save_index(self, ws: Workspace) -> None:
@@ -322,6 +344,7 @@ class Persistence:
         raw = self.store.get(enc_key(eid))
         self.store.remove(enc_key(eid))
         self.revs.pop(eid, None)
+        self.vids.pop(eid, None)
         return raw
 
     def restore_encounter(self, eid: str, raw: str) -> None:

@@ -252,16 +252,21 @@ class Runtime(Loop):
             return
         self.dispatch(StorageKept(kept))
 
-    def journal_conflict(self, key: str, rev: int) -> None:
-        """The journal found that another tab stored this key first (static/journal.js)."""
-        browser.later(self._journal_conflict(key, rev))
+    def journal_conflict(self, key: str, vid: str) -> None:
+        """The journal refused this tab's version `vid` of `key`: another tab stored its own first (static/journal.js)."""
+        browser.later(self._journal_conflict(key, vid))
 
-    async def _journal_conflict(self, key: str, rev: int) -> None:
+    async def _journal_conflict(self, key: str, vid: str) -> None:
         name = key[len(self.prefix):] if key.startswith(self.prefix) else key
         raw = dom.py(await dom.window.RK.journal.read(key))
         dom.window.RK.journal.resolved(key)
         if isinstance(raw, str):
-            self.keeper.journal_conflict(self.model, name, rev, raw)
+            self.keeper.journal_conflict(self.model, name, vid, raw)
+        self.keeper.journal_settled(self.model, name)  # (a merge that stored nothing leaves the journal answered)
+
+    def journal_settled(self, key: str) -> None:
+        """The journal answered every write of `key` this tab made (static/journal.js)."""
+        self.keeper.journal_settled(self.model, key[len(self.prefix):] if key.startswith(self.prefix) else key)
 
     # -- what the screens draw from -------------------------------------------------------------
     def context(self, model: Model) -> Context:

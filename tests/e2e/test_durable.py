@@ -6,6 +6,7 @@ the same profile."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -191,23 +192,38 @@ def test_two_tabs_tapping_at_the_same_moment_lose_no_tap(context, site):
     """Twenty times, Next turn in one tab and in the other within a few milliseconds (neither has
     seen the other's yet): the journal's transaction decides which came first, the other does its
     tap again on that version and says so. Then an Undo against a Next turn."""
-    from tests.e2e.conftest import open_app
+    from tests.e2e.conftest import SITE_PREFIX, open_app
 
     a = open_app(context, site["url"] + "/").page
     started_fight(a)
     b = open_app(context, site["url"] + "/").page
     b.wait_for_function("document.querySelector('[data-testid=turn-now]') !== null")
-    assert a.evaluate(STATE) == b.evaluate(STATE) == "Round 1 | " + a.evaluate(STATE).split(" | ")[1]
+    first = a.evaluate(STATE)
+    assert first.startswith("Round 1 | ") and b.evaluate(STATE) == first, (first, b.evaluate(STATE))
     for _ in range(20):
         same_moment(a, b, "next-turn", "next-turn")
-    # 40 Next turns between two combatants: round 21, on both tabs.
+
+    def shown() -> list[tuple[str, list[str]]]:
+        return [(page.evaluate(STATE), page.get_by_test_id("notice").all_inner_texts()) for page in (a, b)]
+
+    # 40 Next turns between two combatants: round 21, on both tabs, where the first round's first
+    # combatant has the turn again (not a tap lost, not one done twice).
     for page in (a, b):
-        page.wait_for_function("() => document.querySelector('[data-testid=round-counter]').textContent.startsWith('Round 21')",
-                               timeout=20_000)
+        try:
+            page.wait_for_function("() => document.querySelector('[data-testid=round-counter]').textContent.startsWith('Round 21')",
+                                   timeout=20_000)
+        except playwright_api.TimeoutError:
+            raise AssertionError(f"a tap lost or done twice: {shown()}") from None
+    key = SITE_PREFIX + "enc:" + a.evaluate(f"JSON.parse(localStorage.getItem('{SITE_PREFIX}index')).current")
+    for page in (a, b):  # the journal has answered every write of both tabs
+        page.wait_for_function("k => RK.journal.pending === 0 && !RK.journal.busy(k)", arg=key)
     a.wait_for_timeout(1000)
-    assert a.evaluate(STATE) == b.evaluate(STATE)
+    assert a.evaluate(STATE) == b.evaluate(STATE) == "Round 21 | " + first.split(" | ")[1], shown()
     said = a.get_by_test_id("notice").all_inner_texts() + b.get_by_test_id("notice").all_inner_texts()
     assert any("Merged with a change made in another tab" in text for text in said), said
+    # Both stores hold the same version, which both tabs show.
+    assert a.evaluate("k => localStorage.getItem(k)", key) == a.evaluate(IDB_VALUE, key)
+    assert sum(x["kind"] == "next_turn" for x in json.loads(a.evaluate(IDB_VALUE, key))["actions"]) == 40
 
     # Undo here, Next turn there, at the same moment: either both are kept (the Undo came first) or
     # the Undo is refused and said; never silently lost.

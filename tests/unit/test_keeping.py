@@ -167,7 +167,7 @@ def test_a_change_saved_in_two_tabs_at_once_is_merged_saved_and_said_and_the_oth
     assert b.names() == ["Ann", "Bob"] and hp(b, "Ann") == 7 and stored_names(store, eid) == ["Ann", "Bob"]
     assert Persistence(store).load_timeline(eid, [])[0].present.combatants[0].hp == 7
     merged = [e for e, _ in b.seen if isinstance(e, SaveFight) and e.made_from is not None]
-    assert len(merged) == 1 and merged[0].made_from == a.keeper.persistence.revs[eid]
+    assert len(merged) == 1 and merged[0].made_from == a.keeper.persistence.vids[eid]  # made from A's version
     assert any("both are kept" in n.text for n in b.model.notices)
     # Tab A hears the storage event: it shows B's merged fight, and its next change builds on it.
     a.keeper.pick_up_other_tab(a.model)
@@ -199,8 +199,8 @@ def test_the_journal_s_race_merges_our_change_on_the_version_it_kept():
     b.add("Bob")  # stored over revision 1 here; the journal says another tab's revision 2 came first
     other = Tab(MemoryStore({k: v for k, v in store.data.items()}))
     other.keeper.persistence.revs[eid] = theirs.get("rev", 1)
-    rev = b.keeper.persistence.revs[eid]
-    b.keeper.journal_conflict(b.model, f"enc:{eid}", rev, theirs_raw)
+    vid = b.keeper.persistence.vids[eid]  # B's refused version
+    b.keeper.journal_conflict(b.model, f"enc:{eid}", vid, theirs_raw)
     assert b.names() == ["Ann", "Bob"] and stored_names(store, eid) == ["Ann", "Bob"]
 
 

@@ -363,7 +363,7 @@ class FightChangedElsewhere(Record):
     timeline: Any
     conflict: bool = False
     said: str = ""
-    made_from: int | None = None  # a merge of ours on theirs: saved, made from their revision (web/keeping)
+    made_from: str | None = None  # a merge of ours on theirs: saved, made from their version's vid (web/keeping)
 
 
 class CollectionChanged(Record):
