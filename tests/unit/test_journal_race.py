@@ -129,7 +129,9 @@ class JournalStore:
             self.browser.transactions.append((self, batch))
 
     def transaction(self, batch: list[list[str | None]]) -> None:
-        """The journal's transaction: atomic against every other tab's."""
+        """The journal's transaction: atomic against every other tab's. (A write of another key than a
+        fight's, never claimed, is simply stored: the journal's "newest wins" by its sequence number
+        is the order the transactions run in here.)"""
         lost: list[tuple[str, str]] = []
         for key, value, vid, base, merges in batch:
             assert key is not None
@@ -185,7 +187,7 @@ class Journaled(Tab):
             keeper.journal_settled(self.model, key)
 
 
-def two_combatants(tab: Tab) -> None:
+def three_combatants(tab: Tab) -> None:
     for name in ("Ann", "Bob", "Cyd"):
         tab.dispatch(Act("add_combatant", Join({"name": name, "max_hp": 200, "initiative": 10}), RNG))
     tab.dispatch(Act("start_combat", Flow(), random.Random(1)))
@@ -214,7 +216,7 @@ def settle(browser: Browser, tabs: list[Journaled], rng: random.Random, taps: di
 def opened(count: int) -> tuple[Browser, list[Journaled]]:
     browser = Browser()
     first = Journaled(browser)
-    two_combatants(first)
+    three_combatants(first)
     tabs = [first]
     while first.store.tasks or browser.transactions:
         settle(browser, tabs, random.Random(0), {})
