@@ -156,7 +156,7 @@ class Keeper:
         this tab's last write was made from plus this tab's own changes, or a race the journal then
         finds would do the other tab's changes again on their own version and lose ours."""
         eid = model.timeline.present.id
-        if self.journaled and self.waiting(eid):
+        if self.journaled and self.persistence.waiting(eid):
             self.deferred.add(eid)
             return
         self.deferred.discard(eid)
@@ -171,16 +171,11 @@ class Keeper:
             self.shared = timeline
             self.dispatch(FightChangedElsewhere(timeline, conflict))
 
-    def waiting(self, eid: str) -> bool:
-        """This tab's write of the fight is not answered by the journal yet (or lost a race not merged yet)."""
-        busy = getattr(self.store, "busy", None)
-        return busy is not None and bool(busy(f"enc:{eid}"))
-
     def journal_settled(self, model: Model, name: str) -> None:
         """The journal answered every write of `name` (a key without the site's prefix) this tab made:
         another tab's version that came meanwhile is looked at now."""
         eid = name[len("enc:"):] if name.startswith("enc:") else ""
-        if eid in self.deferred and not self.waiting(eid):
+        if eid in self.deferred and not self.persistence.waiting(eid):
             self.deferred.discard(eid)
             if eid == model.timeline.present.id:
                 self.pick_up_other_tab(model)

@@ -295,6 +295,11 @@ class Persistence:
         """The stored fight's revision and version (web/persistence.version_of)."""
         return version_of(self.store.get(enc_key(eid)))
 
+    def waiting(self, eid: str) -> bool:
+        """The journal has not answered this tab's last write of the fight (or refused it, not merged yet)."""
+        busy = getattr(self.store, "busy", None)
+        return busy is not None and bool(busy(enc_key(eid)))
+
     def save_timeline(self, timeline: Timeline, ws: Workspace, made_from: str | None = None) -> None:
         """Write the encounter; raises StorageFull (nothing written), ChangedElsewhere (another tab
         saved it meanwhile) or SchemaError (saved by a newer version: never overwritten).
@@ -303,15 +308,14 @@ class Persistence:
         this tab last wrote or read, or `made_from` (a merge over another tab's version). The durable
         journal takes it only over that version (static/journal.js): another tab that stored its own
         at the same moment is found there, atomically, and this tab merges (web/keeping). While the
-        journal has not answered this tab's last write of the fight (`busy`), a newer revision another
+        journal has not answered this tab's last write of the fight (`waiting`), a newer revision another
         tab left in localStorage is not merged here: which of the two came first is the journal's to say."""
         eid = timeline.present.id
         if eid in ws.locked:
             raise SchemaError("This encounter was saved by a newer version and is not overwritten.")
         stored = self.stored_rev(eid)
         known = self.revs.get(eid)
-        busy = getattr(self.store, "busy", None)
-        if stored is not None and known is not None and stored > known and not (busy is not None and busy(enc_key(eid))):
+        if stored is not None and known is not None and stored > known and not self.waiting(eid):
             raise ChangedElsewhere("This fight was changed in another tab.")
         rev = max(known or 0, stored or 0) + 1
         vid = secrets.token_hex(6)

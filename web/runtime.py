@@ -257,7 +257,7 @@ class Runtime(Loop):
         browser.later(self._journal_conflict(key, vid))
 
     async def _journal_conflict(self, key: str, vid: str) -> None:
-        name = key[len(self.prefix):] if key.startswith(self.prefix) else key
+        name = self.unprefixed(key)
         raw = dom.py(await dom.window.RK.journal.read(key))
         dom.window.RK.journal.resolved(key)
         if isinstance(raw, str):
@@ -266,7 +266,11 @@ class Runtime(Loop):
 
     def journal_settled(self, key: str) -> None:
         """The journal answered every write of `key` this tab made (static/journal.js)."""
-        self.keeper.journal_settled(self.model, key[len(self.prefix):] if key.startswith(self.prefix) else key)
+        self.keeper.journal_settled(self.model, self.unprefixed(key))
+
+    def unprefixed(self, key: str) -> str:
+        """A journal key as the keeper names it: without this site's prefix."""
+        return key[len(self.prefix):] if key.startswith(self.prefix) else key
 
     # -- what the screens draw from -------------------------------------------------------------
     def context(self, model: Model) -> Context:

@@ -188,11 +188,9 @@ STATE = ("() => document.querySelector('[data-testid=round-counter]').textConten
          "document.querySelector('[data-testid=combatant-row][aria-current=true] .name').firstChild.textContent")
 
 
-def test_two_tabs_tapping_at_the_same_moment_lose_no_tap(context, site):
-    """Twenty times, Next turn in one tab and in the other within a few milliseconds (neither has
-    seen the other's yet): the journal's transaction decides which came first, the other does its
-    tap again on that version and says so. Then an Undo against a Next turn."""
-    from tests.e2e.conftest import SITE_PREFIX, open_app
+def two_tabs_on_a_started_fight(context, site) -> tuple:
+    """Tab A starts a fight, tab B opens on it; both show round 1's first turn (returned as STATE)."""
+    from tests.e2e.conftest import open_app
 
     a = open_app(context, site["url"] + "/").page
     started_fight(a)
@@ -200,30 +198,44 @@ def test_two_tabs_tapping_at_the_same_moment_lose_no_tap(context, site):
     b.wait_for_function("document.querySelector('[data-testid=turn-now]') !== null")
     first = a.evaluate(STATE)
     assert first.startswith("Round 1 | ") and b.evaluate(STATE) == first, (first, b.evaluate(STATE))
-    for _ in range(20):
-        same_moment(a, b, "next-turn", "next-turn")
+    return a, b, first
+
+
+def every_turn_once(a, b, first: str, round_: int, turns: int) -> None:
+    """Both tabs at `round_`, where the first round's first combatant has the turn again (not a tap
+    lost, not one done twice); the journal has answered every write of both; localStorage's copy of
+    the fight is the journal's record, with `turns` Next turns in it."""
+    from tests.e2e.conftest import SITE_PREFIX
 
     def shown() -> list[tuple[str, list[str]]]:
         return [(page.evaluate(STATE), page.get_by_test_id("notice").all_inner_texts()) for page in (a, b)]
 
-    # 40 Next turns between two combatants: round 21, on both tabs, where the first round's first
-    # combatant has the turn again (not a tap lost, not one done twice).
     for page in (a, b):
         try:
-            page.wait_for_function("() => document.querySelector('[data-testid=round-counter]').textContent.startsWith('Round 21')",
-                                   timeout=20_000)
+            page.wait_for_function("r => document.querySelector('[data-testid=round-counter]').textContent.startsWith(`Round ${r}`)",
+                                   arg=round_, timeout=20_000)
         except playwright_api.TimeoutError:
             raise AssertionError(f"a tap lost or done twice: {shown()}") from None
     key = SITE_PREFIX + "enc:" + a.evaluate(f"JSON.parse(localStorage.getItem('{SITE_PREFIX}index')).current")
-    for page in (a, b):  # the journal has answered every write of both tabs
+    for page in (a, b):
         page.wait_for_function("k => RK.journal.pending === 0 && !RK.journal.busy(k)", arg=key)
     a.wait_for_timeout(1000)
-    assert a.evaluate(STATE) == b.evaluate(STATE) == "Round 21 | " + first.split(" | ")[1], shown()
+    assert a.evaluate(STATE) == b.evaluate(STATE) == f"Round {round_} | " + first.split(" | ")[1], shown()
+    assert a.evaluate("k => localStorage.getItem(k)", key) == a.evaluate(IDB_VALUE, key)
+    assert sum(x["kind"] == "next_turn" for x in json.loads(a.evaluate(IDB_VALUE, key))["actions"]) == turns
+
+
+def test_two_tabs_tapping_at_the_same_moment_lose_no_tap(context, site):
+    """Twenty times, Next turn in one tab and in the other within a few milliseconds (neither has
+    seen the other's yet): the journal's transaction decides which came first, the other does its
+    tap again on that version and says so. Then an Undo against a Next turn."""
+    a, b, first = two_tabs_on_a_started_fight(context, site)
+    for _ in range(20):
+        same_moment(a, b, "next-turn", "next-turn")
+    # 40 Next turns between two combatants: round 21, on both tabs and in both stores.
+    every_turn_once(a, b, first, 21, 40)
     said = a.get_by_test_id("notice").all_inner_texts() + b.get_by_test_id("notice").all_inner_texts()
     assert any("Merged with a change made in another tab" in text for text in said), said
-    # Both stores hold the same version, which both tabs show.
-    assert a.evaluate("k => localStorage.getItem(k)", key) == a.evaluate(IDB_VALUE, key)
-    assert sum(x["kind"] == "next_turn" for x in json.loads(a.evaluate(IDB_VALUE, key))["actions"]) == 40
 
     # Undo here, Next turn there, at the same moment: either both are kept (the Undo came first) or
     # the Undo is refused and said; never silently lost.
@@ -250,14 +262,8 @@ def test_two_tabs_whose_journal_answers_late_lose_no_tap(context, site):
     """The same race with the journal answering late: each tab hears the other's writes while its
     own is on its way, takes none in until answered, and every tap is there once, in both tabs and
     in both stores."""
-    from tests.e2e.conftest import SITE_PREFIX, open_app
-
     context.add_init_script(LATE_JOURNAL)
-    a = open_app(context, site["url"] + "/").page
-    started_fight(a)
-    b = open_app(context, site["url"] + "/").page
-    b.wait_for_function("document.querySelector('[data-testid=turn-now]') !== null")
-    first = a.evaluate(STATE)
+    a, b, first = two_tabs_on_a_started_fight(context, site)
     for _ in range(10):
         # Here twice, 80 ms apart; there once, at the first: three turns.
         at = a.evaluate("Date.now()") + 250
@@ -265,17 +271,5 @@ def test_two_tabs_whose_journal_answers_late_lose_no_tap(context, site):
         a.evaluate(TAP_AT, ["next-turn", at + 80])
         b.evaluate(TAP_AT, ["next-turn", at])
         a.wait_for_timeout(600)
-    for page in (a, b):
-        try:
-            page.wait_for_function("() => document.querySelector('[data-testid=round-counter]').textContent.startsWith('Round 16')",
-                                   timeout=20_000)
-        except playwright_api.TimeoutError:
-            raise AssertionError(f"a tap lost or done twice: {a.evaluate(STATE)}, {b.evaluate(STATE)}") from None
-    key = SITE_PREFIX + "enc:" + a.evaluate(f"JSON.parse(localStorage.getItem('{SITE_PREFIX}index')).current")
-    for page in (a, b):
-        page.wait_for_function("k => RK.journal.pending === 0 && !RK.journal.busy(k)", arg=key)
-    a.wait_for_timeout(1000)
-    assert a.evaluate(STATE) == b.evaluate(STATE) == "Round 16 | " + first.split(" | ")[1]
+    every_turn_once(a, b, first, 16, 30)
     assert a.evaluate("RK.journal.conflicts") + b.evaluate("RK.journal.conflicts") > 0
-    assert a.evaluate("k => localStorage.getItem(k)", key) == a.evaluate(IDB_VALUE, key)
-    assert sum(x["kind"] == "next_turn" for x in json.loads(a.evaluate(IDB_VALUE, key))["actions"]) == 30
