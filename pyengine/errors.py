@@ -11,6 +11,7 @@ __all__ = [
     "DiceValueError",
     "DiceWorkError",
     "RuleError",
+    "UnsetDefenceError",
     "SchemaError",
 ]
 
@@ -49,6 +50,11 @@ class DiceValueError(DiceError):
 
 class RuleError(EngineError):
     """A game rule forbids what was asked."""
+
+
+class UnsetDefenceError(RuleError):
+    """The target's defence the attack is rolled against is not set (the game master has not set it
+    up for attacks): a player's phone is told so, never the defence's name or number."""
 
 
 class SchemaError(EngineError):

@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .errors import SchemaError
+from .fair import is_commitment, is_secret
 from .handoff import check_view
 from .storage import check_json_depth
 from .text import clean_text
 
 __all__ = [
     "LIVE_VERSION", "MAX_MESSAGE", "MAX_DEPTH", "Incoming", "State", "Beat", "You", "Answer", "Hello", "Bye", "Ask", "Claim", "Init", "Done",
-    "Attack", "Heal", "DeathSave", "Roll", "Request", "LiveError", "new_room", "read_room", "join_code",
+    "Attack", "Heal", "DeathSave", "Roll", "Reveal", "Drawn", "drawn_text", "Request", "LiveError", "new_room", "read_room", "join_code",
     "state_text", "beat_text", "STATE_PREFIX", "BEAT_PREFIX", "WIRE", "hello_text", "request_text", "you_text", "BEAT_MS", "SILENT_MS", "read_message", "read_servers", "FROM_HOST", "FROM_FOLLOWER", "DEFAULT_RELAYS",
     "DEFAULT_STUN", "newer", "RELAY_SCHEMES", "STUN_SCHEMES", "relay_origin", "allowed_relays", "check_relays", "answer_text", "ANSWERS", "MAX_RID", "DEFAULT_NOSTR",
 ]
@@ -33,14 +34,14 @@ LIVE_VERSION = 1
 MAX_MESSAGE = 64_000      # characters: a 50-combatant view with conditions is under 10,000
 MAX_DEPTH = 8             # the view nests 4 deep
 MAX_REVISION = 2**53      # revisions are a millisecond clock: JSON's safe integers
-FROM_HOST = frozenset({"state", "beat", "you", "ans"})
+FROM_HOST = frozenset({"state", "beat", "you", "ans", "draw"})
 BEAT_MS = 4_000           # the host says it is there this often (a phone killed says nothing)
 SILENT_MS = 11_000        # a follower that heard nothing from its host this long is reconnecting
-FROM_FOLLOWER = frozenset({"hello", "claim", "init", "done", "roll", "atk", "heal", "dsave", "bye"})
+FROM_FOLLOWER = frozenset({"hello", "claim", "init", "done", "roll", "atk", "heal", "dsave", "show", "bye"})
 ANSWERS = ("waiting", "applied", "dismissed", "refused")  # what a request came to (the game master's "ans")
 MAX_RID = 2**31           # a request's number on its phone (answers name it)
 MAX_ROLL = 1_000_000
-MAX_SEED = 2**53          # an attack's dice, drawn on the player's phone: the seed the game master's engine rolls them from
+MAX_SEED = 2**53          # a verified roll's seed (pyengine.fair.joint_seed), kept with the request it rolled
 MAX_PC_ATTACKS = 20
 # Where phones meet to exchange their WebRTC handshakes: public WebTorrent trackers (Trystero's
 # torrent strategy; build.py writes these and only these into the CSP's connect-src). They see that
@@ -70,7 +71,10 @@ ROOM_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123
 
 
 class LiveError(SchemaError):
-    """A message refused: too large, too deep, not JSON, another version, not expected here."""
+    """A message refused: too large, too deep, not JSON, another version, not expected here. `rid`:
+    the request's number when the message was a request read that far (its phone is told why)."""
+
+    rid = 0
 
 
 # What another phone or window says, read whole and checked (`read_message`): one frozen record per
@@ -164,7 +168,7 @@ class Attack(Ask):
     kind: ClassVar[str] = "atk"
     target: str               # a players' view id
     weapon: str = ""          # the attack's name ("": the combatant's own stats)
-    seed: int                 # the dice the player's phone drew (the game master's engine rolls from it)
+    commit: str               # the player's phone's commitment to its secret (pyengine.fair): the dice come from both phones
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -176,20 +180,45 @@ class Heal(Ask):
 
 @dataclass(frozen=True, kw_only=True)
 class DeathSave(Ask):
+    """A death save: verified (`commit`: the d20 comes from both phones) or typed (`face`, from a real die)."""
+
     kind: ClassVar[str] = "dsave"
-    face: int                 # the d20 the player's phone rolled
+    commit: str = ""
+    face: int = 0
 
 
 @dataclass(frozen=True, kw_only=True)
 class Roll(Ask):
+    """A roll at a target: its dice (`expr`) and what it is (`label`); verified (`commit`) or typed
+    (`value`, a total read off real dice: checked against what `expr` can total)."""
+
     kind: ClassVar[str] = "roll"
     target: str
-    value: int                # its total
-    text: str                 # its dice and label, as the player's phone rolled them
+    expr: str
+    label: str = ""
+    commit: str = ""
+    value: int = 0
 
 
-Request = Claim | Init | Done | Attack | Heal | DeathSave | Roll
-Incoming = State | Beat | You | Answer | Hello | Bye | Request
+@dataclass(frozen=True, kw_only=True)
+class Reveal(Ask):
+    """A player's phone shows the secret it committed to for its request `rid` (pyengine.fair)."""
+
+    kind: ClassVar[str] = "show"
+    secret: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Drawn:
+    """To one phone: the game master's value for its request `rid`'s commitment (the dice's other half)."""
+
+    kind: ClassVar[str] = "draw"
+    rid: int
+    value: str
+
+
+Request = Claim | Init | Done | Attack | Heal | DeathSave | Roll | Reveal
+Incoming = State | Beat | You | Answer | Drawn | Hello | Bye | Request
 
 
 def new_room() -> tuple[str, str]:
@@ -311,9 +340,14 @@ def hello_text(name: str, device: str = "") -> str:
 
 
 def request_text(kind: str, **fields: Any) -> str:
-    """A follower's request: claim (cid), init (value), done, roll (target, value, text), atk (target,
-    with: the attack's name, seed: the dice), heal (value, temp), dsave (face)."""
+    """A follower's request: claim (cid), init (value), done, roll (target, expr, label, and c: a
+    commitment, or value: a typed total), atk (target, with: the attack's name, c), heal (value, temp),
+    dsave (c, or face: a typed d20), show (s: the secret a commitment promised)."""
     return _dumps({"v": LIVE_VERSION, "t": kind, **fields})
+
+
+def drawn_text(rid: int, value: str) -> str:
+    return _dumps({"v": LIVE_VERSION, "t": "draw", "rid": rid, "g": value})
 
 
 def answer_text(rid: int, answer: str, why: str = "") -> str:
@@ -417,11 +451,50 @@ def read_message(text: Any, expected: frozenset[str]) -> Incoming:
     return _asked(kind, doc)
 
 
+def _rolled(kind: str, doc: dict[str, Any], rid: int) -> DeathSave | Roll:
+    """A death save or a roll at a target: verified (a commitment) or typed (a face, a total)."""
+    if kind == "dsave":
+        if "face" not in doc:
+            return DeathSave(commit=_commit(doc, "a death save"), rid=rid)
+        face = _whole(doc.get("face"), "death save", 20)
+        if face < 1:
+            raise LiveError("a typed death save is one d20, from 1 to 20")
+        return DeathSave(face=face, rid=rid)
+    expr, label = doc.get("expr"), doc.get("label", "")
+    if not isinstance(expr, str) or not expr.strip() or len(expr) > 200 or not isinstance(label, str):
+        raise LiveError("a roll without its dice")
+    typed = "value" in doc
+    return Roll(target=_ident(doc.get("target"), "roll"), expr=expr.strip(), label=clean_text(label)[:60],
+                commit="" if typed else _commit(doc, "a roll"), value=_whole(doc.get("value"), "roll", MAX_ROLL) if typed else 0, rid=rid)
+
+
+def _commit(doc: dict[str, Any], what: str) -> str:
+    """A verified roll's commitment (pyengine.fair); a request that names its own dice (a seed, a face
+    with no commitment) is refused: the dice come from both phones."""
+    commit = doc.get("c")
+    if not is_commitment(commit):
+        raise LiveError(f"{what} without its commitment: the dice come from both phones (reload this phone's page)")
+    return str(commit)
+
+
 def _asked(kind: str, doc: dict[str, Any]) -> Incoming:
     """A follower's message (and the game master's answer to one), its fields checked."""
     if kind == "bye":
         return Bye()
     rid = _whole(doc.get("rid", 0), kind, MAX_RID)
+    try:
+        return _fields(kind, doc, rid)
+    except LiveError as error:
+        error.rid = rid
+        raise
+
+
+def _fields(kind: str, doc: dict[str, Any], rid: int) -> Incoming:
+    if kind == "draw":
+        value = doc.get("g")
+        if not is_secret(value):
+            raise LiveError("a draw without its value")
+        return Drawn(rid=rid, value=str(value))
     if kind == "ans":
         answer, why = doc.get("state"), doc.get("why", "")
         if answer not in ANSWERS or not isinstance(why, str):
@@ -437,8 +510,12 @@ def _asked(kind: str, doc: dict[str, Any]) -> Incoming:
         weapon = doc.get("with", "")
         if not isinstance(weapon, str):
             raise LiveError("an attack without its weapon")
-        return Attack(target=_ident(doc.get("target"), "attack"), weapon=clean_text(weapon)[:60],
-                      seed=_whole(doc.get("seed"), "attack", MAX_SEED), rid=rid)
+        return Attack(target=_ident(doc.get("target"), "attack"), weapon=clean_text(weapon)[:60], commit=_commit(doc, "an attack"), rid=rid)
+    if kind == "show":
+        secret = doc.get("s")
+        if not is_secret(secret):
+            raise LiveError("a roll shown without its secret (32 hex digits)")
+        return Reveal(secret=str(secret), rid=rid)
     if kind == "heal":
         temp = doc.get("temp", False)
         if not isinstance(temp, bool):
@@ -447,17 +524,8 @@ def _asked(kind: str, doc: dict[str, Any]) -> Incoming:
         if value <= 0:
             raise LiveError("a heal of nothing")
         return Heal(value=value, temp=temp, rid=rid)
-    if kind == "dsave":
-        face = _whole(doc.get("face"), "death save", 20)
-        if face < 1:
-            raise LiveError("a death save is one d20")
-        return DeathSave(face=face, rid=rid)
-    if kind == "roll":
-        text = doc.get("text")
-        if not isinstance(text, str):
-            raise LiveError("a roll without its dice")
-        return Roll(target=_ident(doc.get("target"), "roll"), value=_whole(doc.get("value"), "roll", MAX_ROLL),
-                    text=clean_text(text)[:200], rid=rid)
+    if kind in ("dsave", "roll"):
+        return _rolled(kind, doc, rid)
     name, device = doc.get("name", ""), doc.get("device", "")
     if not isinstance(name, str):
         raise LiveError("a hello without a name")

@@ -180,6 +180,12 @@ class System:
         outcome = self.attack_outcome(args)
         return "critical hit" if outcome.crit else "hit" if outcome.hit else "miss"
 
+    def attack_roll_words(self, args: dict[str, Any]) -> str:
+        """What a player's phone may be told of its attack while the game master has not applied it:
+        its own roll, never whether it hit (that would tell the target's defences before the game
+        master decides). "" where the system's roll alone says too much."""
+        return ""
+
     def on_damage(self, encounter: Encounter, before: Combatant, amount: int) -> tuple[Encounter, list[Event]]:
         """After `before` took `amount` damage (the encounter already holds its new hit points):
         what the rules add (a reminder, a failed death save ...)."""

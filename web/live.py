@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from pyengine.fair import is_secret
 from pyengine.live import MAX_SEED
 from pyengine.model import Combatant
 
@@ -119,6 +120,8 @@ def followers_line(live: Live, combatants: Iterable[Combatant] = ()) -> str:
         text += f" {who.get(peer, 'A phone')} sent too much: muted for {max(1, round((until - live.now_ms) / 1000))} s."
     if live.limited:
         text += f" {live.limited:,} {'message' if live.limited == 1 else 'messages'} over the limit, dropped."
+    if live.unshown:
+        text += f" {live.unshown} {'roll' if live.unshown == 1 else 'rolls'} not shown by {'its phone' if live.unshown == 1 else 'their phones'}."
     return text
 
 
@@ -131,18 +134,19 @@ def live_table_text(live: Live) -> str:
     """What the game master's phone keeps with its live room, as it changes: the claims it approved
     and the requests still waiting (by device: a phone's connection is new after any reload)."""
     return json.dumps({"room": live.room, "claims": [list(c) for c in live.claims[-MAX_KEPT_CLAIMS:]],
-                       "requests": [[r.id, r.device, r.kind, r.cid, r.text, r.target, r.amount, r.rid, r.seed, r.weapon]
-                                    for r in live.requests[-MAX_KEPT_REQUESTS:]]}, separators=(",", ":"))
+                       "requests": [[r.id, r.device, r.kind, r.cid, r.text, r.target, r.amount, r.rid, r.seed, r.weapon, r.typed]
+                                    for r in live.requests[-MAX_KEPT_REQUESTS:]], "key": live.key}, separators=(",", ":"))
 
 
-def read_live_table(text: str, room: str) -> tuple[tuple[tuple[str, str], ...], tuple[Request, ...]]:
-    """The claims and waiting requests kept for `room` (another room's, or anything damaged: none)."""
+def read_live_table(text: str, room: str) -> tuple[tuple[tuple[str, str], ...], tuple[Request, ...], str]:
+    """The claims and waiting requests kept for `room` (another room's, or anything damaged: none),
+    and the key its answers to players' commitments are made from ("": none kept)."""
     try:
         doc: Any = json.loads(text) if text and len(text) < 100_000 else None
     except ValueError:
-        return (), ()
+        return (), (), ""
     if not isinstance(doc, dict) or doc.get("room") != room:
-        return (), ()
+        return (), (), ""
 
     def short(x: object, n: int = 40) -> bool:
         return isinstance(x, str) and 0 < len(x) <= n
@@ -155,13 +159,15 @@ def read_live_table(text: str, room: str) -> tuple[tuple[tuple[str, str], ...], 
                    if isinstance(c, list) and len(c) == 2 and short(c[0]) and short(c[1]))
     requests = []
     for r in listed("requests", MAX_KEPT_REQUESTS):
-        if (isinstance(r, list) and len(r) in (8, 10) and type(r[0]) is int and short(r[1]) and r[2] in REQUEST_KINDS
+        if (isinstance(r, list) and len(r) in (8, 10, 11) and type(r[0]) is int and short(r[1]) and r[2] in REQUEST_KINDS
                 and short(r[3]) and short(r[4], 2000) and isinstance(r[5], str) and len(r[5]) <= 40
                 and type(r[6]) is int and type(r[7]) is int):
-            seed, weapon = (r[8], r[9]) if len(r) == 10 else (0, "")
-            if type(seed) is int and 0 <= seed < MAX_SEED and isinstance(weapon, str) and len(weapon) <= 60:
-                requests.append(Request(r[0], "", r[1], r[2], r[3], r[4], r[5], r[6], r[7], seed, weapon))
-    return claims, tuple(requests)
+            seed, weapon = (r[8], r[9]) if len(r) >= 10 else (0, "")
+            typed = r[10] if len(r) == 11 else False
+            if type(seed) is int and 0 <= seed < MAX_SEED and isinstance(weapon, str) and len(weapon) <= 60 and type(typed) is bool:
+                requests.append(Request(r[0], "", r[1], r[2], r[3], r[4], r[5], r[6], r[7], seed, weapon, typed))
+    key = doc.get("key")
+    return claims, tuple(requests), str(key) if is_secret(key) else ""
 
 
 def relays_line(live: Live) -> str:

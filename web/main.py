@@ -39,7 +39,9 @@ def start() -> None:
     store, status = dom.open_store(prefix)
     seed_text = dom.py(window.URLSearchParams.new(window.location.search).get("seed"))
     seed, refused = read_seed(None if seed_text is None else str(seed_text))
-    rng = random.Random(seed) if seed is not None else random.Random()
+    # The system's own randomness (not a Mersenne Twister a peer could learn from the values it is sent:
+    # a verified roll's secret and the game master's key come from it), unless `?seed=` fixes the dice.
+    rng = random.Random(seed) if seed is not None else random.SystemRandom()
     display = str(window.location.hash or "") == "#display"
     if seed is not None and not display:  # (the display rolls nothing)
         say_fixed_dice(str(seed_text))

@@ -13,7 +13,7 @@ from pyengine.tracker import Timeline
 from .persist import Notice
 from .state import Ui
 
-__all__ = ["Model", "NEXT_TURN_GUARD", "Trash", "Live", "Peer", "Request"]
+__all__ = ["Model", "NEXT_TURN_GUARD", "Trash", "Live", "Peer", "Pending", "Request"]
 
 NEXT_TURN_GUARD = 0.4  # seconds: two taps on Next turn closer than this are one tap (RK.nextTurnGuardMs)
 
@@ -51,8 +51,23 @@ class Request:
     target: str = ""        # a roll's target
     amount: int = 0         # a roll's total
     rid: int = 0            # its number on the player's phone (the answer names it)
-    seed: int = 0           # an attack's dice (drawn on the player's phone), a death save's face
+    seed: int = 0           # a verified roll's seed (from both phones: pyengine.fair), a typed death save's face
     weapon: str = ""        # an attack's weapon (the attack's name; "": the combatant's own stats)
+    typed: bool = False     # its dice were typed from real dice (not verified): never applied without asking
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A player's verified roll, between the game master's answer to its commitment and its phone's
+    reveal (pyengine.fair): the request as sent, checked again when the secret comes."""
+
+    peer: str
+    device: str
+    rid: int
+    commit: str
+    message: Any            # the request (pyengine.live's Attack, DeathSave or Roll)
+    who: str                # the character it is for, as the game master reads it
+    at_ms: float            # when the game master's phone answered it (a reveal later than REVEAL_MS is not waited for)
 
 @dataclass(frozen=True)
 class Live:
@@ -118,6 +133,11 @@ class Live:
     networks: tuple[int, int, int, int] = (-1, -1, -1, -1)  # Nostr up / asked, WebTorrent up / asked (-1: not used, not known)
     limits: tuple[tuple[str, float, float, float], ...] = ()  # host: (peer, tokens, at ms, muted until ms): each phone's rate
     limited: int = 0                        # host: messages dropped by the rate limit or the caps (counted, not drawn)
+    key: str = ""                           # host: what its values for players' commitments are made from (pyengine.fair.drawn; never sent)
+    draws: tuple[Pending, ...] = ()         # host: verified rolls answered, waiting for their phone's reveal
+    seen: tuple[str, ...] = ()              # host: commitments already answered (a replayed one is refused)
+    unshown: int = 0                        # host: rolls a phone committed to and did not show (or showed another)
+    rolling: tuple[str, ...] = ()           # follow: (secret, dice) of the verified roll being asked ("1d20" a death save, "" an attack)
 
     @property
     def hosting(self) -> bool:

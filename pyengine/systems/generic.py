@@ -13,7 +13,7 @@ from typing import Any
 from ..damage import mend, take_damage
 from ..damage_types import Defenses, Portion, adjust, parts_from_args, parts_to_args, split_typed
 from ..dice import Distribution, Rng, distribution_ast, parse, roll_ast
-from ..errors import EngineError, RuleError
+from ..errors import EngineError, RuleError, UnsetDefenceError
 from ..model import TOOL_KINDS, Combatant, Encounter, Event, NamedAttack, Outcome, StatField
 from ..notation import MAX_DICE, count_dice, doubled_dice
 from ..record import Record
@@ -65,7 +65,7 @@ def attack_spec(enc: Encounter, args: dict[str, Any]) -> AttackSpec:
         raise RuleError("A combatant cannot attack itself.")
     ac = target.stat("ac")
     if ac is None:
-        raise RuleError(f"{target.name} has no AC: edit it (or type what the game master says) to see the odds.")
+        raise UnsetDefenceError(f"{target.name} has no AC: edit it (or type what the game master says) to see the odds.")
     cover = args.get("cover") or "none"
     if cover == "complete":
         raise RuleError(f"{target.name} has complete cover: it cannot be targeted directly.")
@@ -292,11 +292,14 @@ class GenericSystem(System):
     def is_creature(self, combatant: Combatant) -> bool:
         return not is_lair(combatant)
 
+    def attack_roll_words(self, args: dict[str, Any]) -> str:
+        """The player's own d20 and bonus ("1d20 (13) +0 = 13"), not the AC, not hit or miss."""
+        return str(args.get("text", "")).split(" vs AC", 1)[0]
+
     def attack_words(self, args: dict[str, Any]) -> str:
         """The player's own d20 total (its roll and bonus, not the AC) and the damage its dice rolled."""
         outcome = self.attack_outcome(args)
-        rolled = str(args.get("text", "")).split(" vs AC", 1)[0]
-        words = f"{rolled}: {super().attack_words(args)}"
+        words = f"{self.attack_roll_words(args)}: {super().attack_words(args)}"
         return words + (f", {outcome.damage} damage" + (" (dice doubled)" if outcome.crit else "") if outcome.damage else "")
 
     def roll_initiative(self, combatant: Combatant, rng: Rng) -> tuple[int, int, str]:

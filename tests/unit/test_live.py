@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 
 import pytest
 
+from pyengine import fair
 from pyengine.core_args import Flag, Flow, Option
+from pyengine.dice import roll
+from pyengine.fair import commitment, joint_seed, new_secret
 from pyengine.handoff import UNKNOWN_NAME, check_view, pc_state, players_ids, table_view, view_id
 from pyengine.live import (
     DEFAULT_RELAYS,
@@ -19,6 +23,7 @@ from pyengine.live import (
     LiveError,
     answer_text,
     beat_text,
+    drawn_text,
     hello_text,
     join_code,
     new_room,
@@ -30,7 +35,6 @@ from pyengine.live import (
     you_text,
 )
 from tests.unit.pages import FakePage
-from tests.unit.scripted import Scripted
 from tests.unit.test_update import PARTY, fight, hp, ids
 from web.effects import (
     ForgetLive,
@@ -82,7 +86,7 @@ def flag(model: Model, name: str, which: str, on: bool = True) -> Model:
 
 def hosting(model: Model) -> Model:
     model, _ = update(model, LiveOpened("room1234", "secret1234", DEFAULT_RELAYS, ()))
-    return model
+    return replace(model, live=replace(model.live, key=GM_KEY))
 
 
 def following(model: Model | None = None) -> Model:
@@ -429,6 +433,31 @@ def asked(model: Model, kind: str, peer: str = "p1", **fields) -> tuple[Model, t
     return update(model, PeerSaid(peer, request_text(kind, **fields), 2.0, random.Random(5)))
 
 
+GM_KEY = "6b" * 16   # the game master's page's key for its answers to commitments (pyengine.fair.drawn), fixed in tests
+
+
+def rolled(model: Model, kind: str, peer: str = "p1", secret: str = "", **fields) -> tuple[Model, tuple]:
+    """A verified roll's three messages as a player's phone sends them: the request with its
+    commitment, (the game master's phone answers with its value), the reveal of the secret."""
+    secret = secret or new_secret(random.Random(len(model.live.seen)))
+    rid = fields.pop("rid", 0)
+    model, first = asked(model, kind, peer, c=commitment(secret), rid=rid, **fields)
+    if not any(isinstance(e, LiveTell) and '"t":"draw"' in e.text for e in first):
+        return model, first  # refused before any dice
+    model, second = asked(model, "show", peer, s=secret, rid=rid)
+    return model, first + second
+
+
+def joint(model: Model, secret: str) -> int:
+    """The seed a verified roll's dice come from, worked out here from both values (not by the update)."""
+    return joint_seed(secret, fair.drawn(model.live.key or GM_KEY, commitment(secret)))
+
+
+def secret_for(model: Model, wanted) -> str:
+    """A player's secret whose dice, from both phones, make `wanted(seed)` true (as the tests once chose a seed)."""
+    return next(s for s in (new_secret(random.Random(n)) for n in range(20_000)) if wanted(joint(model, s)))
+
+
 def approved(model: Model, name: str = "Cyra", peer: str = "p1") -> Model:
     model, _ = asked(model, "claim", peer, cid=vids(model)[name])
     request = model.live.requests[-1]
@@ -468,7 +497,7 @@ def test_dismissing_a_claim_tells_the_phone():
 def test_requests_for_a_combatant_not_claimed_are_refused_and_counted():
     model = joined(hosting(fight(*PARTY, started=True)))
     timeline = model.timeline
-    for kind, fields in (("init", {"value": 12}), ("done", {}), ("roll", {"target": vids(model)["Goblin"], "value": 9, "text": "1d8"})):
+    for kind, fields in (("init", {"value": 12}), ("done", {}), ("roll", {"target": vids(model)["Goblin"], "value": 9, "expr": "1d8+3"})):
         model, _ = asked(model, kind, **fields)
     assert model.live.refused == 3 and model.live.requests == () and model.timeline is timeline
 
@@ -506,13 +535,13 @@ def test_im_done_asks_for_the_next_turn_or_passes_it_when_allowed():
 def test_a_roll_arrives_as_a_pending_result_and_apply_is_one_undoable_step():
     model = approved(joined(hosting(fight(*PARTY, started=True))))
     goblin = vids(model)["Goblin"]
-    model, _ = asked(model, "roll", target=goblin, value=5, text="Longsword 1d8+3 (2+3)")
-    assert model.live.requests[-1].text == "Cyra: Longsword 1d8+3 (2+3) = 5 against Goblin."
+    model, _ = asked(model, "roll", target=goblin, value=5, expr="1d8+3", label="Longsword")
+    assert model.live.requests[-1].text == "Cyra: Longsword 1d8+3 = 5 (typed) against Goblin." and model.live.requests[-1].typed
     # Issue 38: a second roll at the same target from the same phone replaces the first card (a
     # second tap, a corrected roll); a roll at another target waits beside it.
-    model, _ = asked(model, "roll", target=goblin, value=4, text="Dagger 1d4 (4)")
-    assert [r.text for r in model.live.requests] == ["Cyra: Dagger 1d4 (4) = 4 against Goblin."]
-    model, _ = asked(model, "roll", target=vids(model)["Ogre"], value=6, text="Fire Bolt 1d10 (6)")
+    model, _ = asked(model, "roll", target=goblin, value=4, expr="1d4", label="Dagger")
+    assert [r.text for r in model.live.requests] == ["Cyra: Dagger 1d4 = 4 (typed) against Goblin."]
+    model, _ = asked(model, "roll", target=vids(model)["Ogre"], value=6, expr="1d10", label="Fire Bolt")
     first, second = model.live.requests
     model, _ = update(model, RequestAnswered(first.id, True, RNG))
     assert hp(model, "Goblin") == 3
@@ -525,8 +554,8 @@ def test_a_roll_arrives_as_a_pending_result_and_apply_is_one_undoable_step():
 def test_a_roll_at_a_hidden_or_unknown_target_is_refused():
     model = approved(joined(hosting(fight(*PARTY, started=True))))
     model = flag(model, "Ogre", "hidden")
-    model, _ = asked(model, "roll", target=vids(model)["Ogre"], value=5, text="1d8")
-    model, _ = asked(model, "roll", target="nobody", value=5, text="1d8")
+    model, _ = asked(model, "roll", target=vids(model)["Ogre"], value=5, expr="1d8")
+    model, _ = asked(model, "roll", target="nobody", value=5, expr="1d8")
     assert model.live.refused == 2 and model.live.requests == ()
 
 
@@ -548,15 +577,25 @@ def test_a_players_phone_claims_sends_and_rolls_through_its_host_and_says_what_e
     model, _ = update(model, PeerSaid("gm", you_text(vids(gm)["Cyra"]), 11.0))
     model, _ = update(model, PeerSaid("gm", answer_text(2, "applied"), 11.0))
     assert model.live.you == vids(gm)["Cyra"] and model.live.said == "applied: your claim on Cyra."
-    model, effects = update(model, RollSent(vids(gm)["Goblin"], "1d8+3", "Longsword", Scripted([5])))
+    model, effects = update(model, RollSent(vids(gm)["Goblin"], "1d8+3", "Longsword", random.Random(5)))
     sent = next(e for e in effects if isinstance(e, LiveTell))
-    assert json.loads(sent.text) == {"v": 1, "t": "roll", "target": vids(gm)["Goblin"], "value": 8, "rid": 3,
-                                     "text": json.loads(sent.text)["text"]}
-    assert json.loads(sent.text)["text"].startswith("Longsword 1d8+3")
+    secret = new_secret(random.Random(5))
+    assert json.loads(sent.text) == {"v": 1, "t": "roll", "target": vids(gm)["Goblin"], "expr": "1d8+3", "label": "Longsword",
+                                     "c": commitment(secret), "rid": 3}
+    # The game master's phone answers with its value: the dice are rolled here from both, shown at
+    # once, and the secret goes to the game master's phone (which rolls the same dice).
+    value = fair.drawn(GM_KEY, commitment(secret))
+    model, effects = update(model, PeerSaid("gm", drawn_text(3, value), 10.8))
+    seed = joint_seed(secret, value)
+    result = roll("1d8+3", random.Random(seed))
+    assert LiveTell(request_text("show", rid=3, s=secret), "gm") in effects
+    assert model.live.said == f"rolled {result.text}: sending Longsword 1d8+3…" and result.text.startswith("1d8 (")
+    _, effects = update(model, PeerSaid("evil", drawn_text(3, value), 10.9))
+    assert effects == ()  # (a draw is told straight from the game master's phone, never passed on)
     # An answer to an older request, or from another phone, says nothing of this one.
     model, _ = update(model, PeerSaid("gm", answer_text(2, "dismissed"), 11.5))
     model, _ = update(model, PeerSaid("evil", answer_text(3, "applied"), 11.5))
-    assert model.live.said.startswith("sending Longsword 1d8+3")
+    assert model.live.said.startswith("rolled 1d8+3")
     model, _ = update(model, PeerSaid("gm", answer_text(3, "dismissed"), 11.6))
     assert model.live.said.startswith("dismissed: the game master dismissed Longsword 1d8+3")
     _, effects = update(model, RollSent(vids(gm)["Goblin"], "1d8+", "", RNG))
@@ -624,10 +663,10 @@ def test_every_request_the_game_master_gets_is_answered_and_a_refusal_says_why()
     assert answers(effects) == [(7, "refused", "the fight has started: initiative is settled")]
     model, effects = asked(model, "done", rid=8)
     assert answers(effects) == [(8, "refused", "it is not Dax's turn")]
-    model, effects = asked(model, "roll", target="nobody", value=3, text="1d4", rid=9)
+    model, effects = asked(model, "roll", target="nobody", value=3, expr="1d4", rid=9)
     assert answers(effects) == [(9, "refused", "that target is not in the fight the players see")]
-    model, effects = asked(model, "roll", target=goblin, value=3, text="1d4 (3)", rid=10)
-    assert answers(effects) == [(10, "waiting", "")]
+    model, effects = asked(model, "roll", target=goblin, value=3, expr="1d4", rid=10)
+    assert answers(effects) == [(10, "waiting", "1d4 = 3")]
     model, effects = update(model, RequestAnswered(model.live.requests[0].id, False, RNG))
     assert answers(effects) == [(10, "dismissed", "")]
     # A phone without a device id (no hello yet) is told to wait, not left wondering.
@@ -668,9 +707,9 @@ def test_claims_and_waiting_requests_are_kept_with_the_room_and_come_back_after_
     again, effects = update(again, PeerSaid("p8", hello_text("Ana", "dev-ana-0001"), 9.0))
     assert LiveTell(answer_text(2, "dismissed"), "p8") in effects and again.live.owed == ()
     # Another room's, or a damaged text: nothing is taken.
-    assert read_live_table(text, "other") == ((), ())
+    assert read_live_table(text, "other") == ((), (), "")
     for bad in ("", "{", "[]", '{"room":"room1234","claims":{"a":1},"requests":[[1]]}', "x" * 200_000):
-        assert read_live_table(bad, "room1234") == ((), ())
+        assert read_live_table(bad, "room1234") == ((), (), "")
 
 
 def test_the_followers_line_says_the_count_with_the_refusal_that_made_it():
@@ -842,7 +881,7 @@ def test_a_flood_from_one_phone_is_counted_not_drawn_and_the_phone_is_muted():
     effects_seen = 0
     redraws = 0
     for i in range(3000):  # one burst: all within 300 ms
-        model, effects = update(model, PeerSaid("p1", request_text("roll", target=goblin, value=i % 7, text=f"1d8 #{i}"),
+        model, effects = update(model, PeerSaid("p1", request_text("roll", target=goblin, value=i % 7 + 1, expr="1d8", label=f"#{i}"),
                                                 1000.0 + i / 10, random.Random(i)))
         effects_seen += len(effects)
         redraws += sum(1 for e in effects if isinstance(e, RenderNotices))
@@ -854,8 +893,8 @@ def test_a_flood_from_one_phone_is_counted_not_drawn_and_the_phone_is_muted():
     model, effects = update(model, PeerSaid("p1", request_text("done"), 30_000.0, RNG))
     assert effects == () and muted_peers(model.live) == ["p1"]
     model, _ = update(model, RequestAnswered(model.live.requests[0].id, False, RNG))
-    model, _ = update(model, PeerSaid("p1", request_text("roll", target=goblin, value=3, text="1d8 again"), 1300.0 + MUTE_MS, RNG))
-    assert model.live.requests[-1].text.startswith("Cyra: 1d8 again") and muted_peers(model.live) == []
+    model, _ = update(model, PeerSaid("p1", request_text("roll", target=goblin, value=3, expr="1d8", label="again"), 1300.0 + MUTE_MS, RNG))
+    assert model.live.requests[-1].text.startswith("Cyra: again 1d8 = 3") and muted_peers(model.live) == []
 
 
 def test_a_phone_with_only_the_link_cannot_flood_with_hello_and_claim():
@@ -961,19 +1000,22 @@ def test_each_kind_on_the_wire_is_read_as_its_own_record_of_the_incoming_union()
         "beat": beat_text(4, "s1"), "you": you_text("v1"), "ans": wire.answer_text(7, "refused", "not now"),
         "hello": hello_text("Ana", "dev-ana-0001"), "bye": request_text("bye"),
         "claim": request_text("claim", cid="v1", rid=1), "init": request_text("init", value=14, rid=2),
-        "done": request_text("done", rid=3), "roll": request_text("roll", target="v2", value=17, text="1d20+5", rid=4),
-        "atk": request_text("atk", target="v2", seed=99, rid=5, **{"with": "Longsword"}),
+        "done": request_text("done", rid=3), "roll": request_text("roll", target="v2", value=17, expr="1d20+5", rid=4),
+        "atk": request_text("atk", target="v2", c="c0" * 32, rid=5, **{"with": "Longsword"}),
         "heal": request_text("heal", value=6, temp=True, rid=6), "dsave": request_text("dsave", face=12, rid=7),
+        "show": request_text("show", s="5e" * 16, rid=8), "draw": wire.drawn_text(8, "9a" * 16),
     }
     assert set(samples) == FROM_HOST | FROM_FOLLOWER
     read = {kind: read_message(text, FROM_HOST if kind in FROM_HOST else FROM_FOLLOWER) for kind, text in samples.items()}
     assert {kind: type(message) for kind, message in read.items()} == {
         "state": wire.State, "beat": wire.Beat, "you": wire.You, "ans": wire.Answer, "hello": wire.Hello, "bye": wire.Bye,
         "claim": wire.Claim, "init": wire.Init, "done": wire.Done, "roll": wire.Roll, "atk": wire.Attack, "heal": wire.Heal,
-        "dsave": wire.DeathSave}
+        "dsave": wire.DeathSave, "show": wire.Reveal, "draw": wire.Drawn}
     assert all(message.kind == kind for kind, message in read.items())
     assert set(typing.get_args(wire.Incoming)) == {type(m) for m in read.values()}
-    assert read["atk"] == wire.Attack(target="v2", weapon="Longsword", seed=99, rid=5)
+    assert read["atk"] == wire.Attack(target="v2", weapon="Longsword", commit="c0" * 32, rid=5)
+    assert read["roll"] == wire.Roll(target="v2", expr="1d20+5", value=17, rid=4)
+    assert read["show"] == wire.Reveal(secret="5e" * 16, rid=8) and read["draw"] == wire.Drawn(rid=8, value="9a" * 16)
     assert read["heal"] == wire.Heal(value=6, temp=True, rid=6) and read["dsave"] == wire.DeathSave(face=12, rid=7)
     assert read["ans"] == wire.Answer(rid=7, answer="refused", text="not now") and read["beat"] == wire.Beat(revision=4, session="s1")
     assert (read["state"].revision, read["state"].session, read["state"].sender) == (3, "s1", "gm1")

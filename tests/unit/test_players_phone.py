@@ -12,10 +12,12 @@ import random
 import pytest
 
 from pyengine.core_args import Flag, HitPoints, NewCondition, Temporary
+from pyengine.fair import commitment, new_secret
 from pyengine.handoff import pc_state, players_ids
 from pyengine.live import FROM_FOLLOWER, FROM_HOST, LiveError, read_message, request_text, state_text, you_text
+from pyengine.rules import get_system
 from pyengine.tracker import resolve
-from tests.unit.test_live import approved, asked, following, hosting, joined, vids
+from tests.unit.test_live import approved, asked, following, hosting, joined, joint, rolled, secret_for, vids
 from tests.unit.test_update import fight, hp, ids
 from web.effects import LiveSend, LiveTell, Refuse, Toast
 from web.live import live_table_text, read_live_table
@@ -76,53 +78,70 @@ def sent_to_phones(effects) -> str:
 
 # -- the attack ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("seed", "request_text_", "words", "goblin"), [
-    (0, "Cyra attacks Goblin (Longsword): 1d20 (13) +5 = 18 vs AC 15: hit; 1d8 (7) + 3 = 10 slashing",
-     "1d20 (13) +5 = 18: hit, 10 damage", 0),
-    (1, "Cyra attacks Goblin (Longsword): 1d20 (5) +5 = 10 vs AC 15: miss", "1d20 (5) +5 = 10: miss", 7),
-    (5, "Cyra attacks Goblin (Longsword): 1d20 (20) +5 = 25 vs AC 15: crit; 2d8 (5, 6) + 3 = 14 slashing (dice doubled)",
-     "1d20 (20) +5 = 25: critical hit, 14 damage (dice doubled)", 0),
-])
-def test_a_generic_attack_is_rolled_from_the_players_dice_against_an_ac_the_phone_never_receives(seed, request_text_, words, goblin):
+def attack_by(model: Model, system: str, wanted: str, weapon: str = "") -> tuple[str, object]:
+    """A player's secret whose attack, its dice from both phones, comes out `wanted` (hit, miss, crit),
+    and that attack as the game master's panel rolls it (worked out here from both values)."""
+    enc = model.timeline.present
+    args = {"attacker": ids(model)["Cyra"], "target": ids(model)["Goblin"], **({"with": weapon} if weapon else {})}
+
+    def kind(seed: int) -> str:
+        outcome = get_system(system).attack_outcome(resolve(enc, ATTACK_KINDS[system], args, random.Random(seed)).args)
+        return "crit" if outcome.crit else "hit" if outcome.hit and outcome.damage > 0 else "miss" if not outcome.hit else "other"
+
+    secret = secret_for(model, lambda seed: kind(seed) == wanted)
+    return secret, resolve(enc, ATTACK_KINDS[system], args, random.Random(joint(model, secret)))
+
+
+@pytest.mark.parametrize("wanted", ["hit", "miss", "crit"])
+def test_a_generic_attack_is_rolled_from_both_phones_dice_against_an_ac_the_phone_never_receives(wanted):
     model = table("generic")
     goblin_vid = vids(model)["Goblin"]
-    model, effects = asked(model, "atk", target=goblin_vid, seed=seed, **{"with": "Longsword"})
+    secret, expected = attack_by(model, "generic", wanted, "Longsword")
+    model, effects = rolled(model, "atk", secret=secret, target=goblin_vid, **{"with": "Longsword"})
     (request,) = model.live.requests
-    assert request.kind == "attack" and request.text == request_text_
-    assert Toast(request_text_, request=request.id) in effects  # announced with its Apply / Dismiss
-    assert told(effects) == [{"v": 1, "t": "ans", "rid": 0, "state": "waiting", "why": words}]
+    assert request.kind == "attack" and request.text == f"Cyra attacks Goblin (Longsword): {expected.args['text']}"
+    assert request.seed == joint(model, secret) and not request.typed
+    assert Toast(request.text, request=request.id) in effects  # announced with its Apply / Dismiss
+    rolled_words = expected.args["text"].split(" vs AC")[0]
+    # First the game master's value for the commitment, then "waiting" with the roll alone: not hit or miss.
+    assert [t["t"] for t in told(effects)] == ["draw", "ans"]
+    assert told(effects)[-1] == {"v": 1, "t": "ans", "rid": 0, "state": "waiting", "why": rolled_words}
     before = model.timeline
+    goblin_before = hp(model, "Goblin")
     model, effects = update(model, RequestAnswered(request.id, True, RNG))
-    assert hp(model, "Goblin") == goblin and model.live.requests == ()
+    after = before.do(expected).present.get(ids(model)["Goblin"]).hp
+    assert hp(model, "Goblin") == after and model.live.requests == ()
     assert model.timeline.cursor == before.cursor + 1  # one step
     answer = told(effects)[-1]
-    assert answer["state"] == "applied" and answer["why"].startswith(words)
-    if goblin == 0:
+    word = {"hit": ": hit", "miss": ": miss", "crit": ": critical hit"}[wanted]
+    assert answer["state"] == "applied" and answer["why"].startswith(rolled_words + word)
+    if after == 0:
         assert answer["why"].endswith("; Goblin is down")
     # Nothing a phone was given says the Goblin's AC.
     model2, more = update(model, PeerChanged("p2", True))
     everything = sent_to_phones(effects + more)
-    assert "AC" not in everything and "15" not in everything.replace("1d20 (5) +5 = 10", "")
+    assert "AC" not in everything and "vs" not in everything
     model, _ = update(model, UndoTapped())
-    assert hp(model, "Goblin") == 7
+    assert hp(model, "Goblin") == goblin_before
 
 
-@pytest.mark.parametrize(("system", "seed", "words", "goblin"), [
-    ("realms", 0, "hit", 5), ("realms", 2, "miss", 10), ("realms", 5, "critical hit", 3),
-    ("strife", 0, "hit", 3), ("strife", 2, "miss", 12),
-    ("laurels", 0, "hit, the dice exploded", 14), ("laurels", 1, "no damage", 20),
+@pytest.mark.parametrize(("system", "wanted", "words"), [
+    ("realms", "hit", "hit"), ("realms", "miss", "miss"), ("realms", "crit", "critical hit"),
+    ("strife", "hit", "hit"), ("strife", "miss", "miss"),
+    ("laurels", "hit", "hit"), ("laurels", "miss", "no damage"),
 ])
-def test_each_systems_attack_is_the_game_master_panels_own_roll_and_apply_is_one_undoable_step(system, seed, words, goblin):
+def test_each_systems_attack_is_the_game_master_panels_own_roll_and_apply_is_one_undoable_step(system, wanted, words):
     model = table(system)
     enc = model.timeline.present
-    expected = resolve(enc, ATTACK_KINDS[system], {"attacker": ids(model)["Cyra"], "target": ids(model)["Goblin"]}, random.Random(seed))
-    model, effects = asked(model, "atk", target=vids(model)["Goblin"], seed=seed)
+    secret, expected = attack_by(model, system, wanted)
+    model, effects = rolled(model, "atk", secret=secret, target=vids(model)["Goblin"])
     (request,) = model.live.requests
     assert request.text == f"Cyra attacks Goblin: {expected.args['text']}"
-    assert told(effects)[-1] == {"v": 1, "t": "ans", "rid": 0, "state": "waiting", "why": words}
+    assert told(effects)[-1] == {"v": 1, "t": "ans", "rid": 0, "state": "waiting", "why": ""}  # (no system's roll alone is said but the d20's)
+    before = model.timeline
     model, effects = update(model, RequestAnswered(request.id, True, RNG))
-    assert hp(model, "Goblin") == goblin
-    assert told(effects)[-1]["state"] == "applied"
+    assert hp(model, "Goblin") == before.do(expected).present.get(ids(model)["Goblin"]).hp
+    assert told(effects)[-1]["state"] == "applied" and told(effects)[-1]["why"].startswith(words)
     model, _ = update(model, UndoTapped())
     assert model.timeline.present == enc
 
@@ -133,15 +152,15 @@ def test_an_attack_is_refused_with_its_reason_at_the_lair_at_itself_at_a_hidden_
     model = approved(joined(hosting(model)))
     model, _ = update(model, Act("set_flag", Flag(ids(model)["Assassin"], "hidden", True), RNG))
     v = vids(model)
-    model, effects = asked(model, "atk", target=v["Lair"], seed=1)
+    model, effects = rolled(model, "atk", target=v["Lair"])
     assert told(effects)[-1] == {"v": 1, "t": "ans", "rid": 0, "state": "refused", "why": "Lair cannot be attacked"}
-    model, effects = asked(model, "atk", target=v["Cyra"], seed=1)
+    model, effects = rolled(model, "atk", target=v["Cyra"])
     assert told(effects)[-1]["why"] == "Cyra cannot be attacked"
-    model, effects = asked(model, "atk", target="v" + "0" * 12, seed=1)
+    model, effects = rolled(model, "atk", target="v" + "0" * 12)
     assert told(effects)[-1]["why"] == "that target is not in the fight the players see"
     laurels = table("laurels")
     laurels, _ = update(laurels, Act("set_flag", Flag(ids(laurels)["Cyra"], "parry_weapon", True), RNG))
-    laurels, effects = asked(laurels, "atk", target=vids(laurels)["Goblin"], seed=1)
+    laurels, effects = rolled(laurels, "atk", target=vids(laurels)["Goblin"])
     assert told(effects)[-1]["state"] == "refused" and "parrying" in told(effects)[-1]["why"] and laurels.live.requests == ()
 
 
@@ -160,8 +179,9 @@ def test_the_players_phone_draws_the_seed_names_the_weapon_and_keeps_its_target_
     model, effects = update(model, AttackSent(goblin, "Dagger", random.Random(7)))
     (tell,) = [e for e in effects if isinstance(e, LiveTell)]
     sent = json.loads(tell.text)
-    assert sent == {"v": 1, "t": "atk", "target": goblin, "seed": random.Random(7).randint(0, 2**53 - 1), "with": "Dagger", "rid": 1}
-    assert read_message(tell.text, FROM_FOLLOWER).seed == sent["seed"]
+    secret = new_secret(random.Random(7))
+    assert sent == {"v": 1, "t": "atk", "target": goblin, "c": commitment(secret), "with": "Dagger", "rid": 1}  # (no seed: a commitment)
+    assert read_message(tell.text, FROM_FOLLOWER).commit == sent["c"] and model.live.rolling == (secret, "")
     assert model.live.said == "sending your attack on Goblin (Dagger)…" and model.live.target == goblin
     model, effects = update(model, AttackSent(vids(gm)["Cyra"], "", RNG))
     assert effects == (Refuse("Pick a target."),)
@@ -231,31 +251,47 @@ def test_healing_and_temporary_hp_are_requests_applied_as_one_step_each():
 def test_death_saves_are_sent_from_the_phone_and_applied_as_a_request_or_at_once():
     model = table("generic")
     cyra = ids(model)["Cyra"]
-    model, effects = asked(model, "dsave", face=14)
+    model, effects = rolled(model, "dsave")
     assert told(effects)[-1]["state"] == "refused" and "not dying" in told(effects)[-1]["why"]
+    assert [t["t"] for t in told(effects)] == ["ans"]  # (refused before any dice were drawn)
     model, _ = update(model, Act("damage", HitPoints(cyra, 20), RNG))
     assert pc_state(model.timeline.present, "secret1234")[vids(model)["Cyra"]]["ds"] == [0, 0, "dying"]
-    model, effects = asked(model, "dsave", face=14)
+    # Verified: the d20 from both phones (a 14 here), shown on the card as rolled.
+    secret = secret_for(model, lambda seed: random.Random(seed).randint(1, 20) == 14)
+    model, effects = rolled(model, "dsave", secret=secret)
     (request,) = model.live.requests
-    assert request.text == "Cyra rolls a death save: 14." and told(effects)[-1]["state"] == "waiting"
+    assert request.text == "Cyra rolls a death save: 14." and told(effects)[-1] == {"v": 1, "t": "ans", "rid": 0, "state": "waiting",
+                                                                                     "why": "d20 (14)"}
     model, effects = update(model, RequestAnswered(request.id, True, RNG))
     assert told(effects)[-1] == {"v": 1, "t": "ans", "rid": 0, "state": "applied", "why": "Cyra succeeds on a death save (1 ✓, 0 ✗)"}
+    # "Apply without asking" applies a verified death save at once, and a typed one (a real die) never.
     model, _ = update(model, AutoSavesToggled(True))
-    model, effects = asked(model, "dsave", face=1)
+    model, effects = asked(model, "dsave", face=20, rid=1)
+    (typed,) = model.live.requests
+    assert typed.text == "Cyra rolls a death save: 20 (typed)." and typed.typed and told(effects)[-1]["state"] == "waiting"
+    model, _ = update(model, RequestAnswered(typed.id, False, RNG))
+    secret = secret_for(model, lambda seed: random.Random(seed).randint(1, 20) == 1)
+    model, effects = rolled(model, "dsave", secret=secret, rid=2)
     assert model.live.requests == () and told(effects)[-1]["why"] == "Cyra rolls a 1 on a death save: two failures (1 ✓, 2 ✗)"
     assert pc_state(model.timeline.present, "secret1234")[vids(model)["Cyra"]]["ds"] == [1, 2, "dying"]
     # Another phone's Dax, not on his turn: refused (a death save is rolled at the start of one's turn).
     model = approved(joined(model, "p2", "dev-bryn-0002", "Bryn"), "Dax", "p2")
     model, _ = update(model, Act("damage", HitPoints(ids(model)["Dax"], 24), RNG))
-    model, effects = asked(model, "dsave", "p2", face=15)
+    model, effects = rolled(model, "dsave", "p2")
     assert told(effects)[-1]["why"] == "a death save is rolled on Dax's turn" and model.live.requests == ()
     realms = table("realms")
-    realms, effects = asked(realms, "dsave", face=14)
+    realms, effects = rolled(realms, "dsave")
     assert told(effects)[-1]["why"] == "this game system has no death saves"
     phone = following()
     phone = Model(phone.timeline, live=phone.live.__class__(**{**phone.live.__dict__, "you": "va"}))
     phone, effects = update(phone, DeathSaveSent(random.Random(3)))
-    assert phone.live.asking == request_text("dsave", face=random.Random(3).randint(1, 20), rid=1)
+    assert phone.live.asking == request_text("dsave", c=commitment(new_secret(random.Random(3))), rid=1)
+    assert phone.live.rolling == (new_secret(random.Random(3)), "1d20")
+    phone, effects = update(phone, DeathSaveSent(random.Random(3), "17"))
+    assert phone.live.asking == request_text("dsave", face=17, rid=2) and phone.live.asked_what == "your death save (17, typed)"
+    assert phone.live.rolling == ()
+    _, effects = update(phone, DeathSaveSent(random.Random(3), "21"))
+    assert effects == (Refuse("A death save is one d20: type a face from 1 to 20."),)
 
 
 # -- the requests' tray --------------------------------------------------------------------------
@@ -266,9 +302,13 @@ def test_one_request_of_a_kind_a_phone_at_most_twenty_and_the_oldest_dismissed_w
     model, _ = asked(model, "done")
     model, effects = asked(model, "done")
     assert [r.kind for r in model.live.requests] == ["done"]  # a second "I'm done" is not a second card
-    model, _ = asked(model, "atk", target=goblin, seed=1)
-    model, _ = asked(model, "atk", target=goblin, seed=0)
-    assert [r.kind for r in model.live.requests] == ["done", "attack"] and "18 vs AC 15" in model.live.requests[1].text
+    model, _ = rolled(model, "atk", target=goblin, rid=1)
+    first = model.live.requests[1].text
+    model, effects = rolled(model, "atk", target=goblin, rid=2)
+    # A second attack while one waits is refused: its result would tell the Goblin's AC.
+    assert [r.kind for r in model.live.requests] == ["done", "attack"] and model.live.requests[1].text == first
+    assert told(effects)[-1] == {"v": 1, "t": "ans", "rid": 2, "state": "refused",
+                                 "why": "one attack at a time: the game master has your attack on Goblin"}
     # Twenty phones' requests: the twenty-first dismisses the oldest, and its phone is told.
     for n in range(2, 20):
         model = joined(model, f"p{n}", f"dev-{n:04d}-phone", f"P{n}")
@@ -284,11 +324,11 @@ def test_one_request_of_a_kind_a_phone_at_most_twenty_and_the_oldest_dismissed_w
 
 def test_an_attack_waiting_survives_the_game_masters_reload_and_applies_the_same_roll():
     model = table("generic")
-    model, _ = asked(model, "atk", target=vids(model)["Goblin"], seed=0, **{"with": "Longsword"})
+    model, _ = rolled(model, "atk", target=vids(model)["Goblin"], **{"with": "Longsword"})
     kept = live_table_text(model.live)
-    claims, requests = read_live_table(kept, "room1234")
+    claims, requests, key = read_live_table(kept, "room1234")
     assert requests == tuple(r.__class__(**{**r.__dict__, "peer": ""}) for r in model.live.requests)
-    assert requests[0].seed == 0 and requests[0].weapon == "Longsword"
+    assert requests[0].seed == model.live.requests[0].seed > 0 and requests[0].weapon == "Longsword" and key == model.live.key
     assert read_live_table(kept.replace('"Longsword"', '"' + "x" * 61 + '"'), "room1234")[1] == ()
 
 

@@ -120,12 +120,14 @@ class DoneTapped(Record):
 
 
 class RollSent(Record):
-    """A player rolled against a target (dice typed, or an attack of My characters) to send the game master."""
+    """A player rolls against a target (dice typed, or an attack of My characters) to send the game
+    master: verified (its dice from both phones), or `typed`: the total of real dice (marked typed)."""
 
     target: str
     expression: str
     label: str
     rng: Rng
+    typed: str = ""
 
 
 class AttackSent(Record):
@@ -145,9 +147,10 @@ class HealSent(Record):
 
 
 class DeathSaveSent(Record):
-    """A dying player's death save, rolled on its phone (a d20)."""
+    """A dying player's death save: a d20 from both phones, or `typed`: a real die's face."""
 
     rng: Rng
+    typed: str = ""
 
 
 class PlayerPanelToggled(Record):

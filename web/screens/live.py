@@ -120,9 +120,10 @@ EVENTS: dict[str, Handler] = {
     "player-heal": lambda page: PlayerPanelToggled("heal"),
     "send-attack": lambda page: AttackSent(page.value("attack-target"), page.value("attack-with"), page.rng),
     "send-heal": lambda page: HealSent(page.number(page.value("live-heal")), page.value("heal-kind") == "temp"),
-    "live-death-save": lambda page: DeathSaveSent(page.rng),
+    "live-death-save": lambda page: DeathSaveSent(page.rng, page.value("death-save-typed")),
     "request-tray": lambda page: TrayToggled(),
-    "send-roll": lambda page: RollSent(page.value("live-target"), page.value("live-dice"), page.value("live-label"), page.rng),
+    "send-roll": lambda page: RollSent(page.value("live-target"), page.value("live-dice"), page.value("live-label"), page.rng,
+                                       page.value("live-typed")),
 }
 CHANGES: dict[str, Handler] = {
     "auto-done": lambda page: AutoDoneToggled(page.ticked("auto-done")),
@@ -269,9 +270,13 @@ def _player_asks(live: Live, attacks: list[tuple[str, str]]) -> str:
         '<div class="grid2"><label class="field">Target<select id="live-target" data-testid="live-target" data-action-change="player-target">'
         f'{targets}</select></label>'
         '<label class="field">Dice<input id="live-dice" data-testid="live-dice" autocomplete="off" placeholder="1d8+3"></label></div>'
-        '<div class="row"><input id="live-label" data-testid="live-label" maxlength="60" autocomplete="off" placeholder="What (a spell…)" '
+        '<div class="grid2"><input id="live-label" data-testid="live-label" maxlength="60" autocomplete="off" placeholder="What (a spell…)" '
         'aria-label="What the roll is">'
-        '<button type="button" data-action="send-roll" data-testid="send-roll">Roll and send</button></div>')
+        '<input id="live-typed" data-testid="live-typed" type="number" inputmode="numeric" placeholder="Rolled real dice? Total" '
+        'aria-label="The total of real dice (sent as typed)"></div>'
+        '<p class="muted small">Your phone\'s dice are drawn with the game master\'s phone: neither chooses them. '
+        'A total typed from real dice is sent as typed.</p>'
+        '<button type="button" data-action="send-roll" data-testid="send-roll">Roll and send</button>')
     return "".join(parts) + said + err
 
 
@@ -311,6 +316,8 @@ def _own_state(own: dict[str, Any], my_turn: bool) -> str:
                 f'<span class="muted">({esc(state)})</span></p>')
         if state == "dying":
             label = "Roll death save" if my_turn else "Roll death save (on your turn)"
-            out += (f'<button type="button" class="primary" data-action="live-death-save" data-testid="death-save"'
-                    f'{"" if my_turn else " disabled"}>{label}</button>')
+            out += (f'<div class="row"><button type="button" class="primary" data-action="live-death-save" data-testid="death-save"'
+                    f'{"" if my_turn else " disabled"}>{label}</button>'
+                    '<input id="death-save-typed" data-testid="death-save-typed" type="number" inputmode="numeric" min="1" max="20" '
+                    'placeholder="Real d20?" aria-label="A real d20\'s face (sent as typed)"></div>')
     return out

@@ -19,7 +19,7 @@ from ..params import join_link
 from .common import Result
 from .live import ANSWER_MS, NOT_DELIVERED, at_time, follow_redraw, gm_connected
 from .pairing import relays_checked
-from .requests import redraw
+from .requests import expire_draws, redraw
 from .timers import waiting
 
 __all__ = ["UPDATES", "subscriptions", "numbered", "rejoin_after", "BEAT", "TICK", "TICK_MS", "REJOIN_MS", "RELAYED_REJOIN_MS"]
@@ -76,9 +76,11 @@ def _beat(model: Model, m: LiveBeat) -> Result:
         networks = m.networks if live.relays or live.nostr else (-1, -1, -1, -1)
         model, said = relays_checked(model, RelaysChecked(answering(networks), networks))
         effects += said
-        if live.limited or live.limits:
+        if live.limited or live.limits or live.draws:
             model = replace(model, live=at_time(model.live, m.now_ms))
             effects += redraw(model)
+        model, late = expire_draws(model, m.now_ms)
+        effects += late
     return model, effects
 
 
@@ -118,7 +120,8 @@ def _ticked(model: Model, m: LiveTicked) -> Result:
             live = replace(live, asked_ms=m.now_ms, tries=2)
             later = (LiveTell(live.asking, live.gm),)
         else:
-            live = replace(live, said=f"{NOT_DELIVERED} ({live.asked_what}: no answer).", asked_ms=0.0)
+            typed = " Rolled real dice? Type what they show and send it as typed." if live.rolling else ""
+            live = replace(live, said=f"{NOT_DELIVERED} ({live.asked_what}: no answer).{typed}", asked_ms=0.0)
             later = follow_redraw(model)
     effects: tuple[Effect, ...] = (SayOnLine("live-state", state_line(live), state_kind(live)),)
     if live.role == "follow" and not live.direct:

@@ -8,12 +8,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from pyengine.dice import roll
+from pyengine.dice import Rng
 from pyengine.errors import EngineError
-from pyengine.live import (
-    MAX_SEED,
-    request_text,
-)
+from pyengine.fair import commitment, new_secret
+from pyengine.live import request_text
 from pyengine.text import clean_text
 
 from ..effects import (
@@ -34,18 +32,19 @@ from ..messages import (
 from ..model import Model
 from .common import Result
 from .live import follow_redraw, send_asking
+from .requests import total_range
 
 __all__ = ["UPDATES"]
 
 
-def _tell_host(model: Model, kind: str, what: str, **fields: object) -> Result:
+def _tell_host(model: Model, kind: str, what: str, rolling: tuple[str, ...] = (), **fields: object) -> Result:
     """A request to the game master's phone, numbered: its answer (waiting, applied, dismissed,
     refused) names it; none within ANSWER_MS is said as not delivered."""
     live = model.live
     if live.role != "follow":
         return model, ()
     rid = live.rid + 1
-    live = replace(live, rid=rid, asking=request_text(kind, **fields, rid=rid), asked_what=what)
+    live = replace(live, rid=rid, asking=request_text(kind, **fields, rid=rid), asked_what=what, rolling=rolling)
     return send_asking(replace(model, live=live))
 
 
@@ -72,26 +71,43 @@ def _done(model: Model, m: DoneTapped) -> Result:
 
 
 def _roll_sent(model: Model, m: RollSent) -> Result:
+    """A roll at a target: verified (the phone commits to its secret; the dice come from both phones
+    once the game master's phone answers: `drawn`), or typed from real dice (the game master's card
+    says so), its total within what the dice can make."""
     live = model.live
     if not live.you:
         return model, (Refuse("First tap your character under \"Which one is you?\"."),)
     if m.target not in {i for i, _, _ in live.ids}:
         return model, (Refuse("Pick a target."),)
+    expression = m.expression.strip()
     try:
-        result = roll(m.expression, m.rng)
+        low, high = total_range(expression)
     except EngineError as error:
         return model, (Refuse(str(error)),)
-    if abs(result.total) > 1_000_000:
-        return model, (Refuse("That total is too large to send."),)
     label = clean_text(m.label)[:60]
+    what = f"{label + ' ' if label else ''}{expression}"[:200]
     model = replace(model, live=replace(live, target=m.target, target_turn=live.turn))
-    text = f"{label + ' ' if label else ''}{m.expression.strip()} ({result.text})"[:200]
-    return _tell_host(model, "roll", f"{text} = {result.total}", target=m.target, value=result.total, text=text)
+    if m.typed.strip():
+        try:
+            value = int(m.typed.strip())
+        except ValueError:
+            return model, (Refuse("The total of your dice is a whole number."),)
+        if not low <= value <= high:
+            return model, (Refuse(f"{expression} cannot total {value:,} (it makes {low:,} to {high:,})."),)
+        return _tell_host(model, "roll", f"{what} = {value} (typed)", target=m.target, expr=expression, label=label, value=value)
+    return _commit(model, m.rng, expression, f"{what}", "roll", target=m.target, expr=expression, label=label)
+
+
+def _commit(model: Model, rng: Rng, dice: str, what: str, kind: str, **fields: object) -> Result:
+    """A verified roll's request: the phone's secret kept, its commitment sent (pyengine.fair)."""
+    secret = new_secret(rng)
+    return _tell_host(model, kind, what, (secret, dice), c=commitment(secret), **fields)
 
 
 def _attack_sent(model: Model, m: AttackSent) -> Result:
-    """A player's attack: its phone draws the dice (a seed from its own generator: `?seed=` fixes it),
-    the game master's engine rolls the system's attack from them against the target's real defences."""
+    """A player's attack: its dice come from both phones (its phone's secret and the game master's
+    answer: pyengine.fair), the game master's engine rolls the system's attack from them against the
+    target's real defences."""
     live = model.live
     if not live.you:
         return model, (Refuse("First tap your character under \"Which one is you?\"."),)
@@ -99,10 +115,9 @@ def _attack_sent(model: Model, m: AttackSent) -> Result:
     if target is None:
         return model, (Refuse("Pick a target."),)
     weapon = clean_text(m.weapon)[:60]
-    seed = m.rng.randint(0, MAX_SEED - 1)
     model = replace(model, live=replace(live, target=m.target, target_turn=live.turn))
-    return _tell_host(model, "atk", f"your attack on {target[1]}" + (f" ({weapon})" if weapon else ""),
-                      target=m.target, seed=seed, **{"with": weapon})
+    return _commit(model, m.rng, "", f"your attack on {target[1]}" + (f" ({weapon})" if weapon else ""), "atk",
+                   target=m.target, **{"with": weapon})
 
 
 def _heal_sent(model: Model, m: HealSent) -> Result:
@@ -115,11 +130,15 @@ def _heal_sent(model: Model, m: HealSent) -> Result:
 
 
 def _death_save_sent(model: Model, m: DeathSaveSent) -> Result:
-    """A dying player's death save: the d20 rolled on the player's phone, sent to the game master."""
+    """A dying player's death save: a d20 from both phones, or a real die's face typed (marked typed)."""
     if not model.live.you:
         return model, ()
-    face = m.rng.randint(1, 20)
-    return _tell_host(model, "dsave", f"your death save ({face})", face=face)
+    if m.typed.strip():
+        face = int(m.typed) if m.typed.strip().isdigit() else 0
+        if not 1 <= face <= 20:
+            return model, (Refuse("A death save is one d20: type a face from 1 to 20."),)
+        return _tell_host(model, "dsave", f"your death save ({face}, typed)", face=face)
+    return _commit(model, m.rng, "1d20", "your death save", "dsave")
 
 
 def _panel(model: Model, m: PlayerPanelToggled) -> Result:

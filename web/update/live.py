@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from random import Random
 from typing import Any
 
+from pyengine.dice import roll
+from pyengine.fair import joint_seed
 from pyengine.handoff import pc_state, players_ids, table_view
 from pyengine.live import (
     DEFAULT_NOSTR,
@@ -21,6 +24,7 @@ from pyengine.live import (
     Answer,
     Beat,
     Bye,
+    Drawn,
     LiveError,
     State,
     You,
@@ -30,6 +34,7 @@ from pyengine.live import (
     read_message,
     read_room,
     read_servers,
+    request_text,
 )
 
 from ..effects import (
@@ -90,9 +95,9 @@ def _hosted(model: Model, m: LiveOpened) -> Result:
     if fresh:
         # Taken up again after a reload: the claims the game master approved and the requests still
         # waiting come back with the room (kept by KeepLiveTable as they changed).
-        claims, requests = read_live_table(m.kept, m.room)
+        claims, requests, key = read_live_table(m.kept, m.room)
         live = Live(role="host", room=m.room, secret=m.secret, relays=m.relays, nostr=m.nostr, stun=m.stun, display=live.display,
-                    claims=claims, requests=requests, asked=max((r.id for r in requests), default=0))
+                    claims=claims, requests=requests, asked=max((r.id for r in requests), default=0), key=key)
     model = replace(model, live=live)
     effects: tuple[Effect, ...] = (LiveConnect("host", live.room, live.secret, live.relays, live.stun, nostr=live.nostr),) if fresh else ()
     if m.shown:
@@ -202,7 +207,8 @@ def at_time(live: Live, now: float) -> Live:
     return replace(live, now_ms=now, heard_ms=moved(live.heard_ms), updated_ms=moved(live.updated_ms),
                    confirmed_ms=moved(live.confirmed_ms), met_ms=moved(live.met_ms),
                    rejoined_ms=moved(live.rejoined_ms), asked_ms=moved(live.asked_ms),
-                   limits=tuple((peer, tokens, moved(at), moved(until)) for peer, tokens, at, until in live.limits))
+                   limits=tuple((peer, tokens, moved(at), moved(until)) for peer, tokens, at, until in live.limits),
+                   draws=tuple(replace(d, at_ms=moved(d.at_ms)) for d in live.draws))
 
 
 def _said(model: Model, m: PeerSaid) -> Result:
@@ -221,15 +227,17 @@ def _said(model: Model, m: PeerSaid) -> Result:
         if m.text is None:
             raise LiveError("too large")
         message = read_message(m.text, expected)
-    except LiveError:
-        return refused(model)
+    except LiveError as error:
+        return refused(model, m.peer, error.rid, str(error)) if live.hosting and error.rid else refused(model)
     if live.hosting:
         return asked(model, m, message)
-    if isinstance(message, (You, Answer)):
+    if isinstance(message, (You, Answer, Drawn)):
         if m.peer != live.gm:
             return model, ()  # told to one phone, straight from the game master's (never passed on)
         if isinstance(message, Answer):
             return _answer_heard(model, message)
+        if isinstance(message, Drawn):
+            return _drawn_heard(model, message)
         live = replace(live, you=message.cid)
         return replace(model, live=live), follow_redraw(model)
     if isinstance(message, Beat):
@@ -337,8 +345,26 @@ def _answer_heard(model: Model, message: Answer) -> Result:
         "dismissed": f"dismissed: the game master dismissed {what}",
         "refused": f"refused: {message.text or 'the game master refused it'}",
     }[message.answer]
-    live = replace(live, said=said + ".", asked_ms=0.0)
+    live = replace(live, said=said + ".", asked_ms=0.0, rolling=())
     return replace(model, live=live), follow_redraw(model)
+
+
+def _drawn_heard(model: Model, message: Drawn) -> Result:
+    """The game master's phone answered this phone's commitment: the dice are rolled from both values
+    (shown here at once for a roll or a death save; an attack is rolled by the game master's engine
+    against defences this phone never sees), and the secret goes to the game master's phone."""
+    live = model.live
+    if message.rid != live.rid or not live.rolling or not live.asking:
+        return model, ()
+    secret, dice = live.rolling
+    seed = joint_seed(secret, message.value)
+    rolled = ""
+    if dice:
+        result = roll(dice, Random(seed))
+        rolled = f"rolled {result.text}: "
+    live = replace(live, asking=request_text("show", rid=live.rid, s=secret), said=f"{rolled}sending {live.asked_what}…",
+                   asked_ms=max(live.now_ms, 1.0), tries=1)
+    return replace(model, live=live), (LiveTell(live.asking, live.gm), *follow_redraw(replace(model, live=live)))
 
 
 def gm_connected(live: Live) -> bool:

@@ -7,15 +7,17 @@ defences, healing, temporary HP, a death save."""
 from __future__ import annotations
 
 from dataclasses import replace
-from random import Random
+from random import Random, SystemRandom
 from typing import assert_never
 
 from pyengine import tracker
 from pyengine.core_args import Flow, HitPoints, Temporary
-from pyengine.dice import Rng
-from pyengine.errors import EngineError
+from pyengine.dice import Rng, parse, roll
+from pyengine.errors import EngineError, UnsetDefenceError
+from pyengine.fair import drawn, joint_seed, new_secret, reveals
 from pyengine.handoff import fight_id, health_word, players_name, shown_to_players, view_id
 from pyengine.live import (
+    MAX_ROLL,
     Attack,
     Claim,
     DeathSave,
@@ -24,11 +26,14 @@ from pyengine.live import (
     Hello,
     Incoming,
     Init,
+    Reveal,
     Roll,
     answer_text,
+    drawn_text,
     you_text,
 )
 from pyengine.model import Action, Combatant, Encounter
+from pyengine.odds import possible_range
 from pyengine.rules import system_of
 from pyengine.systems import generic
 from pyengine.tracker import resolve
@@ -49,11 +54,11 @@ from ..messages import (
     PeerSaid,
     RequestAnswered,
 )
-from ..model import Live, Model, Peer, Request
+from ..model import Live, Model, Peer, Pending, Request
 from .common import Result, act, commit_action
 
 __all__ = ["asked", "answered", "apply_request", "refused", "redraw", "attack_action", "attack_words", "Told",
-           "MAX_WAITING", "MAX_WAITING_PER_PHONE"]
+           "MAX_WAITING", "MAX_WAITING_PER_PHONE", "expire_draws", "REVEAL_MS", "MAX_DRAWS", "MAX_DRAWS_PER_PHONE"]
 
 MAX_WAITING_PER_PHONE = 5   # requests waiting for Apply / Dismiss from one phone
 MAX_WAITING = 20            # and from all
@@ -76,7 +81,7 @@ def asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
         model = replace(model, live=replace(live, peers=peers, owed=tuple(x for x in live.owed if x[0] != message.device)))
         mine = claimed(model.live, message.device)
         return model, ((LiveTell(you_text(view_id(live.secret, mine)), m.peer),) if mine else ()) + owed + redraw(model)
-    if not isinstance(message, (Claim, Init, Done, Attack, Heal, DeathSave, Roll)):
+    if not isinstance(message, (Claim, Init, Done, Attack, Heal, DeathSave, Roll, Reveal)):
         return model, ()  # a bye (a phone's page closing: its connection says so itself); a host's kind is not read here
     enc = model.timeline.present
     party = {c.id: c for c in enc.combatants if c.side == "party" and shown_to_players(c)}
@@ -124,12 +129,90 @@ def asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
             return own_request(model, m, message, c, peer.device)
         case Attack() | Roll():
             return at_target(model, m, message, c, peer.device)
+        case Reveal():
+            return revealed(model, m, message, c, peer.device)
         case _:
             assert_never(message)
 
 
-def own_request(model: Model, m: PeerSaid, message: Heal | DeathSave, c: Combatant, device: str) -> Result:
-    """A player's request about its own character: healing received, temporary HP gained, a death save."""
+# -- verified rolls (pyengine.fair): the dice come from both phones ---------------------------------
+
+REVEAL_MS = 10_000      # a phone that has not shown its secret this long after the answer: "rolled and did not show it"
+MAX_DRAWS_PER_PHONE = 2  # answered commitments waiting for their reveal, per connection
+MAX_DRAWS = 20
+MAX_SEEN = 500           # commitments remembered (a replay of an older one is a roll the phone already showed)
+
+
+def draw_for(model: Model, m: PeerSaid, message: Attack | DeathSave | Roll, c: Combatant, device: str) -> Result:
+    """A verified roll's first step on the game master's phone: its request was checked; the phone's
+    commitment is answered at once with this phone's value for it (no tap), and kept until its reveal.
+    The same commitment sent again (Send again) is answered again; one already shown, or another phone's,
+    is a replay, refused."""
+    live, rid = model.live, message.rid
+    again = next((d for d in live.draws if d.commit == message.commit), None)
+    if again is not None and (again.device, again.rid) == (device, rid):
+        return model, (LiveTell(drawn_text(rid, drawn(live.key, message.commit)), m.peer),)
+    if message.commit in live.seen:
+        return refused(model, m.peer, rid, "that roll was used already (a replayed roll): roll again")
+    key = live.key or new_secret(m.rng if m.rng is not None else SystemRandom())
+    draws = list(live.draws)
+    expired: list[Pending] = []
+    while [d for d in draws if d.peer == m.peer][MAX_DRAWS_PER_PHONE - 1:] or len(draws) >= MAX_DRAWS:
+        mine = [d for d in draws if d.peer == m.peer]
+        oldest = mine[0] if len(mine) >= MAX_DRAWS_PER_PHONE else draws[0]
+        draws.remove(oldest)
+        expired.append(oldest)
+    pending = Pending(m.peer, device, rid, message.commit, message, c.name, live.now_ms)
+    model = replace(model, live=replace(live, key=key, draws=tuple(draws) + (pending,), seen=(live.seen + (message.commit,))[-MAX_SEEN:]))
+    model, said = not_shown(model, tuple(expired), "another roll of this phone came before it was shown")
+    return model, (LiveTell(drawn_text(rid, drawn(key, message.commit)), m.peer), *said)
+
+
+def revealed(model: Model, m: PeerSaid, message: Reveal, c: Combatant, device: str) -> Result:
+    """A phone shows the secret it committed to: checked against its commitment, then its request goes
+    on as any other, its dice rolled from both phones' values (pyengine.fair.joint_seed)."""
+    live, rid = model.live, message.rid
+    pending = next((d for d in live.draws if (d.device, d.rid) == (device, rid)), None)
+    if pending is None:
+        if any((r.device, r.rid) == (device, rid) for r in live.requests):
+            return model, (answer_to(m.peer, rid, "waiting"),)  # shown again (Send again): it waits already
+        return refused(model, m.peer, rid, "no roll of this phone waits to be shown (the game master's phone may have reloaded): roll again")
+    model = replace(model, live=replace(live, draws=tuple(d for d in live.draws if d is not pending)))
+    if not reveals(pending.commit, message.secret):
+        model = replace(model, live=replace(model.live, unshown=model.live.unshown + 1))
+        model, effects = refused(model, m.peer, rid, "that is not the roll this phone promised: roll again")
+        return model, (*effects, Toast(f"{pending.who} showed another roll than the one it promised."))
+    seed = joint_seed(message.secret, drawn(live.key, pending.commit))
+    request = pending.message
+    if isinstance(request, DeathSave):
+        return own_request(model, m, request, c, device, seed)
+    return at_target(model, m, request, c, device, seed)
+
+
+def not_shown(model: Model, gone: tuple[Pending, ...], why: str) -> Result:
+    """Verified rolls whose phone never showed its secret: counted on the game master's line, each said
+    ("Aldric rolled and did not show it"), its phone told."""
+    if not gone:
+        return model, ()
+    model = replace(model, live=replace(model.live, unshown=model.live.unshown + len(gone)))
+    effects: tuple[Effect, ...] = tuple(Toast(f"{d.who} rolled and did not show it.") for d in gone[-3:])
+    for d in gone:
+        effects += (answer_to(d.peer, d.rid, "refused", f"your roll was not shown: {why}"),)
+    return model, effects + redraw(model)
+
+
+def expire_draws(model: Model, now_ms: float) -> Result:
+    """On the game master's beat: verified rolls not shown REVEAL_MS after the answer."""
+    late = tuple(d for d in model.live.draws if now_ms - d.at_ms >= REVEAL_MS)
+    if not late:
+        return model, ()
+    model = replace(model, live=replace(model.live, draws=tuple(d for d in model.live.draws if d not in late)))
+    return not_shown(model, late, "it did not come in time")
+
+
+def own_request(model: Model, m: PeerSaid, message: Heal | DeathSave, c: Combatant, device: str, seed: int | None = None) -> Result:
+    """A player's request about its own character: healing received, temporary HP gained, a death save
+    (verified: its d20 from both phones, `seed` once shown; or typed from a real die)."""
     live, rid = model.live, message.rid
     if isinstance(message, Heal):
         kind, what = ("temp", f"gains {message.value} temporary HP") if message.temp else ("heal", f"is healed {message.value} HP")
@@ -140,18 +223,24 @@ def own_request(model: Model, m: PeerSaid, message: Heal | DeathSave, c: Combata
     if not enc.started or c.id not in {x.id for x in active_unit(enc)}:
         return refused(model, m.peer, rid, f"a death save is rolled on {c.name}'s turn")
     try:  # a death save: refused now when the rules would refuse it (not dying)
-        tracker.request(enc, "death_save", generic.DeathSave(c.id), Told(message.face))
+        tracker.request(enc, "death_save", generic.DeathSave(c.id), Told(message.face or 10))
     except EngineError as error:
         return refused(model, m.peer, rid, str(error))
-    request = Request(live.asked + 1, m.peer, device, "dsave", c.id, f"{c.name} rolls a death save: {message.face}.",
-                      seed=message.face, rid=rid)
-    if live.auto_saves:
+    if message.commit and seed is None:
+        return draw_for(model, m, message, c, device)
+    face = message.face if seed is None else Random(seed).randint(1, 20)
+    typed = seed is None
+    request = Request(live.asked + 1, m.peer, device, "dsave", c.id, f"{c.name} rolls a death save: {face}{' (typed)' if typed else ''}.",
+                      seed=face, rid=rid, typed=typed)
+    if live.auto_saves and not typed:  # (a typed die waits for the game master's Apply)
         return apply_request(model, request, m.rng)
-    return wait_request(model, request)
+    return wait_request(model, request, f"d20 ({face})")
 
 
-def at_target(model: Model, m: PeerSaid, message: Attack | Roll, c: Combatant, device: str) -> Result:
-    """A player's attack (rolled by the game master's engine from the player's dice) or roll at a target."""
+def at_target(model: Model, m: PeerSaid, message: Attack | Roll, c: Combatant, device: str, seed: int | None = None) -> Result:
+    """A player's attack (rolled by the game master's engine, its dice from both phones: `seed` once
+    the phone showed its secret) or roll at a target (verified the same way, or typed from real dice:
+    its total checked against what its dice can make)."""
     live, rid, enc = model.live, message.rid, model.timeline.present
     found = fight_id(enc, live.secret, message.target)
     target = enc.get(found) if found is not None else None
@@ -160,17 +249,57 @@ def at_target(model: Model, m: PeerSaid, message: Attack | Roll, c: Combatant, d
     if isinstance(message, Attack):
         if not system_of(enc).is_creature(target) or target.id == c.id:
             return refused(model, m.peer, rid, f"{players_name(target)} cannot be attacked")
+        waiting = next((r for r in live.requests if r.device == device and r.kind == "attack" and r.rid != rid), None)
+        if waiting is not None:  # (each attack's result would say something of the target's defences)
+            return refused(model, m.peer, rid, f"one attack at a time: the game master has your attack on {players_name(enc.get(waiting.target))}")
         try:
-            action = attack_action(enc, c.id, target.id, message.weapon, message.seed)
+            action = attack_action(enc, c.id, target.id, message.weapon, 0)  # (checked before the dice are drawn)
         except EngineError as error:
-            return refused(model, m.peer, rid, str(error))
+            return refused(model, m.peer, rid, attack_refusal(error, target))
+        if seed is None:
+            return draw_for(model, m, message, c, device)
+        action = attack_action(enc, c.id, target.id, message.weapon, seed)
         outcome = system_of(enc).attack_outcome(action.args)
         weapon = f" ({message.weapon})" if message.weapon else ""
         request = Request(live.asked + 1, m.peer, device, "attack", c.id, f"{c.name} attacks {target.name}{weapon}: {outcome.text}"[:2000],
-                          target.id, outcome.damage, rid=rid, seed=message.seed, weapon=message.weapon)
-        return wait_request(model, request, attack_words(enc, action))
-    text = f"{c.name}: {message.text} = {message.value} against {target.name}."
-    return wait_request(model, Request(live.asked + 1, m.peer, device, "roll", c.id, text, target.id, message.value, rid=rid))
+                          target.id, outcome.damage, rid=rid, seed=seed, weapon=message.weapon)
+        return wait_request(model, request, system_of(enc).attack_roll_words(action.args))
+    try:
+        low, high = total_range(message.expr)
+    except EngineError as error:
+        return refused(model, m.peer, rid, f"{message.expr[:40]}: {error}")
+    if message.commit:
+        if seed is None:
+            return draw_for(model, m, message, c, device)
+        result = roll(message.expr, Random(seed))
+        value, rolled, typed = result.total, result.text.rsplit(" = ", 1)[0], False
+    else:
+        value, rolled, typed = message.value, message.expr, True
+        if not low <= value <= high:
+            return refused(model, m.peer, rid, f"{value:,} is not a total {message.expr[:40]} can make ({low:,} to {high:,})")
+    if abs(value) > MAX_ROLL:
+        return refused(model, m.peer, rid, "that total is too large")
+    label = f"{message.label} " if message.label else ""
+    text = f"{c.name}: {label}{rolled} = {value}{' (typed)' if typed else ''} against {target.name}."[:2000]
+    return wait_request(model, Request(live.asked + 1, m.peer, device, "roll", c.id, text, target.id, value, rid=rid, typed=typed,
+                                       seed=seed or 0),
+                        f"{rolled} = {value}"[:200])
+
+
+def total_range(expression: str) -> tuple[int, int]:
+    """The lowest and highest total a roll at a target can make (bounded by MAX_ROLL where its dice
+    have no bound); raises EngineError on notation the engine refuses."""
+    found = possible_range(parse(expression))
+    low, high = found if found is not None else (None, None)
+    return (-MAX_ROLL if low is None else low), (MAX_ROLL if high is None else high)
+
+
+def attack_refusal(error: EngineError, target: Combatant) -> str:
+    """Why an attack cannot be rolled, in words a player may read: never the target's numbers, nor a
+    name the players are not shown."""
+    if isinstance(error, UnsetDefenceError):
+        return "the game master has not set that target up for attacks"
+    return str(error).replace(target.name, players_name(target))
 
 
 class Told:
