@@ -306,4 +306,5 @@ class Runtime(Loop):
         if stored:
             room, secret, _ = stored
             relays, stun, nostr = self.model.servers
-            self.dispatch(LiveOpened(room, secret, relays, stun, shown=False, kept=self.keeper.get(LIVE_TABLE_KEY) or "", nostr=nostr))
+            self.dispatch(LiveOpened(room, secret, relays, stun, shown=False, kept=self.keeper.get(LIVE_TABLE_KEY) or "", nostr=nostr,
+                                     rng=self.rng))

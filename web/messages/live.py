@@ -30,6 +30,7 @@ class LiveOpened(Record):
     shown: bool = True
     kept: str = ""           # what was kept with the room (a reload): its claims and waiting requests
     nostr: tuple[str, ...] = ()  # the Nostr relays (the room is joined on both networks at once)
+    rng: Rng | None = None   # the page's randomness: the key of its answers to players' commitments (pyengine.fair), when none was kept
 
 
 class LiveStopped(Record):

@@ -94,7 +94,7 @@ def live_table(page: Page) -> Events:
     if page.model.live.following:
         return SheetOpened("live-follow")
     relays, stun = page.servers
-    return LiveOpened(*new_room(), relays=relays, stun=stun, nostr=page.nostr)
+    return LiveOpened(*new_room(), relays=relays, stun=stun, nostr=page.nostr, rng=page.rng)
 
 
 def hide_toggled(page: Page) -> Events:
@@ -272,7 +272,7 @@ def _player_asks(live: Live, attacks: list[tuple[str, str]]) -> str:
         '<label class="field">Dice<input id="live-dice" data-testid="live-dice" autocomplete="off" placeholder="1d8+3"></label></div>'
         '<div class="grid2"><input id="live-label" data-testid="live-label" maxlength="60" autocomplete="off" placeholder="What (a spell…)" '
         'aria-label="What the roll is">'
-        '<input id="live-typed" data-testid="live-typed" type="number" inputmode="numeric" placeholder="Rolled real dice? Total" '
+        '<input id="live-typed" data-testid="live-typed" type="number" inputmode="numeric" placeholder="Real dice total" '
         'aria-label="The total of real dice (sent as typed)"></div>'
         '<p class="muted small">Your phone\'s dice are drawn with the game master\'s phone: neither chooses them. '
         'A total typed from real dice is sent as typed.</p>'

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from random import Random
+from random import Random, SystemRandom
 from typing import Any
 
 from pyengine.dice import roll
-from pyengine.fair import joint_seed
+from pyengine.fair import joint_seed, new_secret
 from pyengine.handoff import pc_state, players_ids, table_view
 from pyengine.live import (
     DEFAULT_NOSTR,
@@ -97,7 +97,8 @@ def _hosted(model: Model, m: LiveOpened) -> Result:
         # waiting come back with the room (kept by KeepLiveTable as they changed).
         claims, requests, key = read_live_table(m.kept, m.room)
         live = Live(role="host", room=m.room, secret=m.secret, relays=m.relays, nostr=m.nostr, stun=m.stun, display=live.display,
-                    claims=claims, requests=requests, asked=max((r.id for r in requests), default=0), key=key)
+                    claims=claims, requests=requests, asked=max((r.id for r in requests), default=0),
+                    key=key or new_secret(m.rng if m.rng is not None else SystemRandom()))
     model = replace(model, live=live)
     effects: tuple[Effect, ...] = (LiveConnect("host", live.room, live.secret, live.relays, live.stun, nostr=live.nostr),) if fresh else ()
     if m.shown:
@@ -405,7 +406,7 @@ def broadcast(before: Model, after: Model) -> tuple[Model, tuple[Effect, ...]]:
     the players may see goes out, once. Only the players' view is ever sent (hidden data is not in it)."""
     live, was = after.live, before.live
     kept: tuple[Effect, ...] = ()
-    if live.hosting and (live.claims, live.requests) != (was.claims, was.requests):
+    if live.hosting and (live.claims, live.requests, live.key) != (was.claims, was.requests, was.key):
         kept = (KeepLiveTable(live_table_text(live)),)  # with the room: a reload takes them up again
     if not (live.hosting or live.display) or (after.timeline is before.timeline and (
             live is was or ((live.hosting, live.display, live.secret, live.sent) == (was.hosting, was.display, was.secret, was.sent)

@@ -154,7 +154,7 @@ def draw_for(model: Model, m: PeerSaid, message: Attack | DeathSave | Roll, c: C
         return model, (LiveTell(drawn_text(rid, drawn(live.key, message.commit)), m.peer),)
     if message.commit in live.seen:
         return refused(model, m.peer, rid, "that roll was used already (a replayed roll): roll again")
-    key = live.key or new_secret(m.rng if m.rng is not None else SystemRandom())
+    key = live.key or new_secret(m.rng if m.rng is not None else SystemRandom())  # (made as the table went live; here if it was not)
     draws = list(live.draws)
     expired: list[Pending] = []
     while [d for d in draws if d.peer == m.peer][MAX_DRAWS_PER_PHONE - 1:] or len(draws) >= MAX_DRAWS:
