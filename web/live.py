@@ -120,6 +120,9 @@ def followers_line(live: Live, combatants: Iterable[Combatant] = ()) -> str:
         text += f" {who.get(peer, 'A phone')} sent too much: muted for {max(1, round((until - live.now_ms) / 1000))} s."
     if live.limited:
         text += f" {live.limited:,} {'message' if live.limited == 1 else 'messages'} over the limit, dropped."
+    if live.turned_away:
+        text += (f" {live.turned_away} {'claim' if live.turned_away == 1 else 'claims'} of phones not let in dropped "
+                 "(too many at once).")
     if live.unshown:
         text += f" {live.unshown} {'roll' if live.unshown == 1 else 'rolls'} not shown by {'its phone' if live.unshown == 1 else 'their phones'}."
     return text

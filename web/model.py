@@ -136,6 +136,7 @@ class Live:
     key: str = ""                           # host: what its values for players' commitments are made from (pyengine.fair.drawn; never sent)
     draws: tuple[Pending, ...] = ()         # host: verified rolls answered, waiting for their phone's reveal
     seen: tuple[str, ...] = ()              # host: commitments already answered (a replayed one is refused)
+    turned_away: int = 0                    # host: claims of phones not let in, dropped past MAX_UNAPPROVED
     unshown: int = 0                        # host: rolls a phone committed to and did not show (or showed another)
     rolling: tuple[str, ...] = ()           # follow: (secret, dice) of the verified roll being asked ("1d20" a death save, "" an attack)
 

@@ -55,7 +55,7 @@ def secret(n: int) -> str:
     return fair.new_secret(random.Random(1_000 + n))
 
 
-def test_a_modified_phone_cannot_choose_its_dice_and_every_trick_is_refused_with_the_reason(browser, site, relay):
+def test_a_modified_phone_cannot_choose_its_dice_and_every_trick_is_refused_with_the_reason(browser, site, relay):  # noqa: F811 (the fixture)
     t = started("generic")  # Cyra (Longsword +5), Dax, a Goblin of AC 15; Cyra's turn
     gm_ctx, bare_ctx = phone(browser), phone(browser)
     try:
@@ -124,3 +124,40 @@ def test_a_modified_phone_cannot_choose_its_dice_and_every_trick_is_refused_with
         assert hashlib.sha256(f"roundkeeper-roll:{secret(4)}".encode()).hexdigest() == commit  # (the protocol as the README says it)
     finally:
         close(gm_ctx, bare_ctx)
+
+
+def test_phones_holding_only_the_link_cannot_push_out_an_approved_players_request(browser, site, relay):  # noqa: F811 (the fixture)
+    """The audit's flood: phones that only hold the link send hello with a new device id and a claim,
+    again and again. Their claims have a small cap of their own, a connection keeps its first device
+    id, and the approved player's roll still waits."""
+    t = started("generic")
+    gm_ctx, bare_ctx, flood_ctx = phone(browser), phone(browser), phone(browser)
+    try:
+        gm = open_seeded(gm_ctx, gm_url(site), stored_fight(t)).page
+        link = go_live(gm)
+        gm.get_by_test_id("close-sheet").click()
+        room, room_secret, _ = link.split("#live=")[1].split(".")
+        bare = bare_ctx.new_page()
+        bare.goto(site["url"] + "/no-such-page")
+        assert bare.evaluate(BARE, [build.TEST_RELAY, room, room_secret])
+        says(bare, {"t": "hello", "name": "Cyra's phone", "device": "dev-bare-0001"})
+        v = ids(bare)
+        says(bare, {"t": "claim", "cid": v["Cyra"], "rid": 1})
+        gm.get_by_test_id("request").filter(has_text="asks to play Cyra").get_by_test_id("request-apply").click()
+        assert heard(bare, "ans", 1)["state"] == "applied"
+        says(bare, {"t": "roll", "target": v["Goblin"], "expr": "1d8+3", "label": "Longsword", "value": 9, "rid": 2})
+        assert heard(bare, "ans", 2) == {"v": 1, "t": "ans", "rid": 2, "state": "waiting", "why": "1d8+3 = 9"}
+        gm.get_by_test_id("request").filter(has_text="Cyra: Longsword 1d8+3 = 9 (typed) against Goblin.").wait_for()
+        flood = flood_ctx.new_page()
+        flood.goto(site["url"] + "/no-such-page")
+        assert flood.evaluate(BARE, [build.TEST_RELAY, room, room_secret])
+        for n in range(9):
+            says(flood, {"t": "hello", "name": f"Fake {n}", "device": f"dev-fake-{n:04d}"})
+            says(flood, {"t": "claim", "cid": v["Dax"], "rid": 10 + n})
+        heard(flood, "ans", 18)
+        cards = gm.get_by_test_id("request")
+        assert cards.filter(has_text="Cyra: Longsword 1d8+3 = 9 (typed)").count() == 1
+        assert cards.filter(has_text="asks to play Dax").count() == 1  # one connection, one device, one card
+    finally:
+        close(gm_ctx, bare_ctx, flood_ctx)
+

@@ -595,7 +595,7 @@ def test_a_players_phone_claims_sends_and_rolls_through_its_host_and_says_what_e
     # An answer to an older request, or from another phone, says nothing of this one.
     model, _ = update(model, PeerSaid("gm", answer_text(2, "dismissed"), 11.5))
     model, _ = update(model, PeerSaid("evil", answer_text(3, "applied"), 11.5))
-    assert model.live.said.startswith("rolled 1d8+3")
+    assert model.live.said.startswith("rolled 1d8 (")
     model, _ = update(model, PeerSaid("gm", answer_text(3, "dismissed"), 11.6))
     assert model.live.said.startswith("dismissed: the game master dismissed Longsword 1d8+3")
     _, effects = update(model, RollSent(vids(gm)["Goblin"], "1d8+", "", RNG))

@@ -8,19 +8,20 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 
 import pytest
 
 from pyengine.core_args import Flag, HitPoints, NewCondition, Temporary
 from pyengine.fair import commitment, new_secret
 from pyengine.handoff import pc_state, players_ids
-from pyengine.live import FROM_FOLLOWER, FROM_HOST, LiveError, read_message, request_text, state_text, you_text
+from pyengine.live import FROM_FOLLOWER, FROM_HOST, LiveError, hello_text, read_message, request_text, state_text, you_text
 from pyengine.rules import get_system
 from pyengine.tracker import resolve
 from tests.unit.test_live import approved, asked, following, hosting, joined, joint, rolled, secret_for, vids
 from tests.unit.test_update import fight, hp, ids
 from web.effects import LiveSend, LiveTell, Refuse, Toast
-from web.live import live_table_text, read_live_table
+from web.live import followers_line, live_table_text, read_live_table
 from web.messages import (
     Act,
     AttackSent,
@@ -35,8 +36,9 @@ from web.messages import (
 )
 from web.model import Model
 from web.screens.live import player_target
+from web.update import requests as requests_module
 from web.update import update
-from web.update.live import MAX_WAITING
+from web.update.requests import MAX_UNAPPROVED
 
 RNG = random.Random(0)
 
@@ -309,17 +311,33 @@ def test_one_request_of_a_kind_a_phone_at_most_twenty_and_the_oldest_dismissed_w
     assert [r.kind for r in model.live.requests] == ["done", "attack"] and model.live.requests[1].text == first
     assert told(effects)[-1] == {"v": 1, "t": "ans", "rid": 2, "state": "refused",
                                  "why": "one attack at a time: the game master has your attack on Goblin"}
-    # Twenty phones' requests: the twenty-first dismisses the oldest, and its phone is told.
+    # Eighteen phones holding only the link ask to play Dax: at most MAX_UNAPPROVED of their claims
+    # wait, the oldest dropped (its phone told, the game master's line says how many); the approved
+    # player's requests stay.
     for n in range(2, 20):
         model = joined(model, f"p{n}", f"dev-{n:04d}-phone", f"P{n}")
-        model, _ = update(model, PeerSaid(f"p{n}", request_text("claim", cid=vids(model)["Dax"], rid=7), 3.0 + n, RNG))
-    assert len(model.live.requests) == MAX_WAITING
-    model = joined(model, "p22", "dev-0022-phone", "P22")
-    model, effects = update(model, PeerSaid("p22", request_text("claim", cid=vids(model)["Dax"], rid=9), 99.0, RNG))
-    assert len(model.live.requests) == MAX_WAITING and model.live.requests[0].kind == "attack"
+        model, effects = update(model, PeerSaid(f"p{n}", request_text("claim", cid=vids(model)["Dax"], rid=7), 3.0 + n, RNG))
+    assert [r.kind for r in model.live.requests] == ["done", "attack"] + ["claim"] * MAX_UNAPPROVED
+    assert [r.peer for r in model.live.requests[2:]] == [f"p{n}" for n in range(20 - MAX_UNAPPROVED, 20)]
     notes = [(e.peer, json.loads(e.text)) for e in effects if isinstance(e, LiveTell)]
-    assert ("p1", {"v": 1, "t": "ans", "rid": 0, "state": "dismissed",
-                   "why": "too many requests were waiting: send it again if it still stands"}) in notes
+    assert (f"p{19 - MAX_UNAPPROVED}", {"v": 1, "t": "ans", "rid": 7, "state": "dismissed",
+                                        "why": "too many requests were waiting: send it again if it still stands"}) in notes
+    assert model.live.turned_away == 18 - MAX_UNAPPROVED
+    assert f"{18 - MAX_UNAPPROVED} claims of phones not let in dropped (too many at once)." in followers_line(model.live)
+    # One connection that makes up a new device id with each hello is still one phone (and one device).
+    for n in range(5):
+        model, _ = update(model, PeerSaid("p19", hello_text("P19", f"dev-new-{n:04d}"), 40.0 + n, RNG))
+        model, _ = update(model, PeerSaid("p19", request_text("claim", cid=vids(model)["Cyra"], rid=20 + n), 40.5 + n, RNG))
+    assert {p.device for p in model.live.peers if p.id == "p19"} == {"dev-0019-phone"}
+    assert sum(r.peer == "p19" for r in model.live.requests) == 1
+    # A tray full of approved players' requests: a claim of a phone not let in is refused, never one
+    # of theirs dismissed for it.
+    model = replace(model, live=replace(model.live, requests=model.live.requests[:2]))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(requests_module, "MAX_WAITING", 2)
+        model, effects = update(model, PeerSaid("p5", request_text("claim", cid=vids(model)["Dax"], rid=30), 60.0, RNG))
+    assert [r.kind for r in model.live.requests] == ["done", "attack"]
+    assert told(effects)[-1] == {"v": 1, "t": "ans", "rid": 30, "state": "refused", "why": "too many requests are waiting: ask the game master"}
 
 
 def test_an_attack_waiting_survives_the_game_masters_reload_and_applies_the_same_roll():

@@ -58,10 +58,11 @@ from ..model import Live, Model, Peer, Pending, Request
 from .common import Result, act, commit_action
 
 __all__ = ["asked", "answered", "apply_request", "refused", "redraw", "attack_action", "attack_words", "Told",
-           "MAX_WAITING", "MAX_WAITING_PER_PHONE", "expire_draws", "REVEAL_MS", "MAX_DRAWS", "MAX_DRAWS_PER_PHONE"]
+           "MAX_WAITING", "MAX_WAITING_PER_PHONE", "MAX_UNAPPROVED", "expire_draws", "REVEAL_MS", "MAX_DRAWS", "MAX_DRAWS_PER_PHONE"]
 
 MAX_WAITING_PER_PHONE = 5   # requests waiting for Apply / Dismiss from one phone
 MAX_WAITING = 20            # and from all
+MAX_UNAPPROVED = 4          # claims waiting from phones not let play anyone yet (the oldest dropped past it)
 
 
 # -- what players ask (the game master's phone) ---------------------------------------------------
@@ -74,12 +75,14 @@ def asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
     live = model.live
     peer = next((p for p in live.peers if p.id == m.peer), None) or Peer(m.peer)
     if isinstance(message, Hello):
-        peer = replace(peer, name=message.name, device=message.device, connected=True)
+        # A connection keeps the device id it first said (a phone never changes it; one that does is
+        # making up devices to fill the tray).
+        peer = replace(peer, name=message.name, device=peer.device or message.device, connected=True)
         peers = tuple(peer if p.id == m.peer else p for p in live.peers) if any(p.id == m.peer for p in live.peers) \
             else live.peers + (peer,)
-        owed = tuple(LiveTell(text, m.peer) for device, text in live.owed if device == message.device and device)
-        model = replace(model, live=replace(live, peers=peers, owed=tuple(x for x in live.owed if x[0] != message.device)))
-        mine = claimed(model.live, message.device)
+        owed = tuple(LiveTell(text, m.peer) for device, text in live.owed if device == peer.device and device)
+        model = replace(model, live=replace(live, peers=peers, owed=tuple(x for x in live.owed if x[0] != peer.device)))
+        mine = claimed(model.live, peer.device)
         return model, ((LiveTell(you_text(view_id(live.secret, mine)), m.peer),) if mine else ()) + owed + redraw(model)
     if not isinstance(message, (Claim, Init, Done, Attack, Heal, DeathSave, Roll, Reveal)):
         return model, ()  # a bye (a phone's page closing: its connection says so itself); a host's kind is not read here
@@ -375,19 +378,33 @@ def wait_request(model: Model, request: Request, words: str = "") -> Result:
         return model, (RenderNotices(), answer_to(request.peer, request.rid, "waiting", words))
     dropped: list[Request] = []
     waiting = list(live.requests)
+    stranger = unapproved(live, request)
+    strangers = [r for r in waiting if unapproved(live, r)]
+    while stranger and len(strangers) >= MAX_UNAPPROVED:  # phones holding only the link: a small cap of their own
+        waiting.remove(strangers[0])
+        dropped.append(strangers.pop(0))
     while waiting:
-        mine = [r for r in waiting if r.device == request.device or r.peer == request.peer]
+        mine = [r for r in waiting if r.peer == request.peer]  # (per connection: a device id is anyone's to make up)
         if len(waiting) < MAX_WAITING and len(mine) < MAX_WAITING_PER_PHONE:
             break
-        oldest = mine[0] if len(mine) >= MAX_WAITING_PER_PHONE else waiting[0]
-        waiting.remove(oldest)
-        dropped.append(oldest)
-    model = replace(model, live=replace(live, requests=tuple(waiting) + (request,), asked=request.id, limited=live.limited + len(dropped)))
+        pool = mine if len(mine) >= MAX_WAITING_PER_PHONE else [r for r in waiting if unapproved(live, r)] or ([] if stranger else waiting)
+        if not pool:  # never an approved player's request dismissed for a phone the game master has not let in
+            return refused(model, request.peer, request.rid, "too many requests are waiting: ask the game master")
+        waiting.remove(pool[0])
+        dropped.append(pool[0])
+    turned = sum(1 for r in dropped if unapproved(live, r))
+    model = replace(model, live=replace(live, requests=tuple(waiting) + (request,), asked=request.id, limited=live.limited + len(dropped) - turned,
+                                        turned_away=live.turned_away + turned))
     told: tuple[Effect, ...] = ()
     for old in dropped:  # each phone told: a request is never dropped in silence
         model, said = tell_phone(model, old, "dismissed", "too many requests were waiting: send it again if it still stands")
         told += said
     return model, (RenderNotices(), Toast(request.text, request=request.id), answer_to(request.peer, request.rid, "waiting", words), *told)
+
+
+def unapproved(live: Live, request: Request) -> bool:
+    """A claim from a phone the game master has not let play anyone (it holds only the link)."""
+    return request.kind == "claim" and not claimed(live, request.device)
 
 
 def tell_phone(model: Model, request: Request, answer: str, why: str = "") -> Result:
