@@ -20,7 +20,7 @@ from pyengine.reading import readings
 
 from . import dom, qr, render
 from .dom import JsObject
-from .html import esc, odds_html
+from .html import esc, odds_html, odds_refused_html
 from .model import Model
 from .odds_job import ESTIMATE_DICE, OddsJob
 from .timing import Later
@@ -140,9 +140,8 @@ class OddsPanel:
             ast = parse(text)
             job = OddsJob(ast, clock=self.clock)
         except EngineError as error:
-            dom.el("dice-error").textContent = str(error)
-            dom.set_html("dice-reading", "")
-            return  # the last good chart stays
+            self.refused(str(error))
+            return
         dom.el("dice-error").textContent = ""
         dom.set_html("dice-reading", render.readings_html(readings(ast)))
         if job.exact is not None:
@@ -162,13 +161,11 @@ class OddsPanel:
         try:
             job.step()
         except EngineError as error:
-            self.job = None
-            dom.el("dice-error").textContent = str(error)
+            self.refused(str(error))
             return
         if job.too_costly:
-            self.job = None
-            dom.el("dice-error").textContent = (f"One roll of this draws over {ESTIMATE_DICE:,} dice: too many to estimate the odds "
-                                                "here without freezing the page. Roll it to see a result.")
+            self.refused(f"One roll of this draws over {ESTIMATE_DICE:,} dice: too many to estimate the odds "
+                         "here without freezing the page. Roll it to see a result.")
             return
         dist = job.distribution()
         if dist is not None:
@@ -177,6 +174,17 @@ class OddsPanel:
             self.job = None
         else:
             self.more()
+
+    def refused(self, why: str) -> None:
+        """No odds for the expression in the box: the reason, and the panel emptied (never another
+        expression's odds under this one)."""
+        self.job = None
+        dom.el("dice-error").textContent = why
+        dom.set_html("dice-reading", "")
+        body = dom.el("odds-body")
+        body.setAttribute("data-expr", dom.value("dice-input").strip())
+        body.setAttribute("data-kind", "refused")
+        dom.set_html("odds-body", odds_refused_html(why))
 
     def show(self, dist: Distribution, estimate: Estimate | None = None, possible: tuple[int | None, int | None] | None = None) -> None:
         target = _whole(dom.value("odds-target").strip())

@@ -166,6 +166,15 @@ def at_least(cfg: dict[str, Any]) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def odds_refused_html(why: str) -> str:
+    """The odds panel for an expression that has none here: why, in place of any chart.
+
+    >>> odds_refused_html("6 <b>")
+    '<p class="muted" data-testid="odds-refused">No odds for this expression: 6 &lt;b&gt;</p>'
+    """
+    return f'<p class="muted" data-testid="odds-refused">No odds for this expression: {esc(why)}</p>'
+
+
 def odds_html(dist: Chart, target: int | None, estimate: Sampled | None = None,
               possible: tuple[int | None, int | None] | None = None) -> str:
     """The chart, mean and P(total >= target) of an exact distribution, or of an estimate from

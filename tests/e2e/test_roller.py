@@ -46,7 +46,10 @@ def test_quick_buttons_advantage_and_exploding_dice_are_marked(context, site):
     assert exploded == sum(d.exploded for d in second.dice)
 
 
-def test_odds_update_as_you_type_and_errors_keep_the_last_chart(context, site):
+def test_odds_update_as_you_type_and_a_refused_expression_clears_them_and_says_why(context, site):
+    """Issue 51, item 10: `2d6` then `1000d6!p` showed "too many to estimate" above 2d6's mean and
+    P(total >= 7): a refused expression clears the panel and says why, whatever refused it (its
+    notation, or the estimate's cost), and the next good one draws its own odds."""
     page = open_app(context, site["url"] + "/").page
     box = page.get_by_test_id("dice-input")
     box.fill("2d6")
@@ -54,11 +57,18 @@ def test_odds_update_as_you_type_and_errors_keep_the_last_chart(context, site):
     page.get_by_test_id("odds-target").fill("10")
     expected = f"{distribution('2d6').at_least(10) * 100:.2f}%"
     page.wait_for_function(f"document.querySelector('[data-testid=odds-at-least]').textContent.includes('{expected}')")
-    box.fill("2d6+")
-    page.wait_for_function("document.querySelector('[data-testid=dice-error]').textContent.includes('expected')")
-    assert "7.00" in page.get_by_test_id("odds-mean").inner_text()  # the last good chart stays
     bars = page.eval_on_selector_all("[data-testid=odds-chart] i", "els => els.length")
     assert bars == 11
+    for refused, why in (("2d6+", "expected"), ("1000d6!p", "too many to estimate")):
+        box.fill(refused)
+        page.wait_for_function("([e, w]) => document.getElementById('odds-body').dataset.expr === e"
+                               " && document.querySelector('[data-testid=dice-error]').textContent.includes(w)", arg=[refused, why],
+                               timeout=20_000)
+        assert page.get_by_test_id("odds-mean").count() == 0 and page.get_by_test_id("odds-chart").count() == 0
+        assert page.get_by_test_id("odds-at-least").count() == 0
+        assert why in page.get_by_test_id("odds-refused").inner_text()
+        box.fill("2d6")
+        page.wait_for_function("document.querySelector('[data-testid=odds-mean]')?.textContent.includes('7.00')")
     box.fill("4d6kh3")
     page.wait_for_function("document.querySelector('[data-testid=odds-mean]').textContent.includes('12.24')")
     assert page.get_by_test_id("dice-error").inner_text() == ""
