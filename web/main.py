@@ -12,8 +12,8 @@ from .keeping import SERVERS_KEY
 from .listeners import Listeners, open_fragment, say_fixed_dice
 from .messages import JournalFailed
 from .model import NEXT_TURN_GUARD
-from .params import chosen_nostr, chosen_servers, journal_set_aside, read_seed
-from .persist import MemoryStore, Notice, StorageUnavailable
+from .params import chosen_nostr, chosen_servers, journal_set_aside, read_seed, stun_ignored
+from .persist import MemoryStore, Notice, StorageUnavailable, Store
 from .runtime import Runtime
 
 __all__ = ["start", "bench", "runtime"]
@@ -27,6 +27,17 @@ def servers_of(stored: str | None) -> tuple[tuple[str, ...], tuple[str, ...], tu
 
 
 runtime: Runtime | None = None  # the page's, once started (the bench reads it)
+
+
+def say_ignored_stun(rt: Runtime, store: Store, status: str) -> None:
+    """A join link's `?stun=` that names servers this phone does not list is not used: said once."""
+    try:
+        kept = None if status == "blocked" else store.get(SERVERS_KEY)
+    except StorageUnavailable:
+        kept = None
+    ignored = stun_ignored(dom.py(dom.window.URLSearchParams.new(dom.window.location.search).get("stun")), kept)
+    if ignored:
+        rt.say(Notice("warn", ignored))
 
 
 def start() -> None:
@@ -73,12 +84,19 @@ def start() -> None:
             window.setTimeout(dom.proxy(rt.live.took_over), 3000)
     if refused:
         rt.say(Notice("warn", refused))
+    if not display:
+        say_ignored_stun(rt, store, status)
     journal = dom.py(getattr(rk, "journal", None))
     if journal is not None:
         journal.onError = dom.proxy(lambda name: rt.dispatch(JournalFailed(str(name))))
         journal.onConflict = dom.proxy(lambda key, vid: rt.journal_conflict(str(key), str(vid)))
         journal.onSettled = dom.proxy(lambda key: rt.journal_settled(str(key)))
         rt.keeper.journaled = bool(dom.py(getattr(journal, "ok", False)))
+        refused_at_start = str(dom.py(getattr(journal, "error", "")) or "")
+        if not rt.keeper.journaled and refused_at_start and not display and status != "blocked":
+            # IndexedDB refused before the page listened (private browsing, a blocked site, a browser
+            # without it): the page works from localStorage; said once (update: journal_said).
+            rt.dispatch(JournalFailed(refused_at_start))
         aside = [str(k) for k in (dom.py(getattr(journal, "setAside", None)) or [])]
         if aside:
             rt.say(journal_set_aside(aside))

@@ -13,7 +13,7 @@ from pyengine.live import DEFAULT_NOSTR, DEFAULT_RELAYS, DEFAULT_STUN, RELAY_SCH
 
 from .persist import Notice
 
-__all__ = ["MAX_SEED_DIGITS", "read_seed", "chosen_servers", "chosen_nostr", "journal_set_aside", "join_link", "uri_component"]
+__all__ = ["MAX_SEED_DIGITS", "read_seed", "chosen_servers", "stun_ignored", "chosen_nostr", "journal_set_aside", "join_link", "uri_component"]
 
 MAX_SEED_DIGITS = 40
 _SEED = re.compile(rf"-?[0-9]{{1,{MAX_SEED_DIGITS}}}")
@@ -51,6 +51,35 @@ def chosen_servers(link_relays: str | None, link_stun: str | None, stored: str |
     listed = set(own) | set(DEFAULT_STUN)
     kept = tuple(s for s in asked if s in listed)
     return relays, kept if kept or not asked else own
+
+
+def stun_ignored(link_stun: str | None, stored: str | None) -> str:
+    """What the page says once when a link's `?stun=` names STUN servers it does not use (chosen_servers
+    drops them: a link never names one); "" when nothing of it was dropped.
+
+    >>> stun_ignored("stun:evil.example:3478", None).split(": it is not used")[0]
+    'This link asks for a STUN server this phone does not list (stun:evil.example:3478)'
+    >>> stun_ignored(None, None), stun_ignored("none", None), stun_ignored(DEFAULT_STUN[0], None)
+    ('', '', '')
+    """
+    if link_stun is None:
+        return ""
+    try:
+        own = read_servers(_setting(stored, "stun"), STUN_SCHEMES, DEFAULT_STUN)
+    except (LiveError, TypeError):
+        own = DEFAULT_STUN
+    try:
+        asked = read_servers(link_stun, STUN_SCHEMES, own)
+    except (LiveError, TypeError):
+        asked = (link_stun.strip()[:60],)
+    dropped = [s for s in asked if s not in set(own) | set(DEFAULT_STUN)]
+    if not dropped:
+        return ""
+    names = ", ".join(d[:60] for d in dropped[:3]) + (" …" if len(dropped) > 3 else "")
+    one = len(dropped) == 1
+    return (f"This link asks for {'a STUN server' if one else 'STUN servers'} this phone does not list ({names}): "
+            f"{'it is' if one else 'they are'} not used. A STUN server learns the phone's address; add one in "
+            "Live table → Connection settings to use it.")
 
 
 def chosen_nostr(link_nostr: str | None, stored: str | None) -> tuple[str, ...]:

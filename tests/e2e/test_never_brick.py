@@ -385,6 +385,10 @@ def test_indexeddb_refused_still_starts_the_engine_and_saves_to_localstorage(bro
         context.add_init_script(IDB_BROKEN[how])
         page = open_app(context, site["url"] + "/").page
         assert page.evaluate("RK.indexedDB") != "ok"
+        # Said once, as the page opens (issue 51, item 12): it works, but a killed browser may lose the last taps.
+        said = page.get_by_test_id("notice").filter(has_text="may lose the last ones")
+        said.wait_for()
+        assert said.count() == 1 and "refused the safe copy" in said.inner_text()
         add_combatant(page, "Aldric", 30)
         assert names(page) == ["Aldric"]
         page.wait_for_timeout(300)
@@ -409,3 +413,16 @@ def test_the_fixed_dice_badge_fits_a_phone_and_leaves_the_menu_button_whole(cont
     assert menu["x"] + menu["width"] <= 390 and menu["width"] >= 44 and badge["x"] + badge["width"] <= menu["x"]
     page.get_by_test_id("menu-button").click()
     page.get_by_test_id("sheet").wait_for()
+
+
+def test_a_links_stun_server_that_is_not_used_is_said_once(context, site):
+    """Issue 51, item 12: a join link's `?stun=` naming a server this phone does not list is dropped (a
+    STUN server learns the phone's address): said once, as the page opens; one it lists is not said."""
+    page = open_app(context, site["url"] + "/?stun=stun:evil.example:3478").page
+    said = page.get_by_test_id("notice").filter(has_text="stun:evil.example:3478")
+    said.wait_for()
+    assert said.count() == 1 and "is not used" in said.inner_text()
+    page.goto(site["url"] + "/?stun=stun:stun.l.google.com:19302")
+    wait_ready(page)
+    page.wait_for_timeout(300)
+    assert page.get_by_test_id("notice").filter(has_text="STUN").count() == 0

@@ -145,3 +145,21 @@ def test_four_hundred_attacks_with_seeds_chosen_for_a_natural_20_crit_about_one_
         model, _ = update(model, RequestAnswered(request.id, False, RNG))
     assert 8 <= crits <= 36, crits  # 5 % of 400 is 20 (binomial: 99.9 % within 8-36); the old protocol gave 400
     assert json.loads(next(e.text for e in effects if isinstance(e, LiveTell)))["t"] == "draw"
+
+
+def test_a_character_that_is_down_makes_no_attack_from_its_phone_and_the_panel_says_so():
+    """Issue 51, item 12: a creature at 0 HP chosen as the attacker is warned of on the game master's
+    panel; a dying character's phone is refused an attack, with the reason (its death saves instead)."""
+    from web.views import attacker_choice
+
+    model = table("generic")
+    model, _ = update(model, Act("damage", HitPoints(ids(model)["Cyra"], 20), RNG))
+    model, effects = rolled(model, "atk", target=vids(model)["Goblin"])
+    assert answers(effects) == [("refused", "Cyra is down: a combatant that is down makes no attack (roll your death saves)")]
+    assert model.live.draws == ()  # (refused before any dice)
+    enc = model.timeline.present
+    chosen = attacker_choice(enc, enc.get(ids(model)["Goblin"]), ids(model)["Cyra"])
+    assert chosen is not None and chosen[0] == ids(model)["Cyra"]
+    assert 'data-testid="attacker-down">Cyra is down (HP 0)' in chosen[1] and ">Cyra (down)</option>" in chosen[1]
+    standing = attacker_choice(enc, enc.get(ids(model)["Goblin"]), ids(model)["Dax"])
+    assert standing is not None and "attacker-down" not in standing[1]

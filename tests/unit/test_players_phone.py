@@ -360,11 +360,18 @@ def test_the_players_screen_offers_its_attacks_targets_and_death_save_as_its_sta
                 ids=(("va", "Cyra", "p"), ("vl", "Lair", "x"), ("vg", "Goblin", "o"), ("vo", "Ogre", "o")), turn=("vl",))
     html = live_follow_html(live, "live", False)
     assert 'data-testid="my-hp"><span class="muted">HP</span> <b>0/24</b></p>' in html
-    assert "Poisoned &lt;b&gt;" in html and "<img" not in html and "&lt;img src=x" in html
+    assert "Poisoned &lt;b&gt;" in html and "<img" not in html
     assert 'Death saves: <b>1</b>/3 ✓ · <b>2</b>/3 ✗' in html
     assert 'data-testid="death-save" disabled>Roll death save (on your turn)' in html
+    # Dying: death saves, not Attack (issue 51, item 12), even with the attack panel left open.
+    assert 'data-testid="player-attack"' not in html and 'data-testid="attack-panel"' not in html
+    assert 'data-testid="no-attack">At 0 HP: no attacks.' in html
+    standing = Live(**{**live.__dict__, "pcs": {"va": {**own, "hp": 5, "ds": None}}})
+    html = live_follow_html(standing, "live", False)
+    assert 'data-testid="player-attack"' in html and 'data-testid="death-save"' not in html
     target = html.split('data-testid="attack-target"', 1)[1].split("</select>", 1)[0]
     assert "Lair" not in target and "Cyra" not in target and '<option value="vg" selected>Goblin</option>' in target
+    assert "&lt;img src=x" in html.split('data-testid="attack-with"', 1)[1].split("</select>", 1)[0] and "<img" not in html
     mine = Live(**{**live.__dict__, "turn": ("va",), "panel": "heal"})
     html = live_follow_html(mine, "live", False)
     assert 'data-testid="death-save">Roll death save</button>' in html and 'data-testid="heal-panel"' in html

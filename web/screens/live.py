@@ -235,15 +235,18 @@ def _player_asks(live: Live, attacks: list[tuple[str, str]]) -> str:
         label = "I'm done" if mine else "I'm done (on your turn)"
         parts.append(f'<button type="button" class="primary" data-action="im-done" data-testid="im-done"{"" if mine else " disabled"}>'
                      f'{label}</button>')
+    down = own.get("hp") is not None and own.get("hp", 1) <= 0  # (a dying character rolls death saves, not attacks)
+    attack = ('<p class="muted small" data-testid="no-attack">At 0 HP: no attacks.</p>' if down else
+              f'<button type="button" data-action="player-attack" data-testid="player-attack" aria-expanded="{str(live.panel == "attack").lower()}">'
+              'Attack</button>')
     parts.append(
-        '<div class="row">'
-        f'<button type="button" data-action="player-attack" data-testid="player-attack" aria-expanded="{str(live.panel == "attack").lower()}">Attack</button>'
+        f'<div class="row">{attack}'
         f'<button type="button" data-action="player-heal" data-testid="player-heal" aria-expanded="{str(live.panel == "heal").lower()}">'
         'Healing, temp HP</button></div>')
     chosen = player_target(live)
     targets = "".join(f'<option value="{esc(i)}"{" selected" if i == chosen else ""}>{esc(n)}</option>'
                       for i, n, side in live.ids if side != "x" and i != live.you)  # (the attack's and another roll's)
-    if live.panel == "attack":
+    if live.panel == "attack" and not down:
         weapons = own.get("atk") or []
         pick = ('<label class="field">With<select id="attack-with" data-testid="attack-with">'
                 + "".join(f'<option value="{esc(a)}">{esc(a)}</option>' for a in weapons) + '</select></label>') if weapons else ""

@@ -252,6 +252,9 @@ def at_target(model: Model, m: PeerSaid, message: Attack | Roll, c: Combatant, d
     if isinstance(message, Attack):
         if not system_of(enc).is_creature(target) or target.id == c.id:
             return refused(model, m.peer, rid, f"{players_name(target)} cannot be attacked")
+        if system_of(enc).is_down(c):
+            return refused(model, m.peer, rid, f"{c.name} is down: a combatant that is down makes no attack"
+                           + (" (roll your death saves)" if "death_save" in system_of(enc).actions else ""))
         waiting = next((r for r in live.requests if r.device == device and r.kind == "attack" and r.rid != rid), None)
         if waiting is not None:  # (each attack's result would say something of the target's defences)
             return refused(model, m.peer, rid, f"one attack at a time: the game master has your attack on {players_name(enc.get(waiting.target))}")

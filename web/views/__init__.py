@@ -147,9 +147,14 @@ def attacker_choice(enc: Encounter, target: Combatant, chosen: object, default: 
     fallback = (acting or next((x.id for x in others if x.side != target.side and not down(x)), None)
                 or next((x.id for x in others if not down(x)), others[0].id))
     attacker_id = chosen if isinstance(chosen, str) and chosen in ids else fallback
-    options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == attacker_id else ""}>{esc(x.name)}</option>' for x in others)
+    options = "".join(f'<option value="{esc(x.id)}"{" selected" if x.id == attacker_id else ""}>{esc(x.name)}{" (down)" if down(x) else ""}</option>'
+                      for x in others)
+    attacker = enc.get(attacker_id)
+    # A combatant that is down chosen as the attacker (issue 51): said, the roll left to the table.
+    warning = (f'<p class="warn small" data-testid="attacker-down">{esc(attacker.name)} is down ({esc(system_of(enc).hp_label)} '
+               f'{attacker.hp}): a combatant that is down makes no attack, unless your table says otherwise.</p>') if down(attacker) else ""
     return attacker_id, (f'<label class="field">Attacker<select id="atk-attacker" data-attack-key="attacker" data-action-change="attack-config" '
-                         f'data-testid="attack-attacker">{options}</select></label>')
+                         f'data-testid="attack-attacker">{options}</select></label>{warning}')
 
 
 class View:
