@@ -443,6 +443,22 @@ def write_early_defaults(out: Path) -> None:
     path.write_text(EARLY_DEFAULTS.sub(lambda _: json.dumps(defaults), text))
 
 
+VIEW_MARKUP = re.compile(r"/\*__RK_VIEW_MARKUP__\*/\{[^\n]*\}")
+
+
+def write_view_markup(out: Path) -> None:
+    """static/boot.js's allow-list for the start-up preview and a player's early view gets what the
+    turn order's and the players' view's renderers write (tools/view_markup.py: every system's sample fight
+    drawn step by step): their classes, data attributes and data-testid / data-action values."""
+    from tools.view_markup import allowed_markup
+
+    path = out / "boot.js"
+    text = path.read_text()
+    if len(VIEW_MARKUP.findall(text)) != 1:
+        sys.exit("static/boot.js: its /*__RK_VIEW_MARKUP__*/ line is not where build.py expects it")
+    path.write_text(VIEW_MARKUP.sub(lambda _: "/*__RK_VIEW_MARKUP__*/" + json.dumps(allowed_markup()), text))
+
+
 WIRE_MARK = re.compile(r"/\*__RK_WIRE__\*/\{[^\n]*\}")
 
 
@@ -719,6 +735,7 @@ def build(out: Path = DIST, full_stdlib: bool = False, relays: tuple[str, ...] =
     index.write_text(page.replace("connect-src 'self';", f"connect-src {connect_src(relays)};"))
     write_early_defaults(out)
     write_wire(out)
+    write_view_markup(out)
     from pyengine.systems.srd import LIBRARY_FILE
 
     library = srd_library_text()

@@ -133,7 +133,21 @@
                "aria-hidden": /^(true|false)$/, "aria-label": /^[^<>]{0,300}$/, "style": /^(width|height):\d{1,3}%(;background:var\(--(ok|accent|danger)\))?$/,
                "type": /^(button|checkbox|text|number)$/, "value": /^[^<>]{0,200}$/, "selected": /^$/, "checked": /^$/,
                "disabled": /^$/, "open": /^$/, "tabindex": /^-?\d$/};
-  var DATA_ATTR = /^data-[a-z][a-z0-9-]{0,30}$/;
+  // The classes, data attributes and data-testid / data-action values the turn order's and the
+  // players' view's renderers write (tools/view_markup.py, written here by build.py): nothing else passes
+  // (no "toast" drawn as an overlay, no button of the app's own).
+  var MARKUP = /*__RK_VIEW_MARKUP__*/{"classes": [], "data": [], "testids": [], "actions": []};
+  var CLASSES = {}, DATA = {}, VALUES = {"data-testid": {}, "data-action": {}};
+  MARKUP.classes.forEach(function (c) { CLASSES[c] = 1; });
+  MARKUP.data.forEach(function (d) { DATA[d] = 1; });
+  MARKUP.testids.forEach(function (v) { VALUES["data-testid"][v] = 1; });
+  MARKUP.actions.forEach(function (v) { VALUES["data-action"][v] = 1; });
+  function allowed(name, value) {
+    if (name === "class") return value.split(/\s+/).filter(function (c) { return CLASSES[c] === 1; }).join(" ");
+    if (DATA[name] !== 1 || value.length > 200) return null;
+    if (VALUES[name] && VALUES[name][value] !== 1) return null;
+    return value;
+  }
   var VOID = /^(area|base|br|col|embed|hr|img|input|link|meta|param|source|track|wbr|frame|keygen|image)$/i;
   function clean(html) {
     // A document of its own, with no scripting and no browsing context: nothing in it loads, runs or
@@ -155,8 +169,10 @@
       if (!TAGS[n.tagName]) { n.remove(); continue; }
       for (var j = n.attributes.length - 1; j >= 0; j--) {
         var a = n.attributes[j], rule = ATTRS[a.name];
-        var ok = rule ? rule.test(a.value) : DATA_ATTR.test(a.name) && a.value.length <= 200;
-        if (!ok) n.removeAttribute(a.name);
+        if (rule && !rule.test(a.value)) { n.removeAttribute(a.name); continue; }
+        var kept = a.name === "class" || !rule ? allowed(a.name, a.value) : a.value;
+        if (kept === null || kept === "") n.removeAttribute(a.name);
+        else if (kept !== a.value) n.setAttribute(a.name, kept);
       }
     }
     var out = document.createDocumentFragment();

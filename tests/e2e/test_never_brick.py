@@ -271,6 +271,58 @@ def test_the_snapshot_lets_only_the_turn_orders_elements_through(context, site):
     assert all(urlparse(u).netloc == origin for u in requests if u.startswith("http"))
 
 
+APP_MARKUP = """() => {
+    // Every class the page's style sheet names, and every data attribute (with its value) the app's
+    // own page holds now: each fed through the allow-list on an element of its own.
+    const classes = new Set();
+    for (const sheet of document.styleSheets) {
+      let rules; try { rules = sheet.cssRules } catch (e) { continue }
+      const walk = (list) => { for (const r of list) { if (r.selectorText) for (const m of r.selectorText.matchAll(/\\.([a-zA-Z][\\w-]*)/g)) classes.add(m[1]); if (r.cssRules) walk(r.cssRules) } };
+      walk(rules);
+    }
+    const data = new Set();
+    for (const el of document.querySelectorAll('*')) for (const a of el.attributes) if (a.name.startsWith('data-')) data.add(a.name + '=' + a.value.slice(0, 100));
+    const kept = (html) => { const d = document.createElement('div'); d.appendChild(RK.cleanSnapshot(html)); return d.firstElementChild };
+    const out = {classes: [], data: [], total: [classes.size, data.size]};
+    for (const c of classes) { const el = kept(`<div class="${c}">x</div>`); if (el && el.getAttribute('class')) out.classes.push(c) }
+    for (const pair of data) {
+      const [name, ...rest] = pair.split('='); const value = rest.join('=');
+      const el = kept(`<div ${name}="${value.replace(/"/g, '&quot;')}">x</div>`);
+      if (el && el.hasAttribute(name)) out.data.push(pair);
+    }
+    return out;
+}"""
+
+
+def test_only_the_views_own_classes_and_data_attributes_pass_the_allow_list(context, site):
+    """Issue 51, item 7: the early view's allow-list kept any class and data attribute (`<div class="toast">`
+    drew as a fixed overlay; data-testid="next-turn" and data-action passed). Now only what the turn
+    order's and the players' view's renderers write (tools/view_markup.py, written into boot.js by the build)."""
+    from tools.view_markup import allowed_markup
+
+    allowed = allowed_markup()
+    page = open_app(context, site["url"] + "/").page
+    for name in ("Aldric", "Goblin"):
+        add_combatant(page, name, 10)
+    page.get_by_test_id("start-combat").click()
+    page.get_by_test_id("menu-button").click()  # (the menu's markup too)
+    page.get_by_test_id("sheet").wait_for()
+    found = page.evaluate(APP_MARKUP)
+    assert found["total"][0] > 100 and found["total"][1] > 50, found["total"]  # (what was fed: the app's whole page)
+    assert set(found["classes"]) <= set(allowed["classes"]), set(found["classes"]) - set(allowed["classes"])
+    for pair in found["data"]:
+        name, value = pair.split("=", 1)
+        assert name in allowed["data"], pair
+        if name in ("data-testid", "data-action"):
+            assert value in allowed["testids" if name == "data-testid" else "actions"], pair
+    for bad in ("toast", "sheet", "dock", "notice"):
+        assert bad not in found["classes"], bad
+    assert not any(p in found["data"] for p in ("data-testid=next-turn", "data-action=next-turn", "data-action=live-claim"))
+    # What the view itself writes still passes (its classes, its data attributes).
+    assert {"combatant", "order", "hp"} <= set(found["classes"])
+    assert "data-testid=combatant-row" in found["data"]
+
+
 def test_no_security_policy_violation_while_the_app_is_used(context, site):
     page = context.new_page()
     page.add_init_script("window.__csp = []; document.addEventListener('securitypolicyviolation', "
