@@ -222,15 +222,29 @@ async function start() {
   sheet.addEventListener('cancel', kept)
   ticker = setInterval(tick, 2000)
   if (early.route === 'display') {
-    if (!globalThis.BroadcastChannel) return RK.openEngine('no channel')
+    if (!globalThis.BroadcastChannel || !globalThis.crypto || !crypto.subtle) return RK.openEngine('no channel')
+    // Only what the game master's window sealed with this display's key (its address's ?dkey=, web/seal.py):
+    // another page of this origin can post on the channel, not seal.
+    const dkey = new URLSearchParams(location.search).get('dkey') || ''
+    if (!/^[A-Za-z0-9_-]{22,64}$/.test(dkey)) return RK.openEngine('no key')  // (the engine says what to do)
+    const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(dkey), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify'])
+    let order = Promise.resolve()  // (checked one after another: what the window posted, in its order)
     channel = new BroadcastChannel(RK.prefix + 'live')
     channel.onmessage = (event) => {
-      const text = event.data
-      if (typeof text !== 'string' || text.length > WIRE.max) return
-      if (!text.startsWith(WIRE.state) && !text.startsWith(WIRE.beat)) return
-      let doc
-      try { doc = JSON.parse(text) } catch (e) { return }
-      heard(doc && doc.t === 'beat' ? null : doc)
+      const data = event.data
+      if (typeof data !== 'string' || data.length > WIRE.max + 100 || data[0] !== 'M') return
+      order = order.then(async () => {
+        const bar = data.indexOf('|')
+        if (bar < 0) return
+        const text = data.slice(bar + 1)
+        let mac
+        try { mac = Uint8Array.from(atob(data.slice(1, bar).replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0)) } catch (e) { return }
+        if (!await crypto.subtle.verify('HMAC', key, mac, new TextEncoder().encode(text))) return
+        if (!text.startsWith(WIRE.state) && !text.startsWith(WIRE.beat)) return
+        let doc
+        try { doc = JSON.parse(text) } catch (e) { return }
+        heard(doc && doc.t === 'beat' ? null : doc)
+      })
     }
     channel.postMessage(JSON.stringify({ v: 1, t: 'hello', name: '', device: '' }))  // as the display's engine says it
     return

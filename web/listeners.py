@@ -185,7 +185,7 @@ def open_fragment(rt: Runtime) -> None:
         relays, stun, nostr = rt.model.servers
         name = str(rt.model.characters[0].get("name", "")) if rt.model.characters else ""
         rt.dispatch(LiveFollowed(fragment[len("#live="):] if fragment.startswith("#live=") else "display", relays, stun, name,
-                                 device=rt.keeper.device(), nostr=nostr))
+                                 device=rt.keeper.device(), nostr=nostr, keyed=fragment != "#display" or bool(rt.live.display_key)))
 
 
 

@@ -21,6 +21,8 @@ STALE_MS = 15_000   # a follower without its host this long says "last update â€
 
 def state_line(live: Live) -> str:
     """What a follower says of its connection: "live", "reconnectingâ€¦" or "last update 40 s ago"."""
+    if live.role == "display" and live.said:
+        return live.said  # (a table display opened without its key: update/live.NOT_KEYED)
     if live.host_here():
         down = live.networks[1] > 0 or live.networks[3] > 0
         if down and live.networks[0] <= 0 and live.networks[2] <= 0 and not live.direct:

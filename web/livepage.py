@@ -34,6 +34,7 @@ from .messages import (
 )
 from .model import Model
 from .persist import Notice
+from .seal import opened, seal
 
 __all__ = ["LiveSide", "live_clock"]
 
@@ -56,6 +57,9 @@ class LiveSide:
         self.timers: dict[fx.Every, Any] = {}  # the subscriptions running: their interval ids
         # The taps made on the early view (static/early.mjs) before the engine was ready: answered once joined.
         self.early_taps: list[tuple[str, str]] = []
+        # The table display's key (web/seal.py): the game master's window seals what it posts with it, the
+        # display (its address's `?dkey=`) opens only what is sealed with it. main.start sets it.
+        self.display_key = ""
 
     # -- the timers the model wants ---------------------------------------------------------------
     def follow(self, wanted: frozenset[fx.Every]) -> None:
@@ -74,6 +78,7 @@ class LiveSide:
         """A message from another phone (or, as "display", from this device's other windows)."""
         if peer == "display" and self.model().live.role == "display":
             peer = "gm"  # the display hears the game master's window on the channel
+            text = opened(self.display_key, text) if self.display_key else None  # (another page's post: refused)
         self.dispatch(PeerSaid(peer, text, live_clock(), self.rng))
 
     def peer_changed(self, peer: str, joined: bool) -> None:
@@ -122,20 +127,31 @@ class LiveSide:
         """A state (numbered by update) to one follower, the table display, or everyone listening."""
         text = state_text(e.view, e.revision, [list(i) for i in e.ids], list(e.turn), self.transport.self_id, e.session, e.html, e.pcs)
         if e.peer == "display":
-            self.transport.post(text)
+            self.to_display(text)
         elif e.peer is not None:
             self.transport.send(text, e.peer)
         else:
             if model.live.hosting:
                 self.transport.send(text)
             if model.live.display:
-                self.transport.post(text)
+                self.to_display(text)
 
     def broadcast(self, e: fx.LiveBroadcast) -> None:
         if e.room:
             self.transport.send(e.text)
         if e.display:
-            self.transport.post(e.text)
+            self.to_display(e.text)
+
+    def to_display(self, text: str) -> None:
+        """To this device's table display, sealed with its key (web/seal.py)."""
+        self.transport.post(seal(self.display_key, text))
+
+    def display_address(self) -> str:
+        """The table display's address: this page's, with the display's key (`?dkey=`) and `#display`."""
+        location = dom.window.location
+        params = dom.window.URLSearchParams.new(location.search)
+        params.set("dkey", self.display_key)
+        return f"{location.pathname}?{params.toString()}#display"
 
     def show_live_link(self, e: fx.ShowLiveLink) -> None:
         browser.later(self._keyed(e.fragment))

@@ -5,6 +5,7 @@ index.html calls `start()`."""
 from __future__ import annotations
 
 import random
+import secrets
 
 from . import browser, dom
 from . import effects as fx
@@ -15,6 +16,7 @@ from .model import NEXT_TURN_GUARD
 from .params import chosen_nostr, chosen_servers, journal_set_aside, read_seed, stun_ignored
 from .persist import MemoryStore, Notice, StorageUnavailable, Store
 from .runtime import Runtime
+from .seal import is_key
 
 __all__ = ["start", "bench", "runtime"]
 
@@ -27,6 +29,25 @@ def servers_of(stored: str | None) -> tuple[tuple[str, ...], tuple[str, ...], tu
 
 
 runtime: Runtime | None = None  # the page's, once started (the bench reads it)
+
+
+def display_key(prefix: str, display: bool) -> str:
+    """The table display's key (web/seal.py): a display reads it from its address (`?dkey=`, "" when
+    absent or malformed); the game master's tab keeps its own in sessionStorage (no other tab can
+    read it; a reload of the tab keeps it, so an open display goes on), made on first use."""
+    if display:
+        found = dom.py(dom.window.URLSearchParams.new(dom.window.location.search).get("dkey"))
+        return str(found) if is_key(found) else ""
+    name = prefix + "display-key"
+    try:
+        kept = dom.py(dom.window.sessionStorage.getItem(name))
+        if is_key(kept):
+            return str(kept)
+        made = secrets.token_urlsafe(16)
+        dom.window.sessionStorage.setItem(name, made)
+        return made
+    except dom.JsException:
+        return secrets.token_urlsafe(16)  # (sessionStorage refused: this page's key, until it reloads)
 
 
 def say_ignored_stun(rt: Runtime, store: Store, status: str) -> None:
@@ -86,6 +107,7 @@ def start() -> None:
         rt.say(Notice("warn", refused))
     if not display:
         say_ignored_stun(rt, store, status)
+    rt.live.display_key = display_key(prefix, display)
     journal = dom.py(getattr(rk, "journal", None))
     if journal is not None:
         journal.onError = dom.proxy(lambda name: rt.dispatch(JournalFailed(str(name))))

@@ -188,8 +188,7 @@ class Runtime(Loop):
             case fx.KeepLiveTable():
                 keeper.keep(LIVE_TABLE_KEY, effect.text)
             case fx.OpenDisplay():
-                location = dom.window.location
-                dom.window.open(f"{location.pathname}{location.search}#display", "roundkeeper-display")
+                dom.window.open(live.display_address(), "roundkeeper-display")
             case fx.ShowLiveLink():
                 live.show_live_link(effect)
             case fx.ShowLink():

@@ -8,11 +8,12 @@ from __future__ import annotations
 import re
 import subprocess
 import time
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 
 import build
-from tests.e2e.conftest import add_combatant, open_app, wait_ready
+from tests.e2e.conftest import SITE_PREFIX, add_combatant, open_app, wait_ready
 
 WIDE = {"width": 1280, "height": 720}  # a table display's window
 PHONE = {"width": 390, "height": 844}
@@ -423,3 +424,70 @@ def test_a_player_claims_sends_initiative_is_done_and_rolls_the_game_master_appl
         wait_text(player, "view-state", "^unhurt$")
     finally:
         close(gm_ctx, player_ctx)
+
+
+FORGE = """async ([prefix, key]) => {
+  // Another page of this origin posts on the display's channel: a state that would freeze it (revision
+  // 999999, and its own session), unsealed, sealed with another key, and the game master's own beat altered.
+  const channel = new BroadcastChannel(prefix + 'live');
+  const view = {v: 1, name: 'FORGED-NAME', system: 'generic', round: 99, now: 'FORGED-NAME', next: '', rows: [['FORGED-NAME', 'p', 1, 1, '', [], 'now']]};
+  const forged = JSON.stringify({v: 1, t: 'state', rev: 999999, ses: 'zz', view, ids: [], turn: [], from: '',
+                                 html: '<div class="toast" data-testid="next-turn">FORGED-NAME</div>'});
+  const raw = await crypto.subtle.importKey('raw', new TextEncoder().encode(key), {name: 'HMAC', hash: 'SHA-256'}, false, ['sign']);
+  const mac = btoa(String.fromCharCode(...new Uint8Array(await crypto.subtle.sign('HMAC', raw, new TextEncoder().encode(forged)))))
+    .replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
+  for (let i = 0; i < 5; i++) {
+    channel.postMessage(forged);
+    channel.postMessage('M' + mac + '|' + forged);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return true;
+}"""
+
+
+def test_the_table_display_takes_only_what_the_game_masters_window_sealed(browser, site):
+    """Issue 51, item 6: any page of this origin posted `rev: 999999` on the display's channel and the
+    display showed "FORGED-NAME · Round 99" and stayed on it through the game master's next turns. Now
+    the display opens only what is sealed with its own key (its address's `?dkey=`, web/seal.py), both
+    before its engine runs (static/early.mjs) and after; the game master's next turn shows as usual."""
+    ctx = phone(browser)
+    try:
+        gm = open_app(ctx, site["url"] + "/?seed=2").page
+        add_combatant(gm, "Aldric", hp=30, side="party", pc=True, initiative=18)
+        add_combatant(gm, "Goblin", hp=10, initiative=12)
+        gm.get_by_test_id("start-combat").click()
+        gm.get_by_test_id("menu-button").click()
+        with ctx.expect_page() as opened:
+            gm.get_by_test_id("table-display").click()
+        display = opened.value
+        key = parse_qs(urlparse(display.url).query)["dkey"][0]
+        assert len(key) >= 22 and key not in gm.evaluate("JSON.stringify(localStorage)")  # (the game master's tab's sessionStorage only)
+        wait_ready(display)
+        wait_text(display, "view-now", "^Aldric$")
+        other = ctx.new_page()
+        other.goto(site["url"] + "/no-such-page")  # our origin, no app: another project's page
+        assert other.evaluate(FORGE, [SITE_PREFIX, "another-key-of-22-chars-x"])
+        display.wait_for_timeout(800)
+        assert "FORGED" not in display.get_by_test_id("live-view").inner_text()
+        gm.get_by_test_id("sheet-close").click()
+        next_turn(gm)
+        wait_text(display, "view-now", "^Goblin$")
+        assert "FORGED" not in display.get_by_test_id("live-view").inner_text()
+        # Before its engine runs (the early view) too: a display opened fresh hears the forgeries first.
+        early = ctx.new_page()
+        early.goto(display.url)
+        assert other.evaluate(FORGE, [SITE_PREFIX, "another-key-of-22-chars-x"])
+        early.wait_for_timeout(600)
+        assert "FORGED" not in early.locator("body").inner_text()
+        wait_ready(early)
+        next_turn(gm)
+        wait_text(early, "view-now", "^Aldric$")
+        assert "FORGED" not in early.locator("body").inner_text()
+        # A display without its key (an old bookmark) says where to open it from, and shows nothing forged.
+        bare = ctx.new_page()
+        bare.goto(site["url"] + "/#display")
+        wait_ready(bare)
+        wait_text(bare, "live-state", "^not opened from the game master's window")
+        assert "FORGED" not in bare.locator("body").inner_text()
+    finally:
+        close(ctx)

@@ -46,6 +46,7 @@ class LiveFollowed(Record):
     name: str = ""           # what the phone says it is (its first character's name)
     device: str = ""         # its lasting id at live tables (what it plays is kept under it)
     nostr: tuple[str, ...] = ()  # the Nostr relays (the link's, else this phone's)
+    keyed: bool = True       # the table display: its address carries its key (web/seal.py); else it can trust nothing
 
 
 class PeerChanged(Record):

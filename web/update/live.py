@@ -120,7 +120,7 @@ def _stopped(model: Model, m: LiveStopped) -> Result:
 
 def _followed(model: Model, m: LiveFollowed) -> Result:
     if m.fragment == "display":
-        live = Live(role="display")
+        live = Live(role="display", said="" if m.keyed else NOT_KEYED)
         model, effects = opened(replace(model, live=live), "live-follow")
         return model, (LiveConnect("display", hello=m.name), *effects)
     try:
@@ -319,6 +319,8 @@ def _auto_done(model: Model, m: AutoDoneToggled) -> Result:
 
 # -- a player's phone asks ---------------------------------------------------------------------
 
+NOT_KEYED = ("not opened from the game master's window: this display cannot tell the game master's view from another page's. "
+             "Open it from the game master's menu (Open table display).")
 ANSWER_MS = 5_000  # a request with no answer this long was not delivered (said, with Send again)
 NOT_DELIVERED = "not delivered: the game master's phone is not connected"
 
