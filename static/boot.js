@@ -180,6 +180,9 @@
     return out;
   }
   RK.cleanSnapshot = clean;
+  // A pause until the page's next task (Python awaits it between the slices of a long reading: the
+  // page draws and answers taps in between).
+  RK.nextTask = function () { return new Promise(function (done) { setTimeout(done, 0); }); };
   // The live table's connection module (and Trystero behind it): fetched the first time a table goes live.
   RK.importLive = function () { return import(new URL("live.mjs", document.baseURI).href); };
   RK.importScan = function () { return import(new URL("scan.mjs", document.baseURI).href); };

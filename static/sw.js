@@ -66,6 +66,19 @@ self.addEventListener("fetch", (event) => {
   if (request.mode === "navigate") event.waitUntil(new Promise((done) => setTimeout(done, REFILL_AFTER_MS)).then(refill).catch(() => {}));
   event.respondWith((async () => {
     const cache = await caches.open(CACHE);
+    if (request.cache === "reload") {
+      // The page asks past every cache (its copy was damaged: the creature library's Retry): from the
+      // network, and what comes replaces the cached copy; offline, the cached copy as before.
+      try {
+        const response = await fetch(request);
+        if (response.ok && response.type === "basic") await cache.put(request.url, response.clone());
+        return response;
+      } catch (e) {
+        const kept = await cache.match(request);
+        if (kept) return kept;
+        throw e;
+      }
+    }
     // The exact URL first: a match that ignores the query reads every entry of the cache, and only
     // a page opened with one (?seed=) needs it.
     const hit = await cache.match(request) || (url.search && await cache.match(request, {ignoreSearch: true}));

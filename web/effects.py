@@ -20,7 +20,10 @@ __all__ = [
 
 
 class LoadLibrary(Record):
-    """Fetch the creature library's file (the site's own, precached): LibraryLoaded or LibraryFailed follows."""
+    """Fetch the creature library's file (the site's own, precached): LibraryLoaded or LibraryFailed follows.
+    `fresh`: past every cache (the service worker's copy is replaced: it was damaged)."""
+
+    fresh: bool = False
 
 
 class SaveFight(Record):

@@ -200,26 +200,45 @@ class Runtime(Loop):
             case fx.ApplyAnswer():
                 browser.later(live.apply_answer(effect))
             case fx.LoadLibrary():
-                browser.later(self.load_library())
+                browser.later(self.load_library(effect.fresh))
             case _:
                 assert_never(effect)
 
     # -- what the page asks the browser for, a while later -------------------------------------
-    async def load_library(self) -> None:
-        """The creature library's file, the site's own (precached by the service worker: offline too)."""
-        from pyengine.systems.srd import LIBRARY_FILE
+    async def load_library(self, fresh: bool = False) -> None:
+        """The creature library's file, the site's own (precached by the service worker: offline too;
+        `fresh`: past the caches, its copy replaced). Its size is checked before it is read, and it is
+        read and checked a slice at a time (pyengine.systems.srd.reading_library), each in a task of its
+        own: no long task, whatever the file."""
+        from pyengine.systems.srd import LIBRARY_FILE, MAX_LIBRARY_CHARS, reading_library
 
         window = dom.window
         try:
-            response = await window.fetch(str(window.URL.new(f"./{LIBRARY_FILE}", window.document.baseURI).href))
+            url = str(window.URL.new(f"./{LIBRARY_FILE}", window.document.baseURI).href)
+            response = await window.fetch(url, dom.to_js({"cache": "reload"} if fresh else {}, dict_converter=window.Object.fromEntries))
             if not response.ok:
-                self.dispatch(LibraryFailed(f"the file answered {response.status}"))
+                self.dispatch(LibraryFailed(f"the file answered {response.status}", fresh=fresh))
                 return
-            text = str(await response.text())
+            blob = await response.blob()
+            if int(blob.size) > MAX_LIBRARY_CHARS:  # (before a byte of it is read into the page)
+                self.dispatch(LibraryFailed(f"The creature library is damaged (a file of {int(blob.size) / 1e6:,.1f} MB where about "
+                                            "0.5 MB is expected).", damaged=True, fresh=fresh))
+                return
+            text = str(await blob.text())
         except dom.JsException as error:
-            self.dispatch(LibraryFailed(str(error)[:200] or "no network"))
+            self.dispatch(LibraryFailed(str(error)[:200] or "no network", fresh=fresh))
             return
-        self.dispatch(LibraryLoaded(text))
+        steps = reading_library(text)
+        try:
+            while True:
+                try:
+                    next(steps)
+                except StopIteration as done:
+                    self.dispatch(LibraryLoaded(library=done.value))
+                    return
+                await window.RK.nextTask()  # (the page's own task ends here: taps and drawing go on)
+        except EngineError as error:
+            self.dispatch(LibraryFailed(str(error), damaged=True, fresh=fresh))
 
     async def store_imported(self, timelines: tuple[Timeline, ...]) -> None:
         """Imported fights: each stored and listed as from a file, one a task (the page answers

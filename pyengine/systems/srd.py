@@ -20,6 +20,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Generator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -30,7 +31,7 @@ from ..errors import EngineError, SchemaError
 from ..model import LIMITS, MAX_ATTACKS, NamedAttack
 from ..text import clean_text
 
-__all__ = ["FORMAT", "LIBRARY_FILE", "SOURCE", "LEGENDARY_ACTIONS", "CREATURE_STATS", "Creature", "Library", "read_library", "search", "find",
+__all__ = ["FORMAT", "LIBRARY_FILE", "SOURCE", "LEGENDARY_ACTIONS", "CREATURE_STATS", "Creature", "Library", "read_library", "reading_library", "READ_SLICE", "MAX_LIBRARY_CHARS", "search", "find",
            "closest", "combatant_fields", "creature_json", "cr_words", "MAX_RESULTS"]
 
 FORMAT = 1
@@ -116,23 +117,30 @@ def _creature(d: Any) -> Creature:
     )
 
 
-def read_library(text: Any) -> Library:
-    """The library file, checked whole: SchemaError with a plain message when it is not ours, of
-    another format, or damaged."""
+READ_SLICE = 16          # creatures read and checked between two yields (the page's task ends at each)
+
+
+def reading_library(text: Any) -> Generator[int, None, Library]:
+    """The library file, checked whole, a slice at a time: yields the creatures read so far after each
+    READ_SLICE (the page draws and answers taps between slices: no long task), returns the Library.
+    Raises SchemaError with a plain message when it is not ours, of another format, or damaged."""
     if not isinstance(text, str) or len(text) > MAX_LIBRARY_CHARS:
         raise SchemaError("The creature library is not readable (empty or far too large).")
     try:
         doc = json.loads(text)
     except ValueError:
-        raise SchemaError("The creature library is damaged (not JSON: it may have been cut short). Reload to fetch it again.") from None
+        raise SchemaError("The creature library is damaged (not JSON: it may have been cut short). Retry to fetch it again.") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         found = doc.get("format") if isinstance(doc, dict) else None
-        raise SchemaError(f"The creature library is of format {found!r}; this version of the app reads format {FORMAT}. Reload to update.")
+        raise SchemaError(f"The creature library is of format {repr(found)[:40]}; this version of the app reads format {FORMAT}. "
+                          "Retry to fetch it again, or reload to update.")
     monsters, conditions = doc.get("monsters"), doc.get("conditions")
     if not isinstance(monsters, list) or not 0 < len(monsters) <= MAX_CREATURES or not isinstance(conditions, list) or len(conditions) > 100:
         raise SchemaError("The creature library is damaged (its lists are unreadable).")
     creatures = []
     for i, m in enumerate(monsters):
+        if i and i % READ_SLICE == 0:
+            yield i
         try:
             creatures.append(_creature(m))
         except (ValueError, EngineError, TypeError, KeyError):
@@ -146,6 +154,17 @@ def read_library(text: Any) -> Library:
     if not attribution:
         raise SchemaError("The creature library has no attribution: it is not the one this app ships.")
     return Library(tuple(creatures), rules, attribution, licence, _words(doc.get("source", SOURCE), 40))
+
+
+def read_library(text: Any) -> Library:
+    """The library file, checked whole at once (reading_library without its pauses)."""
+    steps = reading_library(text)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            library: Library = done.value
+            return library
 
 
 # -- search and use ---------------------------------------------------------------------------

@@ -168,3 +168,70 @@ def test_the_library_works_offline_after_one_visit(phone, site):
         assert names(page) == ["Owlbear"]
     finally:
         phone.set_offline(False)
+
+
+DAMAGED = {
+    "cut short": lambda good: good[: len(good) // 2],
+    "an HTML page": lambda good: "<!doctype html><html><body>Captive portal: log in</body></html>",
+    "another format": lambda good: json.dumps({"format": 99, "monsters": [], "conditions": []}),
+    "far too large": lambda good: " " * 6_000_000,
+}
+DAMAGE = """async ([file, body]) => {
+    let n = 0;
+    for (const name of await caches.keys()) {
+      const cache = await caches.open(name);
+      for (const r of await cache.keys()) if (new URL(r.url).pathname.endsWith(file)) { await cache.put(r, new Response(body)); n++ }
+    }
+    return n;
+}"""
+CACHED = """async (file) => {
+    for (const name of await caches.keys()) {
+      const cache = await caches.open(name);
+      for (const r of await cache.keys()) if (new URL(r.url).pathname.endsWith(file)) return (await (await cache.match(r)).text()).length;
+    }
+    return -1;
+}"""
+
+
+@pytest.mark.parametrize("how", list(DAMAGED))
+def test_a_damaged_library_in_cache_storage_is_fetched_again_and_replaced(phone, site, how):
+    """Issue 51, item 8: a damaged copy of the library in Cache Storage (cut short, an HTML page, another
+    format, a file far too large) gave a clear message, but Retry and reloads read the same copy until the
+    next version. Now a damaged copy is fetched again past the caches at once; when that one is damaged
+    too (the server's, here), the message says so with Retry, and Retry replaces the cached copy. A file
+    too large is refused by its size before it is read."""
+    good = (site["scratch"] / LIBRARY_FILE).read_text()
+    damaged = DAMAGED[how](good)
+    page = phone.new_page()
+    page.goto(site["url"] + "/u/")
+    wait_controlled(page)
+    try:
+        (site["scratch"] / LIBRARY_FILE).write_text(damaged)  # the server's copy is damaged too, for now
+        assert page.evaluate(DAMAGE, [LIBRARY_FILE, damaged]) == 1
+        page.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=90_000)
+        page.get_by_test_id("add-combatant").click()
+        page.get_by_test_id("srd-search").fill("gob")
+        status = page.get_by_test_id("srd-status").filter(has_text="damaged" if how != "another format" else "format 99")
+        status.wait_for(timeout=30_000)
+        if how == "far too large":
+            assert "a file of 6.0 MB" in status.inner_text()
+        assert page.get_by_test_id("srd-retry").is_visible()
+    finally:
+        (site["scratch"] / LIBRARY_FILE).write_text(good)
+    page.get_by_test_id("srd-retry").click()
+    page.wait_for_function("(s => s && s.dataset.query === 'gob' && s.dataset.state === 'ready')(document.querySelector('[data-testid=srd]'))",
+                           timeout=30_000)
+    assert any(r.startswith("Goblin\n") for r in page.get_by_test_id("srd-result").all_inner_texts())
+    assert page.evaluate(CACHED, LIBRARY_FILE) == len(good)  # the damaged copy replaced
+
+
+def test_a_damaged_cached_library_recovers_by_itself_when_the_server_has_it(phone, site):
+    page = phone.new_page()
+    page.goto(site["url"] + "/u/")
+    wait_controlled(page)
+    good = (site["scratch"] / LIBRARY_FILE).read_text()
+    assert page.evaluate(DAMAGE, [LIBRARY_FILE, good[:1000]]) == 1
+    page.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=90_000)
+    page.get_by_test_id("add-combatant").click()
+    assert any(r.startswith("Goblin\n") for r in search(page, "gob"))  # no message, no Retry: fetched again at once
+    assert page.evaluate(CACHED, LIBRARY_FILE) == len(good)

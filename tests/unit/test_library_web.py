@@ -11,6 +11,8 @@ import pytest
 
 import build
 from pyengine.core_args import Join
+from pyengine.errors import SchemaError
+from pyengine.systems.srd import read_library
 from tests.unit.test_tools_web import DAX, HOSTILE, add, model_of, tap
 from web import render
 from web.effects import CloseSheet, LoadLibrary, RenderSheet, Toast
@@ -71,10 +73,17 @@ def test_a_library_that_cannot_be_had_is_said_with_a_retry(text):
     html = srd_section_html(failed)
     assert "could not be loaded (Failed to fetch)" in html and 'data-testid="srd-retry"' in html
     retried, effects = tap(failed, "srd-retry")
-    assert LoadLibrary() in effects and retried.library_state == "loading"
-    damaged, _ = update(retried, LibraryLoaded(text[:1000]))
-    assert damaged.library is None and "cut short" in srd_section_html(damaged)
-    other, _ = update(retried, LibraryLoaded(json.dumps({**json.loads(text), "format": 9})))
+    assert LoadLibrary(fresh=True) in effects and retried.library_state == "loading"  # (past the caches: issue 51)
+    # A damaged copy (the cache's): fetched again past the caches at once, said only if that one is damaged too.
+    damaged, effects = update(retried, LibraryLoaded(text[:1000]))
+    assert damaged.library is None and damaged.library_state == "loading" and LoadLibrary(fresh=True) in effects
+    again, effects = update(damaged, LibraryFailed("The creature library is damaged (not JSON: it may have been cut short).", damaged=True,
+                                                   fresh=True))
+    assert effects == (RenderSheet(),) and "cut short" in srd_section_html(again) and 'data-testid="srd-retry"' in srd_section_html(again)
+    other, effects = update(retried, LibraryLoaded(json.dumps({**json.loads(text), "format": 9})))
+    assert LoadLibrary(fresh=True) in effects
+    other, _ = update(other, LibraryFailed(str(pytest.raises(SchemaError, read_library, json.dumps({**json.loads(text), "format": 9})).value),
+                                           damaged=True, fresh=True))
     assert "format 9" in srd_section_html(other)
 
 

@@ -149,3 +149,22 @@ def test_the_command_line_prints_the_creature_or_the_closest_names(capsys, monke
     assert out["attacks"][0]["damage"] == "2d10+8 piercing + 2d6 fire"
     assert main(["creature", "Adlt Red Dragn"]) == 1
     assert "Adult Red Dragon" in capsys.readouterr().err
+
+
+def test_the_library_is_read_a_slice_at_a_time():
+    """Issue 51, item 8: read and checked READ_SLICE creatures a step (the page's task ends at each), the
+    same library as read at once."""
+    import build
+    from pyengine.systems.srd import READ_SLICE, read_library, reading_library
+
+    text = build.srd_library_text()
+    steps = reading_library(text)
+    counts = []
+    while True:
+        try:
+            counts.append(next(steps))
+        except StopIteration as done:
+            library = done.value
+            break
+    assert len(library.creatures) == 334 and library == read_library(text)
+    assert counts == list(range(READ_SLICE, 334, READ_SLICE))  # one pause every READ_SLICE creatures

@@ -7,6 +7,7 @@ from typing import Any
 
 from pyengine.dice import Rng
 from pyengine.record import Record
+from pyengine.systems.srd import Library
 
 __all__ = [
     "LiveOpened", "LiveStopped", "LiveFollowed", "PeerChanged", "PeerSaid", "LiveTicked", "LiveKeyKnown", "LiveBeat",
@@ -274,15 +275,20 @@ class LibrarySearched(Record):
 
 
 class LibraryLoaded(Record):
-    """The creature library's file arrived (its text, read and checked by update)."""
+    """The creature library's file arrived: read and checked by the page a slice at a time (`library`),
+    or its text, read and checked by update."""
 
-    text: str
+    text: str = ""
+    library: Library | None = None
 
 
 class LibraryFailed(Record):
-    """The creature library's file could not be fetched: why."""
+    """The creature library's file could not be fetched or read: why; `damaged`: it came but is not
+    readable (a damaged copy: fetched again past the cache); `fresh`: this was such a fetch."""
 
     reason: str
+    damaged: bool = False
+    fresh: bool = False
 
 
 class CreaturePicked(Record):

@@ -20,11 +20,12 @@ from .timers import sheet_later
 __all__ = ["UPDATES", "loading"]
 
 
-def loading(model: Model) -> Result:
-    """The library on its way, once: asked again only after a failure is retried."""
+def loading(model: Model, fresh: bool = False) -> Result:
+    """The library on its way, once: asked again only after a failure is retried (`fresh`: past the
+    caches, whose copy may be the damaged one)."""
     if model.library is not None or model.library_state == "loading":
         return model, ()
-    return replace(model, library_state="loading"), (LoadLibrary(),)
+    return replace(model, library_state="loading"), (LoadLibrary(fresh),)
 
 
 def _searched(model: Model, m: LibrarySearched) -> Result:
@@ -35,14 +36,19 @@ def _searched(model: Model, m: LibrarySearched) -> Result:
 
 def _loaded(model: Model, m: LibraryLoaded) -> Result:
     try:
-        library = read_library(m.text)
+        library = m.library if m.library is not None else read_library(m.text)
     except EngineError as error:
-        return replace(model, library_state=str(error)), (RenderSheet(),)
+        return _failed(model, LibraryFailed(str(error), damaged=True))
     return replace(model, library=library, library_state=""), (RenderSheet(),)
 
 
 def _failed(model: Model, m: LibraryFailed) -> Result:
-    return replace(model, library_state=f"The SRD library could not be loaded ({m.reason[:200]}). Retry when the page is back online."), (RenderSheet(),)
+    """Not fetched: said, with Retry. Fetched but damaged (cut short, not ours, another format): the
+    cached copy is fetched again past the caches at once, and said only if that one is damaged too."""
+    if m.damaged and not m.fresh:
+        return loading(replace(model, library_state=""), fresh=True)
+    said = m.reason[:300] if m.damaged else f"The SRD library could not be loaded ({m.reason[:200]}). Retry when the page is back online."
+    return replace(model, library_state=said), (RenderSheet(),)
 
 
 def _picked(model: Model, m: CreaturePicked) -> Result:
@@ -59,7 +65,7 @@ def _picked(model: Model, m: CreaturePicked) -> Result:
 
 
 def _retried(model: Model, m: LibraryRetried) -> Result:
-    model, effects = loading(replace(model, library_state=""))
+    model, effects = loading(replace(model, library_state=""), fresh=True)
     return model, effects + (RenderSheet(),)
 
 
