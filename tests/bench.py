@@ -906,6 +906,10 @@ def flood(browser, base_url: str) -> None:
         room, secret, _key = gm.get_by_test_id("live-link").input_value().split("#live=")[1].split(".")
         gm.wait_for_timeout(1000)
         gm.evaluate("window.__lt = []")
+        # Issue 51, item 11: a 20 ms timer of the page's own, and how late it runs while the flood is handled.
+        gm.evaluate("""() => { window.__late = []; let due = performance.now() + 20;
+            const tick = () => { const now = performance.now(); window.__late.push(now - due); due = now + 20; window.__lateTimer = setTimeout(tick, 20); };
+            window.__lateTimer = setTimeout(tick, 20); }""")
         hostile = hostile_ctx.new_page()
         hostile.goto(base_url + "/no-such-page")
         started, sent = hostile.evaluate(FLOOD_JS, [build.TEST_RELAY, room, secret, 3000])
@@ -921,11 +925,16 @@ def flood(browser, base_url: str) -> None:
                                  setTimeout(tick, 20); };
             setTimeout(tick, 20); })""")
         longest = gm.evaluate("Math.max(0, ...window.__lt)")
+        late = sorted(gm.evaluate("clearTimeout(window.__lateTimer), window.__late"))
+        inbox = gm.evaluate("RK.importLive().then(m => ({...m.inboxStats}))")
         line = gm.get_by_test_id("live-followers").inner_text()
         idle, handled = idle
         print(f"  a flood, 3,000 requests in one burst from one phone (handed to the data channel in {sent - started:.0f} ms): "
               f"the game master's longest task {longest:.0f} ms; {handled:,} counted, the last {max(0.0, idle - sent) / 1000:.1f} s "
               f"after the last was handed over (then idle); its line: {line!r}")
+        print(f"  meanwhile a 20 ms timer of the game master's page ran late by at most {late[-1]:.0f} ms (median {median(late):.0f} ms, "
+              f"{len(late)} runs); the messages were handed to the page in {inbox['slices']:,} slices of at most {inbox['most']} "
+              f"({inbox['dropped']} dropped at the inbox)")
     finally:
         gm_ctx.close()
         hostile_ctx.close()
