@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 
 from pyengine import fair
 from pyengine.core_args import HitPoints
 from pyengine.fair import commitment, new_secret
 from pyengine.live import request_text
-from tests.unit.test_live import GM_KEY, asked, joint, rolled, vids
+from tests.unit.test_live import GM_KEY, asked, following, joint, rolled, vids
 from tests.unit.test_players_phone import table, told
 from tests.unit.test_update import ids
 from web.effects import LiveTell, Toast
@@ -163,3 +164,20 @@ def test_a_character_that_is_down_makes_no_attack_from_its_phone_and_the_panel_s
     assert 'data-testid="attacker-down">Cyra is down (HP 0)' in chosen[1] and ">Cyra (down)</option>" in chosen[1]
     standing = attacker_choice(enc, enc.get(ids(model)["Goblin"]), ids(model)["Dax"])
     assert standing is not None and "attacker-down" not in standing[1]
+
+
+def test_a_typed_total_or_face_is_a_plain_whole_number_within_its_dice():
+    from web.effects import Refuse
+    from web.messages import DeathSaveSent, RollSent
+
+    phone = following()
+    phone = replace(phone, live=replace(phone.live, you="va", ids=(("va", "Cyra", "p"), ("vg", "Goblin", "o"))))
+    for typed in ("²", "1e3", "9" * 5000, "twelve"):
+        _, effects = update(phone, DeathSaveSent(random.Random(1), typed))
+        assert effects == (Refuse("A death save is one d20: type a face from 1 to 20."),), typed
+        _, effects = update(phone, RollSent("vg", "1d6", "", random.Random(1), typed))
+        assert effects == (Refuse("The total of your dice is a whole number."),), typed
+    _, effects = update(phone, RollSent("vg", "1d6", "", random.Random(1), "7"))
+    assert effects == (Refuse("1d6 cannot total 7 (it makes 1 to 6)."),)
+    typed, _ = update(phone, RollSent("vg", "2d6+1", "Club", random.Random(1), " 9 "))
+    assert json.loads(typed.live.asking) == {"v": 1, "t": "roll", "target": "vg", "expr": "2d6+1", "label": "Club", "value": 9, "rid": 1}

@@ -88,14 +88,19 @@ def _roll_sent(model: Model, m: RollSent) -> Result:
     what = f"{label + ' ' if label else ''}{expression}"[:200]
     model = replace(model, live=replace(live, target=m.target, target_turn=live.turn))
     if m.typed.strip():
-        try:
-            value = int(m.typed.strip())
-        except ValueError:
+        value = _whole(m.typed)
+        if value is None:
             return model, (Refuse("The total of your dice is a whole number."),)
         if not low <= value <= high:
             return model, (Refuse(f"{expression} cannot total {value:,} (it makes {low:,} to {high:,})."),)
         return _tell_host(model, "roll", f"{what} = {value} (typed)", target=m.target, expr=expression, label=label, value=value)
-    return _commit(model, m.rng, expression, f"{what}", "roll", target=m.target, expr=expression, label=label)
+    return _commit(model, m.rng, expression, what, "roll", target=m.target, expr=expression, label=label)
+
+
+def _whole(text: str) -> int | None:
+    """A typed whole number (at most 9 digits: a die's face or a total), else None."""
+    text = text.strip()
+    return int(text) if len(text) <= 10 and text.lstrip("-").isascii() and text.lstrip("-").isdigit() else None
 
 
 def _commit(model: Model, rng: Rng, dice: str, what: str, kind: str, **fields: object) -> Result:
@@ -134,7 +139,7 @@ def _death_save_sent(model: Model, m: DeathSaveSent) -> Result:
     if not model.live.you:
         return model, ()
     if m.typed.strip():
-        face = int(m.typed) if m.typed.strip().isdigit() else 0
+        face = _whole(m.typed) or 0
         if not 1 <= face <= 20:
             return model, (Refuse("A death save is one d20: type a face from 1 to 20."),)
         return _tell_host(model, "dsave", f"your death save ({face}, typed)", face=face)
