@@ -12,6 +12,7 @@ from typing import Any
 from pyengine.characters import MAX_CHARACTERS
 from pyengine.errors import EngineError, SchemaError
 from pyengine.record import Record
+from pyengine.steps import finished
 from pyengine.storage import (
     APP,
     SCHEMA_VERSION,
@@ -99,13 +100,7 @@ def reading_import(text: str) -> Generator[int, None, Imported]:
 
 def read_import(text: str) -> Imported:
     """An export file read at once (see reading_import)."""
-    steps = reading_import(text)
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            found: Imported = done.value
-            return found
+    return finished(reading_import(text))
 
 
 def parse_import(text: str) -> tuple[list[Timeline], list[dict[str, Any]], list[dict[str, Any]]]:

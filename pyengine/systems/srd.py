@@ -29,6 +29,7 @@ from ..damage_types import MAX_ENTRIES, MAX_ENTRY, Defenses
 from ..dice import parse
 from ..errors import EngineError, SchemaError
 from ..model import LIMITS, MAX_ATTACKS, NamedAttack
+from ..steps import finished
 from ..text import clean_text
 
 __all__ = ["FORMAT", "LIBRARY_FILE", "SOURCE", "LEGENDARY_ACTIONS", "CREATURE_STATS", "Creature", "Library", "read_library", "reading_library", "READ_SLICE", "MAX_LIBRARY_CHARS", "search", "find",
@@ -158,13 +159,7 @@ def reading_library(text: Any) -> Generator[int, None, Library]:
 
 def read_library(text: Any) -> Library:
     """The library file, checked whole at once (reading_library without its pauses)."""
-    steps = reading_library(text)
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            library: Library = done.value
-            return library
+    return finished(reading_library(text))
 
 
 # -- search and use ---------------------------------------------------------------------------
