@@ -914,14 +914,27 @@ def flood(browser, base_url: str) -> None:
         gm.evaluate("""() => { window.__late = []; let due = performance.now() + 20;
             const tick = () => { const now = performance.now(); window.__late.push(now - due); due = now + 20; window.__lateTimer = setTimeout(tick, 20); };
             window.__lateTimer = setTimeout(tick, 20); }""")
+        # And taps: how long a tap waits before the page's handler runs (from the input event's time).
+        gm.evaluate("window.__tapWaits = []; document.addEventListener('pointerdown', (e) => window.__tapWaits.push([performance.now() - e.timeStamp, performance.timeOrigin + e.timeStamp]), true)")
         hostile = hostile_ctx.new_page()
         hostile.goto(base_url + "/no-such-page")
-        started, sent = hostile.evaluate(FLOOD_JS, [build.TEST_RELAY, room, secret, 3000])
+        hostile.evaluate("(args) => { window.__flood = (" + FLOOD_JS + ")(args); window.__flood.then(() => { window.__floodDone = true }) }",
+                         [build.TEST_RELAY, room, secret, 3000])
+        line_box = gm.get_by_test_id("live-followers").bounding_box()
+        for _ in range(600):  # taps on the line's text (no action there) until the flood is sent
+            if hostile.evaluate("window.__floodDone === true"):
+                break
+            gm.mouse.click(line_box["x"] + 4, line_box["y"] + 4)
+            gm.wait_for_timeout(25)
+        started, sent = hostile.evaluate("window.__flood")
+        for _ in range(40):  # and on while the game master's page works through what came
+            gm.mouse.click(line_box["x"] + 4, line_box["y"] + 4)
+            gm.wait_for_timeout(25)
         # Handled: every one of the 3,000 counted on the line (refused, or over the limit); idle: when the
         # count last moved (each message is a task of its own, its arrival paced by the data channel).
         idle = gm.evaluate("""() => new Promise((resolve) => {
             const count = () => { const t = document.getElementById('live-followers').textContent;
-                                  return [...t.matchAll(/([\\d,]+) messages? (refused|over the limit)/g)].reduce((a, m) => a + Number(m[1].replace(/,/g, '')), 0); };
+                                  return [...t.matchAll(/([\\d,]+) (?:more )?messages? (refused|over the limit|dropped unread)/g)].reduce((a, m) => a + Number(m[1].replace(/,/g, '')), 0); };
             let seen = count(), at = performance.now();
             const tick = () => { const n = count(); const now = performance.now();
                                  if (n !== seen) { seen = n; at = now; }
@@ -930,15 +943,20 @@ def flood(browser, base_url: str) -> None:
             setTimeout(tick, 20); })""")
         longest = gm.evaluate("Math.max(0, ...window.__flt)")
         late = sorted(gm.evaluate("clearTimeout(window.__lateTimer), window.__late"))
-        inbox = gm.evaluate("RK.importLive().then(m => ({slices: 0, most: 0, dropped: 0, ...(m.inboxStats || {})}))")
+        waits = sorted(w for w, at in gm.evaluate("window.__tapWaits") if at >= started)
+        inbox = gm.evaluate("RK.importLive().then(m => ({slices: 0, most: 0, dropped: 0, at: 0, ...(m.inboxStats || {})}))")
+        guard = gm.evaluate("RK.importLive().then(m => ({unread: 0, ...(m.guardStats || {})}))")
         line = gm.get_by_test_id("live-followers").inner_text()
         idle, handled = idle
         print(f"  a flood, 3,000 requests in one burst from one phone (handed to the data channel in {sent - started:.0f} ms): "
-              f"the game master's longest task {longest:.0f} ms; {handled:,} counted, the last {max(0.0, idle - sent) / 1000:.1f} s "
-              f"after the last was handed over (then idle); its line: {line!r}")
+              f"the game master's longest task {longest:.0f} ms; its last slice of messages {max(0.0, inbox['at'] - sent) / 1000:.1f} s "
+              f"after the last was handed over (then idle); {handled:,} counted on its line (the unread ones at its next beat, "
+              f"{max(0.0, idle - sent) / 1000:.1f} s after): {line!r}")
         print(f"  meanwhile a 20 ms timer of the game master's page ran late by at most {late[-1]:.0f} ms (median {median(late):.0f} ms, "
               f"{len(late)} runs); the messages were handed to the page in {inbox['slices']:,} slices of at most {inbox['most']} "
-              f"({inbox['dropped']} dropped at the inbox)")
+              f"({inbox['dropped']} dropped at the inbox); {guard['unread']:,} dropped unread by the data channels' bucket")
+        print(f"  and {len(waits)} taps on the game master's page meanwhile waited at most {waits[-1] if waits else 0:.0f} ms for its handler "
+              f"(median {median(waits) if waits else 0:.0f} ms)")
     finally:
         gm_ctx.close()
         hostile_ctx.close()

@@ -304,6 +304,13 @@ class Transport:
         found = [int(x) for x in dom.py(self.module.relaysUp())]
         return (found[0], found[1], found[2], found[3]) if len(found) == 4 else (-1, -1, -1, -1)
 
+    def unread(self) -> int:
+        """How many messages this page's data channels dropped unread since it joined the room
+        (static/live.mjs's guard: too fast, too large, not the room's)."""
+        if self.module is None:
+            return 0
+        return int(self.module.guardStats.unread)
+
     def post(self, text: str) -> None:
         if self.channel is not None:
             self.channel.postMessage(text)

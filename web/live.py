@@ -122,6 +122,8 @@ def followers_line(live: Live, combatants: Iterable[Combatant] = ()) -> str:
         text += f" {who.get(peer, 'A phone')} sent too much: muted for {max(1, round((until - live.now_ms) / 1000))} s."
     if live.limited:
         text += f" {live.limited:,} {'message' if live.limited == 1 else 'messages'} over the limit, dropped."
+    if live.unread:
+        text += f" {live.unread:,} more {'message' if live.unread == 1 else 'messages'} dropped unread (sent too fast or too large)."
     if live.turned_away:
         text += (f" {live.turned_away} {'claim' if live.turned_away == 1 else 'claims'} of phones not let in dropped "
                  "(too many at once).")

@@ -70,8 +70,9 @@ class LiveSide:
             self.timers[sub] = dom.window.setInterval(dom.proxy(self._ticker(sub.name)), sub.ms)
 
     def _ticker(self, name: str) -> Callable[..., object]:
-        made = LiveBeat if name == "beat" else LiveTicked
-        return lambda *_: self.dispatch(made(live_clock(), self.transport.networks()))
+        if name == "beat":
+            return lambda *_: self.dispatch(LiveBeat(live_clock(), self.transport.networks(), self.transport.unread()))
+        return lambda *_: self.dispatch(LiveTicked(live_clock(), self.transport.networks()))
 
     # -- what comes in -----------------------------------------------------------------------------
     def heard(self, peer: str, text: str | None) -> None:

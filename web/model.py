@@ -133,6 +133,7 @@ class Live:
     networks: tuple[int, int, int, int] = (-1, -1, -1, -1)  # Nostr up / asked, WebTorrent up / asked (-1: not used, not known)
     limits: tuple[tuple[str, float, float, float], ...] = ()  # host: (peer, tokens, at ms, muted until ms): each phone's rate
     limited: int = 0                        # host: messages dropped by the rate limit or the caps (counted, not drawn)
+    unread: int = 0                         # host: messages its data channels dropped unread since it joined the room (too fast, too large)
     key: str = ""                           # host: what its values for players' commitments are made from (pyengine.fair.drawn; never sent)
     draws: tuple[Pending, ...] = ()         # host: verified rolls answered, waiting for their phone's reveal
     seen: tuple[str, ...] = ()              # host: commitments already answered (a replayed one is refused)

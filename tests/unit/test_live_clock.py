@@ -198,3 +198,31 @@ def test_a_quiet_tables_view_is_not_old_while_the_beats_say_it_is_the_newest():
     model, _ = update(model, PeerSaid("gm1", beat_text(1, "s1"), T + 4_000))
     back, _ = update(model, LiveTicked(T + 5_000 - HOUR))
     assert back.live.confirmed_ms == T + 5_000 - HOUR == back.live.now_ms
+
+
+def test_what_the_data_channels_dropped_unread_is_said_on_the_game_masters_line_at_the_beat():
+    """Issue 51, item 11: a flood past static/live.mjs's frame bucket is dropped before it is read; the
+    beat carries the page's count and the line says it (once it changes: a beat with the same count
+    draws nothing new)."""
+    from dataclasses import replace
+
+    from web.effects import SayOnLine
+    from web.live import followers_line
+
+    def said(effects) -> list[str]:
+        return [e.text for e in effects if isinstance(e, SayOnLine) and e.line == "live-followers"]
+
+    model = replace(fight(*PARTY, started=True), live_page="page0001")
+    model, _ = update(model, LiveOpened("room1234", "secret1234", DEFAULT_RELAYS, ()))
+    model = replace(model, ui=replace(model.ui, sheet=("live", None)))
+    assert "unread" not in followers_line(model.live)
+    model, effects = update(model, LiveBeat(T, (-1, -1, 1, 1), 2_704))
+    assert model.live.unread == 2_704
+    assert ["2,704 more messages dropped unread (sent too fast or too large)." in t for t in said(effects)] == [True]
+    model, effects = update(model, LiveBeat(T + 2_000, (-1, -1, 1, 1), 2_704))
+    assert said(effects) == []
+    model, _ = update(model, LiveBeat(T + 4_000, (-1, -1, 1, 1), 1))
+    assert "1 more message dropped unread" in followers_line(model.live)
+    # A table display only (not hosting) keeps no such count.
+    display_only, _ = update(replace(fight(), live=replace(model.live.__class__(), display=True)), LiveBeat(T, (3, 3, 3, 3), 5))
+    assert display_only.live.unread == 0

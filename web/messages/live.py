@@ -83,11 +83,14 @@ class LiveKeyKnown(Record):
 
 
 class LiveBeat(Record):
-    """The host's heartbeat, every BEAT_MS while it hosts or a table display listens: the clock, and
-    how its relays answer now (Nostr up, asked, WebTorrent up, asked; -1 where not known)."""
+    """The host's heartbeat, every BEAT_MS while it hosts or a table display listens: the clock, how
+    its relays answer now (Nostr up, asked, WebTorrent up, asked; -1 where not known), and how many
+    messages its data channels have dropped unread since it joined the room (static/live.mjs's
+    guard: too fast, too large, not the room's)."""
 
     now_ms: float
     networks: tuple[int, int, int, int] = (-1, -1, -1, -1)
+    unread: int = 0
 
 
 class RequestAnswered(Record):

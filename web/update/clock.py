@@ -67,7 +67,8 @@ def numbered(model: Model, effects: tuple[Effect, ...]) -> Result:
 
 def _beat(model: Model, m: LiveBeat) -> Result:
     """The host says it is there (the room, and this device's table display), checks how its relays
-    answer, and moves its rate limits on to now (its line's counts, a muted phone's time left)."""
+    answer, and moves its rate limits on to now (its line's counts, a muted phone's time left, what its
+    data channels dropped unread)."""
     live = model.live
     if not (live.hosting or live.display):
         return model, ()
@@ -76,8 +77,12 @@ def _beat(model: Model, m: LiveBeat) -> Result:
         networks = m.networks if live.relays or live.nostr else (-1, -1, -1, -1)
         model, said = relays_checked(model, RelaysChecked(answering(networks), networks))
         effects += said
+        counted = m.unread != live.unread
+        if counted:
+            model = replace(model, live=replace(model.live, unread=m.unread))
         if live.limited or live.limits or live.draws:
             model = replace(model, live=at_time(model.live, m.now_ms))
+        if counted or live.limited or live.limits or live.draws:
             effects += redraw(model)
         model, late = expire_draws(model, m.now_ms)
         effects += late
