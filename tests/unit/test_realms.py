@@ -299,7 +299,7 @@ def _simulate(pool: Pool, n: int, seed: int = 5):
     dist: dict[int, int] = {}
     for _ in range(n):
         r = roll_attack(pool, rng)
-        hits += r.hits > 0
+        hits += not r.miss  # a hit as the rules call it (at disadvantage a total of 0 or less is a miss)
         crits += r.crit
         dist[r.damage] = dist.get(r.damage, 0) + 1
     return hits / n, crits / n, dist
@@ -349,3 +349,70 @@ def test_the_crit_chain_cut_is_reported_only_where_a_crit_can_happen():
     assert attack_odds(Pool(skills=1, ac=10)).residual == 0.0  # one d20, no crit skill: no chain to cut
     crits = attack_odds(Pool(skills=2, ac=10, crit_skill=True))
     assert crits.p_crit > 0 and 0 < crits.residual < 1e-12
+
+
+class _Branch(Exception):
+    """The enumerating RNG ran past its script: the die it was asked for (a..b)."""
+
+    def __init__(self, a: int, b: int) -> None:
+        super().__init__(a, b)
+        self.a, self.b = a, b
+
+
+class _Replay:
+    def __init__(self, faces: tuple[int, ...]) -> None:
+        self.faces, self.at = faces, 0
+
+    def randint(self, a: int, b: int) -> int:
+        if self.at == len(self.faces):
+            raise _Branch(a, b)
+        self.at += 1
+        return self.faces[self.at - 1]
+
+
+def _every_roll(pool: Pool, cutoff: float):
+    """Every outcome of `roll_attack(pool)` with its exact probability: each die it asks for is tried at
+    every face (branches below `cutoff` left out: only an endless crit chain has any)."""
+    stack: list[tuple[tuple[int, ...], float]] = [((), 1.0)]
+    while stack:
+        faces, p = stack.pop()
+        try:
+            yield roll_attack(pool, _Replay(faces)), p
+        except _Branch as die:
+            q = p / (die.b - die.a + 1)
+            if q >= cutoff:
+                stack += [(faces + (f,), q) for f in range(die.a, die.b + 1)]
+
+
+@pytest.mark.parametrize(("pool", "cut"), [
+    (Pool(skills=1, net="dis", ac=14, bonus=1), 0.0),        # issue 53: a prone Ghoul (Str +1) against AC 14: 2 d20 keep worse
+    (Pool(skills=1, net="dis", ac=14, modifier=3, bonus=0), 0.0),
+    (Pool(skills=3, net="dis", ac=12, bonus=-1), 0.0),       # two dice at disadvantage, a negative bonus
+    (Pool(skills=2, net="dis", ac=9, bonus=3), 0.0),          # a total never at 0: disadvantage changes no hit
+    (Pool(skills=2, net="dis", ac=15, bonus=0, hit_is_crit=True, timing="next_round"), 0.0),  # a crit the -d3 cancels (a pool made so)
+    (Pool(skills=2, net="adv", ac=15, bonus=-2, crit_skill=True, timing="next_round"), 0.0),
+    (Pool(skills=2, net="dis", ac=15, bonus=-1, hit_is_crit=True), 1e-9),  # an award chain (endless: cut)
+])
+def test_p_hit_and_p_crit_are_what_roll_attack_calls_a_hit_and_a_crit_over_every_face_and_d3(pool, cut):
+    """Issue 53, item 1: P(hit) counts a hit as `roll_attack` does; at disadvantage a low total is a
+    miss (seed 002), so a die that hits is not enough. Every die `roll_attack` asks for is tried at
+    every face (an endless crit chain down to branches of `cut`, the rest allowed for)."""
+    odds = attack_odds(pool)
+    p_hit = p_crit = seen = 0.0
+    for roll, p in _every_roll(pool, cut):
+        seen += p
+        p_hit += p * (not roll.miss)
+        p_crit += p * roll.crit
+        assert not (roll.miss and roll.crit)
+    missing = 1.0 - seen
+    assert missing < 1e-5 if cut else missing == pytest.approx(0.0, abs=1e-12)
+    assert p_hit - 1e-12 <= odds.p_hit <= p_hit + missing + 1e-12
+    assert p_crit - 1e-12 <= odds.p_crit <= p_crit + missing + 1e-12
+
+
+def test_the_prone_ghoul_at_disadvantage_hits_one_time_in_three_of_those_its_dice_hit():
+    """Issue 53's figure: 2 d20 keep the worse, 7 faces in 20 hit AC 14, and 1 + 1 - d3 is above 0 only
+    for a d3 of 1: P(hit) = (7/20)^2 / 3 = 4.08 %, not 12.25 %; a mean damage of 1/3 of that hit."""
+    odds = attack_odds(Pool(skills=1, net="dis", ac=14, bonus=1))
+    assert odds.p_hit == pytest.approx((7 / 20) ** 2 / 3)
+    assert odds.damage.mean == pytest.approx((7 / 20) ** 2 / 3 * 1)

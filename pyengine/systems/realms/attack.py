@@ -196,7 +196,10 @@ def roll_attack(pool: Pool, rng: Rng) -> AttackRoll:
     else:
         raw = hits + sum(award_d3) + adv - dis + pool.bonus
     # Seed 002: at disadvantage a total of 0 or less is a miss (no riders); otherwise it is a hit for 0.
+    # A miss is no crit either (no award next round): only a paralysed target's "a hit is a crit" could
+    # meet disadvantage, and its advantage cancels any disadvantage, so this is for a pool made so.
     miss = hits == 0 or (pool.net == "dis" and raw <= 0)
+    crit = crit and not miss
     raw = max(0, raw)
     damage = 0 if miss else apply_damage_types(raw, pool.resistant, pool.vulnerable, pool.immune, pool.absorbing)
     return AttackRoll(faces, kept, hits, crit, tuple(awards), tuple(award_d3), adv, dis, raw, damage, miss,
@@ -207,8 +210,8 @@ def roll_attack(pool: Pool, rng: Rng) -> AttackRoll:
 
 @dataclass(frozen=True)
 class AttackOdds:
-    p_hit: float                # at least one die hits
-    p_crit: float
+    p_hit: float                # a hit as roll_attack says it: a die hits, and at disadvantage the total is above 0
+    p_crit: float               # a crit that hits
     damage: Distribution        # after damage types (negative: healing), 0 on a miss
     residual: float = 0.0
 
@@ -241,8 +244,9 @@ def _award_chain(pool: Pool) -> Distribution:
 
 @lru_cache(maxsize=64)  # the sheet redraws often; its inputs are frozen values
 def attack_odds(pool: Pool) -> AttackOdds:
-    """Exact: P(at least one hit), P(crit) and the damage distribution, crit chains, advantage d3,
-    disadvantage d3 and damage types included (never sampled)."""
+    """Exact: P(hit), P(crit) and the damage distribution, crit chains, advantage d3, disadvantage d3
+    and damage types included (never sampled). A hit is what `roll_attack` calls one: at disadvantage a
+    die that hits is a miss still when its total (hits, awards, bonus, -d3) is 0 or less (seed 002)."""
     # One die: P(natural 20), P(other hit), P(miss); keep-worse is one die with min-of-two faces.
     if pool.keep_worse:
         face_p = {f: ((21 - f) ** 2 - (20 - f) ** 2) / 400 for f in range(1, 21)}
@@ -271,10 +275,7 @@ def attack_odds(pool: Pool) -> AttackOdds:
         if k == 0:
             cases.append((p, no_extra))
             continue
-        p_hit += p
         crit = (pool.can_crit and twenty) or pool.hit_is_crit
-        if crit:
-            p_crit += p
         extra = awards if crit and pool.timing == "immediate" else no_extra
         if pool.only_crit_damage:
             totals = extra
@@ -285,6 +286,10 @@ def attack_odds(pool: Pool) -> AttackOdds:
                 totals = totals + D3
             elif pool.net == "dis":
                 totals = totals + D3.map(lambda v: -v)
+        landed = p * (totals.at_least(1) if pool.net == "dis" else 1.0)  # (a total of 0 or less: a miss)
+        p_hit += landed
+        if crit:
+            p_crit += landed
         cases.append((p, totals.map(lambda raw: 0 if raw <= 0 else apply_damage_types(
             raw, pool.resistant, pool.vulnerable, pool.immune, pool.absorbing))))
     damage = Distribution.mix(cases)
