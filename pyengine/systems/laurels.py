@@ -359,6 +359,8 @@ def attack_setup(encounter: Encounter, attacker_id: str, target_id: str, power: 
     attacker, target = encounter.get(attacker_id), encounter.get(target_id)
     if attacker.id == target.id:
         raise RuleError("A combatant cannot attack itself.")
+    if surprised_now(encounter, attacker):
+        raise RuleError(f"{attacker.name} is surprised: the surprised side takes no turns in round 1 (seed 003).")
     if attacker.stat_or("weapon_broken", False):
         raise RuleError(f"{attacker.name}'s weapon is broken.")
     if {"parry_weapon", "parry_shield"} & set(attacker.flags):
@@ -379,6 +381,13 @@ def can_be_surprised(c: Combatant) -> bool:
     return not c.stat("cannot_be_surprised", False)
 
 
+def surprised_now(encounter: Encounter, c: Combatant) -> bool:
+    """Round 1 of a fight whose roll surprised `c`'s side, and `c` can be surprised: it takes no turn
+    and makes no attack (seed 003), on its own side's turn or another's."""
+    st = side_state(encounter)
+    return encounter.started and encounter.round == 1 and st.get("surprised") == c.side and can_be_surprised(c)
+
+
 def out_of_turn(encounter: Encounter, attacker_id: str) -> str | None:
     """Why an attack by this combatant is outside its side's turn, or None. Reactions are the GM's
     call (seed 003), so the tracker says so rather than refusing."""
@@ -386,11 +395,11 @@ def out_of_turn(encounter: Encounter, attacker_id: str) -> str | None:
     c = encounter.get(attacker_id)
     if not encounter.started or "side" not in st:
         return None
+    if surprised_now(encounter, c):
+        return f"{c.name} is surprised: no turn and no attack in round 1."
     if c.side != st["side"]:
         whose = "the party's" if st["side"] == "party" else "the opponents'"
         return f"{c.name} is out of turn: it is {whose} turn (a reaction is the GM's call)."
-    if encounter.round == 1 and st.get("surprised") == c.side and can_be_surprised(c):
-        return f"{c.name} is surprised this round (a reaction is the GM's call)."
     return None
 
 

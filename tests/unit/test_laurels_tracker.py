@@ -143,3 +143,23 @@ def test_a_saved_side_roll_that_is_not_a_number_is_refused_plainly():
     t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": "Bat", "stats": {"level": 1}}}))
     with pytest.raises(RuleError, match="d6"):
         t.do(Action("start_combat", {"side_roll": 6, "ambush": "none", "next_side_roll": "6"}))  # opponents surprised
+
+
+def test_a_surprised_member_cannot_attack_in_round_one_but_can_in_round_two_and_one_who_cannot_be_surprised_can():
+    """Issue 53, item 2: the engine refuses the attack (not only the screen): opponents ambush, d6 2,
+    the party surprised. Tombril may not attack in round 1, on any side's turn; Wren (cannot be
+    surprised) may; in round 2 Tombril may."""
+    t = step(fight(), "start_combat", Scripted([2]), ambush="opponents")
+    assert state(t.present)["surprised"] == "party" and t.present.round == 1
+    with pytest.raises(RuleError, match="Tombril is surprised"):
+        step(t, "ll_attack", Scripted([6] * 20), attacker="c1", target="c4")  # the opponents' turn
+    t = step(step(t, "next_turn"), "next_turn")
+    assert active(t) == "Wren"
+    with pytest.raises(RuleError, match="Tombril is surprised"):
+        step(t, "ll_attack", Scripted([6] * 20), attacker="c1", target="c4")  # the party's turn, still round 1
+    t = step(t, "ll_attack", Scripted([7, 3]), attacker="c3", target="c5")  # Wren cannot be surprised
+    assert any("Wren's ranged attack on Half-orc" in e.text for e in t.log())
+    t = step(t, "next_turn", Scripted([4]))  # round 2, the party first
+    assert t.present.round == 2
+    t = step(t, "ll_attack", Scripted([5, 3, 4, 3, 2]), attacker="c1", target="c4")
+    assert any("Tombril's attack on Hill Giant" in e.text for e in t.log())

@@ -8,7 +8,7 @@ from typing import Any
 from pyengine.errors import EngineError
 from pyengine.model import Combatant, Encounter, Event
 from pyengine.rules import system_of
-from pyengine.systems.laurels import Parry, attack_odds, attack_setup, dice_count, out_of_turn
+from pyengine.systems.laurels import Parry, attack_odds, attack_setup, dice_count, out_of_turn, surprised_now
 from pyengine.turns import eligible
 
 from ..html import at_least, attack_check, esc, odds_html, pct, roll_text
@@ -30,7 +30,7 @@ def attack_panel_html(enc: Encounter, target: Combatant, attacker_id: str | None
     if choice is None:
         return ""
     attacker_id, select = choice
-    warning = out_of_turn(enc, attacker_id)
+    warning = None if surprised_now(enc, enc.get(attacker_id)) else out_of_turn(enc, attacker_id)  # (surprised: the error says it)
     head = (
         f'<h3>Attack</h3><div class="grid2">{select}'
         '<div class="checks">'
