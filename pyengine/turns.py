@@ -352,9 +352,16 @@ def eligible(enc: Encounter, hooks: TurnHooks, c: Combatant, st: dict[str, Any] 
     st = side_state(enc) if st is None else st
     if c.side != st.get("side") or DONE in c.flags:
         return False
-    if enc.round == 1 and st.get("surprised") == c.side and hooks.can_be_surprised(c):
+    if surprised(enc, hooks, c, st):
         return False
     return not is_skipped(enc, hooks, c)
+
+
+def surprised(enc: Encounter, hooks: TurnHooks, c: Combatant, st: dict[str, Any] | None = None) -> bool:
+    """Side initiative: is `c` held back by an ambush's surprise (round 1, its side surprised, and it
+    can be surprised)? Such a combatant takes no turn and makes no attack in round 1."""
+    st = side_state(enc) if st is None else st
+    return enc.started and enc.round == 1 and st.get("surprised") == c.side and hooks.can_be_surprised(c)
 
 
 def _with_side_state(enc: Encounter, st: dict[str, Any]) -> Encounter:

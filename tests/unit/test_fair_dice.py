@@ -181,3 +181,26 @@ def test_a_typed_total_or_face_is_a_plain_whole_number_within_its_dice():
     assert effects == (Refuse("1d6 cannot total 7 (it makes 1 to 6)."),)
     typed, _ = update(phone, RollSent("vg", "2d6+1", "Club", random.Random(1), " 9 "))
     assert json.loads(typed.live.asking) == {"v": 1, "t": "roll", "target": "vg", "expr": "2d6+1", "label": "Club", "value": 9, "rid": 1}
+
+
+def test_a_surprised_characters_attack_from_a_phone_is_refused_with_the_reason_in_round_one():
+    """Issue 53, item 2: Laurels and Loot, opponents ambush and the d6 says 1: the party is surprised. Cyra's
+    phone asks to attack in round 1: refused before any dice, with the reason; nothing waits in the tray."""
+    from pyengine.tracker import Action
+    from tests.unit.test_live import approved, hosting, joined
+    from tests.unit.test_players_phone import ROSTERS
+    from tests.unit.test_update import fight
+    from web.model import Model
+
+    model = fight(*ROSTERS["laurels"], system="laurels")
+    model = Model(model.timeline.do(Action("start_combat", {"side_roll": 1, "ambush": "opponents"})))
+    assert dict(model.timeline.present.turn)["surprised"] == "party" and model.timeline.present.round == 1
+    model = approved(joined(hosting(model)))
+    secret = new_secret(random.Random(4))
+    model, effects = asked(model, "atk", target=vids(model)["Goblin"], c=commitment(secret), rid=1, **{"with": ""})
+    assert answers(effects) == [("refused", "Cyra is surprised: the surprised side takes no turns in round 1 (seed 003).")]
+    model, effects = asked(model, "roll", target=vids(model)["Goblin"], value=3, expr="1d6", rid=2)  # a roll at a target: the same
+    assert answers(effects) == [("refused", "Cyra is surprised: the surprised side takes no turns in round 1 (seed 003).")]
+    model, effects = asked(model, "done", rid=3)
+    assert answers(effects) == [("refused", "Cyra is surprised: no turn in round 1")]
+    assert model.live.requests == () and model.live.draws == ()

@@ -37,7 +37,7 @@ from pyengine.odds import possible_range
 from pyengine.rules import system_of
 from pyengine.systems import generic
 from pyengine.tracker import resolve
-from pyengine.turns import active_unit
+from pyengine.turns import active_unit, surprised
 
 from ..effects import (
     Effect,
@@ -122,6 +122,8 @@ def asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
             return model, fill + (Toast(f"{c.name}: initiative {message.value}"),
                                   answer_to(m.peer, rid, "applied", f"initiative {message.value} is with the game master"))
         case Done():
+            if surprised(enc, system_of(enc), c):
+                return refuse(f"{c.name} is surprised: no turn in round 1")
             if not enc.started or mine not in {x.id for x in active_unit(enc)}:
                 return refuse(f"it is not {c.name}'s turn")
             if live.auto_done:
@@ -249,6 +251,8 @@ def at_target(model: Model, m: PeerSaid, message: Attack | Roll, c: Combatant, d
     target = enc.get(found) if found is not None else None
     if target is None or not shown_to_players(target):
         return refused(model, m.peer, rid, "that target is not in the fight the players see")
+    if surprised(enc, system_of(enc), c):  # (the engine refuses its attack too: pyengine.systems.laurels.attack_setup)
+        return refused(model, m.peer, rid, f"{c.name} is surprised: the surprised side takes no turns in round 1 (seed 003).")
     if isinstance(message, Attack):
         if not system_of(enc).is_creature(target) or target.id == c.id:
             return refused(model, m.peer, rid, f"{players_name(target)} cannot be attacked")
