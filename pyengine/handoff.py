@@ -21,7 +21,8 @@ from .text import clean_text
 from .turns import active_unit, turn_units, unit_name, unit_skipped
 
 __all__ = ["VIEW_VERSION", "health_word", "table_view", "view_payload", "read_view", "check_view", "WORDS",
-           "HIDDEN", "UNKNOWN", "UNKNOWN_NAME", "PLAYERS_HP", "shown_to_players", "players_ids", "view_id", "fight_id", "pc_state", "players_name"]
+           "HIDDEN", "UNKNOWN", "UNKNOWN_NAME", "PLAYERS_HP", "shown_to_players", "players_ids", "view_id", "fight_id", "fight_salt", "fight_token", "players_id", "pc_state",
+           "players_name"]
 
 VIEW_VERSION = 1
 WORDS = ("unhurt", "hurt", "bloodied", "down", "")  # an opponent's state as the players see it
@@ -47,9 +48,28 @@ def view_id(salt: str, cid: str) -> str:
     return "v" + hashlib.sha256(f"{salt}:{cid}".encode()).hexdigest()[:12]
 
 
+def fight_salt(salt: str, enc: Encounter) -> str:
+    """The key of one fight's view ids: the table's secret and the encounter's id. Combatant ids are
+    per encounter (c1, c2 …), so a view id names one combatant of one fight: what a phone claimed or
+    targeted in another encounter names nobody in this one (issue 53)."""
+    return f"{salt}/{enc.id}"
+
+
+def fight_token(salt: str, enc: Encounter) -> str:
+    """Which fight a state is of, as the players' phones see it: a keyed hash (the same fight, the same
+    token; another fight, another; nothing told of the encounter)."""
+    return view_id(fight_salt(salt, enc), "")
+
+
 def fight_id(enc: Encounter, salt: str, vid: str) -> str | None:
     """The fight's id of a view id a player's phone sent (None: nobody the players may see)."""
-    return next((c.id for c in enc.combatants if shown_to_players(c) and view_id(salt, c.id) == vid), None)
+    key = fight_salt(salt, enc)
+    return next((c.id for c in enc.combatants if shown_to_players(c) and view_id(key, c.id) == vid), None)
+
+
+def players_id(enc: Encounter, salt: str, cid: str) -> str:
+    """The view id of this fight's combatant `cid`."""
+    return view_id(fight_salt(salt, enc), cid)
 
 
 def players_ids(enc: Encounter, salt: str = "") -> tuple[list[list[str]], list[str]]:
@@ -57,6 +77,7 @@ def players_ids(enc: Encounter, salt: str = "") -> tuple[list[list[str]], list[s
     of the order that is no creature, the lair: never a target), the view ids of whose turn it is):
     what a player claims and targets by at the live table."""
     system = system_of(enc)
+    salt = fight_salt(salt, enc)
     ids = [[view_id(salt, c.id), players_name(c), "x" if not system.is_creature(c) else "p" if c.side == "party" else "o"]
            for c in enc.combatants if shown_to_players(c)]
     turn = [view_id(salt, c.id) for c in active_unit(enc) if shown_to_players(c)] if enc.started else []
@@ -68,6 +89,7 @@ def pc_state(enc: Encounter, salt: str = "") -> dict[str, dict[str, Any]]:
     HP with temporary HP, conditions with what remains of them (a hidden creature named as none),
     death saves while at 0 HP (the systems that count them), and its attacks' names. The party's own,
     so nothing here is the game master's to hide."""
+    salt = fight_salt(salt, enc)
     shown = {c.id: players_name(c) for c in enc.combatants if shown_to_players(c)}
     out: dict[str, dict[str, Any]] = {}
     for c in enc.combatants:

@@ -93,6 +93,7 @@ class State:
     turn: tuple[str, ...] = ()                   # the ids of whose turn it is (the shown ones)
     sender: str = ""          # the game master's phone in the room
     pcs: Any = None           # the party members' own state by view id (pc_state; checked)
+    fight: str = ""           # which fight it is (handoff.fight_token: a keyed hash; "": not said)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -291,7 +292,7 @@ SIGNATURE_ROOM = 200      # characters of a message's limit left for its signatu
 
 
 def state_text(view: dict[str, Any], revision: int, ids: list[list[str]] | None = None, turn: list[str] | None = None,
-               sender: str = "", session: str = "", html: str = "", pcs: dict[str, Any] | None = None) -> str:
+               sender: str = "", session: str = "", html: str = "", pcs: dict[str, Any] | None = None, fight: str = "") -> str:
     """The players' view with a revision; `ids`: [id, name as shown, side] of who players may see
     (what a player claims and targets by), `turn`: the ids of whose turn it is, `sender`: the game
     master's phone in the room (signed with the rest: followers say hello and ask only there);
@@ -300,9 +301,10 @@ def state_text(view: dict[str, Any], revision: int, ids: list[list[str]] | None 
     (static/early.mjs shows it through an allow-list; this module never reads it). Left out when the
     message would pass MAX_MESSAGE with it: such a phone then waits for its engine.
     `pcs`: each party member's own state (pc_state: exact HP with temporary HP, conditions with what
-    remains of them, death saves, its attacks' names), what a player's phone shows of its own character."""
+    remains of them, death saves, its attacks' names), what a player's phone shows of its own character.
+    `fight`: which fight it is (a keyed hash: a player's answers and claim belong to one fight)."""
     doc = {"v": LIVE_VERSION, "t": "state", "rev": revision, "ses": session, "view": view, "ids": ids or [], "turn": turn or [],
-           "from": sender, **({"pcs": pcs} if pcs else {})}
+           "from": sender, **({"pcs": pcs} if pcs else {}), **({"fight": fight} if fight else {})}
     if html:
         text = _dumps({**doc, "html": html})
         if len(text) <= MAX_MESSAGE - SIGNATURE_ROOM:
@@ -445,7 +447,7 @@ def read_message(text: Any, expected: frozenset[str]) -> Incoming:
             raise LiveError(f"an unreadable view ({error})") from None
         ids, turn = _ids(doc)
         return State(revision=revision, view=view, ids=ids, turn=turn, sender=_ident(doc.get("from", ""), "state", empty=True),
-                     session=session, pcs=_pcs(doc.get("pcs", {})))
+                     session=session, pcs=_pcs(doc.get("pcs", {})), fight=_ident(doc.get("fight", ""), "state", empty=True))
     if kind == "you":
         return You(cid=_ident(doc.get("cid"), "you", empty=True))
     return _asked(kind, doc)

@@ -243,6 +243,7 @@ class LiveSend(Record):
     pcs: Any = None  # the party's own state (pyengine.handoff.pc_state): what a player's phone shows of its character
     revision: int = 0  # numbered by `update` (web/update/live.numbered): this page's count of states sent, from 1
     session: str = ""  # this page's id at live tables (Model.live_page)
+    fight: str = ""    # which fight it is, as the players' phones know it (pyengine.handoff.fight_token)
 
 
 class LiveBroadcast(Record):

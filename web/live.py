@@ -13,7 +13,7 @@ from pyengine.model import Combatant
 
 from .model import Live, Peer, Request
 
-__all__ = ["state_line", "state_kind", "networks_line", "answering", "followers_line", "muted", "relays_line", "live_table_text", "read_live_table", "STALE_MS",
+__all__ = ["gone_for", "playing", "state_line", "state_kind", "networks_line", "answering", "followers_line", "muted", "relays_line", "live_table_text", "read_live_table", "STALE_MS",
            "MAX_KEPT_CLAIMS", "MAX_KEPT_REQUESTS"]
 
 STALE_MS = 15_000   # a follower without its host this long says "last update … ago" (before: "reconnecting…")
@@ -89,12 +89,28 @@ def muted(live: Live) -> list[tuple[str, float]]:
     return [(peer, until) for peer, _, _, until in live.limits if until > live.now_ms]
 
 
-def followers_line(live: Live, combatants: Iterable[Combatant] = ()) -> str:
+def gone_for(live: Live, device: str, now: float) -> float | None:
+    """How long the phone `device` has been gone (no connection): since its last connection went, or
+    since this page first heard the room if it has not come back since; None while it is connected."""
+    mine = [p for p in live.peers if p.device == device]
+    if any(p.connected for p in mine):
+        return None
+    left = max((p.left_ms for p in mine), default=0.0) or live.since_ms
+    return max(0.0, now - left)
+
+
+def playing(live: Live) -> str:
+    """The character this phone plays in the fight it shows ("": none there; what it was told it
+    plays names a character of one fight only, and another fight's view ids are others)."""
+    return live.you if live.you and any(i == live.you for i, _, _ in live.ids) else ""
+
+
+def followers_line(live: Live, combatants: Iterable[Combatant] = (), eid: str = "") -> str:
     """The game master's line: how many phones follow, each once (a phone that reloaded comes back under
     a new connection with the same device id), called by the character it plays (among `combatants`),
     else by its own name; a table display while its window is open."""
     names = {c.id: c.name for c in combatants}
-    claimed = dict(live.claims)
+    claimed = {device: cid for device, e, cid in live.claims if e == eid}  # (the fight `combatants` are of)
     phones: dict[str, tuple[int, Peer]] = {}
     for i, p in enumerate(live.peers):
         if not (p.connected or p.device or p.name or p.id.startswith("direct-")):
@@ -133,7 +149,9 @@ def followers_line(live: Live, combatants: Iterable[Combatant] = ()) -> str:
 
 
 REQUEST_KINDS = ("claim", "done", "roll", "attack", "heal", "temp", "dsave")
-MAX_KEPT_CLAIMS = 50
+MAX_KEPT_CLAIMS = 200
+# (claims, trusted, requests, key): what read_live_table finds kept with a room
+LiveTable = tuple[tuple[tuple[str, str, str], ...], tuple[tuple[str, str], ...], tuple[Request, ...], str]
 MAX_KEPT_REQUESTS = 20
 
 
@@ -141,19 +159,21 @@ def live_table_text(live: Live) -> str:
     """What the game master's phone keeps with its live room, as it changes: the claims it approved
     and the requests still waiting (by device: a phone's connection is new after any reload)."""
     return json.dumps({"room": live.room, "claims": [list(c) for c in live.claims[-MAX_KEPT_CLAIMS:]],
-                       "requests": [[r.id, r.device, r.kind, r.cid, r.text, r.target, r.amount, r.rid, r.seed, r.weapon, r.typed]
+                       "trusted": [list(t) for t in live.trusted[-MAX_KEPT_CLAIMS:]],
+                       "requests": [[r.id, r.device, r.kind, r.cid, r.text, r.target, r.amount, r.rid, r.seed, r.weapon, r.typed, r.eid]
                                     for r in live.requests[-MAX_KEPT_REQUESTS:]], "key": live.key}, separators=(",", ":"))
 
 
-def read_live_table(text: str, room: str) -> tuple[tuple[tuple[str, str], ...], tuple[Request, ...], str]:
-    """The claims and waiting requests kept for `room` (another room's, or anything damaged: none),
-    and the key its answers to players' commitments are made from ("": none kept)."""
+def read_live_table(text: str, room: str) -> LiveTable:
+    """The claims, the trusted (phone, name) pairs and waiting requests kept for `room` (another room's,
+    or anything damaged: none), and the key its answers to players' commitments are made from ("":
+    none kept). A claim kept before claims were per fight (two items) is dropped: its phone asks again."""
     try:
         doc: Any = json.loads(text) if text and len(text) < 100_000 else None
     except ValueError:
-        return (), (), ""
+        return (), (), (), ""
     if not isinstance(doc, dict) or doc.get("room") != room:
-        return (), (), ""
+        return (), (), (), ""
 
     def short(x: object, n: int = 40) -> bool:
         return isinstance(x, str) and 0 < len(x) <= n
@@ -162,19 +182,23 @@ def read_live_table(text: str, room: str) -> tuple[tuple[tuple[str, str], ...], 
         found = doc.get(key)
         return found[:n] if isinstance(found, list) else []
 
-    claims = tuple((c[0], c[1]) for c in listed("claims", MAX_KEPT_CLAIMS)
-                   if isinstance(c, list) and len(c) == 2 and short(c[0]) and short(c[1]))
+    claims = tuple((c[0], c[1], c[2]) for c in listed("claims", MAX_KEPT_CLAIMS)
+                   if isinstance(c, list) and len(c) == 3 and short(c[0]) and short(c[1]) and short(c[2]))
+    trusted = tuple((t[0], t[1]) for t in listed("trusted", MAX_KEPT_CLAIMS)
+                    if isinstance(t, list) and len(t) == 2 and short(t[0]) and short(t[1], 200))
     requests = []
     for r in listed("requests", MAX_KEPT_REQUESTS):
-        if (isinstance(r, list) and len(r) in (8, 10, 11) and type(r[0]) is int and short(r[1]) and r[2] in REQUEST_KINDS
+        if (isinstance(r, list) and len(r) in (8, 10, 11, 12) and type(r[0]) is int and short(r[1]) and r[2] in REQUEST_KINDS
                 and short(r[3]) and short(r[4], 2000) and isinstance(r[5], str) and len(r[5]) <= 40
                 and type(r[6]) is int and type(r[7]) is int):
             seed, weapon = (r[8], r[9]) if len(r) >= 10 else (0, "")
-            typed = r[10] if len(r) == 11 else False
-            if type(seed) is int and 0 <= seed < MAX_SEED and isinstance(weapon, str) and len(weapon) <= 60 and type(typed) is bool:
-                requests.append(Request(r[0], "", r[1], r[2], r[3], r[4], r[5], r[6], r[7], seed, weapon, typed))
+            typed = r[10] if len(r) >= 11 else False
+            eid = r[11] if len(r) == 12 else ""
+            if (type(seed) is int and 0 <= seed < MAX_SEED and isinstance(weapon, str) and len(weapon) <= 60 and type(typed) is bool
+                    and isinstance(eid, str) and len(eid) <= 40):
+                requests.append(Request(r[0], "", r[1], r[2], r[3], r[4], r[5], r[6], r[7], seed, weapon, typed, eid))
     key = doc.get("key")
-    return claims, tuple(requests), str(key) if is_secret(key) else ""
+    return claims, trusted, tuple(requests), str(key) if is_secret(key) else ""
 
 
 def relays_line(live: Live) -> str:

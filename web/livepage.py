@@ -83,7 +83,7 @@ class LiveSide:
         self.dispatch(PeerSaid(peer, text, live_clock(), self.rng))
 
     def peer_changed(self, peer: str, joined: bool) -> None:
-        self.dispatch(PeerChanged(peer, joined))
+        self.dispatch(PeerChanged(peer, joined, live_clock()))
 
     # -- effects -----------------------------------------------------------------------------------
     def connect(self, e: fx.LiveConnect) -> None:
@@ -126,7 +126,8 @@ class LiveSide:
 
     def send(self, e: fx.LiveSend, model: Model) -> None:
         """A state (numbered by update) to one follower, the table display, or everyone listening."""
-        text = state_text(e.view, e.revision, [list(i) for i in e.ids], list(e.turn), self.transport.self_id, e.session, e.html, e.pcs)
+        text = state_text(e.view, e.revision, [list(i) for i in e.ids], list(e.turn), self.transport.self_id, e.session, e.html, e.pcs,
+                          e.fight)
         if e.peer == "display":
             self.to_display(text)
         elif e.peer is not None:

@@ -36,6 +36,7 @@ class Peer:
     name: str = ""
     connected: bool = True
     device: str = ""        # its lasting id (what it claimed is kept under it, across reloads)
+    left_ms: float = 0.0    # host: when its connection went (the clock of PeerChanged)
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class Request:
     seed: int = 0           # a verified roll's seed (from both phones: pyengine.fair), a typed death save's face
     weapon: str = ""        # an attack's weapon (the attack's name; "": the combatant's own stats)
     typed: bool = False     # its dice were typed from real dice (not verified): never applied without asking
+    eid: str = ""           # the fight it was asked in (its ids are that fight's; "": kept before this was)
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,9 @@ class Live:
     link: str = ""                          # host: the join link, once the game master's public key is known
     sent: tuple[object, ...] | None = None  # host: the last view sent (update/live._sent: a change sends the next)
     refused: int = 0                        # messages refused (broken or hostile), counted
-    claims: tuple[tuple[str, str], ...] = ()  # host: (device, combatant id) the game master approved
+    claims: tuple[tuple[str, str, str], ...] = ()  # host: (device, encounter id, combatant id) the game master approved: one character of one fight
+    since_ms: float = 0.0                   # host: when this page first heard the room (a phone not seen since is gone since then)
+    trusted: tuple[tuple[str, str], ...] = ()  # host: (device, character's name) approved once: its claim on that name in another fight applies at once
     requests: tuple[Request, ...] = ()      # host: waiting for Apply / Dismiss
     initiatives: tuple[tuple[str, int], ...] = ()  # host: initiatives the players sent (they fill the initiative step)
     auto_done: bool = False                 # host: a player's "I'm done" passes the turn without asking
@@ -98,7 +102,10 @@ class Live:
     view: Any = None                        # follow: the newest view received
     ids: tuple[tuple[str, str, str], ...] = ()  # follow: (id, name, side) of who the players see
     turn: tuple[str, ...] = ()              # follow: whose turn it is (ids)
-    you: str = ""                           # follow: the combatant the game master let this phone play
+    you: str = ""                           # follow: the combatant the game master let this phone play (a view id: of one fight)
+    played: str = ""                        # follow: the name of the character it last played (offered first in another fight)
+    fight: str = ""                         # follow: which fight the newest state is of (pyengine.handoff.fight_token)
+    asked_fight: str = ""                   # follow: the fight its last request was made in (its answer is shown in that fight only)
     pcs: Any = None                         # follow: the party's own state by view id (pyengine.handoff.pc_state)
     panel: str = ""                         # follow: the panel open on this phone ("attack", "heal", "")
     target: str = ""                        # follow: the last target this player chose (kept across sends)

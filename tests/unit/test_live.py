@@ -13,7 +13,7 @@ from pyengine import fair
 from pyengine.core_args import Flag, Flow, Option
 from pyengine.dice import roll
 from pyengine.fair import commitment, joint_seed, new_secret
-from pyengine.handoff import UNKNOWN_NAME, check_view, pc_state, players_ids, table_view, view_id
+from pyengine.handoff import UNKNOWN_NAME, check_view, fight_token, pc_state, players_id, players_ids, table_view
 from pyengine.live import (
     DEFAULT_RELAYS,
     FROM_FOLLOWER,
@@ -96,7 +96,8 @@ def following(model: Model | None = None) -> Model:
 
 def vids(model: Model) -> dict[str, str]:
     """Name -> the id the players' view gives it (what a player's phone claims and targets by)."""
-    return {c.name: view_id(model.live.secret, c.id) for c in model.timeline.present.combatants}
+    enc = model.timeline.present
+    return {c.name: players_id(enc, model.live.secret, c.id) for c in enc.combatants}
 
 
 def present(model: Model, peer: str | None = None, revision: int | None = None) -> LiveSend:
@@ -106,7 +107,7 @@ def present(model: Model, peer: str | None = None, revision: int | None = None) 
     ids, turn = players_ids(model.timeline.present, model.live.secret)
     view = table_view(model.timeline.present)
     return LiveSend(view, peer, tuple(tuple(i) for i in ids), tuple(turn), view_body_html(view), pc_state(model.timeline.present, model.live.secret),
-                    model.live_rev if revision is None else revision, model.live_page)
+                    model.live_rev if revision is None else revision, model.live_page, fight_token(model.live.secret, model.timeline.present))
 
 
 def state_from(view: dict, rev: int) -> str:
@@ -280,13 +281,13 @@ def test_a_phone_that_joins_gets_the_present_and_the_followers_line_lists_each_p
     assert followers_line(model.live) == "1 phone follows: Ana (connected)."
     # Approved to play Cyra: called by its character.
     model = approved(model, "Cyra", "p3")
-    combatants = model.timeline.present.combatants
-    assert followers_line(model.live, combatants) == "1 phone follows: Cyra (connected)."
+    combatants, eid = model.timeline.present.combatants, model.timeline.present.id
+    assert followers_line(model.live, combatants, eid) == "1 phone follows: Cyra (connected)."
     # A table display on this device, then its window closed (it says bye on the channel).
     model, _ = update(model, PeerSaid("display", hello_text("Table display"), 3.0))
-    assert followers_line(model.live, combatants).endswith("A table display follows on this device.")
+    assert followers_line(model.live, combatants, eid).endswith("A table display follows on this device.")
     model, _ = update(model, PeerSaid("display", request_text("bye"), 4.0))
-    assert followers_line(model.live, combatants) == "1 phone follows: Cyra (connected)."
+    assert followers_line(model.live, combatants, eid) == "1 phone follows: Cyra (connected)."
 
 
 def test_the_host_refuses_and_counts_what_it_does_not_take_and_the_fight_is_untouched():
@@ -474,7 +475,8 @@ def test_a_claim_waits_for_the_game_master_and_is_kept_for_the_phone_across_a_re
     model, _ = asked(model, "claim", cid=vids(model)["Cyra"])  # asked twice: one request
     assert len(model.live.requests) == 1
     model = approved(model)
-    assert model.live.claims == (("dev-ana-0001", ids(model)["Cyra"]),) and model.live.requests == ()
+    assert model.live.claims == (("dev-ana-0001", "e1", ids(model)["Cyra"]),) and model.live.requests == ()
+    assert model.live.trusted == (("dev-ana-0001", "Cyra"),)
     # The phone reloads (a new peer id, the same device): it is told at once whom it plays.
     model, _ = update(model, PeerChanged("p9", True))
     model, effects = update(model, PeerSaid("p9", hello_text("Ana", "dev-ana-0001"), 3.0))
@@ -681,7 +683,7 @@ def test_claims_and_waiting_requests_are_kept_with_the_room_and_come_back_after_
     model = joined(hosting(fight(*PARTY, started=True)))
     model, effects = asked(model, "claim", cid=vids(model)["Cyra"], rid=1)
     kept = [e for e in effects if isinstance(e, KeepLiveTable)]
-    assert len(kept) == 1 and read_live_table(kept[0].text, "room1234")[1][0].text == "Ana asks to play Cyra."
+    assert len(kept) == 1 and read_live_table(kept[0].text, "room1234")[2][0].text == "Ana asks to play Cyra."
     model, effects = update(model, RequestAnswered(model.live.requests[0].id, True, RNG))
     model, effects = asked(model, "done", rid=2)  # Cyra (18) acts first: "I'm done" waits
     text = next(e for e in effects if isinstance(e, KeepLiveTable)).text
@@ -707,9 +709,9 @@ def test_claims_and_waiting_requests_are_kept_with_the_room_and_come_back_after_
     again, effects = update(again, PeerSaid("p8", hello_text("Ana", "dev-ana-0001"), 9.0))
     assert LiveTell(answer_text(2, "dismissed"), "p8") in effects and again.live.owed == ()
     # Another room's, or a damaged text: nothing is taken.
-    assert read_live_table(text, "other") == ((), (), "")
+    assert read_live_table(text, "other") == ((), (), (), "")
     for bad in ("", "{", "[]", '{"room":"room1234","claims":{"a":1},"requests":[[1]]}', "x" * 200_000):
-        assert read_live_table(bad, "room1234") == ((), (), "")
+        assert read_live_table(bad, "room1234") == ((), (), (), "")
 
 
 def test_the_followers_line_says_the_count_with_the_refusal_that_made_it():

@@ -216,11 +216,12 @@ def test_own_state_has_temporary_hp_conditions_with_what_remains_and_no_hidden_n
                        ("set_flag", Flag(k["Assassin"], "hidden", True))):
         model, _ = update(model, Act(kind, args, RNG))
     own = pc_state(model.timeline.present, "s")
-    from pyengine.handoff import view_id
-    cyra = own[view_id("s", k["Cyra"])]
+    from pyengine.handoff import players_id
+    enc = model.timeline.present
+    cyra = own[players_id(enc, "s", k["Cyra"])]
     assert cyra == {"hp": 14, "max": 20, "temp": 8, "cond": [["Poisoned", "until end of Goblin's turn"], ["Frightened", "until a creature's turn"]],
                     "ds": None, "atk": ["Longsword", "Dagger"]}
-    assert "Assassin" not in json.dumps(own) and set(own) == {view_id("s", k["Cyra"]), view_id("s", k["Dax"])}
+    assert "Assassin" not in json.dumps(own) and set(own) == {players_id(enc, "s", k["Cyra"]), players_id(enc, "s", k["Dax"])}
     text = state_text({"v": 1, "name": "", "system": "generic", "round": 1, "now": "", "next": "", "rows": []}, 1, pcs=own)
     assert read_message(text, FROM_HOST).pcs == own
     for bad in ({"x": {"hp": "1"}}, {"v1": {"cond": [["a"]]}}, {"v1": {"ds": [4, 0, "dying"]}}, {"v1": {"atk": ["a"] * 21}}, []):
@@ -285,7 +286,7 @@ def test_death_saves_are_sent_from_the_phone_and_applied_as_a_request_or_at_once
     realms, effects = rolled(realms, "dsave")
     assert told(effects)[-1]["why"] == "this game system has no death saves"
     phone = following()
-    phone = Model(phone.timeline, live=phone.live.__class__(**{**phone.live.__dict__, "you": "va"}))
+    phone = Model(phone.timeline, live=phone.live.__class__(**{**phone.live.__dict__, "you": "va", "ids": (("va", "Cyra", "p"),)}))
     phone, effects = update(phone, DeathSaveSent(random.Random(3)))
     assert phone.live.asking == request_text("dsave", c=commitment(new_secret(random.Random(3))), rid=1)
     assert phone.live.rolling == (new_secret(random.Random(3)), "1d20")
@@ -344,10 +345,10 @@ def test_an_attack_waiting_survives_the_game_masters_reload_and_applies_the_same
     model = table("generic")
     model, _ = rolled(model, "atk", target=vids(model)["Goblin"], **{"with": "Longsword"})
     kept = live_table_text(model.live)
-    claims, requests, key = read_live_table(kept, "room1234")
+    claims, trusted, requests, key = read_live_table(kept, "room1234")
     assert requests == tuple(r.__class__(**{**r.__dict__, "peer": ""}) for r in model.live.requests)
     assert requests[0].seed == model.live.requests[0].seed > 0 and requests[0].weapon == "Longsword" and key == model.live.key
-    assert read_live_table(kept.replace('"Longsword"', '"' + "x" * 61 + '"'), "room1234")[1] == ()
+    assert read_live_table(kept.replace('"Longsword"', '"' + "x" * 61 + '"'), "room1234")[2] == ()
 
 
 def test_the_players_screen_offers_its_attacks_targets_and_death_save_as_its_state_says():

@@ -174,7 +174,7 @@ def test_an_attacker_whose_side_is_not_acting_is_said_to_be_out_of_turn():
     assert out_of_turn(t.present, "c1") is None
     assert "out of turn" in out_of_turn(t.present, "c3") and "the party's turn" in out_of_turn(t.present, "c3")
     ambushed = step(team("laurels", LAURELS), "start_combat", Scripted([1]))  # 1: the party is surprised
-    assert "the opponents' turn" in out_of_turn(ambushed.present, "c1")
+    assert out_of_turn(ambushed.present, "c1") == "Tombril is surprised: no turn and no attack in round 1."  # (issue 53: said first)
 
 
 def test_a_ranged_attack_needs_ten_feet():

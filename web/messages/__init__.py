@@ -13,6 +13,7 @@ from .live import (
     AttackSent,
     AutoDoneToggled,
     AutoSavesToggled,
+    ClaimReleased,
     ClaimTapped,
     CodeRead,
     ConditionRulesAsked,
@@ -135,7 +136,7 @@ __all__ = [
     "CharacterOpened", "CharacterOffered", "CharacterTaken", "AttackPicked", "AttackRemoved", "AttackOptionsSaved",
     "TargetDescribed", "SidePicked", "NameTyped", "OddsTargetTyped", "LiveOpened", "LiveStopped", "LiveFollowed",
     "PeerChanged", "PeerSaid", "LiveTicked", "LiveKeyKnown", "LiveBeat", "RequestAnswered", "RequestResent",
-    "AutoDoneToggled", "ClaimTapped", "InitiativeSent", "DoneTapped", "RollSent", "AttackSent", "HealSent",
+    "AutoDoneToggled", "ClaimReleased", "ClaimTapped", "InitiativeSent", "DoneTapped", "RollSent", "AttackSent", "HealSent",
     "DeathSaveSent", "PlayerPanelToggled", "PlayerTargetPicked", "TrayToggled", "AutoSavesToggled", "LiveAttackPicked",
     "ServersSaved", "DisplayOpened", "OfflineStarted", "OfferMade", "ScanOpened", "CodeRead", "AnswerMade",
     "PairingFailed", "DirectFailed", "EncountersImported", "RelaysChecked", "LibrarySearched", "LibraryLoaded",
@@ -152,7 +153,7 @@ Message = (Act | Refused | ToastTimedOut | SheetDue | OddsDue | EstimateGoesOn |
            FileImported | FightChangedElsewhere | CollectionChanged | StorageKept | ViewOpened | CharacterOpened |
            CharacterOffered | CharacterTaken | AttackPicked | AttackRemoved | AttackOptionsSaved | TargetDescribed |
            SidePicked | NameTyped | OddsTargetTyped | LiveOpened | LiveStopped | LiveFollowed | PeerChanged | PeerSaid | LiveTicked |
-           DisplayOpened | RequestAnswered | RequestResent | AutoDoneToggled | ClaimTapped | InitiativeSent | DoneTapped | RollSent |
+           DisplayOpened | RequestAnswered | RequestResent | AutoDoneToggled | ClaimReleased | ClaimTapped | InitiativeSent | DoneTapped | RollSent |
            LiveAttackPicked | AttackSent | HealSent | DeathSaveSent | PlayerPanelToggled | PlayerTargetPicked | TrayToggled | AutoSavesToggled | ServersSaved | OfflineStarted | OfferMade | ScanOpened | CodeRead | AnswerMade |
            PairingFailed | DirectFailed | RelaysChecked | EncountersImported | LibrarySearched | LibraryLoaded | LibraryFailed | LibraryRetried |
            CreaturePicked | ConditionRulesAsked)

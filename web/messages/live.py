@@ -51,10 +51,11 @@ class LiveFollowed(Record):
 
 
 class PeerChanged(Record):
-    """Another phone came into the room or left it (as the connection library says)."""
+    """Another phone came into the room or left it (as the connection library says), at `at_ms`."""
 
     peer: str
     joined: bool
+    at_ms: float = 0.0
 
 
 class PeerSaid(Record):
@@ -113,6 +114,12 @@ class AutoDoneToggled(Record):
 
 class ClaimTapped(Record):
     """A player: "this is me" on a party row."""
+
+    cid: str
+
+
+class ClaimReleased(Record):
+    """The game master: the character `cid` of the fight on screen is played by no phone now."""
 
     cid: str
 

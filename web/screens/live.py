@@ -8,14 +8,16 @@ from typing import Any
 
 from pyengine.core_args import Flag, Option
 from pyengine.live import allowed_relays, new_room
+from pyengine.model import Encounter
 
 from ..html import esc, view_body_html
-from ..live import followers_line, networks_line, state_kind, state_line
+from ..live import followers_line, gone_for, networks_line, playing, state_kind, state_line
 from ..messages import (
     Act,
     AttackSent,
     AutoDoneToggled,
     AutoSavesToggled,
+    ClaimReleased,
     ClaimTapped,
     DeathSaveSent,
     DisplayOpened,
@@ -46,9 +48,31 @@ def draw_host(ctx: Context, ident: str | None) -> str | Elsewhere:
     if not live.hosting:
         return Elsewhere()
     enc = ctx.model.timeline.present
-    return live_host_html(followers_line(live, enc.combatants), str(enc.option("players_hp", "words")), live.auto_done, live.relays, live.stun,
+    return live_host_html(followers_line(live, enc.combatants, enc.id), str(enc.option("players_hp", "words")), live.auto_done, live.relays, live.stun,
                                  live.nostr, networks_line(live),
-                                 offline_section(live), live.auto_saves)
+                                 offline_section(live), live.auto_saves, claims_html(live, enc))
+
+
+def claims_html(live: Live, enc: Encounter) -> str:
+    """Who plays whom in the fight on screen, each with its phone and whether it is connected, and a
+    Release that frees the character (its phone asks again; another may claim it)."""
+    rows = []
+    for device, eid, cid in live.claims:
+        if eid != enc.id or cid not in enc.names():
+            continue
+        phones = [p for p in live.peers if p.device == device]
+        name = next((p.name for p in reversed(phones) if p.name), "") or "a phone"
+        if any(p.connected for p in phones):
+            how = "connected"
+        else:
+            gone = gone_for(live, device, live.now_ms)
+            how = f"left {max(1, round((gone or 0) / 60_000))} min ago" if phones else "not seen since this page opened"
+        rows.append(f'<li data-testid="claim-row"><span><b>{esc(enc.get(cid).name)}</b>: {esc(name)}\'s phone ({how})</span>'
+                    f'<button type="button" data-action="release-claim" data-id="{esc(cid)}" data-testid="release-claim">Release</button></li>')
+    if not rows:
+        return ""
+    return '<h4>Who plays whom</h4><ul class="claims" data-testid="claims">' + "".join(rows) + "</ul>"
+
 
 
 def draw_follow(ctx: Context, ident: str | None) -> str | Elsewhere:
@@ -111,6 +135,7 @@ EVENTS: dict[str, Handler] = {
     "request-apply": lambda page: RequestAnswered(int(datum(page, "id")), True, page.rng),
     "request-dismiss": lambda page: RequestAnswered(int(datum(page, "id")), False, page.rng),
     "live-claim": lambda page: ClaimTapped(str(page.data("id"))),
+    "release-claim": lambda page: ClaimReleased(str(datum(page, "id"))),
     "request-again": lambda page: RequestResent(),
     "send-initiative": lambda page: InitiativeSent(page.number(page.value("live-init"))),
     "im-done": lambda page: DoneTapped(),
@@ -135,7 +160,8 @@ CHANGES: dict[str, Handler] = {
 
 
 def live_host_html(followers: str, players_hp: str, auto_done: bool = False, relays: tuple[str, ...] = (),
-                   stun: tuple[str, ...] = (), nostr: tuple[str, ...] = (), networks: str = "", offline: str = "", auto_saves: bool = False) -> str:
+                   stun: tuple[str, ...] = (), nostr: tuple[str, ...] = (), networks: str = "", offline: str = "", auto_saves: bool = False,
+                   claims: str = "") -> str:
     """The game master's Live table: the join code and link (when the table is at the relays), the
     No internet section (`offline`, offline_html), who follows, what players may see."""
     pick = "".join(f'<option value="{v}"{" selected" if v == players_hp else ""}>{label}</option>'
@@ -152,7 +178,7 @@ def live_host_html(followers: str, players_hp: str, auto_done: bool = False, rel
         '<h3>Live table</h3>' + at_relays +
         f'<p data-testid="live-followers" id="live-followers" aria-live="polite">{esc(followers)}</p>'
         + (f'<p class="muted" data-testid="live-networks" id="live-networks" aria-live="polite">{esc(networks)}</p>' if relays or nostr else "")
-        + offline +
+        + claims + offline +
         ''
         f'<label class="field">What players see<select id="players-hp" data-action-change="players-hp" data-testid="players-hp">{pick}</select></label>'
         '<label class="check"><input type="checkbox" id="auto-done" data-action-change="auto-done" data-testid="auto-done"'
@@ -207,12 +233,14 @@ def _player_asks(live: Live, attacks: list[tuple[str, str]]) -> str:
     healing or temporary HP received, and any other roll against a target."""
     again = ('<button type="button" data-action="request-again" data-testid="request-again">Send again</button>'
              if live.said.startswith("not delivered") and live.asking else "")
-    said = (f'<p class="request-state" id="request-state" data-testid="request-state" aria-live="polite">{esc(live.said)}</p>'
-            + again)
+    said_here = live.said if live.asked_fight == live.fight else ""  # (an answer belongs to the fight it was asked in)
+    said = (f'<p class="request-state" id="request-state" data-testid="request-state" aria-live="polite">{esc(said_here)}</p>'
+            + (again if said_here else ""))
     err = '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
     names = {i: n for i, n, _ in live.ids}
-    if not live.you:
-        party = [(i, n) for i, n, side in live.ids if side == "p"]
+    you = playing(live)
+    if not you:  # (another fight: the character of the name it played is offered first)
+        party = sorted(((i, n) for i, n, side in live.ids if side == "p"), key=lambda x: x[1] != live.played)
         if not party:
             return said
         return (
@@ -221,10 +249,10 @@ def _player_asks(live: Live, attacks: list[tuple[str, str]]) -> str:
                       for i, n in party)
             + f'</div>{said}{err}'
         )
-    me = names.get(live.you, "your character")
+    me = names.get(you, "your character")
     started = bool(live.view and live.view.get("round"))
-    mine = live.you in live.turn
-    own = (live.pcs or {}).get(live.you) or {}
+    mine = you in live.turn
+    own = (live.pcs or {}).get(you) or {}
     parts = [f'<h4>You play <b data-testid="live-you">{esc(me)}</b></h4>', _own_state(own, started and mine)]
     if not started:
         parts.append(
@@ -245,7 +273,7 @@ def _player_asks(live: Live, attacks: list[tuple[str, str]]) -> str:
         'Healing, temp HP</button></div>')
     chosen = player_target(live)
     targets = "".join(f'<option value="{esc(i)}"{" selected" if i == chosen else ""}>{esc(n)}</option>'
-                      for i, n, side in live.ids if side != "x" and i != live.you)  # (the attack's and another roll's)
+                      for i, n, side in live.ids if side != "x" and i != you)  # (the attack's and another roll's)
     if live.panel == "attack" and not down:
         weapons = own.get("atk") or []
         pick = ('<label class="field">With<select id="attack-with" data-testid="attack-with">'
@@ -287,7 +315,7 @@ def player_target(live: Live) -> str:
     """The target a player's phone offers first: the one this player picked during this turn, else
     the opponent whose turn it is, else the last one it chose (kept across sends), else the first
     opponent; never the lair, never itself, never one the players cannot see."""
-    valid = {i for i, _, side in live.ids if side != "x" and i != live.you}
+    valid = {i for i, _, side in live.ids if side != "x" and i != playing(live)}
     foes = [i for i, _, side in live.ids if side == "o"]
     if live.target in valid and live.target_turn == live.turn:
         return str(live.target)

@@ -17,6 +17,7 @@ from pyengine.text import clean_text
 from ..effects import (
     Refuse,
 )
+from ..live import playing
 from ..messages import (
     AttackSent,
     ClaimTapped,
@@ -44,7 +45,7 @@ def _tell_host(model: Model, kind: str, what: str, rolling: tuple[str, ...] = ()
     if live.role != "follow":
         return model, ()
     rid = live.rid + 1
-    live = replace(live, rid=rid, asking=request_text(kind, **fields, rid=rid), asked_what=what, rolling=rolling)
+    live = replace(live, rid=rid, asking=request_text(kind, **fields, rid=rid), asked_what=what, rolling=rolling, asked_fight=live.fight)
     return send_asking(replace(model, live=live))
 
 
@@ -75,7 +76,7 @@ def _roll_sent(model: Model, m: RollSent) -> Result:
     once the game master's phone answers: `drawn`), or typed from real dice (the game master's card
     says so), its total within what the dice can make."""
     live = model.live
-    if not live.you:
+    if not playing(live):
         return model, (Refuse("First tap your character under \"Which one is you?\"."),)
     if m.target not in {i for i, _, _ in live.ids}:
         return model, (Refuse("Pick a target."),)
@@ -114,7 +115,7 @@ def _attack_sent(model: Model, m: AttackSent) -> Result:
     answer: pyengine.fair), the game master's engine rolls the system's attack from them against the
     target's real defences."""
     live = model.live
-    if not live.you:
+    if not playing(live):
         return model, (Refuse("First tap your character under \"Which one is you?\"."),)
     target = next(((i, n) for i, n, side in live.ids if i == m.target and side != "x" and i != live.you), None)
     if target is None:
@@ -126,7 +127,7 @@ def _attack_sent(model: Model, m: AttackSent) -> Result:
 
 
 def _heal_sent(model: Model, m: HealSent) -> Result:
-    if not model.live.you:
+    if not playing(model.live):
         return model, (Refuse("First tap your character under \"Which one is you?\"."),)
     if m.value is None or not 1 <= m.value <= 100_000:
         return model, (Refuse("Healing and temporary HP are whole numbers from 1 to 100,000."),)
@@ -136,7 +137,7 @@ def _heal_sent(model: Model, m: HealSent) -> Result:
 
 def _death_save_sent(model: Model, m: DeathSaveSent) -> Result:
     """A dying player's death save: a d20 from both phones, or a real die's face typed (marked typed)."""
-    if not model.live.you:
+    if not playing(model.live):
         return model, ()
     if m.typed.strip():
         face = _whole(m.typed) or 0

@@ -12,7 +12,7 @@ from typing import Any
 
 from pyengine.dice import roll
 from pyengine.fair import joint_seed, new_secret
-from pyengine.handoff import pc_state, players_ids, table_view
+from pyengine.handoff import fight_token, pc_state, players_id, players_ids, shown_to_players, table_view
 from pyengine.live import (
     DEFAULT_NOSTR,
     DEFAULT_RELAYS,
@@ -35,6 +35,7 @@ from pyengine.live import (
     read_room,
     read_servers,
     request_text,
+    you_text,
 )
 
 from ..effects import (
@@ -61,6 +62,7 @@ from ..live import live_table_text, muted, read_live_table, state_kind, state_li
 from ..messages import (
     AutoDoneToggled,
     AutoSavesToggled,
+    ClaimReleased,
     DisplayOpened,
     LiveAttackPicked,
     LiveFollowed,
@@ -76,7 +78,7 @@ from ..model import Live, Model, Peer
 from ..persist import Notice
 from .common import Result, closed, notify, opened
 from .pairing import GM_PEER
-from .requests import MAX_WAITING, MAX_WAITING_PER_PHONE, answered, asked, redraw, refused
+from .requests import MAX_WAITING, MAX_WAITING_PER_PHONE, answered, asked, claimed, redraw, refused, released, with_claim
 
 __all__ = ["UPDATES", "broadcast", "at_time", "muted_peers", "gm_connected", "follow_redraw", "send_asking", "ANSWER_MS", "NOT_DELIVERED", "BURST", "RATE", "MUTE_MS", "MAX_WAITING", "MAX_WAITING_PER_PHONE"]
 
@@ -86,7 +88,8 @@ def _present(model: Model, peer: str | None = None) -> LiveSend:
     enc = model.timeline.present
     ids, turn = players_ids(enc, model.live.secret)
     view = table_view(enc)
-    return LiveSend(view, peer, tuple((a, b, c) for a, b, c in ids), tuple(turn), view_body_html(view), pc_state(enc, model.live.secret))
+    return LiveSend(view, peer, tuple((a, b, c) for a, b, c in ids), tuple(turn), view_body_html(view), pc_state(enc, model.live.secret),
+                    fight=fight_token(model.live.secret, enc))
 
 
 def _hosted(model: Model, m: LiveOpened) -> Result:
@@ -95,9 +98,9 @@ def _hosted(model: Model, m: LiveOpened) -> Result:
     if fresh:
         # Taken up again after a reload: the claims the game master approved and the requests still
         # waiting come back with the room (kept by KeepLiveTable as they changed).
-        claims, requests, key = read_live_table(m.kept, m.room)
+        claims, trusted, requests, key = read_live_table(m.kept, m.room)
         live = Live(role="host", room=m.room, secret=m.secret, relays=m.relays, nostr=m.nostr, stun=m.stun, display=live.display,
-                    claims=claims, requests=requests, asked=max((r.id for r in requests), default=0),
+                    claims=claims, trusted=trusted, requests=requests, asked=max((r.id for r in requests), default=0),
                     key=key or new_secret(m.rng if m.rng is not None else SystemRandom()))
     model = replace(model, live=live)
     effects: tuple[Effect, ...] = (LiveConnect("host", live.room, live.secret, live.relays, live.stun, nostr=live.nostr),) if fresh else ()
@@ -141,7 +144,7 @@ def _peer_changed(model: Model, m: PeerChanged) -> Result:
     if known is None:
         peers = live.peers + ((Peer(m.peer),) if m.joined else ())
     else:
-        peers = tuple(replace(p, connected=m.joined) if p.id == m.peer else p for p in live.peers)
+        peers = tuple(replace(p, connected=m.joined, left_ms=p.left_ms if m.joined else m.at_ms) if p.id == m.peer else p for p in live.peers)
     model = replace(model, live=replace(live, peers=peers))
     effects: tuple[Effect, ...] = ()
     if live.hosting and m.joined:
@@ -209,11 +212,14 @@ def at_time(live: Live, now: float) -> Live:
                    confirmed_ms=moved(live.confirmed_ms), met_ms=moved(live.met_ms),
                    rejoined_ms=moved(live.rejoined_ms), asked_ms=moved(live.asked_ms),
                    limits=tuple((peer, tokens, moved(at), moved(until)) for peer, tokens, at, until in live.limits),
-                   draws=tuple(replace(d, at_ms=moved(d.at_ms)) for d in live.draws))
+                   draws=tuple(replace(d, at_ms=moved(d.at_ms)) for d in live.draws), since_ms=moved(live.since_ms),
+                   peers=tuple(replace(p, left_ms=moved(p.left_ms)) for p in live.peers))
 
 
 def _said(model: Model, m: PeerSaid) -> Result:
     live = at_time(model.live, m.at_ms) if model.live.role != "off" else model.live
+    if live.hosting and not live.since_ms:
+        live = replace(live, since_ms=m.at_ms)
     if live.hosting and m.peer != "display":
         taken, live, just_muted = _admitted(live, m.peer, m.at_ms)
         model = replace(model, live=live)
@@ -239,7 +245,8 @@ def _said(model: Model, m: PeerSaid) -> Result:
             return _answer_heard(model, message)
         if isinstance(message, Drawn):
             return _drawn_heard(model, message)
-        live = replace(live, you=message.cid)
+        played = next((n for i, n, _ in live.ids if i == message.cid), live.played)
+        live = replace(live, you=message.cid, played=played)
         return replace(model, live=live), follow_redraw(model)
     if isinstance(message, Beat):
         if m.peer != live.host:
@@ -272,8 +279,9 @@ def _state_heard(model: Model, live: Live, m: PeerSaid, message: State) -> Resul
             # Heard through another player's phone only: unless it meets the game master's own within
             # RELAYED_REJOIN_MS, it joins again (its requests go to the game master's phone alone).
             live = replace(live, rejoins=0, rejoined_ms=m.at_ms)
+    played = next((n for i, n, _ in message.ids if i == live.you), live.played)
     live = replace(live, view=message.view, ids=message.ids, turn=message.turn, pcs=message.pcs, revision=message.revision, session=message.session,
-                   host=m.peer, gm=gm,
+                   fight=message.fight, played=played, host=m.peer, gm=gm,
                    updated_ms=m.at_ms, now_ms=m.at_ms, heard_ms=m.at_ms, peers=peers)
     if m.peer == gm:
         live = replace(live, met_ms=m.at_ms, rejoins=0)
@@ -400,7 +408,7 @@ def _display(model: Model, m: DisplayOpened) -> Result:
 
 def _sent(present: LiveSend) -> tuple[object, ...]:
     """What of a state sent is compared with the next (a change sends it): the view, its ids, the turn, the party's own."""
-    return (present.view, present.ids, present.turn, present.pcs)
+    return (present.view, present.ids, present.turn, present.pcs, present.fight)
 
 
 def broadcast(before: Model, after: Model) -> tuple[Model, tuple[Effect, ...]]:
@@ -408,7 +416,7 @@ def broadcast(before: Model, after: Model) -> tuple[Model, tuple[Effect, ...]]:
     the players may see goes out, once. Only the players' view is ever sent (hidden data is not in it)."""
     live, was = after.live, before.live
     kept: tuple[Effect, ...] = ()
-    if live.hosting and (live.claims, live.requests, live.key) != (was.claims, was.requests, was.key):
+    if live.hosting and (live.claims, live.trusted, live.requests, live.key) != (was.claims, was.trusted, was.requests, was.key):
         kept = (KeepLiveTable(live_table_text(live)),)  # with the room: a reload takes them up again
     if not (live.hosting or live.display) or (after.timeline is before.timeline and (
             live is was or ((live.hosting, live.display, live.secret, live.sent) == (was.hosting, was.display, was.secret, was.sent)
@@ -417,7 +425,31 @@ def broadcast(before: Model, after: Model) -> tuple[Model, tuple[Effect, ...]]:
     present = _present(after)
     if _sent(present) == live.sent:
         return after, kept
-    return replace(after, live=replace(live, sent=_sent(present))), kept + (present,)
+    after = replace(after, live=replace(live, sent=_sent(present)))
+    enc = after.timeline.present
+    if live.hosting and enc.id != before.timeline.present.id:
+        after, told = _claims_here(after)
+        kept += told
+    return after, kept + (present,)
+
+
+def _claims_here(model: Model) -> Result:
+    """Another fight on the game master's screen (issue 53): each connected phone is told whom it plays
+    in it: its claim there, or a character of the name it was approved for once (applied at once), or
+    no one (it asks again: "Which one is you?", that name offered first)."""
+    live, enc = model.live, model.timeline.present
+    party = [c for c in enc.combatants if c.side == "party" and shown_to_players(c)]
+    told: list[Effect] = []
+    for device in dict.fromkeys(p.device for p in live.peers if p.connected and p.device):
+        mine = claimed(live, device, enc.id)
+        if not mine:
+            taken = {cid for d, e, cid in live.claims if e == enc.id}
+            mine = next((c.id for c in party if (device, c.name) in live.trusted and c.id not in taken), "")
+            if mine:
+                live = with_claim(live, device, enc.id, mine, enc.get(mine).name)
+        you = you_text(players_id(enc, live.secret, mine) if mine else "")
+        told += [LiveTell(you, p.id) for p in live.peers if p.connected and p.device == device]
+    return replace(model, live=live), tuple(told)
 
 
 def _servers_saved(model: Model, m: ServersSaved) -> Result:
@@ -447,6 +479,7 @@ UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     PeerSaid: _said,
     DisplayOpened: _display,
     RequestAnswered: answered,
+    ClaimReleased: released,
     AutoDoneToggled: _auto_done,
     TrayToggled: _tray,
     AutoSavesToggled: _auto_saves,

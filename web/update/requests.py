@@ -15,7 +15,7 @@ from pyengine.core_args import Flow, HitPoints, Temporary
 from pyengine.dice import Rng, parse, roll
 from pyengine.errors import EngineError, UnsetDefenceError
 from pyengine.fair import drawn, joint_seed, new_secret, reveals
-from pyengine.handoff import fight_id, health_word, players_name, shown_to_players, view_id
+from pyengine.handoff import fight_id, health_word, players_id, players_name, shown_to_players
 from pyengine.live import (
     MAX_ROLL,
     Attack,
@@ -45,12 +45,14 @@ from ..effects import (
     LiveTell,
     Refuse,
     RenderNotices,
+    RenderSheet,
     SayOnLine,
     SetField,
     Toast,
 )
-from ..live import followers_line, state_kind, state_line
+from ..live import followers_line, gone_for, state_kind, state_line
 from ..messages import (
+    ClaimReleased,
     PeerSaid,
     RequestAnswered,
 )
@@ -62,6 +64,8 @@ __all__ = ["asked", "answered", "apply_request", "refused", "redraw", "attack_ac
 
 MAX_WAITING_PER_PHONE = 5   # requests waiting for Apply / Dismiss from one phone
 MAX_WAITING = 20            # and from all
+MAX_CLAIMS = 200            # (device, fight, character) kept: the newest (a table's many fights and phones)
+MAX_TRUSTED = 100
 MAX_UNAPPROVED = 4          # claims waiting from phones not let play anyone yet (the oldest dropped past it)
 
 
@@ -82,13 +86,13 @@ def asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
             else live.peers + (peer,)
         owed = tuple(LiveTell(text, m.peer) for device, text in live.owed if device == peer.device and device)
         model = replace(model, live=replace(live, peers=peers, owed=tuple(x for x in live.owed if x[0] != peer.device)))
-        mine = claimed(model.live, peer.device)
-        return model, ((LiveTell(you_text(view_id(live.secret, mine)), m.peer),) if mine else ()) + owed + redraw(model)
+        enc = model.timeline.present
+        mine = claimed(model.live, peer.device, enc.id)
+        return model, ((LiveTell(you_text(players_id(enc, live.secret, mine)), m.peer),) if mine else ()) + owed + redraw(model)
     if not isinstance(message, (Claim, Init, Done, Attack, Heal, DeathSave, Roll, Reveal)):
         return model, ()  # a bye (a phone's page closing: its connection says so itself); a host's kind is not read here
     enc = model.timeline.present
     party = {c.id: c for c in enc.combatants if c.side == "party" and shown_to_players(c)}
-    who = peer.name or "A player's phone"
     rid = message.rid
 
     def refuse(why: str) -> Result:
@@ -97,18 +101,8 @@ def asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
     if not peer.device:
         return refuse("this phone has not said who it is yet: wait a moment and send again")
     if isinstance(message, Claim):  # (the phone names its combatant by the players' view's id)
-        cid = fight_id(enc, live.secret, message.cid) or ""
-        taken = {x for device, x in live.claims if device != peer.device}
-        if cid not in party:
-            return refuse("that is not a party member the players can see")
-        if cid in taken:
-            return refuse(f"another phone plays {party[cid].name}")
-        if claimed(live, peer.device) == cid:
-            return model, (LiveTell(you_text(message.cid), m.peer), answer_to(m.peer, rid, "applied", f"you play {party[cid].name}"))
-        asker = who if peer.name and peer.name != party[cid].name else "A phone"  # never "Aria asks to play Aria"
-        text = f"{asker} asks to play {party[cid].name}."
-        return wait_request(model, Request(live.asked + 1, m.peer, peer.device, "claim", cid, text, rid=rid))
-    mine = claimed(live, peer.device)
+        return _claim_asked(model, m, message, peer, party)
+    mine = claimed(live, peer.device, enc.id)
     if not mine or mine not in party:
         return refuse("the game master has not let this phone play anyone (tap your character first)")
     c = party[mine]
@@ -242,6 +236,33 @@ def own_request(model: Model, m: PeerSaid, message: Heal | DeathSave, c: Combata
     return wait_request(model, request, f"d20 ({face})")
 
 
+def _claim_asked(model: Model, m: PeerSaid, message: Claim, peer: Peer, party: dict[str, Combatant]) -> Result:
+    """A phone asks to play a party member of the fight on screen: refused while another phone plays it
+    (unless that phone has been gone TAKE_OVER_MS: then the game master is asked to let this one take
+    over), applied at once for a name this phone was approved for once, else waiting for approval."""
+    live, enc, rid = model.live, model.timeline.present, message.rid
+    cid = fight_id(enc, live.secret, message.cid) or ""
+    if cid not in party:
+        return refused(model, m.peer, rid, "that is not a party member the players can see")
+    name = party[cid].name
+    holder = next((device for device, eid, x in live.claims if device != peer.device and eid == enc.id and x == cid), "")
+    gone = gone_for(live, holder, m.at_ms) if holder else None
+    if holder and (gone is None or gone < TAKE_OVER_MS):
+        return refused(model, m.peer, rid, f"another phone plays {name}")
+    if claimed(live, peer.device, enc.id) == cid:
+        return model, (LiveTell(you_text(message.cid), m.peer), answer_to(m.peer, rid, "applied", f"you play {name}"))
+    if not holder and (peer.device, name) in live.trusted:  # approved for this name once: another fight's character of that name
+        model = replace(model, live=with_claim(live, peer.device, enc.id, cid, name))
+        return model, (LiveTell(you_text(message.cid), m.peer), answer_to(m.peer, rid, "applied", f"you play {name}"), *redraw(model))
+    asker = (peer.name or "A player's phone") if peer.name and peer.name != name else "A phone"  # never "Aria asks to play Aria"
+    text = f"{asker} asks to play {name}."
+    if gone is not None:  # its phone has been gone a while: the game master may let this one take over
+        minutes = max(1, round(gone / 60_000))
+        how = f"left {minutes} min ago" if any(p.device == holder for p in live.peers) else f"has not been seen for {minutes} min"
+        text = f"{name} was played by a phone that {how}: take over? ({asker} asks to play {name}.)"
+    return wait_request(model, Request(live.asked + 1, m.peer, peer.device, "claim", cid, text, rid=rid))
+
+
 def at_target(model: Model, m: PeerSaid, message: Attack | Roll, c: Combatant, device: str, seed: int | None = None) -> Result:
     """A player's attack (rolled by the game master's engine, its dice from both phones: `seed` once
     the phone showed its secret) or roll at a target (verified the same way, or typed from real dice:
@@ -360,8 +381,35 @@ def peer_of(live: Live, device: str, fallback: str) -> str:
     return next((p.id for p in reversed(live.peers) if p.connected and (p.device == device if device else p.id == fallback)), "")
 
 
-def claimed(live: Live, device: str) -> str:
-    return next((cid for d, cid in live.claims if d == device), "") if device else ""
+TAKE_OVER_MS = 3 * 60_000.0  # a character whose phone has been gone this long may be taken over (the game master approving)
+
+
+def released(model: Model, m: ClaimReleased) -> Result:
+    """The game master frees a character of the fight on screen: no phone plays it now, the phone that
+    did is told (it asks again), and that phone's claims on the name no longer apply at once."""
+    live, enc = model.live, model.timeline.present
+    holders = [device for device, eid, cid in live.claims if eid == enc.id and cid == m.cid]
+    if not live.hosting or not holders:
+        return model, ()
+    name = enc.get(m.cid).name if m.cid in enc.names() else ""
+    live = replace(live, claims=tuple(x for x in live.claims if (x[1], x[2]) != (enc.id, m.cid)),
+                   trusted=tuple(t for t in live.trusted if not (t[0] in holders and t[1] == name)))
+    model = replace(model, live=live)
+    tell = tuple(LiveTell(you_text(""), p.id) for p in live.peers if p.connected and p.device in holders)
+    return model, (*tell, Toast(f"{name or 'That character'} is free: a phone may claim it."), RenderSheet())
+
+
+def claimed(live: Live, device: str, eid: str) -> str:
+    """The character this phone plays in the fight `eid` ("": none there)."""
+    return next((cid for d, e, cid in live.claims if d == device and e == eid), "") if device else ""
+
+
+def with_claim(live: Live, device: str, eid: str, cid: str, name: str) -> Live:
+    """This phone plays `cid` in the fight `eid` (its other claim there, and another phone's on that
+    character, end), and its claims on a character of this name in another fight apply at once."""
+    claims = tuple(x for x in live.claims if x[1] != eid or (x[0] != device and x[2] != cid))
+    trusted = tuple(t for t in live.trusted if t != (device, name))[-(MAX_TRUSTED - 1):] + ((device, name),)
+    return replace(live, claims=(claims + ((device, eid, cid),))[-MAX_CLAIMS:], trusted=trusted)
 
 
 def refused(model: Model, peer: str = "", rid: int = 0, why: str = "") -> Result:
@@ -377,6 +425,7 @@ def wait_request(model: Model, request: Request, words: str = "") -> Result:
     MAX_WAITING_PER_PHONE a phone and MAX_WAITING in all (past them the oldest is dismissed, and its
     phone told why). `words`: what the player's phone may know of it now."""
     live = model.live
+    request = replace(request, eid=model.timeline.present.id)  # (its ids are this fight's)
     same = next((r for r in live.requests if (r.device, r.kind) == (request.device, request.kind)
                  and (r.kind not in ("roll", "attack") or r.target == request.target)), None)
     if same is not None:  # asked again (a second tap, Send again): the one card, now answering this request
@@ -411,7 +460,7 @@ def wait_request(model: Model, request: Request, words: str = "") -> Result:
 
 def unapproved(live: Live, request: Request) -> bool:
     """A claim from a phone the game master has not let play anyone (it holds only the link)."""
-    return request.kind == "claim" and not claimed(live, request.device)
+    return request.kind == "claim" and not any(d == request.device for d, _, _ in live.claims)
 
 
 def tell_phone(model: Model, request: Request, answer: str, why: str = "") -> Result:
@@ -451,14 +500,19 @@ def apply_request(model: Model, request: Request, rng: Rng) -> Result:
     """What the game master's Apply does (or the table's own rule, for a death save the game master
     lets apply): one undoable step through the same path as the game master's own tap, and the
     player's phone told what came of it, in words the players may know."""
+    enc = model.timeline.present
+    if request.eid and request.eid != enc.id:  # asked in another fight: its ids name others here
+        model, said = tell_phone(model, request, "refused", "that was asked in another fight: ask again")
+        return model, (Toast("That request was made in another fight."), *said)
     if request.kind == "claim":
-        claims = tuple((d, cid) for d, cid in model.live.claims if d != request.device and cid != request.cid)
-        model = replace(model, live=replace(model.live, claims=claims + ((request.device, request.cid),)))
+        if request.cid not in enc.names():
+            model, said = tell_phone(model, request, "refused", "that character is not in the fight now")
+            return model, said
+        model = replace(model, live=with_claim(model.live, request.device, enc.id, request.cid, enc.get(request.cid).name))
         peer = peer_of(model.live, request.device, request.peer)
-        tell = (LiveTell(you_text(view_id(model.live.secret, request.cid)), peer),) if peer else ()
+        tell = (LiveTell(you_text(players_id(enc, model.live.secret, request.cid)), peer),) if peer else ()
         model, said = tell_phone(model, request, "applied")
         return model, (*tell, *said, *redraw(model))
-    enc = model.timeline.present
     if request.kind == "done":
         if request.cid not in {x.id for x in active_unit(enc)}:
             model, said = tell_phone(model, request, "refused", "that turn was over already")
@@ -510,6 +564,6 @@ def apply_request(model: Model, request: Request, rng: Rng) -> Result:
 def redraw(model: Model) -> tuple[Effect, ...]:
     """The line that changed, on the screen that shows it."""
     if model.ui.sheet == ("live", None):
-        return (SayOnLine("live-followers", followers_line(model.live, model.timeline.present.combatants)),)
+        return (SayOnLine("live-followers", followers_line(model.live, model.timeline.present.combatants, model.timeline.present.id)),)
     return (SayOnLine("live-state", state_line(model.live), state_kind(model.live)),) if model.ui.sheet == ("live-follow", None) else ()
 
