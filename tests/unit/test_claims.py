@@ -69,6 +69,11 @@ def test_a_phone_approved_for_a_name_plays_the_character_of_that_name_as_soon_as
     model = approved(joined(hosting(fight(*PARTY, started=True))))
     model, effects = update(model, FightShown(another_fight("e4", "Brom", "Cyra")))
     assert LiveTell(you_text(vids(model)["Cyra"]), "p1") in effects and ("dev-ana-0001", "e4", "c2") in model.live.claims
+    from web.effects import KeepLiveTable
+    from web.live import read_live_table
+
+    (kept,) = [e for e in effects if isinstance(e, KeepLiveTable)]  # kept with the room: a reload has it
+    assert ("dev-ana-0001", "e4", "c2") in read_live_table(kept.text, "room1234")[0]
 
 
 def test_a_request_asked_in_another_fight_is_not_applied_in_this_one():

@@ -429,6 +429,8 @@ def broadcast(before: Model, after: Model) -> tuple[Model, tuple[Effect, ...]]:
     enc = after.timeline.present
     if live.hosting and enc.id != before.timeline.present.id:
         after, told = _claims_here(after)
+        if after.live.claims != live.claims:  # (a name's claim applied as the fight opened: kept with the room too)
+            kept = (KeepLiveTable(live_table_text(after.live)),)
         kept += told
     return after, kept + (present,)
 
