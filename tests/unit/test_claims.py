@@ -111,7 +111,7 @@ def test_the_game_master_releases_a_claim_and_the_character_is_free_at_once():
     """Issue 53, item 4: Release (one per claimed character, with the phone's name and whether it is
     connected) frees the character: its phone is told it plays no one, another phone's claim waits as
     any, and the released phone's claim on that name no longer applies at once."""
-    from web.messages import ClaimReleased
+    from web.messages import ClaimReleased, PeerChanged
     from web.screens.live import claims_html
 
     model = approved(joined(hosting(fight(*PARTY, started=True))))
@@ -120,6 +120,8 @@ def test_the_game_master_releases_a_claim_and_the_character_is_free_at_once():
     model, effects = update(model, ClaimReleased("c1"))
     assert model.live.claims == () and model.live.trusted == () and LiveTell(you_text(""), "p1") in effects
     assert claims_html(model.live, model.timeline.present) == ""
+    gone, _ = update(approved(model), PeerChanged("p1", False, 5_000.0))
+    assert "<b>Cyra</b>: Ana's phone (left just now)" in claims_html(gone.live, gone.timeline.present)
     model = joined(model, "p2", "dev-bryn-0002", "Bryn")
     model, effects = asked(model, "claim", "p2", cid=vids(model)["Cyra"], rid=1)
     assert [r.text for r in model.live.requests] == ["Bryn asks to play Cyra."]

@@ -65,8 +65,8 @@ def claims_html(live: Live, enc: Encounter) -> str:
         if any(p.connected for p in phones):
             how = "connected"
         else:
-            gone = gone_for(live, device, live.now_ms)
-            how = f"left {max(1, round((gone or 0) / 60_000))} min ago" if phones else "not seen since this page opened"
+            minutes = round((gone_for(live, device, live.now_ms) or 0) / 60_000)  # (the clock of the last message heard)
+            how = ("left just now" if minutes < 1 else f"left {minutes} min ago") if phones else "not seen since this page opened"
         rows.append(f'<li data-testid="claim-row"><span><b>{esc(enc.get(cid).name)}</b>: {esc(name)}\'s phone ({how})</span>'
                     f'<button type="button" data-action="release-claim" data-id="{esc(cid)}" data-testid="release-claim">Release</button></li>')
     if not rows:
