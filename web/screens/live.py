@@ -61,13 +61,14 @@ def claims_html(live: Live, enc: Encounter) -> str:
         if eid != enc.id or cid not in enc.names():
             continue
         phones = [p for p in live.peers if p.device == device]
-        name = next((p.name for p in reversed(phones) if p.name), "") or "a phone"
+        name = next((p.name for p in reversed(phones) if p.name), "")
         if any(p.connected for p in phones):
             how = "connected"
         else:
             minutes = round((gone_for(live, device, live.now_ms) or 0) / 60_000)  # (the clock of the last message heard)
             how = ("left just now" if minutes < 1 else f"left {minutes} min ago") if phones else "not seen since this page opened"
-        rows.append(f'<li data-testid="claim-row"><span><b>{esc(enc.get(cid).name)}</b>: {esc(name)}\'s phone ({how})</span>'
+        phone = f"{esc(name)}'s phone" if name else "a phone"
+        rows.append(f'<li data-testid="claim-row"><span><b>{esc(enc.get(cid).name)}</b>: {phone} ({how})</span>'
                     f'<button type="button" data-action="release-claim" data-id="{esc(cid)}" data-testid="release-claim">Release</button></li>')
     if not rows:
         return ""
