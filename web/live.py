@@ -14,7 +14,7 @@ from pyengine.model import Combatant
 from .model import Live, Peer, Request
 
 __all__ = ["gone_for", "playing", "state_line", "state_kind", "networks_line", "answering", "followers_line", "muted", "relays_line", "live_table_text", "read_live_table", "STALE_MS",
-           "MAX_KEPT_CLAIMS", "MAX_KEPT_REQUESTS"]
+           "MAX_KEPT_CLAIMS", "MAX_KEPT_TRUSTED", "MAX_KEPT_REQUESTS"]
 
 STALE_MS = 15_000   # a follower without its host this long says "last update … ago" (before: "reconnecting…")
 
@@ -149,7 +149,8 @@ def followers_line(live: Live, combatants: Iterable[Combatant] = (), eid: str = 
 
 
 REQUEST_KINDS = ("claim", "done", "roll", "attack", "heal", "temp", "dsave")
-MAX_KEPT_CLAIMS = 200
+MAX_KEPT_CLAIMS = 200   # (device, fight, character) kept, in the model and with the room: the newest
+MAX_KEPT_TRUSTED = 100  # (device, name) approved once, likewise
 # (claims, trusted, requests, key): what read_live_table finds kept with a room
 LiveTable = tuple[tuple[tuple[str, str, str], ...], tuple[tuple[str, str], ...], tuple[Request, ...], str]
 MAX_KEPT_REQUESTS = 20
@@ -159,7 +160,7 @@ def live_table_text(live: Live) -> str:
     """What the game master's phone keeps with its live room, as it changes: the claims it approved
     and the requests still waiting (by device: a phone's connection is new after any reload)."""
     return json.dumps({"room": live.room, "claims": [list(c) for c in live.claims[-MAX_KEPT_CLAIMS:]],
-                       "trusted": [list(t) for t in live.trusted[-MAX_KEPT_CLAIMS:]],
+                       "trusted": [list(t) for t in live.trusted[-MAX_KEPT_TRUSTED:]],
                        "requests": [[r.id, r.device, r.kind, r.cid, r.text, r.target, r.amount, r.rid, r.seed, r.weapon, r.typed, r.eid]
                                     for r in live.requests[-MAX_KEPT_REQUESTS:]], "key": live.key}, separators=(",", ":"))
 
@@ -184,7 +185,7 @@ def read_live_table(text: str, room: str) -> LiveTable:
 
     claims = tuple((c[0], c[1], c[2]) for c in listed("claims", MAX_KEPT_CLAIMS)
                    if isinstance(c, list) and len(c) == 3 and short(c[0]) and short(c[1]) and short(c[2]))
-    trusted = tuple((t[0], t[1]) for t in listed("trusted", MAX_KEPT_CLAIMS)
+    trusted = tuple((t[0], t[1]) for t in listed("trusted", MAX_KEPT_TRUSTED)
                     if isinstance(t, list) and len(t) == 2 and short(t[0]) and short(t[1], 200))
     requests = []
     for r in listed("requests", MAX_KEPT_REQUESTS):

@@ -15,8 +15,8 @@ from ..errors import RuleError
 from ..model import Combatant, Encounter, Event, Outcome, StatField
 from ..odds import Distribution, distribution, explosion_count
 from ..record import Record
-from ..rules import ActionRule, AttackOutcome, System, whole
-from ..turns import SIDES, side_state
+from ..rules import ActionRule, AttackOutcome, System, system_of, whole
+from ..turns import SIDES, side_state, surprised
 
 __all__ = [
     "Parry",
@@ -383,9 +383,9 @@ def can_be_surprised(c: Combatant) -> bool:
 
 def surprised_now(encounter: Encounter, c: Combatant) -> bool:
     """Round 1 of a fight whose roll surprised `c`'s side, and `c` can be surprised: it takes no turn
-    and makes no attack (seed 003), on its own side's turn or another's."""
-    st = side_state(encounter)
-    return encounter.started and encounter.round == 1 and st.get("surprised") == c.side and can_be_surprised(c)
+    and makes no attack (seed 003), on its own side's turn or another's (pyengine.turns.surprised, the
+    side flow's reading)."""
+    return surprised(encounter, system_of(encounter), c)
 
 
 def out_of_turn(encounter: Encounter, attacker_id: str) -> str | None:

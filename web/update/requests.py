@@ -50,7 +50,7 @@ from ..effects import (
     SetField,
     Toast,
 )
-from ..live import followers_line, gone_for, state_kind, state_line
+from ..live import MAX_KEPT_CLAIMS, MAX_KEPT_TRUSTED, followers_line, gone_for, state_kind, state_line
 from ..messages import (
     ClaimReleased,
     PeerSaid,
@@ -64,8 +64,6 @@ __all__ = ["asked", "answered", "apply_request", "refused", "redraw", "attack_ac
 
 MAX_WAITING_PER_PHONE = 5   # requests waiting for Apply / Dismiss from one phone
 MAX_WAITING = 20            # and from all
-MAX_CLAIMS = 200            # (device, fight, character) kept: the newest (a table's many fights and phones)
-MAX_TRUSTED = 100
 MAX_UNAPPROVED = 4          # claims waiting from phones not let play anyone yet (the oldest dropped past it)
 
 
@@ -408,8 +406,8 @@ def with_claim(live: Live, device: str, eid: str, cid: str, name: str) -> Live:
     """This phone plays `cid` in the fight `eid` (its other claim there, and another phone's on that
     character, end), and its claims on a character of this name in another fight apply at once."""
     claims = tuple(x for x in live.claims if x[1] != eid or (x[0] != device and x[2] != cid))
-    trusted = tuple(t for t in live.trusted if t != (device, name))[-(MAX_TRUSTED - 1):] + ((device, name),)
-    return replace(live, claims=(claims + ((device, eid, cid),))[-MAX_CLAIMS:], trusted=trusted)
+    trusted = tuple(t for t in live.trusted if t != (device, name))[-(MAX_KEPT_TRUSTED - 1):] + ((device, name),)
+    return replace(live, claims=(claims + ((device, eid, cid),))[-MAX_KEPT_CLAIMS:], trusted=trusted)
 
 
 def refused(model: Model, peer: str = "", rid: int = 0, why: str = "") -> Result:
