@@ -18,14 +18,17 @@ from .model import HIDDEN_FLAG, MAX_COMBATANTS, UNKNOWN_FLAG, Combatant, Encount
 from .rules import System, system_of
 from .storage import pack, unpack
 from .text import clean_text
-from .turns import active_unit, turn_units, unit_name, unit_skipped
+from .turns import active_unit, surprised, turn_units, unit_name, unit_skipped
 
 __all__ = ["VIEW_VERSION", "health_word", "table_view", "view_payload", "read_view", "check_view", "WORDS",
            "HIDDEN", "UNKNOWN", "UNKNOWN_NAME", "PLAYERS_HP", "shown_to_players", "players_ids", "view_id", "fight_id", "fight_salt", "fight_token", "players_id", "pc_state",
-           "players_name"]
+           "players_name", "is_word", "SURPRISED"]
 
 VIEW_VERSION = 1
-WORDS = ("unhurt", "hurt", "bloodied", "down", "")  # an opponent's state as the players see it
+# An opponent's state as the players see it, in its system's words (System.players_health): HP's, and
+# Laurels and Loot's Stamina and Injuries; parts joined by ", " ("out of Stamina, badly injured").
+WORDS = ("unhurt", "hurt", "bloodied", "down", "", "tiring", "out of Stamina", "injured", "badly injured", "out of the fight")
+SURPRISED = "surprised (round 1)"  # a chip on the row of who an ambush holds back (side initiative)
 MAX_PAYLOAD = 20_000
 # What the players may see is the game master's call: flags on a combatant (the core "flag" action,
 # undoable) and one option of the encounter.
@@ -87,23 +90,28 @@ def players_ids(enc: Encounter, salt: str = "") -> tuple[list[list[str]], list[s
 def pc_state(enc: Encounter, salt: str = "") -> dict[str, dict[str, Any]]:
     """Each party member's own state as its player's phone shows it (pyengine/live.py's `pcs`): exact
     HP with temporary HP, conditions with what remains of them (a hidden creature named as none),
-    death saves while at 0 HP (the systems that count them), and its attacks' names. The party's own,
-    so nothing here is the game master's to hide."""
+    death saves while at 0 HP (the systems that count them), and its attacks' names; what its system
+    calls HP ("label": Stamina, Body), why the system counts it down ("" while it is not), and the rest of its own state
+    as the system keeps it ("more": System.own_gauges, Laurels' Injuries); "surprised (round 1)" while an
+    ambush holds it back. The party's own, so nothing here is the game master's to hide."""
     salt = fight_salt(salt, enc)
+    system = system_of(enc)
     shown = {c.id: players_name(c) for c in enc.combatants if shown_to_players(c)}
     out: dict[str, dict[str, Any]] = {}
     for c in enc.combatants:
         if c.side != "party" or not shown_to_players(c):
             continue
         saves = None
-        if c.pc and c.hp is not None and c.hp <= 0 and "death_save" in system_of(enc).actions:
+        if c.pc and c.hp is not None and c.hp <= 0 and "death_save" in system.actions:
             state = "dead" if c.stat("dead") else "stable" if c.stat("stable") else "dying"
             saves = [int(c.stat_or("death_successes", 0) or 0), int(c.stat_or("death_failures", 0) or 0), state]
         out[view_id(salt, c.id)] = {
             "hp": c.hp, "max": c.max_hp, "temp": c.temp_hp,
             "cond": [[k.name, k.duration.describe({**shown, c.id: c.name}) if k.duration.anchor_id in shown or k.duration.event == "never"
-                      else "until a creature's turn"] for k in c.conditions][:50],
-            "ds": saves, "atk": [a.name for a in c.attacks][:20]}
+                      else "until a creature's turn"] for k in c.conditions][:49]
+            + ([[SURPRISED, "no turn and no attack this round"]] if surprised(enc, system, c) else []),
+            "ds": saves, "atk": [a.name for a in c.attacks][:20],
+            "label": system.hp_label, "down": system.down_words(c), "more": system.own_gauges(c)[:10]}
     return out
 
 
@@ -123,15 +131,13 @@ def _players_unit_name(unit: tuple[Combatant, ...]) -> str:
 
 
 def health_word(c: Combatant, system: System) -> str:
-    """An opponent's state for the players: down (as its system counts it), else bloodied at half its
-    HP or less, hurt below full, unhurt; nothing when it has no HP to tell."""
-    if system.is_down(c):
-        return "down"
-    if c.hp is None or not c.max_hp:
-        return ""
-    if c.hp >= c.max_hp:
-        return "unhurt"
-    return "bloodied" if 2 * c.hp <= c.max_hp else "hurt"
+    """An opponent's state for the players, in its system's words (System.players_health)."""
+    return system.players_health(c)
+
+
+def is_word(text: Any) -> bool:
+    """A state word as the players' view carries it: WORDS, or a few of them joined by ", "."""
+    return isinstance(text, str) and len(text) <= 100 and all(part in WORDS for part in text.split(", "))
 
 
 def _next_unit(enc: Encounter, system: System) -> tuple[Combatant, ...]:
@@ -170,7 +176,7 @@ def table_view(enc: Encounter) -> dict[str, Any]:
             players_name(c), "p" if party else "o",
             c.hp if party or numbers else None, c.max_hp if party or numbers else None,
             "" if party else health_word(c, system),
-            [k.name for k in c.conditions],
+            [k.name for k in c.conditions] + ([SURPRISED] if surprised(enc, system, c) else []),
             "now" if c.id in now else "next" if c.id in nxt else "",
         ])
     return {"v": VIEW_VERSION, "name": enc.name, "system": enc.system, "round": enc.round if enc.started else 0,
@@ -211,7 +217,7 @@ def check_view(doc: Any) -> dict[str, Any]:
         raise SchemaError("The view is unreadable.")
     out_rows = []
     for row in rows:
-        if not isinstance(row, list) or len(row) != 7 or row[1] not in ("p", "o") or row[4] not in WORDS \
+        if not isinstance(row, list) or len(row) != 7 or row[1] not in ("p", "o") or not is_word(row[4]) \
                 or row[6] not in ("now", "next", "") or not isinstance(row[5], list) or len(row[5]) > 50:
             raise SchemaError("The view is unreadable.")
         out_rows.append([_text(row[0], 200), row[1], _int_or_none(row[2]), _int_or_none(row[3]), row[4],

@@ -394,9 +394,16 @@ def _pcs(value: Any) -> dict[str, dict[str, Any]]:
         if saves is not None and not (isinstance(saves, list) and len(saves) == 3 and all(type(n) is int and 0 <= n <= 3 for n in saves[:2])
                                       and saves[2] in ("dying", "stable", "dead")):
             raise LiveError("a state with an unreadable party")
+        label, down, more = pc.get("label", "HP"), pc.get("down", "At 0 HP" if hp is not None and hp <= 0 else ""), pc.get("more", [])
+        if not isinstance(label, str) or not isinstance(down, str) or not isinstance(more, list) or len(more) > 10 \
+                or not all(isinstance(g, list) and len(g) == 3 and isinstance(g[0], str)
+                           and all(n is None or (type(n) is int and abs(n) <= 10_000_000) for n in g[1:]) for g in more):
+            raise LiveError("a state with an unreadable party")
         out[_ident(vid, "state")] = {"hp": hp, "max": most, "temp": temp or 0,
                                      "cond": [[clean_text(a)[:100], clean_text(b)[:100]] for a, b in conds],
-                                     "ds": list(saves) if saves is not None else None, "atk": [clean_text(a)[:60] for a in attacks]}
+                                     "ds": list(saves) if saves is not None else None, "atk": [clean_text(a)[:60] for a in attacks],
+                                     "label": clean_text(label)[:20] or "HP", "down": clean_text(down)[:80],
+                                     "more": [[clean_text(g[0])[:30], g[1], g[2]] for g in more]}
     return out
 
 

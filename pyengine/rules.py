@@ -175,16 +175,50 @@ class System:
 
     def attack_words(self, args: dict[str, Any]) -> str:
         """An attack of `attack_kind` in words the players may know (a player's phone at the live table
-        is told this): hit, miss, critical; never the target's defences. A system with results of its
-        own (parried, on its shield) overrides this."""
+        is told this), the same words in every system (issue 53): what it rolled, its result (hit,
+        miss, critical, or the system's own: parried, on its shield), the damage; never the target's
+        defences. Each part is the system's (`attack_roll_words`, `attack_result_words`,
+        `attack_damage_words`)."""
+        rolled, result, damage = self.attack_roll_words(args), self.attack_result_words(args), self.attack_damage_words(args)
+        return (f"{rolled}: " if rolled else "") + result + (f", {damage}" if damage else "")
+
+    def attack_result_words(self, args: dict[str, Any]) -> str:
+        """Hit, miss or critical hit (a system with results of its own overrides this)."""
         outcome = self.attack_outcome(args)
         return "critical hit" if outcome.crit else "hit" if outcome.hit else "miss"
+
+    def attack_damage_words(self, args: dict[str, Any]) -> str:
+        """The damage the attack deals ("" when none)."""
+        damage = self.attack_outcome(args).damage
+        return f"{damage} damage" if damage > 0 else ""
 
     def attack_roll_words(self, args: dict[str, Any]) -> str:
         """What a player's phone may be told of its attack while the game master has not applied it:
         its own roll, never whether it hit (that would tell the target's defences before the game
         master decides). "" where the system's roll alone says too much."""
         return ""
+
+    def players_health(self, combatant: Combatant) -> str:
+        """A combatant's state in the players' words (pyengine.handoff.WORDS, parts joined by ", "):
+        down as the system counts it, else bloodied at half its HP or less, hurt below full, unhurt;
+        "" when it has no HP to tell. A system whose health is more than HP says it its own way."""
+        if self.is_down(combatant):
+            return "down"
+        c = combatant
+        if c.hp is None or not c.max_hp:
+            return ""
+        if c.hp >= c.max_hp:
+            return "unhurt"
+        return "bloodied" if 2 * c.hp <= c.max_hp else "hurt"
+
+    def down_words(self, combatant: Combatant) -> str:
+        """Why a combatant the system counts as down makes no attack, for its player ("" while it is not)."""
+        return f"At 0 {self.hp_label}" if self.is_down(combatant) else ""
+
+    def own_gauges(self, combatant: Combatant) -> list[list[Any]]:
+        """What a player's phone shows of its own character beyond its HP, as the system keeps it:
+        [label, value, maximum or None] (Laurels and Loot's Injuries, Realm of Strife's resources)."""
+        return []
 
     def on_damage(self, encounter: Encounter, before: Combatant, amount: int) -> tuple[Encounter, list[Event]]:
         """After `before` took `amount` damage (the encounter already holds its new hit points):

@@ -426,8 +426,10 @@ class SideFlow(TurnFlow):
         return enc, [Event("round", round_number, f"Round {round_number}: {roll.text()}", f"1d6 ({face}) = {face}")]
 
     def _pick_next(self, hooks: TurnHooks, enc: Encounter, events: list[Event], face_for_new_round: int | None) -> Encounter:
-        """Make the next eligible member active: same side, else the other side, else a new round."""
-        for _ in range(3):
+        """Make the next eligible member active: same side, else the other side, else a new round
+        (whose first side may have no one either: then its second side). No one at all: none is active."""
+        new_round = False
+        for _ in range(4):
             st = side_state(enc)
             nxt = self._first_eligible(hooks, enc, st)
             if nxt is not None:
@@ -441,8 +443,11 @@ class SideFlow(TurnFlow):
                 if any(c.side == second for c in enc.combatants):
                     events.append(Event("side", enc.round, "The party's turn" if second == "party" else "The opponents' turn"))
                 continue
+            if new_round:  # a new round already began here and no one of either side can act in it
+                break
             if face_for_new_round is None:
                 raise RuleError("A new round needs its side initiative roll.")
+            new_round = True
             enc, round_events = self._new_round(hooks, enc, enc.round + 1, face_for_new_round, "none")
             events.extend(round_events)
             face_for_new_round = None

@@ -3,7 +3,7 @@ shipped). The start-up preview of the turn order (static/boot.js) and a player's
 display's early view (static/early.mjs) are HTML that any page of this origin could have written,
 so they pass an allow-list. This module makes that list from the renderers themselves: sample
 fights of every system, played step by step through the states the renderers draw (whose turn,
-down, dying, hidden and unknown, conditions, turn tools, a lair, temporary HP, numbers or words for
+down, dying, hidden and unknown, surprised, conditions, turn tools, a lair, temporary HP, numbers or words for
 players), each step drawn by `render.tracker_html` and `html.view_body_html`; what they wrote (class
 names, data attributes, and the values of data-testid and data-action) is the list. build.py writes
 it into boot.js; nothing else passes."""
@@ -15,8 +15,9 @@ from html.parser import HTMLParser
 from typing import Any
 
 from pyengine.handoff import table_view
+from pyengine.rules import get_system
 from pyengine.systems import BUILTIN
-from pyengine.tracker import Timeline, new_encounter, resolve
+from pyengine.tracker import Action, Timeline, new_encounter, resolve
 from web.html import view_body_html
 from web.render import tracker_html
 
@@ -110,6 +111,9 @@ def samples() -> list[str]:
         out.append(tracker_html(t))  # (no one yet)
         for fields in FIGHTERS.get(system, FIGHTERS["generic"][:2]):
             t = t.do(resolve(t.present, "add_combatant", {"combatant": fields}, rng))
+        if not get_system(system).flow.ordered_by_initiative:  # side initiative: d6 1, the party surprised in round 1
+            ambushed = t.do(Action("start_combat", {"side_roll": 1, "ambush": "none"}))
+            out += [tracker_html(ambushed), view_body_html(table_view(ambushed.present))]
         for kind, args in STEPS:
             done = _step(t, kind, args, rng)
             if done is None:

@@ -12,7 +12,7 @@ from pyengine.handoff import HIDDEN, UNKNOWN
 from pyengine.model import Combatant, Encounter, Event
 from pyengine.rules import system_of
 from pyengine.tracker import Timeline
-from pyengine.turns import active_unit, side_state, unit_name
+from pyengine.turns import active_unit, eligible, side_state, unit_name
 
 from . import tools
 from .html import UNSIGNED, esc, field, odds_html, roll_text, view_body_html
@@ -94,6 +94,24 @@ def combatant_row(enc: Encounter, c: Combatant, active_ids: set[str], names: dic
     )
 
 
+def side_turn_html(enc: Encounter) -> str:
+    """Side initiative's line: whose side acts and who of it now (Attack… beside, as in every system),
+    or, when no one is acting, what is true: who may go, or that no one of the side can act and
+    what Next turn does then (issue 53: never "Now: —")."""
+    system, st = system_of(enc), side_state(enc)
+    side = st.get("side")
+    whose = "the party's" if side == "party" else "the opponents'"
+    if enc.active_id in enc.names():
+        attack = view_for(enc.system).now_actions(enc, enc.get(enc.active_id))
+        return f'{whose.capitalize()} turn. Now: <b>{esc(enc.get(enc.active_id).name)}</b> · tap Act to choose who goes {attack}'
+    if any(eligible(enc, system, c, st) for c in enc.combatants):
+        return f'{whose.capitalize()} turn: tap Act to choose who goes'
+    other = "opponents" if side == "party" else "party"
+    passes = side == st.get("first") and any(eligible(enc, system, c, {**st, "side": other}) for c in enc.combatants)
+    then = f"Next turn gives the turn to the {other}" if passes else "Next turn ends the round"
+    return f"No one on {whose} side can act: {then}"
+
+
 def shown_order(enc: Encounter) -> tuple[Combatant, ...]:
     """The rows as the list shows them: the turn order once the fight runs; before, highest known
     initiative first (as the start will order them, ties as added), those without one after."""
@@ -134,9 +152,8 @@ def tracker_html(timeline: Timeline, selected: tuple[str, ...] | None = None) ->
         body = f'<ol class="order" data-testid="turn-order">{rows}</ol>'
     if enc.started and flow.table_picks_actor:
         st = side_state(enc)
-        side = "The party's" if st.get("side") == "party" else "The opponents'"
         status = (f'<p class="side-banner" data-testid="side-banner">{esc(st.get("text", ""))} <span class="muted">(d6: {esc(st.get("face"))})</span></p>'
-                  f'<p class="turn-now" data-testid="turn-now">{side} turn. Now: <b>{esc(enc.get(enc.active_id).name if enc.active_id else "—")}</b> · tap Act to choose who goes</p>')
+                  f'<p class="turn-now" data-testid="turn-now">{side_turn_html(enc)}</p>')
     elif enc.started:
         unit = active_unit(enc)
         who = unit_name(unit) if unit else "—"

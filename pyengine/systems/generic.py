@@ -296,11 +296,10 @@ class GenericSystem(System):
         """The player's own d20 and bonus ("1d20 (13) +0 = 13"), not the AC, not hit or miss."""
         return str(args.get("text", "")).split(" vs AC", 1)[0]
 
-    def attack_words(self, args: dict[str, Any]) -> str:
-        """The player's own d20 total (its roll and bonus, not the AC) and the damage its dice rolled."""
+    def attack_damage_words(self, args: dict[str, Any]) -> str:
+        """The damage its dice rolled, "(dice doubled)" on a critical."""
         outcome = self.attack_outcome(args)
-        words = f"{self.attack_roll_words(args)}: {super().attack_words(args)}"
-        return words + (f", {outcome.damage} damage" + (" (dice doubled)" if outcome.crit else "") if outcome.damage else "")
+        return f"{outcome.damage} damage" + (" (dice doubled)" if outcome.crit else "") if outcome.damage > 0 else ""
 
     def roll_initiative(self, combatant: Combatant, rng: Rng) -> tuple[int, int, str]:
         """d20 + modifier; a lair is always on 20 and rolls nothing."""

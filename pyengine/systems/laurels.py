@@ -521,16 +521,65 @@ class LaurelsSystem(System):
         taken = [whole(r.get(k)) for k in ("to_stamina", "to_injuries", "to_shield")]
         return AttackOutcome.read(args, any(n > 0 for n in taken), taken[0] + taken[1], False)
 
-    def attack_words(self, args: dict[str, Any]) -> str:
-        """Hit, no damage (armour took it all) or on its shield; an injury; the dice exploded."""
+    def attack_roll_words(self, args: dict[str, Any]) -> str:
+        """The player's own damage dice, each with the dice it exploded into ("2d4 (4+2, 3) = 9"): no
+        to-hit roll in this system, and nothing of the target's soak."""
+        chains = [[f for f in chain if isinstance(f, int)] for chain in args.get("dice") or [] if isinstance(chain, list)]
+        if not chains or not all(chains):
+            return ""
+        shown = ", ".join("+".join(map(str, chain)) for chain in chains)
+        return f"{len(chains)}d{whole(args.get('die'))} ({shown}) = {sum(map(sum, chains))}"
+
+    def attack_result_words(self, args: dict[str, Any]) -> str:
+        """Hit; on its shield; parried (a weapon parry absorbs the blow); no damage (armour and DEX took it all)."""
         r = args.get("result") or {}
-        hit = self.attack_outcome(args).hit and (r.get("to_stamina") or r.get("to_injuries"))
-        parts = ["hit" if hit else "on its shield" if r.get("to_shield") else "no damage"]
-        if r.get("to_injuries"):
-            parts.append("an injury")
-        if r.get("exploded"):
-            parts.append("the dice exploded")
+        if whole(r.get("to_stamina")) or whole(r.get("to_injuries")):
+            return "hit"
+        if whole(r.get("to_shield")):
+            return "on its shield"
+        return "parried" if whole(r.get("damage")) and not r.get("to_shield") else "no damage"
+
+    def attack_damage_words(self, args: dict[str, Any]) -> str:
+        """What reached the target, as the system counts it ("31 damage (25 Stamina, 6 Injuries)"); the
+        shield's share and breaking, a parrying weapon that shattered."""
+        r = args.get("result") or {}
+        stamina, injuries = whole(r.get("to_stamina")), whole(r.get("to_injuries"))
+        where = ([f"{stamina} Stamina"] if stamina else []) + ([f"{injuries} {'Injury' if injuries == 1 else 'Injuries'}"] if injuries else [])
+        parts = [f"{stamina + injuries} damage ({', '.join(where)})"] if where else []
+        if whole(r.get("to_shield")):
+            parts.append(f"the shield takes {whole(r.get('to_shield'))}" + (" and breaks" if r.get("shield_broken") else ""))
+        if r.get("weapon_shattered"):
+            parts.append("the parrying weapon shatters")
         return ", ".join(parts)
+
+    def players_health(self, combatant: Combatant) -> str:
+        """Stamina and Injuries as the players see them (seed 003: damage wears Stamina down, then
+        injures): out of the fight at the Injury limit; else "tiring" below full Stamina, "out of
+        Stamina" at 0, with "injured" (any Injury) or "badly injured" (half the limit or more)."""
+        c = combatant
+        if self.is_down(c):
+            return "out of the fight"
+        parts = []
+        if c.hp is not None and c.max_hp and c.hp < c.max_hp:
+            parts.append("out of Stamina" if c.hp <= 0 else "tiring")
+        injuries, limit = whole(c.stat_or("injuries", 0)), whole(c.stat_or("injury_max", 0))
+        if injuries > 0:
+            parts.append("badly injured" if limit and 2 * injuries >= limit else "injured")
+        if parts:
+            return ", ".join(parts)
+        return "unhurt" if c.hp is not None and c.max_hp else ""
+
+    def down_words(self, combatant: Combatant) -> str:
+        """Out of the fight at the Injury limit (Stamina at 0 only tires it: it still attacks)."""
+        return "Out of the fight (Injuries at their limit)" if self.is_down(combatant) else ""
+
+    def own_gauges(self, combatant: Combatant) -> list[list[Any]]:
+        """Injuries against their limit; the shield's points while it has a shield."""
+        limit = whole(combatant.stat_or("injury_max", 0))
+        out: list[list[Any]] = [["Injuries", whole(combatant.stat_or("injuries", 0)), limit or None]]
+        if whole(combatant.stat_or("shield", 0)):
+            out.append(["Shield", whole(combatant.stat_or("shield", 0)), None])
+        return out
 
     def can_be_surprised(self, combatant: Combatant) -> bool:
         return can_be_surprised(combatant)

@@ -19,7 +19,7 @@ from ..errors import EngineError, RuleError, SchemaError
 from ..model import Combatant, Condition, Encounter, Event, Outcome, StatField
 from ..odds import Distribution, distribution
 from ..record import Record, field
-from ..rules import ActionRule, AttackOutcome, System, settle_ties, system_of
+from ..rules import ActionRule, AttackOutcome, System, settle_ties, system_of, whole
 from ..turns import active_unit, advance, turn_starts
 
 __all__ = [
@@ -839,11 +839,40 @@ class StrifeSystem(System):
         outcome = args.get("outcome")
         return AttackOutcome.read(args, outcome in ("hit", "crit"), args.get("damage"), outcome == "crit")
 
-    def attack_words(self, args: dict[str, Any]) -> str:
+    def attack_roll_words(self, args: dict[str, Any]) -> str:
+        """The player's own d100 and its total with the attacker's modifiers ("d100 (62) = 67", a portion
+        each for a combined attack); never the AC or Resistance, nor the defender's parry or block die.
+        A blow warded off before the d100: its ward-off roll-off."""
+        natural = args.get("natural")
+        if natural is None:
+            return "ward-off roll-off" if args.get("ward") else ""
+        portions = [p for p in args.get("portions") or [] if isinstance(p, dict)]
+        totals = ", ".join(f"{p.get('kind', '')} {p.get('total')}" for p in portions) if len(portions) > 1 else \
+            str(portions[0].get("total")) if portions else ""
+        return f"d100 ({natural})" + (f" = {totals}" if totals else "")
+
+    def attack_result_words(self, args: dict[str, Any]) -> str:
         """Its outcome as the table sees it: critical miss, (automatic) miss, warded off, parried,
         blocked, hit, critical hit."""
         out = str(args.get("outcome", ""))
         return "critical hit" if out == "crit" else out or "miss"
+
+    def attack_damage_words(self, args: dict[str, Any]) -> str:
+        """The damage (doubled on a critical), and the riders that took hold (stun, disarm …)."""
+        outcome = self.attack_outcome(args)
+        riders = [str(r) for r in args.get("riders") or []]
+        parts = ([f"{outcome.damage} damage" + (" (doubled)" if outcome.crit else "")] if outcome.damage > 0 else []) + riders
+        return ", ".join(parts)
+
+    def own_gauges(self, combatant: Combatant) -> list[list[Any]]:
+        """The character's resources it has (Vigor, Spirit, Faith, Focus, Fury, code points …), with their maximum."""
+        stats = dict(combatant.stats)
+        out: list[list[Any]] = []
+        for key, (label, has_max) in RESOURCES.items():
+            top = stats.get(f"{key}_max") if has_max else None
+            if key in stats or top:
+                out.append([label, whole(stats.get(key, top or 0)), whole(top) if top else None])
+        return out
 
     actions = {"ros_part": ActionRule(_apply_part, request=Part), "ros_bottom": ActionRule(_apply_bottom, request=Bottom),
                "ros_attack": ActionRule(_apply_attack, _resolve_attack), "ros_resource": ActionRule(_apply_resource, request=Resource)}

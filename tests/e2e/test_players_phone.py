@@ -14,6 +14,7 @@ import re
 import pytest
 
 from pyengine import fair
+from pyengine.rules import get_system
 from pyengine.tracker import Timeline, new_encounter, resolve
 from tests.e2e import test_live
 from tests.e2e.conftest import open_seeded, stored_fight
@@ -104,7 +105,9 @@ def test_a_players_attack_is_resolved_on_the_game_masters_phone_and_the_player_s
         wait_text(b, "live-you", "^Dax$")
         assert gm.get_by_test_id("request-count").is_hidden() and gm.get_by_test_id("request-tray").is_hidden()
         cyra = t.present.get("c1")
-        wait_text(a, "my-hp", rf"^HP {cyra.hp}/{cyra.max_hp} \+5$")
+        # Its own state as its system has it (issue 53, item 7): Stamina and Injuries, Body, HP.
+        label, more = {"generic": ("HP", ""), "realms": ("Body", ""), "strife": ("HP", ""), "laurels": ("Stamina", " · Injuries 0/10")}[system]
+        wait_text(a, "my-hp", rf"^{label} {cyra.hp}/{cyra.max_hp} \+5{more}$")
         wait_text(a, "my-conditions", "^Inspired until end of Goblin's turn$")
 
         goblin_before = goblin_hp(gm)
@@ -134,8 +137,16 @@ def test_a_players_attack_is_resolved_on_the_game_masters_phone_and_the_player_s
             card.get_by_test_id("request-apply" if n == 0 else "request-dismiss").click()
             if n == 0:
                 request_state(a, "^applied: your attack on Goblin")
-                assert re.search(r"\b(hit|critical hit)\b", a.get_by_test_id("request-state").inner_text())
+                # The same words in every system (issue 53, item 7): its roll, hit, the damage, the
+                # Goblin's state in the players' words of this system, as the phone's view shows it too.
                 after = t.do(action).present.get("c3")
+                rules = get_system(system)
+                word = rules.players_health(after)
+                answer = a.get_by_test_id("request-state").inner_text()
+                weapon = " (Longsword)" if system == "generic" else ""
+                assert answer == f"applied: your attack on Goblin{weapon} ({rules.attack_words(action.args)}; Goblin is {word}).", answer
+                assert re.search(rf" \({re.escape(rules.attack_roll_words(action.args))}: (hit|critical hit), {o.damage} damage", answer), answer
+                wait_text(a, "view-state", f"^{re.escape(word)}$")
                 gm.wait_for_function("([h]) => document.querySelector('[data-combatant-id=c3] [data-testid=hp]').textContent.includes(h)",
                                      arg=[_hp(after)])
                 # One step: Undo takes it back.
@@ -144,6 +155,15 @@ def test_a_players_attack_is_resolved_on_the_game_masters_phone_and_the_player_s
                                      arg=[goblin_before])
             else:
                 request_state(a, "^dismissed")
+        # An answer belongs to its fight (issue 53, item 5): not under another encounter's, back with its own.
+        gm.get_by_test_id("encounter-name").click()
+        gm.get_by_test_id("new-encounter").click()
+        a.wait_for_function("!(document.querySelector('[data-testid=request-state]')?.textContent) && "
+                            "!document.querySelector('[data-testid=live-you]')")
+        gm.get_by_test_id("encounter-name").click()
+        gm.get_by_test_id("encounter-item").filter(has_text="Bridge").locator("button").click()
+        wait_text(a, "live-you", "^Cyra$")
+        request_state(a, "^dismissed")
         # The player's phone never received the Goblin's defences, nor shows them.
         defence = {"generic": "AC 15", "realms": '"ac": 12', "strife": '"ac": 20', "laurels": '"armour"'}[system]
         messages = [m[m.index('{"v":'):] for m in received(a) if '{"v":' in m]  # (past the signature: its base64 may hold anything)
@@ -317,3 +337,52 @@ def test_a_newly_typed_expression_does_not_sit_above_the_previous_result_as_if_i
     assert page.get_by_test_id("roll-previous").count() == 0
     page.get_by_test_id("quick-d8").click()  # a quick die changes the expression too
     page.get_by_test_id("roll-previous").wait_for()
+
+
+def test_laurels_marks_who_is_surprised_for_the_game_master_and_the_players_and_has_attack_like_every_system(browser, site, relay):
+    """Issue 53, item 6, at a live table: opponents ambush, d6 1: the party is surprised, Wren cannot be.
+    The game master's rows and the players' view say "surprised (round 1)" (only the members it holds
+    back), the surprised player's own state says it and its attack is refused with the reason; Wren's
+    sheet says it cannot be surprised; Attack… sits beside whose turn it is, as in every system, and
+    opens the attack on a foe of the acting side."""
+    from tests.unit.scripted import Scripted
+    from tests.unit.test_laurels_tracker import fight as laurels_fight
+    t = laurels_fight()
+    t = t.do(resolve(t.present, "start_combat", {"ambush": "opponents"}, Scripted([1])))
+    assert t.present.get(t.present.active_id).name == "Hill Giant"
+    gm_ctx, a_ctx = phone(browser), phone(browser)
+    try:
+        gm = open_seeded(gm_ctx, gm_url(site), stored_fight(t)).page
+        marked = "[...document.querySelectorAll('[data-testid=combatant-row]')].filter(r => r.querySelector('[data-testid=surprised]'))"
+        gm.wait_for_function(f"{marked}.length === 2")
+        assert gm.evaluate(f"{marked}.map(r => r.querySelector('.name').firstChild.textContent)") == ["Tombril", "Cedryk"]
+        assert gm.get_by_test_id("surprised").first.inner_text() == "surprised (round 1)"
+        link = go_live(gm)
+        gm.get_by_test_id("close-sheet").click()
+        a = follow(a_ctx, link)
+        chips = ("[...document.querySelectorAll('[data-testid=live-view] [data-testid=view-row]')]"
+                 ".filter(r => r.textContent.includes('surprised (round 1)')).map(r => r.querySelector('b').textContent)")
+        a.wait_for_function(f"JSON.stringify({chips}) === JSON.stringify(['Tombril', 'Cedryk'])")
+        a.get_by_test_id("claim").filter(has_text="Tombril").click()
+        gm.get_by_test_id("request").filter(has_text="asks to play Tombril").get_by_test_id("request-apply").click()
+        wait_text(a, "live-you", "^Tombril$")
+        wait_text(a, "my-conditions", r"surprised \(round 1\) no turn and no attack this round")
+        wait_text(a, "my-hp", r"^Stamina 55/55 · Injuries 0/20$")
+        wait_text(a, "no-attack", r"^Surprised \(round 1\): no attacks\.$")  # (a modified phone's attack: refused, tests/unit)
+        assert a.get_by_test_id("player-attack").count() == 0
+        # Attack… beside whose turn it is (the Hill Giant's): the sheet of a foe of its side, the attacker the Giant.
+        now = gm.get_by_test_id("turn-now")
+        assert "Now: Hill Giant" in now.inner_text()
+        now.get_by_test_id("attack-open").click()
+        gm.get_by_test_id("attack-attacker").wait_for()
+        assert gm.get_by_test_id("attack-attacker").evaluate("s => s.options[s.selectedIndex].text") == "Hill Giant"
+        assert gm.get_by_test_id("sheet-title").inner_text() == "Tombril"  # (the first of the other side)
+        gm.get_by_test_id("close-sheet").click()
+        gm.locator("[data-combatant-id=c3]").click()  # Wren
+        wait_text(gm, "cannot-be-surprised", "^Cannot be surprised")
+        gm.get_by_test_id("close-sheet").click()
+        gm.locator("[data-combatant-id=c1]").click()  # Tombril
+        gm.get_by_test_id("attack-attacker").wait_for()
+        assert gm.get_by_test_id("cannot-be-surprised").count() == 0
+    finally:
+        close(gm_ctx, a_ctx)

@@ -139,11 +139,32 @@ def test_each_systems_attack_is_the_game_master_panels_own_roll_and_apply_is_one
     model, effects = rolled(model, "atk", secret=secret, target=vids(model)["Goblin"])
     (request,) = model.live.requests
     assert request.text == f"Cyra attacks Goblin: {expected.args['text']}"
-    assert told(effects)[-1] == {"v": 1, "t": "ans", "rid": 0, "state": "waiting", "why": ""}  # (no system's roll alone is said but the d20's)
+    # Waiting: the phone's own roll, in every system (issue 53, item 7), never hit or miss.
+    a = expected.args
+    if system == "realms":
+        rolled_words = f"{len(a['faces'])}d20 ({', '.join(map(str, a['faces']))})"
+    elif system == "strife":
+        rolled_words = f"d100 ({a['natural']}) = {a['portions'][0]['total']}"
+    else:
+        rolled_words = f"{len(a['dice'])}d{a['die']} ({', '.join('+'.join(map(str, c)) for c in a['dice'])}) = {sum(map(sum, a['dice']))}"
+    assert rolled_words and told(effects)[-1] == {"v": 1, "t": "ans", "rid": 0, "state": "waiting", "why": rolled_words}
     before = model.timeline
     model, effects = update(model, RequestAnswered(request.id, True, RNG))
-    assert hp(model, "Goblin") == before.do(expected).present.get(ids(model)["Goblin"]).hp
-    assert told(effects)[-1]["state"] == "applied" and told(effects)[-1]["why"].startswith(words)
+    goblin = before.do(expected).present.get(ids(model)["Goblin"])
+    assert hp(model, "Goblin") == goblin.hp
+    # Applied: the same words in every system: what it rolled, hit or miss, the damage, the target's state.
+    outcome = get_system(system).attack_outcome(a)
+    damage = ""
+    if system == "laurels" and outcome.damage:
+        r = a["result"]
+        damage = f", {outcome.damage} damage (" + ", ".join(([f"{r['to_stamina']} Stamina"] if r["to_stamina"] else [])
+                                                          + ([f"{r['to_injuries']} Injur{'y' if r['to_injuries'] == 1 else 'ies'}"] if r["to_injuries"] else [])) + ")"
+    elif outcome.damage:
+        damage = f", {outcome.damage} damage" + (" (doubled)" if system == "strife" and outcome.crit else "")
+    state = get_system(system).players_health(goblin)
+    assert told(effects)[-1]["state"] == "applied"
+    assert told(effects)[-1]["why"] == f"{rolled_words}: {words}{damage}" + (f"; Goblin is {state}" if state else "")
+    assert (outcome.damage > 0) == (wanted != "miss")
     model, _ = update(model, UndoTapped())
     assert model.timeline.present == enc
 
@@ -220,7 +241,7 @@ def test_own_state_has_temporary_hp_conditions_with_what_remains_and_no_hidden_n
     enc = model.timeline.present
     cyra = own[players_id(enc, "s", k["Cyra"])]
     assert cyra == {"hp": 14, "max": 20, "temp": 8, "cond": [["Poisoned", "until end of Goblin's turn"], ["Frightened", "until a creature's turn"]],
-                    "ds": None, "atk": ["Longsword", "Dagger"]}
+                    "ds": None, "atk": ["Longsword", "Dagger"], "label": "HP", "down": "", "more": []}
     assert "Assassin" not in json.dumps(own) and set(own) == {players_id(enc, "s", k["Cyra"]), players_id(enc, "s", k["Dax"])}
     text = state_text({"v": 1, "name": "", "system": "generic", "round": 1, "now": "", "next": "", "rows": []}, 1, pcs=own)
     assert read_message(text, FROM_HOST).pcs == own
@@ -356,7 +377,7 @@ def test_the_players_screen_offers_its_attacks_targets_and_death_save_as_its_sta
     from web.screens.live import live_follow_html
     view = {"v": 1, "name": "Bridge", "system": "generic", "round": 2, "now": "Lair", "next": "Goblin", "rows": []}
     own = {"hp": 0, "max": 24, "temp": 0, "cond": [["Poisoned <b>", "until end of Goblin's turn"]], "ds": [1, 2, "dying"],
-           "atk": ["Longsword", "<img src=x onerror=alert(1)>"]}
+           "down": "At 0 HP", "atk": ["Longsword", "<img src=x onerror=alert(1)>"]}
     live = Live(role="follow", view=view, you="va", panel="attack", pcs={"va": own},
                 ids=(("va", "Cyra", "p"), ("vl", "Lair", "x"), ("vg", "Goblin", "o"), ("vo", "Ogre", "o")), turn=("vl",))
     html = live_follow_html(live, "live", False)
@@ -367,7 +388,7 @@ def test_the_players_screen_offers_its_attacks_targets_and_death_save_as_its_sta
     # Dying: death saves, not Attack (issue 51, item 12), even with the attack panel left open.
     assert 'data-testid="player-attack"' not in html and 'data-testid="attack-panel"' not in html
     assert 'data-testid="no-attack">At 0 HP: no attacks.' in html
-    standing = Live(**{**live.__dict__, "pcs": {"va": {**own, "hp": 5, "ds": None}}})
+    standing = Live(**{**live.__dict__, "pcs": {"va": {**own, "hp": 5, "ds": None, "down": ""}}})
     html = live_follow_html(standing, "live", False)
     assert 'data-testid="player-attack"' in html and 'data-testid="death-save"' not in html
     target = html.split('data-testid="attack-target"', 1)[1].split("</select>", 1)[0]

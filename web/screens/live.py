@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pyengine.core_args import Flag, Option
+from pyengine.handoff import SURPRISED
 from pyengine.live import allowed_relays, new_room
 from pyengine.model import Encounter
 
@@ -264,8 +265,10 @@ def _player_asks(live: Live, attacks: list[tuple[str, str]]) -> str:
         label = "I'm done" if mine else "I'm done (on your turn)"
         parts.append(f'<button type="button" class="primary" data-action="im-done" data-testid="im-done"{"" if mine else " disabled"}>'
                      f'{label}</button>')
-    down = own.get("hp") is not None and own.get("hp", 1) <= 0  # (a dying character rolls death saves, not attacks)
-    attack = ('<p class="muted small" data-testid="no-attack">At 0 HP: no attacks.</p>' if down else
+    down = str(own.get("down") or "")  # (as its system counts it: a dying character rolls death saves, not attacks)
+    if not down and any(name == SURPRISED for name, _ in own.get("cond") or []):
+        down = "Surprised (round 1)"  # (the game master's engine refuses it too)
+    attack = (f'<p class="muted small" data-testid="no-attack">{esc(down)}: no attacks.</p>' if down else
               f'<button type="button" data-action="player-attack" data-testid="player-attack" aria-expanded="{str(live.panel == "attack").lower()}">'
               'Attack</button>')
     parts.append(
@@ -329,14 +332,19 @@ def player_target(live: Live) -> str:
 
 
 def _own_state(own: dict[str, Any], my_turn: bool) -> str:
-    """A player's own character: exact HP with temporary HP ("22/44 +8"), conditions and what remains
-    of them, death saves at 0 HP (and the button to roll one on its turn)."""
+    """A player's own character as its system keeps it: exact HP (the system's word for it: Stamina,
+    Body) with temporary HP ("22/44 +8"), the rest of its state (Laurels' Injuries, Realm of Strife's
+    resources), conditions and what remains of them, death saves at 0 HP (and the button to roll one
+    on its turn)."""
     if not own:
         return ""
     hp, most, temp = own.get("hp"), own.get("max"), own.get("temp") or 0
     shown = "—" if hp is None else f"{hp}/{most}" if most else f"{hp}"
-    out = (f'<p class="my-hp" data-testid="my-hp"><span class="muted">HP</span> <b>{esc(shown)}</b>'
-           + (f' <span class="temp">+{temp}</span>' if temp else "") + '</p>')
+    out = (f'<p class="my-hp" data-testid="my-hp"><span class="muted">{esc(own.get("label") or "HP")}</span> <b>{esc(shown)}</b>'
+           + (f' <span class="temp">+{temp}</span>' if temp else "")
+           + "".join(f' · <span class="muted">{esc(name)}</span> <b data-testid="my-gauge">{esc(value)}{"/" + esc(top) if top else ""}</b>'
+                     for name, value, top in own.get("more") or [])
+           + '</p>')
     conds = own.get("cond") or []
     out += ('<ul class="my-conditions" data-testid="my-conditions">'
             + "".join(f'<li><b>{esc(name)}</b> <span class="muted">{esc(left)}</span></li>' for name, left in conds)

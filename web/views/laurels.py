@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from pyengine.errors import EngineError
+from pyengine.handoff import SURPRISED
 from pyengine.model import Combatant, Encounter, Event
 from pyengine.rules import system_of
-from pyengine.systems.laurels import Parry, attack_odds, attack_setup, dice_count, out_of_turn, surprised_now
+from pyengine.systems.laurels import Parry, attack_odds, attack_setup, can_be_surprised, dice_count, out_of_turn, surprised_now
 from pyengine.turns import eligible
 
 from ..html import at_least, attack_check, esc, odds_html, pct, roll_text
@@ -88,6 +89,7 @@ def _parry(page: Page) -> Act:
 
 
 class LaurelsView(View):
+    attack_button = True             # Attack… after "Now: …", as in every system (issue 53)
     down_label = "out of the fight"  # Injuries at their limit (seed 003)
     events = {"parry": _parry}
     weapon_fields = ("die", "magic", "finesse", "ranged", "specialised")
@@ -102,6 +104,8 @@ class LaurelsView(View):
         chips = f'<span class="chip injuries" data-testid="injuries">Injuries {esc(injuries)}{"/" + esc(limit) if limit else ""}</span>'
         if c.stat("weapon_broken"):
             chips += '<span class="chip down">weapon broken</span>'
+        if surprised_now(enc, c):  # (its side surprised in round 1: no turn, no attack; the players' view says it too)
+            chips += f'<span class="chip" data-testid="surprised">{esc(SURPRISED)}</span>'
         return chips
 
     def start_options(self, enc: Encounter) -> str:
@@ -112,7 +116,9 @@ class LaurelsView(View):
 
     def sheet_html(self, enc: Encounter, c: Combatant, attack: dict[str, Any], events: list[Event]) -> str:
         cid = esc(c.id)
-        return (self.attack_html(enc, c, attack)
+        surprise = ('<p class="muted small" data-testid="cannot-be-surprised">Cannot be surprised: acts in round 1 even when its side is surprised.</p>'
+                    if not can_be_surprised(c) else "")
+        return (surprise + self.attack_html(enc, c, attack)
                 + '<div class="grid2">'
                 f'<button type="button" data-action="parry" data-with="weapon" data-id="{cid}" data-testid="parry-weapon">Parry (weapon)</button>'
                 f'<button type="button" data-action="parry" data-with="shield" data-id="{cid}" data-testid="parry-shield">Parry (shield)</button></div>')

@@ -553,6 +553,19 @@ class RealmsSystem(System):
         """A miss, or damage to Body (negative: an absorbing target heals); a crit chain is the critical."""
         return AttackOutcome.read(args, not args.get("miss"), args.get("damage"), args.get("crit"))
 
+    def attack_roll_words(self, args: dict[str, Any]) -> str:
+        """The player's own d20s ("2d20 (15, 7)", "2d20 keep worse (15, 7)"), never the AC nor which die hit."""
+        faces = [f for f in args.get("faces") or [] if isinstance(f, int)]
+        if not faces:
+            return ""
+        worse = "keep worse" in str(args.get("pool", ""))
+        return f"{len(faces)}d20{' keep worse' if worse else ''} ({', '.join(map(str, faces))})"
+
+    def attack_damage_words(self, args: dict[str, Any]) -> str:
+        """The damage to Body; a target that absorbs the blow's type heals instead."""
+        damage = self.attack_outcome(args).damage
+        return f"{damage} damage" if damage > 0 else f"absorbed: it heals {-damage}" if damage < 0 else ""
+
     actions = {
         "er_attack": ActionRule(_apply_attack, _resolve_attack), "er_stance": ActionRule(_apply_stance, request=Stance),
         "er_save": ActionRule(_apply_save, _resolve_save, Save), "er_competition": ActionRule(_apply_competition, _resolve_competition, Contest),
