@@ -108,7 +108,9 @@ TEST_NOSTR = "ws://127.0.0.1:47914"  # the tests' Nostr relay (nostr-relay from 
 # d20 (Avrae's roller) and its own dependencies: the dice comparison table is checked against it (tests/peers).
 TEST_REQUIREMENTS = ("pytest==9.2.0", "playwright==1.65.2", "hypothesis==6.170.15", "ruff==0.14.6", "mypy==1.19.0",
                      "d20==1.1.2", "lark-parser==0.9.0", "cachetools==8.0.2",
-                     "nostr-relay==1.14")  # the live table's tests: a real Nostr relay on 127.0.0.1
+                     "nostr-relay==1.14",  # the live table's tests: a real Nostr relay on 127.0.0.1
+                     # the cross-engine tests (tests/e2e/engines): Selenium's WebKitGTK driver; a WebDriver BiDi client for Firefox
+                     "selenium==4.51.0", "websockets==17.4")
 CHROMIUM_FLAGS = (
     "--no-sandbox",
     "--disable-gpu",
@@ -1010,10 +1012,16 @@ def run_tests(pytest_args: list[str]) -> int:
     chromium = find_chromium()
     ensure_debian_tool("zbarimg", "zbar-tools", "the share screen's QR test")
     ensure_debian_tool("ffmpeg", "ffmpeg", "the no-internet join's camera test", "--no-install-recommends")
+    # The cross-engine tests (tests/e2e/engines): Safari's engine (WebKitGTK's WebDriver and MiniBrowser,
+    # on a virtual X screen) and Firefox, Debian's own packages.
+    ensure_debian_tool("WebKitWebDriver", "webkit2gtk-driver", "the WebKit tests", "--no-install-recommends")
+    ensure_debian_tool("Xvfb", "xvfb", "the WebKit tests' screen", "--no-install-recommends")
+    ensure_debian_tool("firefox-esr", "firefox-esr", "the Firefox tests", "--no-install-recommends")
     checks = {"ruff": [str(python), "-m", "ruff", "check", "."], "mypy": [str(python), "-m", "mypy"]}
     failed = [name for name, command in checks.items() if subprocess.run(command, cwd=ROOT).returncode != 0]
     build(DIST, relays=(TEST_RELAY, TEST_NOSTR))
-    env = {**os.environ, "CHROMIUM": chromium, "RK_DIST": str(DIST), "PYTHONPATH": str(ROOT)}
+    # RK_ENGINES=required: a missing WebKit or Firefox fails its tests rather than skipping them.
+    env = {**os.environ, "CHROMIUM": chromium, "RK_DIST": str(DIST), "PYTHONPATH": str(ROOT), "RK_ENGINES": "required"}
     code = subprocess.run([str(python), "-m", "pytest", *pytest_args], cwd=ROOT, env=env).returncode
     if failed:
         log(f"failed: {', '.join(failed)}")

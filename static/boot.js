@@ -358,7 +358,10 @@
         var w = reg.installing;
         if (!w) return;
         w.addEventListener("statechange", function () {
-          if (w.state === "installed" && navigator.serviceWorker.controller) offer(w);
+          // (a new version while another controls the page; not the first worker, which WebKit may have
+          // made the controller already when this event is dispatched: no "new version" on a first visit)
+          var now = navigator.serviceWorker.controller;
+          if (w.state === "installed" && now && now !== w) offer(w);
         });
       });
     }).catch(function (e) { RK.swError = String(e); });
