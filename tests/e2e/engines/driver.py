@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["EnginePage", "Unavailable", "WEBKIT_BINARY", "FIREFOX_BINARY", "open_engine", "tid", "xvfb_display"]
+__all__ = ["EnginePage", "PlaywrightPage", "Unavailable", "WEBKIT_BINARY", "FIREFOX_BINARY", "open_engine", "tid", "xvfb_display"]
 
 WEBKIT_BINARY = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser"
 WEBKIT_DRIVER = "/usr/bin/WebKitWebDriver"
@@ -121,8 +121,57 @@ class EnginePage:
                             "const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && "
                             "getComputedStyle(e).visibility !== 'hidden';", selector))
 
+    def wait_hittable(self, selector: str, timeout: float = 15.0) -> None:
+        """As Playwright does before a click: the element scrolled into view, and the point at its
+        centre is its own (not under a toast or a sheet that is closing)."""
+        self.wait("(e => { if (!e) return false; e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect();"
+                  " const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);"
+                  " return r.width > 0 && r.height > 0 && !!hit && e.contains(hit); })(document.querySelector(args[0]))",
+                  timeout, selector, what=f"{selector} to be clickable")
+
+    def click_text(self, selector: str, text: str) -> None:
+        """Click the first element of `selector` whose text is `text` (a claim button, a request card's)."""
+        self.js("document.querySelectorAll('[data-rk-pick]').forEach(e => e.removeAttribute('data-rk-pick'));"
+                "const e = [...document.querySelectorAll(args[0])].find(x => x.textContent.trim() === args[1]);"
+                "if (e) e.setAttribute('data-rk-pick', '1');", selector, text)
+        self.click("[data-rk-pick]")
+
     def wait_closed_sheet(self) -> None:
         self.wait("!document.getElementById('sheet').open", what="the sheet to close")
+
+
+# -- Chromium: Playwright (the main suite's), for a mixed table ------------------------------------
+
+class PlaywrightPage(EnginePage):
+    """A Chromium page of the main suite's Playwright, as the same interface: a game master in
+    Chromium with a player in Firefox, and the reverse, run as one test."""
+
+    engine = "chromium"
+
+    def __init__(self, context: Any) -> None:
+        self.page = context.new_page()
+        self.version = str(context.browser.version) if context.browser else ""
+
+    def goto(self, url: str) -> None:
+        self.page.goto(url)
+
+    def reload(self) -> None:
+        self.page.reload()
+
+    def js(self, body: str, *args: Any) -> Any:
+        return json.loads(self.page.evaluate(f"({_wrapped(body)})", json.dumps(list(args))))
+
+    def click(self, selector: str) -> None:
+        self.page.click(selector)
+
+    def type_into(self, selector: str, text: str) -> None:
+        self.page.type(selector, text)
+
+    def screenshot(self, path: Path) -> None:
+        self.page.screenshot(path=str(path))
+
+    def close(self) -> None:
+        self.page.close()
 
 
 # -- WebKit: Selenium's WebKitGTK driver ---------------------------------------------------------
@@ -169,6 +218,7 @@ class WebKitPage(EnginePage):
         return element
 
     def click(self, selector: str) -> None:
+        self.wait_hittable(selector)
         self._element(selector).click()
 
     def type_into(self, selector: str, text: str) -> None:
@@ -266,6 +316,7 @@ class FirefoxPage(EnginePage):
         return {"sharedId": node["sharedId"]}
 
     def click(self, selector: str) -> None:
+        self.wait_hittable(selector)
         element = self._element(selector)
         self.call("input.performActions", {"context": self.context, "actions": [{
             "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
