@@ -43,10 +43,11 @@ from .persist import (
 from .persistence import Persistence, version_of
 from .update import COLLECTION_OF
 
-__all__ = ["Keeper", "describe_entry", "slug", "FULL", "LIVE_KEY", "LIVE_TABLE_KEY", "DEVICE_KEY", "SERVERS_KEY",
+__all__ = ["Keeper", "stored_time", "LAST_EXPORT_KEY", "describe_entry", "slug", "FULL", "LIVE_KEY", "LIVE_TABLE_KEY", "DEVICE_KEY", "SERVERS_KEY",
            "HINT_HOME", "HINT_FIRST", "valid_device"]
 
 HINT_HOME = "hint:home-screen"  # the one-time "add to Home Screen" hint was shown
+LAST_EXPORT_KEY = "last-export"  # when this device last made a backup (Export all), wall-clock seconds
 HINT_FIRST = "hint:first-run"  # the one-time "tap a row, ☰ is the menu" hint was shown
 LIVE_KEY = "live"  # the hosted live table's room, secret and signing key, while it is live
 LIVE_TABLE_KEY = "live-table"  # its claims and waiting requests (web/live.live_table_text)
@@ -446,3 +447,12 @@ def slug(name: str) -> str:
     'encounter'
     """
     return "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-")[:40] or "encounter"
+
+
+def stored_time(text: str | None) -> float | None:
+    """A kept wall-clock time (LAST_EXPORT_KEY): None for never, or for what cannot be one."""
+    try:
+        value = float(text) if text is not None else None
+    except ValueError:
+        return None
+    return value if value is not None and 0 < value < 1e11 else None

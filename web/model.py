@@ -181,6 +181,8 @@ class Model:
     trash: Trash = field(default_factory=Trash)
     next_turn_guard: float = NEXT_TURN_GUARD
     storage_kept: bool | None = None           # the browser keeps our storage (navigator.storage.persisted), once known
+    backup_at: float | None = None             # this device's last Export all (wall-clock seconds; None: never or not known)
+    backup_due: bool = False                   # none in BACKUP_DAYS: offered as a fight ends
     asked_to_keep: bool = False                # the browser was asked to keep our storage (once a page, once a fight started)
     journal_said: bool = False                 # the durable copy's refusal was said (once a page)
     servers: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = ((), (), ())  # the live table's relays, STUN, Nostr: the link's, else this phone's setting

@@ -129,6 +129,7 @@ class Notice:
     encounter: str | None = None
     step: int = 0
     cause: Any = None
+    testid: str = ""  # its text's test id, for a notice the tests look for by name (the backup offer)
 
     def about(self, timeline: Timeline) -> Notice:
         """This notice, tied to the last step of `timeline`."""

@@ -414,7 +414,7 @@ def notices_html(notices: list[Notice], timeline: Timeline | None = None) -> str
     about a step of a fight only beside that fight while the step is done."""
     return "".join(
         f'<div class="notice {esc(n.level)}" data-testid="notice" data-level="{esc(n.level)}">'
-        f'<span>{esc(n.text)}</span>'
+        + ('<span data-testid="' + esc(n.testid) + '">' if n.testid else "<span>") + f'{esc(n.text)}</span>'
         + "".join(f' <button type="button" data-action="notice-{esc(action)}" data-testid="notice-action">{esc(label)}</button>'
                   for action, label in n.buttons())
         + f' <button type="button" class="x" data-action="dismiss" data-index="{i}" aria-label="Dismiss">×</button></div>'

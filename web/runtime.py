@@ -25,7 +25,7 @@ from pyengine.tracker import Timeline
 from . import browser, dom, timing
 from . import effects as fx
 from .drawing import Drawing
-from .keeping import HINT_FIRST, HINT_HOME, LIVE_TABLE_KEY, Keeper
+from .keeping import HINT_FIRST, HINT_HOME, LAST_EXPORT_KEY, LIVE_TABLE_KEY, Keeper, stored_time
 from .livepage import LiveSide
 from .loop import Loop
 from .messages import (
@@ -42,7 +42,7 @@ from .messages import (
 from .model import NEXT_TURN_GUARD, Model
 from .persist import Notice, Store
 from .screens import Context, handler, screen_of
-from .update import FIRST_RUN_HINT, subscriptions
+from .update import FIRST_RUN_HINT, backup_known, subscriptions
 
 __all__ = ["Runtime"]
 
@@ -165,6 +165,10 @@ class Runtime(Loop):
                 keeper.keep("theme", effect.theme)
             case fx.Download():
                 dom.download(*keeper.export(model, effect.what))
+                if effect.what == "all":  # a backup: its time kept, the menu's "Last backup" and the offer follow
+                    now = time.time()
+                    keeper.keep(LAST_EXPORT_KEY, repr(now))
+                    browser.later(self.backed_up(now))
             case fx.ShowShareLink():
                 drawing.show_share_link(model, effect.kind)
             case fx.CopyLink():
@@ -296,7 +300,7 @@ class Runtime(Loop):
         ws, location = self.keeper.ws, dom.window.location
         return Context(model, tuple(ws.encounters), frozenset(ws.locked), model.trash.encounters,
                        str(dom.document.documentElement.dataset.themePref or "system"), self.keeper.storage_state(model), time.time(),
-                       f"{location.origin}{location.pathname}")
+                       f"{location.origin}{location.pathname}", safari_tab())
 
     def took_over(self) -> None:
         """The early view's join taken over: a view still not drawn is drawn as this page has it."""
@@ -304,10 +308,14 @@ class Runtime(Loop):
             self.drawing.early_view = False
             self.drawing.render_sheet(self.model)
 
+    async def backed_up(self, at: float | None) -> None:
+        self.dispatch(backup_known(at, time.time()))
+
     def hints(self) -> None:
         """Once, on a first visit: where a combatant's sheet and the menu are. Safari for iPhone and
         iPad, not opened from the Home Screen: that it clears a site's storage after 7 days."""
         said: list[Notice] = []
+        self.dispatch(backup_known(stored_time(self.keeper.get(LAST_EXPORT_KEY)), time.time()))
         if not self.model.timeline.present.combatants and self.keeper.first_time(HINT_FIRST):
             said.append(FIRST_RUN_HINT)
         if dom.py(getattr(dom.window.navigator, "standalone", None)) is False and self.keeper.first_time(HINT_HOME):
@@ -326,3 +334,10 @@ class Runtime(Loop):
             relays, stun, nostr = self.model.servers
             self.dispatch(LiveOpened(room, secret, relays, stun, shown=False, kept=self.keeper.get(LIVE_TABLE_KEY) or "", nostr=nostr,
                                      rng=self.rng))
+
+
+def safari_tab() -> bool:
+    """Safari on an iPhone or iPad, in a tab rather than opened from the Home Screen (only there is
+    `navigator.standalone` a boolean, and false): WebKit clears such a site's data after 7 days of use
+    without a visit."""
+    return dom.py(getattr(dom.window.navigator, "standalone", None)) is False

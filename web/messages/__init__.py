@@ -60,6 +60,7 @@ from .page import (
     AttackPicked,
     AttackRemoved,
     AttackRolled,
+    BackupKnown,
     BatchApplied,
     CharacterDeleted,
     CharacterOffered,
@@ -132,7 +133,7 @@ __all__ = [
     "EncounterDeleted", "EncounterRestored", "HistoryCleared", "NoticeDismissed", "SheetOpened", "SheetClosed",
     "AttackLastTapped", "TargetPicked", "AttackConfigured", "ThemeToggled", "Exported", "ShareLinkAsked", "LinkCopied",
     "ReloadTapped", "EncounterPicked", "HistoryTrimmed", "FileImported", "FightChangedElsewhere", "CollectionChanged",
-    "CollectionStored", "FightShown", "Noticed", "Refused", "ToastTimedOut", "SheetDue", "OddsDue", "EstimateGoesOn", "SliceDue", "StorageAsked", "JournalFailed", "StorageKept", "ViewOpened",
+    "CollectionStored", "FightShown", "Noticed", "Refused", "ToastTimedOut", "SheetDue", "OddsDue", "EstimateGoesOn", "SliceDue", "StorageAsked", "JournalFailed", "StorageKept", "BackupKnown", "ViewOpened",
     "CharacterOpened", "CharacterOffered", "CharacterTaken", "AttackPicked", "AttackRemoved", "AttackOptionsSaved",
     "TargetDescribed", "SidePicked", "NameTyped", "OddsTargetTyped", "LiveOpened", "LiveStopped", "LiveFollowed",
     "PeerChanged", "PeerSaid", "LiveTicked", "LiveKeyKnown", "LiveBeat", "RequestAnswered", "RequestResent",
@@ -150,7 +151,7 @@ Message = (Act | Refused | ToastTimedOut | SheetDue | OddsDue | EstimateGoesOn |
            ShareOpened | EncounterCreated | EncounterCopied | EncounterDeleted | EncounterRestored | HistoryCleared |
            NoticeDismissed | SheetOpened | SheetClosed | AttackLastTapped | TargetPicked | AttackConfigured |
            ThemeToggled | Exported | ShareLinkAsked | LinkCopied | ReloadTapped | EncounterPicked | HistoryTrimmed |
-           FileImported | FightChangedElsewhere | CollectionChanged | StorageKept | ViewOpened | CharacterOpened |
+           FileImported | FightChangedElsewhere | CollectionChanged | StorageKept | BackupKnown | ViewOpened | CharacterOpened |
            CharacterOffered | CharacterTaken | AttackPicked | AttackRemoved | AttackOptionsSaved | TargetDescribed |
            SidePicked | NameTyped | OddsTargetTyped | LiveOpened | LiveStopped | LiveFollowed | PeerChanged | PeerSaid | LiveTicked |
            DisplayOpened | RequestAnswered | RequestResent | AutoDoneToggled | ClaimReleased | ClaimTapped | InitiativeSent | DoneTapped | RollSent |

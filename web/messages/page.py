@@ -20,7 +20,7 @@ __all__ = [
     "EncounterDeleted", "EncounterRestored", "HistoryCleared", "NoticeDismissed", "SheetOpened", "SheetClosed",
     "AttackLastTapped", "TargetPicked", "AttackConfigured", "ThemeToggled", "Exported", "ShareLinkAsked", "LinkCopied",
     "ReloadTapped", "EncounterPicked", "HistoryTrimmed", "FileImported", "FightChangedElsewhere", "CollectionChanged",
-    "CollectionStored", "FightShown", "Noticed", "StorageAsked", "JournalFailed", "StorageKept", "ViewOpened",
+    "CollectionStored", "FightShown", "Noticed", "StorageAsked", "JournalFailed", "StorageKept", "BackupKnown", "ViewOpened",
     "CharacterOpened", "CharacterOffered", "CharacterTaken", "AttackPicked", "AttackRemoved", "AttackOptionsSaved",
     "TargetDescribed", "SidePicked", "NameTyped", "OddsTargetTyped"
 ]
@@ -402,6 +402,14 @@ class JournalFailed(Record):
     """The durable copy (static/journal.js) was refused: the error's name (said once a page)."""
 
     name: str
+
+
+class BackupKnown(Record):
+    """When this device last made a backup (Export all: wall-clock seconds; None: never), and whether
+    one is due (none in BACKUP_DAYS): Safari clears a site's data after 7 days without a visit."""
+
+    at: float | None = None
+    due: bool = False
 
 
 class StorageKept(Record):

@@ -29,6 +29,7 @@ class Context:
     storage: str = "unknown"
     now: float = 0.0
     page_url: str = ""
+    safari_tab: bool = False   # Safari on an iPhone or iPad, not opened from the Home Screen (web/runtime.safari_tab)
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from .base import EVERY_COLLECTION, Context, Elsewhere, Screen
 def draw(ctx: Context, ident: str | None) -> str | Elsewhere:
     enc = ctx.model.timeline.present
     return menu_sheet_html(list(ctx.encounters), enc.id, set(ctx.locked), ctx.theme, enc.option("skip_down", "npcs"),
-                                  list(ctx.trash), enc.system, ctx.storage, ctx.now)
+                                  list(ctx.trash), enc.system, ctx.storage, ctx.now, ctx.model.backup_at, ctx.safari_tab)
 
 
 SCREENS = (Screen("menu", draw, "menu-error", EVERY_COLLECTION),)
@@ -100,6 +100,16 @@ def encounter_details(entry: Listed, now: float) -> str:
     return " · ".join(parts)
 
 
+HOME_SCREEN_WHY = "Safari keeps a site's fights only then; in a tab it clears them after 7 days without a visit."
+
+
+def backup_words(at: float | None, now: float) -> str:
+    """The menu's line on the last backup (Export all, from this device)."""
+    if at is None:
+        return "Last backup (Export all): never."
+    return f"Last backup (Export all): {_ago(max(0.0, now - at))}."
+
+
 def _ago(seconds: float) -> str:
     if seconds < 90:
         return "just now"
@@ -111,7 +121,8 @@ def _ago(seconds: float) -> str:
 
 
 def menu_sheet_html(encounters: list[Listed], current_id: str, locked: set[str], theme: str, skip_down: str, trash: list[dict[str, Any]],
-                    system: str = "generic", storage: str = "unknown", now: float = 0.0) -> str:
+                    system: str = "generic", storage: str = "unknown", now: float = 0.0, backup_at: float | None = None,
+                    safari_tab: bool = False) -> str:
     system_options = "".join(
         f'<option value="{esc(x.name)}"{" selected" if x.name == system else ""}>{esc(x.label)}</option>' for x in systems()
     )
@@ -165,7 +176,10 @@ def menu_sheet_html(encounters: list[Listed], current_id: str, locked: set[str],
         'fight on their phone as a copy to run from there (the two phones do not sync). No signal is needed: the fight is '
         'inside the code.</p></details>'
         f'<p class="muted" data-testid="storage-status" data-state="{esc(storage)}">{esc(STORAGE_STATES.get(storage, ""))}</p>'
-        '<h3>Look and help</h3><div class="grid2">'
+        f'<p class="muted" data-testid="backup-age">{esc(backup_words(backup_at, now))}</p>'
+        + (f'<p data-testid="add-to-home"><b>Add to Home Screen</b> (Share → Add to Home Screen): {esc(HOME_SCREEN_WHY)}</p>'
+           if safari_tab else "")
+        + '<h3>Look and help</h3><div class="grid2">'
         '<label class="field">Theme<select id="theme-pick" data-action-change="theme-picked" data-testid="theme-pick">'
         + "".join(f'<option value="{value}"{" selected" if theme == value else ""}>{label}</option>'
                   for value, label in (("system", "As the phone"), ("light", "Light"), ("dark", "Dark")))

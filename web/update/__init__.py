@@ -20,6 +20,8 @@ from . import characters, clock, encounters, fight, follow, library, live, pairi
 from .characters import character_document
 from .clock import subscriptions
 from .common import (
+    BACKUP_DAYS,
+    BACKUP_OFFER,
     COLLECTION_OF,
     FIGHT_CHANGED,
     FIRST_RUN_HINT,
@@ -28,6 +30,7 @@ from .common import (
     QUIET_ACTIONS,
     Result,
     act,
+    backup_known,
     closed,
     commit,
     in_place,
@@ -44,7 +47,7 @@ from .encounters import shared_before
 from .fight import batch_actions, practice_entry, practice_of
 from .timers import redrawn
 
-__all__ = ["update", "subscriptions", "QUIET_ACTIONS", "FIGHT_CHANGED", "FIRST_RUN_HINT", "MAX_AMOUNT", "COLLECTION_OF", "act", "typed_number", "whole_number", "noticed",
+__all__ = ["update", "subscriptions", "QUIET_ACTIONS", "FIGHT_CHANGED", "FIRST_RUN_HINT", "BACKUP_DAYS", "BACKUP_OFFER", "backup_known", "MAX_AMOUNT", "COLLECTION_OF", "act", "typed_number", "whole_number", "noticed",
            "without", "notify", "in_place", "with_roll", "opened", "closed", "commit", "redrawn", "Result", "FOCUSED",
            "character_document", "shared_before", "batch_actions", "numbered_name", "practice_entry", "practice_of"]
 

@@ -26,6 +26,7 @@ from ..effects import (
     ShowSheet,
     Toast,
 )
+from ..messages import BackupKnown
 from ..model import Model
 from ..persist import (
     CHARACTERS,
@@ -72,6 +73,9 @@ def act(model: Model, kind: str, args: Record, rng: Rng, close_sheet: bool = Fal
         commit_more: tuple[Effect, ...] = (RenderNotices(),)
     else:
         commit_more = ()
+    if kind == "end_combat" and model.backup_due and BACKUP_OFFER not in model.notices:  # (Safari clears a site after 7 days unvisited)
+        model = replace(model, notices=noticed(model.notices, BACKUP_OFFER))
+        commit_more += (RenderNotices(),)
     if kind not in QUIET_ACTIONS:
         said: tuple[Effect, ...] = (step_said(timeline),)
     else:  # the screen shows a turn by itself; what runs out at it (a condition) is said still
@@ -81,6 +85,16 @@ def act(model: Model, kind: str, args: Record, rng: Rng, close_sheet: bool = Fal
 
 
 SAID_AT_TURNS = frozenset({"condition_expired"})
+BACKUP_DAYS = 7  # a backup is offered as a fight ends when none was made in this many days
+BACKUP_OFFER = Notice("info", f"No backup in the last {BACKUP_DAYS} days: Export all saves every fight to a file, and Import "
+                              "brings them all back (a browser may clear a site's data: Safari after 7 days without a visit).",
+                      "export-all", "Export all", testid="backup-offer")
+
+
+def backup_known(at: float | None, now: float) -> BackupKnown:
+    """The last backup's time, and whether one is due: none, or none in BACKUP_DAYS (a clock moved
+    back past it counts as none)."""
+    return BackupKnown(at, at is None or not 0 <= now - at < BACKUP_DAYS * 86_400)
 # The first visit's hint; it goes when the first fight starts (it is about setting one up).
 FIRST_RUN_HINT = Notice("info", "Add combatants, then tap one to open its sheet (damage, conditions, attacks). "
                                 "☰ at the top opens the menu: encounters, game systems, export and the rules.")

@@ -39,6 +39,7 @@ from ..effects import (
 from ..exchange import read_share, rebase
 from ..html import round_label
 from ..messages import (
+    BackupKnown,
     CollectionChanged,
     CollectionStored,
     EncounterCopied,
@@ -62,6 +63,7 @@ from ..messages import (
 from ..model import Model
 from ..persist import CHARACTERS, INDEX, ROLLS, ROSTER, SAVED_ROLLS, TEMPLATES, Notice
 from .common import (
+    BACKUP_OFFER,
     COLLECTION_OF,
     FIGHT_CHANGED,
     Result,
@@ -217,6 +219,13 @@ def _storage_kept(model: Model, m: StorageKept) -> Result:
     return model, ((RenderSheet(),) if model.ui.sheet is not None and model.ui.sheet[0] == "menu" else ())
 
 
+def _backup_known(model: Model, m: BackupKnown) -> Result:
+    model = replace(model, backup_at=m.at, backup_due=m.due,
+                    notices=tuple(n for n in model.notices if not (n.testid == BACKUP_OFFER.testid and not m.due)))
+    menu = model.ui.sheet is not None and model.ui.sheet[0] == "menu"
+    return model, ((RenderSheet(),) if menu else ()) + (RenderNotices(),)
+
+
 def _view_opened(model: Model, m: ViewOpened) -> Result:
     """A fight's read-only view from a #view= link: shown at once, nothing saved."""
     try:
@@ -295,6 +304,7 @@ UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     FightShown: _fight_shown,
     Noticed: _noticed,
     StorageKept: _storage_kept,
+    BackupKnown: _backup_known,
     StorageAsked: _storage_asked,
     JournalFailed: _journal_failed,
     ViewOpened: _view_opened,
