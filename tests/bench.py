@@ -1285,12 +1285,84 @@ def work_ratios() -> None:
         print(f"  {expr:52} {timed} {counted if counted is None else round(counted, 2)!s:>10}")
 
 
+def engines_startup(p, base_url: str, runs: int) -> None:
+    """Issue 48, item 4: start-up in each engine, side by side: a first visit (a fresh profile), and a
+    warm revisit (a reload) without the memory snapshot and, where the engine keeps Cache Storage (not
+    WebKitGTK's automation session), from it. Engine ready: the page's rk:ready mark, ms from its
+    navigation start. Chromium through Playwright, WebKit and Firefox through tests/e2e/engines/driver.py."""
+    from tests.e2e.engines.driver import PlaywrightPage, Unavailable, open_engine, xvfb_display
+
+    guard = "window.__rkNextTurnGuardMs = 0; "
+    ready = "return performance.getEntriesByName('rk:ready')[0]?.startTime || null;"
+    display, xvfb = "", None
+    try:
+        display, xvfb = xvfb_display()
+    except Unavailable as error:
+        print(f"  WebKit not measured: {error}")
+    browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM") or "/usr/bin/chromium", headless=True,
+                                args=list(build.CHROMIUM_FLAGS))
+    rows: dict[str, dict[str, list[float]]] = {}
+    versions: dict[str, str] = {}
+
+    def page_of(engine: str, snapshot: str):
+        init = guard + f"window.__rkSnapshot = {snapshot!r};"
+        if engine == "chromium":
+            ctx = browser.new_context(viewport={"width": 390, "height": 844})
+            ctx.add_init_script(init)
+            page = PlaywrightPage(ctx)
+            page.close = lambda: ctx.close()  # type: ignore[method-assign]
+            return page
+        return open_engine(engine, display, (init,))
+
+    try:
+        for run in range(runs):
+            for engine in ("chromium", "webkit", "firefox"):
+                if engine == "webkit" and not display:
+                    continue
+                figures = rows.setdefault(engine, {})
+                for snapshot in ("off", "now"):
+                    if snapshot == "now" and engine == "webkit":
+                        continue  # (no hook before the page's scripts; its snapshot is not kept across loads anyway)
+                    try:
+                        page = page_of(engine, snapshot)
+                    except Unavailable as error:
+                        print(f"  {engine} not measured: {error}")
+                        break
+                    try:
+                        versions[engine] = getattr(page, "version", "")
+                        page.goto(base_url + "/")
+                        page.wait_ready()
+                        if snapshot == "off":
+                            figures.setdefault("first visit", []).append(float(page.js(ready)))
+                        else:
+                            page.wait("['stored', 'failed'].includes(RK.snapshot.state)", 120, what="the snapshot")
+                        page.reload()
+                        page.wait_ready()
+                        label = "warm, no snapshot" if snapshot == "off" else "warm, snapshot"
+                        if snapshot == "now" and page.js("return RK.snapshot.state;") != "used":
+                            label = "warm, snapshot (not used)"
+                        figures.setdefault(label, []).append(float(page.js(ready)))
+                    finally:
+                        page.close()
+            print(f"  run {run + 1}/{runs} done", flush=True)
+    finally:
+        browser.close()
+        if xvfb is not None:
+            xvfb.terminate()
+    print(f"\n== Start-up in each engine, medians of {runs} runs (engine ready, ms from navigation start) ==")
+    labels = ("first visit", "warm, no snapshot", "warm, snapshot")
+    print(f"  {'engine':28}" + "".join(f" {x:>18}" for x in labels))
+    for engine, figures in rows.items():
+        cells = [f"{median(figures[x]):18.0f}" if figures.get(x) else f"{'—':>18}" for x in labels]
+        print(f"  {(engine + ' ' + versions.get(engine, ''))[:28]:28}" + "".join(cells))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--skip-startup", action="store_true")
     parser.add_argument("--only", choices=("offline", "journal", "crashes", "engine", "taps", "library", "live", "first-view",
-                                           "startup", "work"),
+                                           "startup", "work", "engines"),
                         help="measure only this part")
     args = parser.parse_args()
     if args.only == "work":
@@ -1345,8 +1417,13 @@ def main() -> int:
             startup(p, site, url, args.runs)
             server.shutdown()
             return 0
+        if args.only == "engines":
+            engines_startup(p, url, args.runs)
+            server.shutdown()
+            return 0
         if not args.skip_startup:
             startup(p, site, url, args.runs)
+            engines_startup(p, url, args.runs)
             try:
                 lighthouse(p, url)
             except subprocess.CalledProcessError as error:  # its npm install: say so, measure the rest
