@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["EnginePage", "PlaywrightPage", "Unavailable", "WEBKIT_BINARY", "FIREFOX_BINARY", "open_engine", "tid", "xvfb_display"]
+__all__ = ["EnginePage", "FirefoxPage", "PlaywrightPage", "WebKitPage", "Unavailable", "WEBKIT_BINARY", "FIREFOX_BINARY", "open_engine", "tid", "xvfb_display"]
 
 WEBKIT_BINARY = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser"
 WEBKIT_DRIVER = "/usr/bin/WebKitWebDriver"
@@ -293,6 +293,30 @@ class FirefoxPage(EnginePage):
 
     def goto(self, url: str) -> None:
         self.call("browsingContext.navigate", {"context": self.context, "url": url, "wait": "complete"})
+
+    def hold(self, url: str) -> None:
+        """Hold back every request for `url` (BiDi network interception) until `release`: the test's way
+        to see what the page shows before its engine (Pyodide's WebAssembly held)."""
+        self.call("session.subscribe", {"events": ["network.beforeRequestSent"]})
+        self.intercept = self.call("network.addIntercept", {"phases": ["beforeRequestSent"],
+                                                            "urlPatterns": [{"type": "string", "pattern": url}]})["intercept"]
+
+    def release(self, timeout: float = 30.0) -> None:
+        """Let the held requests go on (each one seen blocked), and hold no more."""
+        self.call("network.removeIntercept", {"intercept": self.intercept})
+        end = time.monotonic() + timeout
+        released: set[str] = set()
+        while time.monotonic() < end:
+            blocked = {e["params"]["request"]["request"] for e in self.events
+                       if e.get("method") == "network.beforeRequestSent" and e["params"].get("isBlocked")}
+            for request in blocked - released:
+                self.call("network.continueRequest", {"request": request})
+                released.add(request)
+            if released:
+                return
+            self.call("session.status", {})  # (reads the events that came meanwhile)
+            time.sleep(0.1)
+        raise AssertionError("firefox: no held request to release")
 
     def reload(self) -> None:
         self.call("browsingContext.reload", {"context": self.context, "wait": "complete"})
