@@ -16,6 +16,8 @@ A page's JavaScript is given as a function body (`return …`), its arguments JS
 from __future__ import annotations
 
 import base64
+import copy
+import itertools
 import json
 import os
 import shutil
@@ -268,8 +270,9 @@ class FirefoxPage(EnginePage):
                     self.process.kill()
                     raise Unavailable("Firefox's WebDriver BiDi did not answer") from None
                 time.sleep(0.2)
-        self.next_id = 0
+        self.ids = itertools.count(1)  # (shared with its other tabs: one connection, one numbering)
         self.events: list[dict[str, Any]] = []
+        self.tab_of: FirefoxPage | None = None
         session = self.call("session.new", {"capabilities": {"alwaysMatch": {"acceptInsecureCerts": True}}})
         self.version = str(session.get("capabilities", {}).get("browserVersion", ""))
         for source in init_scripts:
@@ -278,8 +281,7 @@ class FirefoxPage(EnginePage):
         self.call("browsingContext.setViewport", {"context": self.context, "viewport": {"width": VIEWPORT[0], "height": VIEWPORT[1]}})
 
     def call(self, method: str, params: dict[str, Any], timeout: float = 120.0) -> Any:
-        self.next_id += 1
-        ident = self.next_id
+        ident = next(self.ids)
         self.socket.send(json.dumps({"id": ident, "method": method, "params": params}))
         end = time.monotonic() + timeout
         while True:
@@ -293,6 +295,21 @@ class FirefoxPage(EnginePage):
 
     def goto(self, url: str) -> None:
         self.call("browsingContext.navigate", {"context": self.context, "url": url, "wait": "complete"})
+
+    def opened_tab(self, known: set[str], timeout: float = 30.0) -> FirefoxPage:
+        """The window the page opened (window.open), not one of `known`: the same interface, the same browser."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            new = [c["context"] for c in self.call("browsingContext.getTree", {"maxDepth": 0})["contexts"] if c["context"] not in known]
+            if new:
+                tab = copy.copy(self)
+                tab.context, tab.tab_of = new[0], self
+                return tab
+            time.sleep(0.1)
+        raise AssertionError("firefox: no window was opened")
+
+    def tabs(self) -> set[str]:
+        return {c["context"] for c in self.call("browsingContext.getTree", {"maxDepth": 0})["contexts"]}
 
     def hold(self, url: str) -> None:
         """Hold back every request for `url` (BiDi network interception) until `release`: the test's way
@@ -360,6 +377,9 @@ class FirefoxPage(EnginePage):
         path.write_bytes(base64.b64decode(data))
 
     def close(self) -> None:
+        if self.tab_of is not None:  # a window it opened: that window only
+            self.call("browsingContext.close", {"context": self.context})
+            return
         try:
             self.call("browser.close", {}, timeout=10)
         except Exception:  # noqa: BLE001 - it may be gone already

@@ -128,3 +128,39 @@ def test_a_mixed_table_claim_initiative_attack_and_done(browser, site, relay, gm
             page.close()
         for ctx in contexts:
             ctx.close()
+
+
+def test_the_table_display_in_firefox_follows_the_game_masters_window(site):
+    """The game master's Firefox opens the table display (Menu → Table display): a second window of
+    the same browser, fed over BroadcastChannel (no relay: the game master's table is not live), that
+    shows the players' view, sealed by the game master's window, and follows the turn."""
+    try:
+        gm = open_engine("firefox", init_scripts=INIT)
+    except Unavailable as error:
+        pytest.skip(str(error))
+    try:
+        gm.goto(site["url"] + "/?seed=2")
+        gm.wait_ready()
+        gm.js("for (const [k, v] of Object.entries(args[0])) localStorage.setItem(k, v);",
+              {SITE_PREFIX + k: v for k, v in stored_fight(party()).items()})
+        gm.reload()
+        gm.wait_ready()
+        known = gm.tabs()
+        gm.click(tid("menu-button"))
+        gm.click(tid("table-display"))
+        display = gm.opened_tab(known)
+        display.wait_ready()
+        display.wait("JSON.stringify([...document.querySelectorAll('[data-testid=live-view] [data-testid=view-row] b')]"
+                     ".map(e => e.textContent)) === '[\"Cyra\",\"Goblin\"]'", LIVE_S, what="the display's rows")
+        assert "display" in display.js("return document.querySelector('[data-testid=live-view]').className;")
+        gm.click(tid("sheet-close"))
+        gm.wait_closed_sheet()
+        gm.click(tid("start-combat"))  # (Cyra's initiative typed in the step, then done)
+        gm.wait("document.querySelector('[data-testid=init-input]')", 20, what="the initiative step")
+        gm.fill(tid("init-input"), "16")
+        gm.click(tid("init-done"))
+        said(display, "view-now", "^Cyra$", LIVE_S)
+        gm.click(tid("next-turn"))
+        said(display, "view-now", "^Goblin$", LIVE_S)
+    finally:
+        gm.close()
