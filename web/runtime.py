@@ -12,6 +12,7 @@ sees the model that message made. After each round the timers the model wants
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import secrets
 import time
@@ -318,7 +319,7 @@ class Runtime(Loop):
         self.dispatch(backup_known(stored_time(self.keeper.get(LAST_EXPORT_KEY)), time.time()))
         if not self.model.timeline.present.combatants and self.keeper.first_time(HINT_FIRST):
             said.append(FIRST_RUN_HINT)
-        if dom.py(getattr(dom.window.navigator, "standalone", None)) is False and self.keeper.first_time(HINT_HOME):
+        if safari_tab() and self.keeper.first_time(HINT_HOME):
             said.append(Notice(
                 "info", "Safari clears a site's saved data after 7 days without a visit. To keep your "
                         "fights, add Roundkeeper to your Home Screen (Share → Add to Home Screen); "
@@ -336,6 +337,7 @@ class Runtime(Loop):
                                      rng=self.rng))
 
 
+@functools.cache  # (a page's answer does not change: read once, not at every drawing)
 def safari_tab() -> bool:
     """Safari on an iPhone or iPad, in a tab rather than opened from the Home Screen (only there is
     `navigator.standalone` a boolean, and false): WebKit clears such a site's data after 7 days of use

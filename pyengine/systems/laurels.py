@@ -537,7 +537,7 @@ class LaurelsSystem(System):
             return "hit"
         if whole(r.get("to_shield")):
             return "on its shield"
-        return "parried" if whole(r.get("damage")) and not r.get("to_shield") else "no damage"
+        return "parried" if whole(r.get("damage")) else "no damage"
 
     def attack_damage_words(self, args: dict[str, Any]) -> str:
         """What reached the target, as the system counts it ("31 damage (25 Stamina, 6 Injuries)"); the
@@ -575,11 +575,8 @@ class LaurelsSystem(System):
 
     def own_gauges(self, combatant: Combatant) -> list[list[Any]]:
         """Injuries against their limit; the shield's points while it has a shield."""
-        limit = whole(combatant.stat_or("injury_max", 0))
-        out: list[list[Any]] = [["Injuries", whole(combatant.stat_or("injuries", 0)), limit or None]]
-        if whole(combatant.stat_or("shield", 0)):
-            out.append(["Shield", whole(combatant.stat_or("shield", 0)), None])
-        return out
+        limit, shield = whole(combatant.stat_or("injury_max", 0)), whole(combatant.stat_or("shield", 0))
+        return [["Injuries", whole(combatant.stat_or("injuries", 0)), limit or None]] + ([["Shield", shield, None]] if shield else [])
 
     def can_be_surprised(self, combatant: Combatant) -> bool:
         return can_be_surprised(combatant)

@@ -221,7 +221,7 @@ def _storage_kept(model: Model, m: StorageKept) -> Result:
 
 def _backup_known(model: Model, m: BackupKnown) -> Result:
     model = replace(model, backup_at=m.at, backup_due=m.due,
-                    notices=tuple(n for n in model.notices if not (n.testid == BACKUP_OFFER.testid and not m.due)))
+                    notices=model.notices if m.due else tuple(n for n in model.notices if n != BACKUP_OFFER))
     menu = model.ui.sheet is not None and model.ui.sheet[0] == "menu"
     return model, ((RenderSheet(),) if menu else ()) + (RenderNotices(),)
 
