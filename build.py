@@ -25,7 +25,9 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
+import time
 import tomllib
 import zipfile
 from pathlib import Path
@@ -1022,10 +1024,42 @@ def run_tests(pytest_args: list[str]) -> int:
     build(DIST, relays=(TEST_RELAY, TEST_NOSTR))
     # RK_ENGINES=required: a missing WebKit or Firefox fails its tests rather than skipping them.
     env = {**os.environ, "CHROMIUM": chromium, "RK_DIST": str(DIST), "PYTHONPATH": str(ROOT), "RK_ENGINES": "required"}
-    code = subprocess.run([str(python), "-m", "pytest", *pytest_args], cwd=ROOT, env=env).returncode
+    code = run_pytest([str(python), "-m", "pytest"], pytest_args, env)
     if failed:
         log(f"failed: {', '.join(failed)}")
     return code or (1 if failed else 0)
+
+
+# The end-to-end files bound to the tests' relay ports (build.TEST_RELAY, build.TEST_NOSTR: fixed, as the
+# test build's CSP allows them): they start, stop and expect those relays, so they run in one process.
+ON_RELAY_PORTS = ("tests/e2e/test_claims.py", "tests/e2e/test_live.py", "tests/e2e/test_live_early.py",
+                  "tests/e2e/test_live_fair.py", "tests/e2e/test_live_hostile.py", "tests/e2e/test_live_networks.py",
+                  "tests/e2e/test_live_table.py", "tests/e2e/test_offline.py", "tests/e2e/test_players_phone.py",
+                  "tests/e2e/engines/test_live_engines.py")
+
+# Every test path of pyproject.toml's testpaths but the end-to-end folder (the doctests in pyengine and web).
+NOT_IN_A_BROWSER = ("tests/unit", "tests/peers", "pyengine", "web")
+
+
+def run_pytest(command: list[str], pytest_args: list[str], env: dict[str, str]) -> int:
+    """The whole suite in two processes at once (this machine and CI have 2 cores; the end-to-end tests
+    spend much of their time waiting on a browser): the unit tests (and the doctests) and the files on
+    the relay ports in one, every other end-to-end file in the other; the second's output follows the first's. Arguments
+    naming tests (or RK_SERIAL=1) run one pytest as given."""
+    if any(not a.startswith("-") for a in pytest_args) or os.environ.get("RK_SERIAL"):
+        return subprocess.run([*command, *pytest_args], cwd=ROOT, env=env).returncode
+    ignored = [f"--ignore={path}" for path in ON_RELAY_PORTS]
+    began = time.monotonic()
+    with tempfile.TemporaryFile("w+") as other_log:
+        other = subprocess.Popen([*command, "tests/e2e", *ignored, *pytest_args], cwd=ROOT, env=env,
+                                 stdout=other_log, stderr=subprocess.STDOUT)
+        code = subprocess.run([*command, *NOT_IN_A_BROWSER, *ON_RELAY_PORTS, *pytest_args], cwd=ROOT, env=env).returncode
+        log(f"unit tests and the live table's files: {time.monotonic() - began:.0f} s; the other end-to-end files:")
+        other_code = other.wait()
+        other_log.seek(0)
+        sys.stdout.write(other_log.read())
+    log(f"the other end-to-end files: {time.monotonic() - began:.0f} s")
+    return code or other_code
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """Command line: `python -m pyengine roll "4d6kh3" [--seed N]`, `python -m pyengine odds "3d20kh1+2"`,
 `python -m pyengine creature "Adult Red Dragon" [--json]` (the SRD library: the built site's file, or
-made from the pinned package by build.py the first time)."""
+made from the pinned package by build.py the first time), `python -m pyengine save-odds --dc 17 --bonus 2
+--damage "16d6 fire" --success half [--adv|--dis] [--resist T] [--immune T] [--vulnerable T] [--hp N] [--json]`
+(a d20 saving throw's exact odds: pyengine/systems/saving_throws.py)."""
 
 from __future__ import annotations
 
@@ -57,6 +59,39 @@ def creature(name: str, as_json: bool) -> int:
     return 0
 
 
+def save_odds(args: argparse.Namespace) -> int:
+    """A d20 save's exact P(fail), damage distribution, mean and P(drop)."""
+    import json
+
+    from .damage_types import DAMAGE_TYPES, Defenses
+    from .systems.saving_throws import SaveMode, read_dc, read_portions, read_success
+    from .systems.saving_throws import save_odds as odds
+
+    for kind in (*args.resisted, *args.immune_to, *args.vulnerable_to):
+        if kind.lower() not in DAMAGE_TYPES:
+            raise EngineError(f"{kind!r} is not a damage type ({', '.join(DAMAGE_TYPES)}).")
+    if not -30 <= args.bonus <= 40:
+        raise EngineError("The save bonus must be from -30 to 40.")
+    if args.hp is not None and not 1 <= args.hp <= 1_000_000:
+        raise EngineError("--hp must be from 1 to 1,000,000.")
+    defenses = Defenses(tuple(k.lower() for k in args.resisted), tuple(k.lower() for k in args.immune_to),
+                        tuple(k.lower() for k in args.vulnerable_to))
+    mode = SaveMode("2d20kh1" if args.adv else "2d20kl1" if args.dis else "1d20", args.fail)
+    found = odds(mode, args.bonus, read_dc(args.dc), read_portions(args.damage), defenses, read_success(args.success))
+    out: dict[str, object] = {"p_fail": found.p_fail, "mean_damage": found.damage.mean,
+                              "damage": {str(v): p for v, p in found.damage.items()}}
+    if args.hp is not None:
+        out["p_drop"] = found.p_drop(args.hp)
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(f"P(fail) {found.p_fail * 100:.4f}%  mean damage {found.damage.mean:.4f}"
+              + (f"  P(drops from {args.hp} HP) {out['p_drop'] * 100:.4f}%" if args.hp is not None else ""))  # type: ignore[operator]
+        for value, p in found.damage.items():
+            print(f"{value:>6} {p * 100:8.4f}%")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pyengine", description="Roundkeeper dice engine")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -68,8 +103,24 @@ def main(argv: list[str] | None = None) -> int:
     p_creature = sub.add_parser("creature", help="an SRD creature as the add form would add it")
     p_creature.add_argument("name")
     p_creature.add_argument("--json", action="store_true", help="as JSON")
+    p_save = sub.add_parser("save-odds", help="a d20 saving throw's exact odds and damage")
+    p_save.add_argument("--dc", type=int, required=True)
+    p_save.add_argument("--bonus", type=int, default=0)
+    p_save.add_argument("--damage", default="", help='typed damage rolled once: "16d6 fire"')
+    p_save.add_argument("--success", default="half", help="half or none: what a successful save takes")
+    mode = p_save.add_mutually_exclusive_group()
+    mode.add_argument("--adv", action="store_true", help="advantage on the save")
+    mode.add_argument("--dis", action="store_true", help="disadvantage on the save")
+    mode.add_argument("--fail", action="store_true", help="fails automatically (paralyzed, stunned ...: Str and Dex)")
+    p_save.add_argument("--resist", dest="resisted", action="append", default=[], metavar="TYPE")
+    p_save.add_argument("--immune", dest="immune_to", action="append", default=[], metavar="TYPE")
+    p_save.add_argument("--vulnerable", dest="vulnerable_to", action="append", default=[], metavar="TYPE")
+    p_save.add_argument("--hp", type=int, default=None, help="the target's hit points: P(drops to 0)")
+    p_save.add_argument("--json", action="store_true", help="as JSON")
     args = parser.parse_args(argv)
     try:
+        if args.command == "save-odds":
+            return save_odds(args)
         if args.command == "creature":
             return creature(args.name, args.json)
         if args.command == "roll":

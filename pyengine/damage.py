@@ -53,6 +53,8 @@ def harm(enc: Encounter, c: Combatant, amount: int, temporary: bool = True) -> t
     if system.is_down(updated) and not system.is_down(c):
         events.append(enc.event("down", f"{c.name} is down", who=c.id))
     new, more = system.on_damage(enc.with_combatant(updated), c, amount)
+    if any(e.kind == "dead" and e.who == c.id for e in more):  # "dies" says more than "is down"
+        events = [e for e in events if e.kind != "down"]
     return new, Hurt(amount, absorbed, c.hp, hp), tuple(events) + tuple(more)
 
 

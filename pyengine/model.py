@@ -10,6 +10,7 @@ from typing import Any
 
 from .damage_types import MAX_PORTIONS, Defenses, split_typed
 from .errors import RuleError
+from .save_effects import MAX_SAVE_ACTIONS, SaveEffect
 from .text import clean_text
 
 __all__ = [
@@ -48,6 +49,7 @@ class Condition:
     duration: Duration = Duration()
     source_id: str | None = None
     note: str = ""
+    save: tuple[str, int] | None = None   # (ability, DC): the save that ends it at the end of each of its turns
 
 
 # A combatant's turn tools (pyengine/tools.py): an ability that recharges on a d6, regeneration,
@@ -90,14 +92,18 @@ class NamedAttack:
     name: str
     bonus: int = 0
     damage: str = "1d6"
+    rider: SaveEffect | None = None   # the save a hit asks for (the Assassin's poison: DC 15 Con, 7d6, half)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "bonus": self.bonus, "damage": self.damage}
+        out: dict[str, Any] = {"name": self.name, "bonus": self.bonus, "damage": self.damage}
+        if self.rider is not None:
+            out["rider"] = self.rider.to_dict()
+        return out
 
     @staticmethod
     def read(d: Any) -> NamedAttack:
         """A typed or saved attack, checked (RuleError with a plain message)."""
-        if not isinstance(d, dict) or not set(d) <= {"name", "bonus", "damage"}:
+        if not isinstance(d, dict) or not set(d) <= {"name", "bonus", "damage", "rider"}:
             raise RuleError("A named attack is unreadable.")
         name = clean_text(str(d.get("name") or ""))
         if not name or len(name) > 60:
@@ -110,7 +116,8 @@ class NamedAttack:
             raise RuleError(f"{name}: the damage must be dice of at most 100 characters.")
         if len(split_typed(damage)) > MAX_PORTIONS:
             raise RuleError(f"{name}: at most {MAX_PORTIONS} typed parts of damage.")
-        return NamedAttack(name, bonus, damage)
+        rider = SaveEffect.read(d["rider"], f"{name}'s save") if d.get("rider") is not None else None
+        return NamedAttack(name, bonus, damage, rider)
 
 
 # Flags that are no turn's: what the players may see of a combatant (pyengine/handoff.py), kept when
@@ -140,6 +147,7 @@ class Combatant:
     tools: tuple[TurnTool, ...] = ()
     attacks: tuple[NamedAttack, ...] = ()
     defenses: Defenses = Defenses()
+    save_actions: tuple[SaveEffect, ...] = ()   # its actions that ask for a save (a dragon's breath)
 
     @property
     def down(self) -> bool:
@@ -278,7 +286,7 @@ def valid_stat(value: Any) -> bool:
 
 
 def _extra(key: str, value: Any) -> Any:
-    """A combatant's turn tools, named attacks or defenses, as typed or saved with an opponent."""
+    """A combatant's turn tools, named attacks, save actions or defenses, as typed or saved with an opponent."""
     if key == "tools":
         # A saved opponent's or party member's turn tools, as typed (pyengine/tools.py checks each
         # one as it joins a fight): a short list of small objects.
@@ -290,6 +298,10 @@ def _extra(key: str, value: Any) -> Any:
         if not isinstance(value, list) or len(value) > MAX_ATTACKS:
             raise RuleError(f"A combatant has at most {MAX_ATTACKS} named attacks.")
         return [NamedAttack.read(a).to_dict() for a in value]
+    if key == "save_actions":
+        if not isinstance(value, list) or len(value) > MAX_SAVE_ACTIONS:
+            raise RuleError(f"A combatant has at most {MAX_SAVE_ACTIONS} save actions.")
+        return [SaveEffect.read(a).to_dict() for a in value]
     return Defenses.read(value).to_dict()
 
 
@@ -324,7 +336,7 @@ def validated_fields(fields: dict[str, Any]) -> dict[str, Any]:
             if not low <= number <= high:
                 raise RuleError(f"{label} must be from {low:,} to {high:,}.")
             out[key] = number
-        elif key in ("tools", "attacks", "defenses"):
+        elif key in ("tools", "attacks", "defenses", "save_actions"):
             out[key] = _extra(key, value)
         elif key == "stats":
             if not isinstance(value, dict) or len(value) > 200:

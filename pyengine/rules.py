@@ -96,6 +96,9 @@ class System:
     condition_names: tuple[str, ...] = ()
     free_conditions = True
     options: dict[str, tuple[Any, ...]] = {}
+    # The options a new fight of this system starts with, where the default of one missing differs
+    # (a rule added later: a fight saved before it has no such option and replays as it was played).
+    new_options: dict[str, Any] = {}
     stat_fields: tuple[StatField, ...] = ()
     flow: TurnFlow = INITIATIVE
     rolls_initiative = True            # the players roll (and call out) their initiative; False: it is a stat

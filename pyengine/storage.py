@@ -30,6 +30,7 @@ from .model import (
     valid_stat,
 )
 from .rules import get_system
+from .save_effects import ABILITIES, MAX_DC, MAX_SAVE_ACTIONS, SaveEffect
 from .text import clean_text
 from .tools import MAX_TOOLS, tool_from_dict, tool_to_dict
 from .tracker import Timeline
@@ -104,7 +105,8 @@ def _combatant_to_dict(c: Combatant) -> dict[str, Any]:
     if c.conditions:
         out["conditions"] = [
             {"id": k.id, "name": k.name, **({"until": [k.duration.event, k.duration.anchor_id, k.duration.remaining]} if k.duration.event != "never" else {}),
-             **({"source": k.source_id} if k.source_id else {}), **({"note": k.note} if k.note else {})}
+             **({"source": k.source_id} if k.source_id else {}), **({"note": k.note} if k.note else {}),
+             **({"save": list(k.save)} if k.save else {})}
             for k in c.conditions
         ]
     for key in ("notes", "group"):
@@ -120,6 +122,8 @@ def _combatant_to_dict(c: Combatant) -> dict[str, Any]:
         out["attacks"] = [a.to_dict() for a in c.attacks]
     if c.defenses:
         out["defenses"] = c.defenses.to_dict()
+    if c.save_actions:
+        out["save_actions"] = [a.to_dict() for a in c.save_actions]
     return out
 
 
@@ -191,10 +195,15 @@ def _combatant_from_dict(d: Any) -> Combatant:
             if not (isinstance(until, list) and len(until) == 3 and until[0] in ("start", "end")):
                 raise SchemaError(f"{label}: a condition has an unreadable duration.")
             duration = Duration(until[0], _str(until[1], "A duration's anchor", 20), _int(until[2], "A duration", 1000))
+        save = k.get("save")
+        if save is not None and not (isinstance(save, list) and len(save) == 2 and save[0] in ABILITIES
+                                     and isinstance(save[1], int) and not isinstance(save[1], bool) and 1 <= save[1] <= MAX_DC):
+            raise SchemaError(f"{label}: a condition's repeated save is unreadable.")
         conditions.append(Condition(
             id=_str(k.get("id"), "A condition id", 20), name=clean_text(_str(k.get("name"), "A condition name", 60)),
             duration=duration, source_id=_str(k.get("source"), "A condition source", 20, True) or None,
             note=clean_text(_str(k.get("note"), "A condition note", 200, True)),
+            save=(str(save[0]), int(save[1])) if save is not None else None,
         ))
     flags = d.get("flags", []) or []
     if not isinstance(flags, list) or len(flags) > 100 or not all(isinstance(f, str) and len(f) <= 40 for f in flags):
@@ -216,9 +225,13 @@ def _combatant_from_dict(d: Any) -> Combatant:
     raw_attacks = d.get("attacks", []) or []
     if not isinstance(raw_attacks, list) or len(raw_attacks) > MAX_ATTACKS:
         raise SchemaError(f"{label}: named attacks are unreadable.")
+    raw_saves = d.get("save_actions", []) or []
+    if not isinstance(raw_saves, list) or len(raw_saves) > MAX_SAVE_ACTIONS:
+        raise SchemaError(f"{label}: save actions are unreadable.")
     try:
         attacks = tuple(NamedAttack.read(a) for a in raw_attacks)
         defenses = Defenses.read(d.get("defenses"))
+        save_actions = tuple(SaveEffect.read(a) for a in raw_saves)
     except EngineError as error:
         raise SchemaError(f"{label}: {error}") from None
     # Every text is cleaned as it is read, as typed text is (links, files and storage alike).
@@ -236,7 +249,7 @@ def _combatant_from_dict(d: Any) -> Combatant:
         conditions=tuple(conditions), notes=clean_text(_str(d.get("notes"), f"{label}: notes", LIMITS["notes"], True)),
         group=_str(d.get("group"), "A group id", 20, True) or None, flags=tuple(flags),
         stats=tuple(sorted(stats.items())), tools=tools, attacks=attacks,
-        defenses=defenses,
+        defenses=defenses, save_actions=save_actions,
     )
 
 

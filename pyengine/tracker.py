@@ -58,6 +58,7 @@ from .model import (
 )
 from .record import Record
 from .rules import CORE_KINDS, ActionRule, get_system, system_of, typed_rule
+from .save_effects import SaveEffect
 from .text import clean_text
 from .tool_actions import TOOL_ACTIONS
 from .tools import tools_joining
@@ -71,8 +72,8 @@ __all__ = [
 
 
 def new_encounter(eid: str, name: str = "Encounter", system: str = "generic", **options: Any) -> Encounter:
-    get_system(system)  # unknown systems fail here, with a clear message
-    opts = {"skip_down": "npcs", **options}
+    rules = get_system(system)  # unknown systems fail here, with a clear message
+    opts = {"skip_down": "npcs", **rules.new_options, **options}
     return Encounter(id=eid, name=name, system=system, options=tuple(sorted(opts.items())))
 
 
@@ -210,6 +211,8 @@ def _typed_fields(fields: dict[str, Any]) -> None:
         fields["attacks"] = tuple(NamedAttack.read(x) for x in fields["attacks"])
     if "defenses" in fields:
         fields["defenses"] = Defenses.read(fields["defenses"])
+    if "save_actions" in fields:
+        fields["save_actions"] = tuple(SaveEffect.read(x) for x in fields["save_actions"])
 
 
 def _update(enc: Encounter, a: Edit) -> Outcome:

@@ -18,9 +18,11 @@ from ..model import TOOL_KINDS, Combatant, Encounter, Event, NamedAttack, Outcom
 from ..notation import MAX_DICE, count_dice, doubled_dice
 from ..record import Record
 from ..rules import ActionRule, System, settle_ties
+from ..save_effects import ABILITIES, ABILITY_NAMES, SaveEffect
 from ..turns import reordered_by_rolls
+from .saving_throws import SaveMode, apply_rider, apply_save_action, read_portions, resolve_save, save_bonus, save_mode, save_odds, saved
 
-__all__ = ["GenericSystem", "DeathSave", "LAIR_INITIATIVE", "LAIR", "is_lair", "concentration_dc", "death_save_outcome", "DEATH_SAVES", "AttackSpec", "attack_spec", "attack_odds", "named_attack",
+__all__ = ["GenericSystem", "DeathSave", "dying", "massive", "LAIR_INITIATIVE", "LAIR", "is_lair", "concentration_dc", "death_save_outcome", "DEATH_SAVES", "AttackSpec", "attack_spec", "attack_odds", "named_attack",
            "AttackOdds", "COVER"]
 
 DEATH_SAVES = 3  # three successes: stable; three failures: dead
@@ -29,6 +31,10 @@ STATS = (
     StatField("to_hit", "Attack bonus", default=0, low=-20, high=40),
     StatField("damage", "Damage", "text", "1d6", placeholder="1d8+3"),
     StatField("crit_on", "Critical hit on a natural", default=20, low=2, high=20),
+    # Saving throw bonuses (issue 52; pyengine/systems/saving_throws.py): empty until typed, a library
+    # creature's from its stat block.
+    *(StatField(f"save_{a}", f"{a.capitalize()} save", default=None, low=-20, high=40) for a in ABILITIES),
+    StatField("magic_resistance", "Magic Resistance (advantage on saves against magic)", "flag", default=False),
 )
 COVER = {"none": 0, "half": 2, "three-quarters": 5}  # SRD: cover adds to the target's AC
 # SRD, "Lair Actions": on initiative count 20, losing all initiative ties. The lair is an entry of
@@ -56,6 +62,9 @@ class AttackSpec:
     portions: tuple[Portion, ...] = ()   # the damage's typed parts (pyengine/damage_types.py)
     defenses: Defenses = Defenses()      # the target's, applied to each part after the roll
     weapon: str = ""                     # the named attack used ("" : the attacker's own stats)
+    rider: SaveEffect | None = None      # the save a hit asks of the target (the Assassin's poison)
+    rider_mode: SaveMode = SaveMode()    # how the target rolls that save (its conditions, traits)
+    rider_bonus: int = 0                 # the target's bonus for it (+0 when not set: said in `notes`)
 
 
 def attack_spec(enc: Encounter, args: dict[str, Any]) -> AttackSpec:
@@ -91,8 +100,16 @@ def attack_spec(enc: Encounter, args: dict[str, Any]) -> AttackSpec:
     if 2 * dice > MAX_DICE:
         raise RuleError(f"{attacker.name}'s damage has too many dice to double on a crit.")
     to_hit = (weapon.bonus if weapon else STATS[1].number(attacker)) + modifier
+    rider = weapon.rider if weapon else None
+    mode, bonus = SaveMode(), 0
+    if rider is not None:
+        mode = save_mode(target, rider.ability, rider.magical)
+        found = save_bonus(target, rider.ability)
+        bonus = found if found is not None else 0
+        notes.append(f"on a hit: {rider.words}" + ("" if found is not None else f" ({target.name}'s {ABILITY_NAMES[rider.ability]} save not set: +0)"))
     return AttackSpec(to_hit, int(ac) + COVER[cover], "2d20kh1" if adv else "2d20kl1" if dis else "1d20", damage,
-                      STATS[3].number(attacker), tuple(notes), portions, target.defenses, weapon.name if weapon else "")
+                      STATS[3].number(attacker), tuple(notes), portions, target.defenses, weapon.name if weapon else "",
+                      rider, mode, bonus)
 
 
 def named_attack(attacker: Combatant, name: Any) -> NamedAttack | None:
@@ -128,9 +145,13 @@ def attack_odds(spec: AttackSpec) -> AttackOdds:
         p_hit += p if hit else 0.0
         p_crit += p if crit else 0.0
     portions = spec.portions or (Portion(spec.damage),)
-    cases = [(1.0 - p_hit, Distribution.constant(0)), (p_hit - p_crit, _damage_distribution(portions, spec.defenses, False))]
+    # A rider's damage comes on a hit, through the target's save: whole with P(fail), else half or
+    # none (its dice are not the attack's: a critical hit does not double them).
+    rider = (save_odds(spec.rider_mode, spec.rider_bonus, spec.rider.dc, read_portions(spec.rider.damage), spec.defenses,
+                       spec.rider.success).damage if spec.rider is not None and spec.rider.damage else Distribution.constant(0))
+    cases = [(1.0 - p_hit, Distribution.constant(0)), (p_hit - p_crit, _damage_distribution(portions, spec.defenses, False) + rider)]
     if p_crit:
-        cases.append((p_crit, _damage_distribution(portions, spec.defenses, True)))
+        cases.append((p_crit, _damage_distribution(portions, spec.defenses, True) + rider))
     return AttackOdds(p_hit, p_crit, Distribution.mix(cases))
 
 
@@ -171,14 +192,39 @@ def _resolve_attack(enc: Encounter, args: dict[str, Any], rng: Rng) -> dict[str,
             texts.append(rolled.text + p.suffix)
         damage = sum(amount for _, amount in parts)
         text += f"; {' + '.join(texts)}" + (" (dice doubled)" if crit else "")
-    typed = {"parts": parts_to_args(parts)} if any(p.kind for p, _ in parts) else {}
+    typed: dict[str, Any] = {"parts": parts_to_args(parts)} if any(p.kind for p, _ in parts) else {}
     target = enc.get(args["target"])
+    if hit and spec.rider is not None:
+        typed["rider"] = _rolled_rider(spec, args.get("rider_d20"), rng)
     # SRD: damage to a dying creature is a failed death save, from a critical hit two. Decided here
     # and saved with the action, so that a fight saved before this rule replays as it was played.
     extra = {"second_failure": True} if crit and damage and dying(target) else {}
     return {"attacker": args["attacker"], "target": args["target"], "faces": [d.face for d in d20.dice], "natural": natural,
             "hit": hit, "crit": crit, "damage": damage, "text": text, **extra, **typed,
             **({"with": spec.weapon} if spec.weapon else {})}
+
+
+def _rolled_rider(spec: AttackSpec, typed: Any, rng: Rng) -> dict[str, Any]:
+    """A hit's rider, rolled: the target's save (its d20s, or the natural d20 the game master typed
+    for a player who rolled at the table) and the rider's damage, each part on its own."""
+    assert spec.rider is not None
+    rider = spec.rider
+    if spec.rider_mode.auto_fail:
+        faces, natural = [], 0
+    elif typed is not None:
+        if not isinstance(typed, int) or isinstance(typed, bool) or not 1 <= typed <= 20:
+            raise RuleError("A typed save is one d20: 1 to 20.")
+        faces, natural = [typed], typed
+    else:
+        d20 = roll_ast(parse(spec.rider_mode.roll), rng, spec.rider_mode.roll)
+        faces, natural = [d.face for d in d20.dice], d20.total
+    total = natural + spec.rider_bonus
+    made = not spec.rider_mode.auto_fail and saved(total, rider.dc)
+    parts: list[tuple[Portion, int]] = []
+    for p in read_portions(rider.damage):
+        parts.append((p, max(0, roll_ast(parse(p.dice), rng, p.dice).total)))
+    return {"effect": rider.to_dict(), "faces": faces, "total": total, "saved": made, "auto_fail": spec.rider_mode.auto_fail,
+            "typed": typed is not None, "roll": spec.rider_mode.roll, "parts": parts_to_args(parts)}
 
 
 def _apply_attack(enc: Encounter, args: dict[str, Any]) -> Outcome:
@@ -199,6 +245,9 @@ def _apply_attack(enc: Encounter, args: dict[str, Any]) -> Outcome:
         if args.get("second_failure") is True and dying(hurt):
             enc, counted = _count(enc, hurt, 0, 1, None)
             events += tuple(replace(e, text=f"Critical hit: {e.text}") for e in counted)
+    if args.get("rider") is not None and args.get("hit") and target.hp is not None:
+        enc, more = apply_rider(enc, enc.get(target.id), attacker.id, args["rider"])
+        events += more
     return enc, events
 
 
@@ -218,8 +267,20 @@ def death_save_outcome(face: int) -> tuple[int, int, bool]:
 
 
 def dying(c: Combatant) -> bool:
-    """A player character at 0 hit points, neither stable nor dead: it rolls death saves."""
-    return c.pc and c.hp is not None and c.hp <= 0 and not c.stat("stable") and not c.stat("dead")
+    """A player character (or a monster the fight keeps dying: its stat `death_saves`) at 0 hit points,
+    neither stable nor dead: it rolls death saves."""
+    return ((c.pc or c.stat("death_saves") is True) and c.hp is not None and c.hp <= 0 and not c.stat("stable")
+            and not c.stat("dead"))
+
+
+def massive(before: Combatant, amount: int) -> int | None:
+    """SRD 5.1, "Instant Death": the damage left after `before` reaches 0 hit points (all of it when
+    it was at 0 already), when that equals or exceeds its hit point maximum; else None."""
+    if before.hp is None or before.max_hp is None or amount <= 0:
+        return None
+    taken = amount - min(before.temp_hp, amount)
+    left = taken - max(0, before.hp)
+    return left if left >= before.max_hp and taken > 0 else None
 
 
 class DeathSave(Record):
@@ -283,10 +344,15 @@ class GenericSystem(System):
         "Invisible", "Paralyzed", "Petrified", "Poisoned", "Prone", "Restrained", "Stunned", "Unconscious",
     )
     stat_fields = STATS
-    actions = {"death_save": ActionRule(_apply_death_save, _resolve_death_save, DeathSave), "d20_attack": ActionRule(_apply_attack, _resolve_attack)}
+    actions = {"death_save": ActionRule(_apply_death_save, _resolve_death_save, DeathSave), "d20_attack": ActionRule(_apply_attack, _resolve_attack),
+               "d20_save": ActionRule(apply_save_action, resolve_save)}
     attack_kind = "d20_attack"
-    # A table's variant (the SRD rolls once): everyone rolls again as each new round begins.
-    options = {"initiative": ("once", "every_round")}
+    # A table's variant (the SRD rolls once): everyone rolls again as each new round begins. A monster
+    # at 0 hit points dies (the SRD's default for monsters); "dying": it makes death saves as a character
+    # does; "down": it stays down, the table decides. Instant death from massive damage (SRD), "on".
+    # A fight saved before these two rules has neither option: it replays as it was played ("down", "off").
+    options = {"initiative": ("once", "every_round"), "monsters_at_0": ("die", "dying", "down"), "instant_death": ("on", "off")}
+    new_options = {"monsters_at_0": "die", "instant_death": "on"}
     turn_tools = TOOL_KINDS
 
     def is_creature(self, combatant: Combatant) -> bool:
@@ -328,16 +394,28 @@ class GenericSystem(System):
 
     def on_damage(self, encounter: Encounter, before: Combatant, amount: int) -> tuple[Encounter, list[Event]]:
         """A concentrating creature is reminded of its save; a player character's death saves start
-        afresh as it drops to 0 HP, and damage while dying is a failed death save (SRD)."""
+        afresh as it drops to 0 HP, and damage while dying is a failed death save (SRD). Damage that
+        leaves, past 0 hit points, as much as the creature's maximum kills it at once (SRD, "Instant
+        Death"); a monster at 0 dies, unless the fight keeps monsters dying (option `monsters_at_0`)."""
         events: list[Event] = []
         c = encounter.get(before.id)
         if amount > 0 and any(k.name.lower() == "concentrating" for k in c.conditions):
             events.append(encounter.event("concentration", f"{c.name} is concentrating: Constitution save DC {concentration_dc(amount)} "
                                                            "to keep it", who=c.id))
-        if not c.pc or c.hp is None or c.hp > 0 or amount <= 0:
+        if c.hp is None or c.hp > 0 or amount <= 0 or c.stat("dead") or is_lair(c):
+            return encounter, events
+        left = massive(before, amount) if encounter.option("instant_death", "off") == "on" else None
+        if left is not None:
+            dead = c.with_stats(dead=True, stable=None, death_successes=None, death_failures=None)
+            return encounter.with_combatant(dead), events + [encounter.event(
+                "dead", f"{c.name} dies: instant death ({left} damage past 0 HP, maximum {c.max_hp})", who=c.id)]
+        at_0 = "dying" if c.pc else encounter.option("monsters_at_0", "down")
+        if at_0 == "die":
+            return encounter.with_combatant(c.with_stats(dead=True)), events + [encounter.event("dead", f"{c.name} dies", who=c.id)]
+        if at_0 != "dying":
             return encounter, events
         if before.hp is not None and before.hp > 0:  # just dropped: a fresh count
-            fresh = c.with_stats(death_successes=0, death_failures=0, stable=None, dead=None)
+            fresh = c.with_stats(death_successes=0, death_failures=0, stable=None, dead=None, death_saves=None if c.pc else True)
             return encounter.with_combatant(fresh), events
         if c.stat("dead"):
             return encounter, events

@@ -29,13 +29,14 @@ from ..damage_types import MAX_ENTRIES, MAX_ENTRY, Defenses
 from ..dice import parse
 from ..errors import EngineError, SchemaError
 from ..model import LIMITS, MAX_ATTACKS, NamedAttack
+from ..save_effects import ABILITIES, MAX_SAVE_ACTIONS, SaveEffect
 from ..steps import finished
 from ..text import clean_text
 
 __all__ = ["FORMAT", "LIBRARY_FILE", "SOURCE", "LEGENDARY_ACTIONS", "CREATURE_STATS", "Creature", "Library", "read_library", "reading_library", "READ_SLICE", "MAX_LIBRARY_CHARS", "search", "find",
            "closest", "combatant_fields", "creature_json", "cr_words", "MAX_RESULTS"]
 
-FORMAT = 1
+FORMAT = 2   # 2: saves, save actions, attacks' riders, legendary actions' costs (issue 52)
 LIBRARY_FILE = f"srd/monsters-v{FORMAT}.json"
 SOURCE = "SRD 5.1"
 MAX_RESULTS = 30
@@ -60,6 +61,10 @@ class Creature:
     defenses: Defenses
     tools: tuple[dict[str, Any], ...]
     text: str              # traits, actions, legendary actions and reactions, as the stat block says them
+    saves: tuple[int, ...] = (0, 0, 0, 0, 0, 0)     # Str, Dex, Con, Int, Wis, Cha save bonuses
+    save_actions: tuple[SaveEffect, ...] = ()        # its actions that ask for a save (Fire Breath)
+    legendary: tuple[tuple[str, int], ...] = ()      # each legendary action and its cost
+    magic_resistance: bool = False                   # the trait: advantage on saves against magic
 
 
 @dataclass(frozen=True)
@@ -101,7 +106,12 @@ def _creature(d: Any) -> Creature:
                for v in lists.values()):
         raise ValueError
     attacks = d.get("attacks", [])
-    if not isinstance(attacks, list) or len(attacks) > MAX_ATTACKS or not all(isinstance(a, list) and len(a) == 3 for a in attacks):
+    if not isinstance(attacks, list) or len(attacks) > MAX_ATTACKS or not all(isinstance(a, list) and len(a) in (3, 4) for a in attacks):
+        raise ValueError
+    saves, actions, legendary = d.get("saves"), d.get("save_actions", []), d.get("legendary", [])
+    if not isinstance(saves, list) or len(saves) != len(ABILITIES) or not isinstance(actions, list) or len(actions) > MAX_SAVE_ACTIONS:
+        raise ValueError
+    if not isinstance(legendary, list) or len(legendary) > 20 or not all(isinstance(x, list) and len(x) == 2 for x in legendary):
         raise ValueError
     tools = d.get("tools", [])
     if not isinstance(tools, list) or len(tools) > 20 or not all(isinstance(t, dict) and len(t) <= 6 for t in tools):
@@ -112,9 +122,12 @@ def _creature(d: Any) -> Creature:
         name=_words(d.get("name"), 100) or "?", kind=_words(d.get("kind"), 100), ac=_int(d.get("ac"), 0, 60),
         average_hp=_int(d.get("hp"), 1, LIMITS["hp"]), hit_dice=hit_dice, init_mod=(_int(d.get("dex"), 1, 40) - 10) // 2,
         cr=float(cr), xp=_int(d.get("xp"), 0, 1_000_000),
-        attacks=tuple(NamedAttack.read({"name": a[0], "bonus": a[1], "damage": a[2]}) for a in attacks),
+        attacks=tuple(NamedAttack.read({"name": a[0], "bonus": a[1], "damage": a[2], **({"rider": a[3]} if len(a) == 4 else {})})
+                      for a in attacks),
         multiattack=_words(d.get("multiattack", ""), 100), defenses=Defenses.read(lists),
         tools=tuple(dict(t) for t in tools), text=_words(d.get("text", ""), LIMITS["notes"]),
+        saves=tuple(_int(v, -20, 40) for v in saves), save_actions=tuple(SaveEffect.read(a) for a in actions),
+        legendary=tuple((_words(n, 60), _int(c, 1, 3)) for n, c in legendary), magic_resistance=d.get("magic_resistance") is True,
     )
 
 
@@ -209,7 +222,10 @@ def closest(library: Library, name: str, n: int = 5) -> list[str]:
 def combatant_fields(c: Creature, side: str = "opponents") -> dict[str, Any]:
     """The add form's combatant for a creature (add_combatant's fields): the tracker checks them."""
     first = c.attacks[0] if c.attacks else None
-    stats: dict[str, Any] = {"ac": c.ac, "cr": cr_words(c.cr), "xp": c.xp, "hit_dice": c.hit_dice}
+    stats: dict[str, Any] = {"ac": c.ac, "cr": cr_words(c.cr), "xp": c.xp, "hit_dice": c.hit_dice,
+                             **{f"save_{a}": v for a, v in zip(ABILITIES, c.saves)}}
+    if c.magic_resistance:
+        stats["magic_resistance"] = True
     if first:
         stats.update(to_hit=first.bonus, damage=first.damage)
     if c.multiattack:
@@ -217,6 +233,7 @@ def combatant_fields(c: Creature, side: str = "opponents") -> dict[str, Any]:
     return {
         "name": c.name, "side": side, "pc": False, "init_mod": c.init_mod, "max_hp": c.average_hp, "notes": c.text,
         "stats": stats, "attacks": [a.to_dict() for a in c.attacks], "defenses": c.defenses.to_dict(), "tools": [dict(t) for t in c.tools],
+        **({"save_actions": [a.to_dict() for a in c.save_actions]} if c.save_actions else {}),
     }
 
 
@@ -236,9 +253,19 @@ def creature_json(c: Creature) -> dict[str, Any]:
     return {
         "name": c.name, "kind": c.kind, "ac": c.ac, "max_hp": c.average_hp, "hit_dice": c.hit_dice, "init_mod": c.init_mod,
         "cr": cr_words(c.cr), "xp": c.xp,
-        "attacks": [{"name": a.name, "to_hit": a.bonus, "damage": a.damage} for a in c.attacks],
+        "attacks": [{"name": a.name, "to_hit": a.bonus, "damage": a.damage, **({"rider": _effect_json(a.rider)} if a.rider else {})}
+                    for a in c.attacks],
+        "saves": dict(zip(ABILITIES, c.saves)),
+        "save_actions": [{"name": e.name, **_effect_json(e)} for e in c.save_actions],
+        "legendary_actions": [{"name": n, "cost": cost} for n, cost in c.legendary],
+        "magic_resistance": c.magic_resistance,
         "multiattack": c.multiattack,
         "resistances": list(c.defenses.resistances), "immunities": list(c.defenses.immunities),
         "vulnerabilities": list(c.defenses.vulnerabilities), "condition_immunities": list(c.defenses.condition_immunities),
         "tools": tools,
     }
+
+
+def _effect_json(e: SaveEffect) -> dict[str, Any]:
+    return {"ability": e.ability, "dc": e.dc, "success": e.success, "damage": e.damage, "condition": e.condition.lower(),
+            "rounds": e.rounds, "repeat": e.repeat, "cost": e.cost, "magical": e.magical}

@@ -60,11 +60,19 @@ def settle(page) -> None:
 @pytest.fixture(scope="module")
 def browser():
     """One Chromium per test module (a renderer crash does not spill over the whole suite)."""
-    executable = os.environ.get("CHROMIUM") or "/usr/bin/chromium"
     with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=executable, headless=True, args=list(build.CHROMIUM_FLAGS))
+        b = launch(p)
         yield b
         b.close()
+
+
+def launch(p):
+    """Debian's Chromium; or, for tools/suite_in_firefox.py's one-off run of the whole suite
+    (RK_E2E_BROWSER=firefox), Debian's Firefox ESR through Playwright's WebDriver BiDi channel."""
+    if os.environ.get("RK_E2E_BROWSER") == "firefox":
+        return p.firefox.launch(channel="moz-firefox", executable_path=shutil.which("firefox-esr"), headless=True)
+    executable = os.environ.get("CHROMIUM") or "/usr/bin/chromium"
+    return p.chromium.launch(executable_path=executable, headless=True, args=list(build.CHROMIUM_FLAGS))
 
 
 @pytest.fixture
@@ -118,7 +126,7 @@ def open_seeded(context, url: str, items: dict[str, str]) -> Watched:
     watched = Watched(context.new_page())
     stored = json.dumps({SITE_PREFIX + k: v for k, v in items.items()})
     watched.page.add_init_script(
-        "(() => { if (sessionStorage.getItem('rk-test-seeded')) return; sessionStorage.setItem('rk-test-seeded', '1');"
+        "(() => { if (!location.protocol.startsWith('http') || sessionStorage.getItem('rk-test-seeded')) return; sessionStorage.setItem('rk-test-seeded', '1');"
         f" for (const [k, v] of Object.entries({stored})) localStorage.setItem(k, v); }})()")
     watched.page.goto(url)
     wait_ready(watched.page)

@@ -310,3 +310,20 @@ def test_the_wire_constants_come_from_the_engine_into_both_javascript_modules(tm
         assert f"const WIRE = {json.dumps(WIRE)}" in (tmp_path / name).read_text()
     if (DIST / "live.mjs").exists():
         assert json.dumps(WIRE) in (DIST / "live.mjs").read_text() and json.dumps(WIRE) in (DIST / "early.mjs").read_text()
+
+
+def test_the_two_test_processes_cover_the_whole_suite_once():
+    """build.py test runs the suite in two processes: every test file is in exactly one of them, and every
+    file that uses the tests' fixed relay ports is in the first (which alone starts those relays)."""
+    root = Path(build.ROOT)
+    files = {p.relative_to(root).as_posix() for p in root.joinpath("tests").rglob("test_*.py")}
+    first = {f for f in files if any(f.startswith(path + "/") for path in build.NOT_IN_A_BROWSER)} | set(build.ON_RELAY_PORTS)
+    second = {f for f in files if f.startswith("tests/e2e/") and f not in build.ON_RELAY_PORTS}
+    assert first | second == files and not first & second
+    assert set(build.ON_RELAY_PORTS) <= files
+    ports = (build.TEST_RELAY.rsplit(":", 1)[1], build.TEST_NOSTR.rsplit(":", 1)[1], "TEST_RELAY", "TEST_NOSTR", "nostr_relay")
+    on_ports = {f for f in second if any(word in root.joinpath(f).read_text() for word in ports)}
+    assert on_ports == set(), on_ports
+    testpaths = build.tomllib.loads(root.joinpath("pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["testpaths"]
+    assert {path for path in testpaths if path != "tests"} <= set(build.NOT_IN_A_BROWSER)
+    assert {p.parent.relative_to(root).as_posix() for p in root.joinpath("tests").glob("*/test_*.py")} <= {*build.NOT_IN_A_BROWSER, "tests/e2e"}

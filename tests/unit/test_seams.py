@@ -25,8 +25,9 @@ from web.views import GENERIC, VIEWS, view_for
 
 ROOT = Path(__file__).resolve().parents[2]
 # Stat keys that are also plain words the core uses in its own sense (a roll's damage, a crit
-# marker, a die, the light theme, the power of a number): not a system's fact there.
-WORDS = {"damage", "crit", "die", "light", "power", "hit", "str"}
+# marker, a die, the light theme, the power of a number, the d20 abilities a save effect names:
+# pyengine/save_effects.py): not a system's fact there.
+WORDS = {"damage", "crit", "die", "light", "power", "hit", "str", "dex"}
 # The benchmark names systems on purpose: it measures each one's attack.
 NOT_CORE = {"web/bench.py"}
 

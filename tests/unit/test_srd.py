@@ -76,9 +76,15 @@ def test_twenty_monsters_field_by_field_against_the_packages_json(name, library,
     assert c["xp"] == m["xp"]
     assert float(Fraction(c["cr"])) == m["challenge_rating"]  # "1/4" is 0.25
     expected = [{"name": a["name"], "to_hit": a["attack_bonus"],
-                 "damage": " + ".join(f"{d['damage_dice'].replace(' ', '')} {d['damage_type']['index']}" for d in a["damage"])}
+                 "damage": " + ".join(f"{d['damage_dice'].replace(' ', '')} {d['damage_type']['index']}" for d in a["damage"] if not d.get("dc"))}
                 for a in m["actions"] if "attack_bonus" in a and a.get("damage") and all("damage_type" in d for d in a["damage"])]
-    assert [a for a in c["attacks"] if a["name"] in {e["name"] for e in expected}] == expected
+    assert [{k: v for k, v in a.items() if k != "rider"} for a in c["attacks"] if a["name"] in {e["name"] for e in expected}] == expected
+    scores = [m[k] for k in ("strength", "dexterity", "constitution", "intelligence", "wisdom", "charisma")]
+    listed = {p["proficiency"]["index"][13:]: p["value"] for p in m.get("proficiencies", []) if p["proficiency"]["index"].startswith("saving-throw-")}
+    assert c["saves"] == {a: listed.get(a, (score - 10) // 2) for a, score in zip(("str", "dex", "con", "int", "wis", "cha"), scores)}
+    dcs = [a for g in ("actions", "legendary_actions", "reactions", "special_abilities") for a in m.get(g, []) if a.get("dc")]
+    assert {(a["name"], a["dc"]["dc_type"]["index"], a["dc"]["dc_value"]) for a in dcs} <= {
+        (e["name"], e["ability"], e["dc"]) for e in c["save_actions"]}
     assert c["resistances"] == m["damage_resistances"]
     assert c["immunities"] == m["damage_immunities"]
     assert c["vulnerabilities"] == m["damage_vulnerabilities"]
@@ -122,8 +128,8 @@ def test_search_by_name_type_and_cr(library):
 
 def test_the_files_format_and_damage_are_refused_with_a_message(text):
     doc = json.loads(text)
-    with pytest.raises(SchemaError, match="format 2; this version of the app reads format 1"):
-        srd.read_library(json.dumps({**doc, "format": 2}))
+    with pytest.raises(SchemaError, match="format 1; this version of the app reads format 2"):
+        srd.read_library(json.dumps({**doc, "format": 1}))
     with pytest.raises(SchemaError, match="cut short"):
         srd.read_library(text[: len(text) // 2])
     broken = json.loads(text)
@@ -168,3 +174,47 @@ def test_the_library_is_read_a_slice_at_a_time():
             break
     assert len(library.creatures) == 334 and library == read_library(text)
     assert counts == list(range(READ_SLICE, 334, READ_SLICE))  # one pause every READ_SLICE creatures
+
+
+def effect(ability, dc, success="none", damage="", condition="", rounds=0, repeat=False, cost=1, magical=False):
+    return {"ability": ability, "dc": dc, "success": success, "damage": damage, "condition": condition, "rounds": rounds,
+            "repeat": repeat, "cost": cost, "magical": magical}
+
+
+def test_saves_save_actions_riders_and_legendary_costs_of_the_stat_blocks(library):
+    """Issue 52's examples: the numbers a stat block prints, read from the data (or its words)."""
+    def creature(name):
+        return srd.creature_json(srd.find(library, name))
+
+    young = creature("Young Red Dragon")
+    assert young["saves"] == {"str": 6, "dex": 4, "con": 9, "int": 2, "wis": 4, "cha": 8}
+    assert young["save_actions"] == [{"name": "Fire Breath", **effect("dex", 17, "half", "16d6 fire")}]
+    assassin = creature("Assassin")["attacks"][0]
+    assert assassin == {"name": "Shortsword", "to_hit": 6, "damage": "1d6+3 piercing", "rider": effect("con", 15, "half", "7d6 poison")}
+    ghoul = next(a for a in creature("Ghoul")["attacks"] if a["name"] == "Claws")
+    assert ghoul["rider"] == effect("con", 10, condition="paralyzed", rounds=10, repeat=True)
+    adult = creature("Adult Red Dragon")
+    assert adult["legendary_actions"] == [{"name": "Detect", "cost": 1}, {"name": "Tail Attack", "cost": 1},
+                                          {"name": "Wing Attack (Costs 2 Actions)", "cost": 2}]
+    wing = next(e for e in adult["save_actions"] if e["name"].startswith("Wing Attack"))
+    assert wing == {"name": "Wing Attack (Costs 2 Actions)", **effect("dex", 22, "none", "2d6+8 bludgeoning", "prone", cost=2)}
+    # The data says "none" for this breath; its words say half: the words win (docs/rules.md).
+    assert next(e for e in adult["save_actions"] if e["name"] == "Fire Breath")["success"] == "half"
+    brass = creature("Young Brass Dragon")["save_actions"]
+    assert [(e["name"], e["ability"], e["condition"], e["rounds"]) for e in brass] == [
+        ("Fire Breath", "dex", "", 0), ("Sleep Breath", "con", "unconscious", 50)]
+    glare = creature("Mummy")["save_actions"][0]
+    assert (glare["name"], glare["condition"], glare["rounds"], glare["magical"]) == ("Dreadful Glare", "frightened", -2, True)
+    assert creature("Lich")["magic_resistance"] is False and creature("Balor")["magic_resistance"] is True
+    # A save the monster makes itself is no rider: the Kraken's bite.
+    assert "rider" not in next(a for a in creature("Kraken")["attacks"] if a["name"] == "Bite")
+    with_saves = [c for c in library.creatures if c.save_actions]
+    assert len(with_saves) >= 85 and sum(len(c.save_actions) for c in with_saves) >= 129
+
+
+def test_a_library_creature_joins_with_its_saves_and_save_actions(library):
+    fields = srd.combatant_fields(srd.find(library, "Young Red Dragon"))
+    assert {k: fields["stats"][k] for k in ("save_str", "save_dex", "save_con", "save_int", "save_wis", "save_cha")} == {
+        "save_str": 6, "save_dex": 4, "save_con": 9, "save_int": 2, "save_wis": 4, "save_cha": 8}
+    assert fields["save_actions"] == [{"name": "Fire Breath", "ability": "dex", "dc": 17, "success": "half", "damage": "16d6 fire"}]
+    assert srd.combatant_fields(srd.find(library, "Assassin"))["attacks"][0]["rider"]["damage"] == "7d6 poison"

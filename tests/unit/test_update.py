@@ -231,7 +231,7 @@ def test_a_batch_toast_names_every_target_a_groups_members_by_number():
     assert toast.text == "Goblin 1, 2, 4 and Ogre took 12 damage; Goblin 3 took 6 damage (saved: half damage)"
     model = selecting(after, "Goblin 1", "Goblin 2")
     _, effects = update(model, msg.BatchApplied("damage", RNG, amount="20"))
-    assert next(e for e in effects if isinstance(e, Toast)).text == "Goblin 1 and 2 took 20 damage; Goblin 1 and 2 are down"
+    assert next(e for e in effects if isinstance(e, Toast)).text == "Goblin 1 and 2 took 20 damage; Goblin 1 and 2 die"
     one = selecting(after, "Goblin 4")
     _, effects = update(one, msg.BatchApplied("heal", RNG, amount="3"))
     assert next(e for e in effects if isinstance(e, Toast)).text.startswith("Goblin 4 ")

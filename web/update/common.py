@@ -110,7 +110,7 @@ def step_words(timeline: Timeline) -> str:
 
 
 # Events a toast always says, however many others the step had: the reminders a table must not miss.
-REMINDERS = frozenset({"concentration", "death_save", "dying", "down"})
+REMINDERS = frozenset({"concentration", "death_save", "dying", "down", "dead"})
 
 
 def step_said(timeline: Timeline) -> Toast:
@@ -126,7 +126,7 @@ def step_said(timeline: Timeline) -> Toast:
     return Toast((f"{rolled} → " if rolled else "") + ("; ".join(lines) or "Done."), undo=True)
 
 
-GROUPED_KINDS = frozenset({"damage", "heal", "temp_hp", "condition", "condition_removed", "down"})
+GROUPED_KINDS = frozenset({"damage", "heal", "temp_hp", "condition", "condition_removed", "down", "dead"})
 
 
 def _grouped(timeline: Timeline, events: Sequence[Event]) -> tuple[list[str], list[Event]]:
@@ -148,7 +148,8 @@ def _grouped(timeline: Timeline, events: Sequence[Event]) -> tuple[list[str], li
 
 def _plural(said: str) -> str:
     """" is down" said of several: " are down"."""
-    for one, more in ((" is ", " are "), (" has ", " have "), (" was ", " were "), (" gains ", " gain "), (" loses ", " lose ")):
+    for one, more in ((" is ", " are "), (" has ", " have "), (" was ", " were "), (" gains ", " gain "), (" loses ", " lose "),
+                      (" dies", " die")):
         if said.startswith(one):
             return more + said[len(one):]
     return said

@@ -89,6 +89,12 @@ def attack_html(enc: Encounter, target: Combatant, cfg: dict[str, Any]) -> str:
 __all__ = ["VIEW", "GenericView"]
 
 
+def _at_zero(c: Combatant) -> bool:
+    """At 0 HP and counted as the SRD counts a character there (dying, stable or dead): every player
+    character, a monster the fight keeps dying, and a monster that died."""
+    return (c.pc or c.stat("death_saves") is True or c.stat("dead") is True) and c.hp is not None and c.hp <= 0
+
+
 def _death_state(c: Combatant) -> str:
     if c.stat("dead"):
         return "dead"
@@ -117,7 +123,16 @@ class GenericView(View):
     creature_library = True
 
     def start_options(self, enc: Encounter) -> str:
-        return f'<div class="grid2">{initiative_option(str(enc.option("initiative", "once")))}</div>'
+        at_0, instant = str(enc.option("monsters_at_0", "down")), str(enc.option("instant_death", "off"))
+        choices = (("die", "die (SRD)"), ("dying", "make death saves"), ("down", "stay down (the table decides)"))
+        monsters = "".join(f'<option value="{v}"{" selected" if v == at_0 else ""}>{w}</option>' for v, w in choices)
+        massive = "".join(f'<option value="{v}"{" selected" if v == instant else ""}>{w}</option>'
+                          for v, w in (("on", "on (SRD)"), ("off", "off")))
+        return (f'<div class="grid2">{initiative_option(str(enc.option("initiative", "once")))}'
+                '<label class="field">Monsters at 0 HP<select data-action-change="set-option" data-key="monsters_at_0" '
+                f'data-testid="option-monsters-at-0">{monsters}</select></label>'
+                '<label class="field">Instant death (massive damage)<select data-action-change="set-option" data-key="instant_death" '
+                f'data-testid="option-instant-death">{massive}</select></label></div>')
 
     def attack_html(self, enc: Encounter, target: Combatant, attack: dict[str, Any]) -> str:
         return attack_html(enc, target, attack)
@@ -144,14 +159,16 @@ class GenericView(View):
         chips = ""
         if c.stat("ac") is not None:
             chips += f'<span class="chip ac" data-testid="ac">AC {esc(c.stat("ac"))}</span>'
-        if c.pc and c.hp is not None and c.hp <= 0:
+        if _at_zero(c):
             chips += f'<span class="chip down" data-testid="death-state">{esc(_death_state(c))}</span>'
         return chips
 
     def sheet_html(self, enc: Encounter, c: Combatant, attack: dict[str, Any], events: list[Event]) -> str:
         ac = f'<p data-testid="sheet-ac">AC <b>{esc(c.stat("ac"))}</b></p>' if c.stat("ac") is not None else ""
-        if not (c.pc and c.hp is not None and c.hp <= 0):  # the attack first, then what the creature is
+        if not _at_zero(c):  # the attack first, then what the creature is
             return ac + (self.attack_html(enc, c, attack) if c.stat("ac") is not None else "") + creature_info_html(c)
+        if not (c.pc or c.stat("death_saves") is True):  # a monster that died at 0 HP
+            return ac + '<p data-testid="death-saves"><b>Dead</b> <span class="muted">(a monster at 0 HP: the fight\'s option)</span></p>' + creature_info_html(c)
         successes, failures = int(c.stat_or("death_successes", 0)), int(c.stat_or("death_failures", 0))
         cid = esc(c.id)
         state = (f'<p data-testid="death-saves">Death saves: <b>{successes}</b>/{DEATH_SAVES} ✓ · <b>{failures}</b>/{DEATH_SAVES} ✗'
