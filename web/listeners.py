@@ -48,9 +48,10 @@ class Listeners:
 
     def on_input(self, event: DomEvent) -> None:
         target = event.target
-        if dom.py(target.getAttribute("data-action-change")) == "attack-config" and str(target.type) in ("text", "number", "search"):
-            # The attack panel's odds follow what is typed (its sheet redrawn a moment after typing stops).
-            self.rt.event("change", "attack-config", target, target)
+        panel = str(dom.py(target.getAttribute("data-action-change")) or "")
+        if panel in ("attack-config", "save-config") and str(target.type) in ("text", "number", "search"):
+            # The attack and save panels' odds follow what is typed (the sheet redrawn a moment after typing stops).
+            self.rt.event("change", panel, target, target)
             return
         self.rt.event("input", str(target.id or ""), target)
 

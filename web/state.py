@@ -43,6 +43,7 @@ class Ui:
     pending_character: Character | None = None     # the character of a #character= link, until the user answers
     table_view: Any = None                         # a fight's read-only view from a #view= link (pyengine.handoff)
     tool_kind: str | None = None                   # the sheet's turn-tool form, open for this kind (None: closed)
+    save: dict[str, Any] = field(default_factory=dict)  # the save panel: source, effect, targets, typed dice; "pending": rolled
 
     @property
     def practising(self) -> bool:

@@ -122,6 +122,7 @@ from .page import (
     UndoTapped,
     ViewOpened,
 )
+from .saves import SaveConfigured, SaveLegendaryToggled, SavePanelOpened, SavesApplied, SavesRolled, SaveTargetsPicked
 from .timers import EstimateGoesOn, OddsDue, Refused, SheetDue, SliceDue, ToastTimedOut
 
 __all__ = [
@@ -141,7 +142,8 @@ __all__ = [
     "DeathSaveSent", "PlayerPanelToggled", "PlayerTargetPicked", "TrayToggled", "AutoSavesToggled", "LiveAttackPicked",
     "ServersSaved", "DisplayOpened", "OfflineStarted", "OfferMade", "ScanOpened", "CodeRead", "AnswerMade",
     "PairingFailed", "DirectFailed", "EncountersImported", "RelaysChecked", "LibrarySearched", "LibraryLoaded",
-    "LibraryFailed", "CreaturePicked", "LibraryRetried", "ConditionRulesAsked", "Message"
+    "LibraryFailed", "CreaturePicked", "LibraryRetried", "ConditionRulesAsked", "SavePanelOpened", "SaveConfigured",
+    "SaveTargetsPicked", "SavesRolled", "SaveLegendaryToggled", "SavesApplied", "Message"
 ]
 
 Message = (Act | Refused | ToastTimedOut | SheetDue | OddsDue | EstimateGoesOn | SliceDue | StorageAsked | JournalFailed | LiveKeyKnown | Noticed | FightShown | CollectionStored | LiveBeat | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped | RedoTapped | HitPointsTyped |
@@ -157,4 +159,5 @@ Message = (Act | Refused | ToastTimedOut | SheetDue | OddsDue | EstimateGoesOn |
            DisplayOpened | RequestAnswered | RequestResent | AutoDoneToggled | ClaimReleased | ClaimTapped | InitiativeSent | DoneTapped | RollSent |
            LiveAttackPicked | AttackSent | HealSent | DeathSaveSent | PlayerPanelToggled | PlayerTargetPicked | TrayToggled | AutoSavesToggled | ServersSaved | OfflineStarted | OfferMade | ScanOpened | CodeRead | AnswerMade |
            PairingFailed | DirectFailed | RelaysChecked | EncountersImported | LibrarySearched | LibraryLoaded | LibraryFailed | LibraryRetried |
-           CreaturePicked | ConditionRulesAsked)
+           CreaturePicked | ConditionRulesAsked | SavePanelOpened | SaveConfigured | SaveTargetsPicked | SavesRolled |
+           SaveLegendaryToggled | SavesApplied)

@@ -15,13 +15,13 @@ from types import ModuleType
 
 from ..state import Ui
 from ..views import Handler, view_for
-from . import add, characters, combatant, initiative, live, menu, pairing, roller, selected, tracker, view
+from . import add, characters, combatant, initiative, live, menu, pairing, roller, save, selected, tracker, view
 from .base import EVERY_COLLECTION, Context, Elsewhere, Screen
 
 __all__ = ["Context", "Elsewhere", "Screen", "SCREENS", "EVERY_COLLECTION", "screen_of", "EVENTS", "SUBMITS", "CHANGES", "INPUTS",
            "handler"]
 
-MODULES: tuple[ModuleType, ...] = (tracker, roller, combatant, add, selected, initiative, view, characters, menu, live, pairing)
+MODULES: tuple[ModuleType, ...] = (tracker, roller, combatant, add, selected, initiative, view, characters, menu, live, pairing, save)
 
 SCREENS: dict[str, Screen] = {screen.kind: screen for module in MODULES for screen in getattr(module, "SCREENS", ())}
 

@@ -49,6 +49,8 @@ def selected_sheet_html(enc: Encounter, selected: tuple[str, ...]) -> str:
         '<div class="row"><label class="field">Condition<input id="batch-condition" list="batch-cond-names" maxlength="60" '
         f'autocomplete="off" data-testid="batch-condition"></label><datalist id="batch-cond-names">{options}</datalist>'
         '<button type="button" data-action="apply-batch" data-kind="add_condition" data-testid="batch-add-condition">Add condition</button></div>'
-        '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
+        + ('<div class="row"><button type="button" data-action="save-selected" data-testid="save-selected">Saving throw…</button></div>'
+           if enc.system == "generic" else "")
+        + '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
         '<div class="row"><button type="button" data-action="close-sheet">Close</button></div>'
     )

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..messages import Message
 from ..model import Model
-from . import characters, clock, encounters, fight, follow, library, live, pairing, roller, sheets, timers
+from . import characters, clock, encounters, fight, follow, library, live, pairing, roller, saves, sheets, timers
 from .characters import character_document
 from .clock import subscriptions
 from .common import (
@@ -53,7 +53,8 @@ __all__ = ["update", "subscriptions", "QUIET_ACTIONS", "FIGHT_CHANGED", "FIRST_R
 
 _UPDATES: dict[type, Callable[[Model, Any], Result]] = {**fight.UPDATES, **roller.UPDATES, **characters.UPDATES, **encounters.UPDATES,
                                                          **live.UPDATES, **pairing.UPDATES, **library.UPDATES,
-                                                         **clock.UPDATES, **sheets.UPDATES, **follow.UPDATES, **timers.UPDATES}
+                                                         **clock.UPDATES, **sheets.UPDATES, **follow.UPDATES, **timers.UPDATES,
+                                                         **saves.UPDATES}
 
 
 def update(model: Model, message: Message) -> Result:

@@ -89,6 +89,18 @@ def attack_html(enc: Encounter, target: Combatant, cfg: dict[str, Any]) -> str:
 __all__ = ["VIEW", "GenericView"]
 
 
+def save_buttons_html(c: Combatant) -> str:
+    """A button for each of the creature's save actions (its breath, its gaze), and "Save…" for one
+    typed by hand with this creature as its source: each opens the save panel (web/screens/save.py)."""
+    if is_lair(c):
+        return ""
+    buttons = "".join(f'<button type="button" data-action="save-action" data-id="{esc(c.id)}" data-index="{i}" '
+                      f'data-testid="save-action" title="{esc(a.words)}">{esc(a.name)}</button>' for i, a in enumerate(c.save_actions))
+    buttons += (f'<button type="button" data-action="save-action" data-id="{esc(c.id)}" data-index="" data-testid="save-action">'
+                'Save…</button>')
+    return f'<h3>Saving throws</h3><div class="grid2" data-testid="save-actions">{buttons}</div>'
+
+
 def _at_zero(c: Combatant) -> bool:
     """At 0 HP and counted as the SRD counts a character there (dying, stable or dead): every player
     character, a monster the fight keeps dying, and a monster that died."""
@@ -165,8 +177,9 @@ class GenericView(View):
 
     def sheet_html(self, enc: Encounter, c: Combatant, attack: dict[str, Any], events: list[Event]) -> str:
         ac = f'<p data-testid="sheet-ac">AC <b>{esc(c.stat("ac"))}</b></p>' if c.stat("ac") is not None else ""
-        if not _at_zero(c):  # the attack first, then what the creature is
-            return ac + (self.attack_html(enc, c, attack) if c.stat("ac") is not None else "") + creature_info_html(c)
+        if not _at_zero(c):  # the attack first, its save actions, then what the creature is
+            return (ac + (self.attack_html(enc, c, attack) if c.stat("ac") is not None else "") + save_buttons_html(c)
+                    + creature_info_html(c))
         if not (c.pc or c.stat("death_saves") is True):  # a monster that died at 0 HP
             return ac + '<p data-testid="death-saves"><b>Dead</b> <span class="muted">(a monster at 0 HP: the fight\'s option)</span></p>' + creature_info_html(c)
         successes, failures = int(c.stat_or("death_successes", 0)), int(c.stat_or("death_failures", 0))

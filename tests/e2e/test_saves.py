@@ -1,0 +1,135 @@
+"""Issue 52 on the game master's phone (390 x 844, generic d20): the Young Red Dragon (from the built
+site's SRD library, with its save bonuses and its Fire Breath) breathes on two goblins and two
+characters from its sheet: each target's exact odds before the roll (the command line's numbers), a
+player's d20 typed, one roll, one Apply, the log's line per target, one Undo restoring all four; the
+panel in both themes at phone size; a character at 30/30 HP taking 63 fire dies at once."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from pyengine.__main__ import main
+from pyengine.systems.srd import LIBRARY_FILE, combatant_fields, find, read_library
+from tests.e2e.conftest import open_seeded, stored_fight
+from tests.e2e.test_creature_library import log_text
+from tests.e2e.test_evening import add, played, row, toast
+from tests.e2e.test_turn_tools import close
+
+
+def tick(page, *names: str) -> None:
+    """Tick targets in the save panel, each waiting for its odds line."""
+    for name in names:
+        box = page.locator("label", has=page.locator("[data-testid=save-target]")).filter(has_text=name).first
+        before = page.locator("[data-testid=save-odds-row]").count()
+        box.locator("input").check()
+        page.wait_for_function(f"document.querySelectorAll('[data-testid=save-odds-row]').length === {before + 1}")
+
+
+def hp(page, name: str) -> str:
+    return row(page, name).get_by_test_id("hp").inner_text()
+
+
+def cli_odds(capsys, *args: str) -> dict:
+    assert main(["save-odds", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_fire_breath_on_four_targets_with_exact_odds_one_apply_one_undo(context, site, capsys, tmp_path):
+    library = read_library((site["dist"] / LIBRARY_FILE).read_text())
+    dragon = combatant_fields(find(library, "Young Red Dragon"))
+    goblin = combatant_fields(find(library, "Goblin"))
+    t = played("generic", ("add_combatant", {"combatant": {**dragon, "initiative": 20}}),
+               ("add_combatant", {"combatant": {**goblin, "name": "Goblin", "initiative": 12}, "count": 2}),
+               add("Aria", "party", max_hp=30, initiative=15, stats={"ac": 15, "save_dex": 5}, defenses={"resistances": ["fire"]}),
+               add("Bram", "party", max_hp=44, initiative=14, stats={"ac": 16, "save_dex": 1}),
+               ("start_combat", {}))
+    page = open_seeded(context, site["url"] + "/?seed=7", stored_fight(t)).page
+    before = {n: hp(page, n) for n in ("Goblin 1", "Goblin 2", "Aria", "Bram")}
+
+    row(page, "Young Red Dragon").click()
+    breath = page.locator("[data-testid=save-action]", has_text="Fire Breath")
+    assert breath.count() == 1 and page.locator("[data-testid=save-action]", has_text="Save…").count() == 1
+    breath.click()
+    page.get_by_test_id("save-odds").wait_for()
+    assert page.get_by_test_id("save-dc").input_value() == "17" and page.get_by_test_id("save-ability").input_value() == "dex"
+    assert page.get_by_test_id("save-damage").input_value() == "16d6 fire"
+    assert page.locator("[data-testid=save-odds-row]").count() == 2   # its foes by default: both characters
+    tick(page, "Goblin 1", "Goblin 2")
+
+    # Each target's odds are the command line's, to the shown digit.
+    expected = {"Goblin 1": ("2", []), "Aria": ("5", ["--resist", "fire"]), "Bram": ("1", [])}
+    for name, (bonus, extra) in expected.items():
+        hp_now = re.match(r"(\d+)", hp(page, name)).group(1)
+        odds = cli_odds(capsys, "--dc", "17", "--bonus", bonus, "--damage", "16d6 fire", "--success", "half", *extra, "--hp", hp_now)
+        line = page.locator("[data-testid=save-odds-row]", has=page.locator("b", has_text=name)).first
+        assert line.get_by_test_id("save-p-fail").inner_text() == f"{odds['p_fail'] * 100:.1f}%"
+        assert line.get_by_test_id("save-mean").inner_text() == f"{odds['mean_damage']:.1f}"
+        assert line.get_by_test_id("save-p-drop").inner_text() == f"{odds['p_drop'] * 100:.1f}%"
+
+    # Aria's player rolled a physical 18: typed; the rest are rolled.
+    aria = page.locator("[data-testid=save-odds-row]", has=page.locator("b", has_text="Aria")).first
+    aria.get_by_test_id("save-d20").fill("18")
+    aria.get_by_test_id("save-d20").press("Tab")
+    page.wait_for_function("document.querySelector('[data-testid=save-d20][value=\"18\"]')")
+    page.get_by_test_id("roll-saves").click()
+    page.get_by_test_id("apply-saves").wait_for()
+    results = page.locator("[data-testid=save-result-row]")
+    assert results.count() == 4
+    shown = {}
+    for i in range(4):
+        r = results.nth(i)
+        name = r.locator("b").first.inner_text()
+        shown[name] = (r.get_attribute("data-saved") == "true", int(r.get_by_test_id("save-result-damage").inner_text()))
+    assert "Dex save 23 (typed): succeeded" in results.filter(has=page.locator("b", has_text="Aria")).first.inner_text()
+    rolled = int(re.search(r"= (\d+)", page.get_by_test_id("save-damage-roll").inner_text()).group(1))
+    for name, (made, damage) in shown.items():
+        whole = rolled // 2 if made else rolled
+        assert damage == (whole // 2 if name == "Aria" else whole)   # Aria resists fire: halved again
+    page.screenshot(path=str(tmp_path / "save-panel-dark.png"))
+    page.get_by_test_id("apply-saves").click()
+    said = toast(page)
+    assert "Goblin 1" in said and "Bram" in said
+    close(page)
+    for name, (_, damage) in shown.items():
+        start = int(before[name].split("/")[0])
+        assert hp(page, name).split("/")[0] == str(max(0, start - damage))
+    log = log_text(page)
+    assert "Young Red Dragon's Fire Breath (DC 17 Dexterity, 16d6 fire, half on a success) on" in log
+    assert "Aria: Dex save 23 vs DC 17, succeeded (typed)" in log
+
+    page.get_by_test_id("undo").click()
+    for name, shown_hp in before.items():
+        page.wait_for_function(f"(r => r && r.textContent === {shown_hp!r})(Array.from(document.querySelectorAll('[data-testid=combatant-row]'))"
+                               f".find(x => x.querySelector('.name').textContent.includes({name!r}))?.querySelector('[data-testid=hp]'))")
+
+
+def test_the_panel_at_phone_size_in_both_themes_and_instant_death(context, site, tmp_path):
+    t = played("generic", add("Dragon", max_hp=178, initiative=20, stats={"save_dex": 4}),
+               add("Aria", "party", max_hp=30, initiative=15, stats={"save_dex": 5}),
+               add("Bram", "party", max_hp=40, initiative=14), add("Goblin", count=2, max_hp=7, initiative=12),
+               ("start_combat", {}))
+    page = open_seeded(context, site["url"] + "/?seed=3", stored_fight(t)).page
+    for theme in ("dark", "light"):
+        page.emulate_media(color_scheme=theme)
+        row(page, "Dragon").click()
+        page.locator("[data-testid=save-action]", has_text="Save…").click()
+        page.get_by_test_id("save-damage").fill("18d6 fire")
+        page.get_by_test_id("save-damage").press("Tab")
+        page.get_by_test_id("save-dc").fill("21")
+        page.get_by_test_id("save-dc").press("Tab")
+        page.wait_for_function("document.querySelector('[data-testid=save-words]')?.textContent.startsWith('DC 21')")
+        tick(page, "Goblin 1", "Goblin 2")
+        page.wait_for_function("document.querySelectorAll('[data-testid=save-odds-row] [data-testid=save-mean]').length === 4")
+        page.screenshot(path=str(tmp_path / f"save-panel-{theme}.png"), full_page=True)
+        overflow = page.evaluate("""() => [...document.querySelectorAll('#sheet *')].filter(e => e.scrollWidth > e.clientWidth + 1
+            && getComputedStyle(e).overflowX === 'visible' && e.getBoundingClientRect().right > 390).map(e => e.dataset.testid || e.tagName)""")
+        assert overflow == []
+        close(page)
+    # 63 fire on a character at 30/30: instant death (SRD), said in the log and on its row.
+    row(page, "Aria").click()
+    page.get_by_test_id("hp-amount").fill("63 fire")
+    page.get_by_test_id("damage").click()
+    assert "Aria dies: instant death (33 damage past 0 HP, maximum 30)" in toast(page)
+    close(page)
+    assert row(page, "Aria").get_by_test_id("death-state").inner_text() == "dead"

@@ -1,0 +1,50 @@
+"""The save panel's messages (issue 52): a save effect on several targets, from a creature's save
+action or typed by hand, its odds per target, one roll and one Apply (read by web/update/saves.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyengine.dice import Rng
+from pyengine.record import Record
+
+__all__ = ["SavePanelOpened", "SaveConfigured", "SaveTargetsPicked", "SavesRolled", "SaveLegendaryToggled", "SavesApplied"]
+
+
+class SavePanelOpened(Record):
+    """The save panel opens: with `source`'s save action number `index` (None: one typed by hand), and
+    `targets` already chosen (the rows selected together)."""
+
+    source: str | None = None
+    index: int | None = None
+    targets: tuple[str, ...] = ()
+
+
+class SaveConfigured(Record):
+    """The save panel's inputs, read whole: the effect's fields, the targets ticked, each target's typed
+    d20 and advantage; `typing`: from a text field (redrawn a moment later)."""
+
+    config: dict[str, Any]
+    typing: bool = False
+
+
+class SaveTargetsPicked(Record):
+    """A shortcut: every opponent, every party member, or none ("opponents", "party", "none")."""
+
+    side: str
+
+
+class SavesRolled(Record):
+    """Roll: the effect's damage once, a d20 for each target whose die was not typed."""
+
+    rng: Rng
+
+
+class SaveLegendaryToggled(Record):
+    """A target that failed spends (or no longer spends) a Legendary Resistance to succeed."""
+
+    ident: str
+
+
+class SavesApplied(Record):
+    """Apply the rolled saves: one step for every target."""
