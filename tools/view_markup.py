@@ -51,6 +51,9 @@ STEPS: list[tuple[str, dict[str, Any]]] = [
     ("add_tool", {"id": "@Foe", "tool": {"kind": "uses", "name": "Roar", "most": 2}}),
     ("use_tool", {"id": "@Foe", "tool": "%Breath"}),
     ("use_tool", {"id": "@Foe", "tool": "%Roar", "count": 2}),
+    # A failed save's condition that ends on a repeated save (the reminder under "Now:" on its turn).
+    ("d20_save", {"effect": {"name": "Glare", "ability": "wis", "dc": 12, "condition": "Frightened", "rounds": 10, "repeat": True},
+                  "targets": [{"id": "@Foe", "d20": 1}]}),
     ("turn of", {"id": "@Foe"}),  # (its turn: the recharge roll and the tools under "Now:")
     ("damage", {"id": "@Foe", "amount": 8}),
     ("next_turn", {}),
@@ -78,6 +81,8 @@ def _ids(t: Timeline, value: Any) -> Any:
         return next((x.id for c in t.present.combatants for x in c.tools if x.name == value[1:]), value)
     if isinstance(value, dict):
         return {k: _ids(t, v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_ids(t, v) for v in value]
     return value
 
 

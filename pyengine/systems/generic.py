@@ -20,9 +20,21 @@ from ..record import Record
 from ..rules import ActionRule, System, settle_ties
 from ..save_effects import ABILITIES, ABILITY_NAMES, SaveEffect
 from ..turns import reordered_by_rolls
-from .saving_throws import SaveMode, apply_rider, apply_save_action, read_portions, resolve_save, save_bonus, save_mode, save_odds, saved
+from .saving_throws import (
+    SaveMode,
+    apply_repeat,
+    apply_rider,
+    apply_save_action,
+    read_portions,
+    resolve_repeat,
+    resolve_save,
+    save_bonus,
+    save_mode,
+    save_odds,
+    saved,
+)
 
-__all__ = ["GenericSystem", "DeathSave", "dying", "massive", "LAIR_INITIATIVE", "LAIR", "is_lair", "concentration_dc", "death_save_outcome", "DEATH_SAVES", "AttackSpec", "attack_spec", "attack_odds", "named_attack",
+__all__ = ["GenericSystem", "DeathSave", "RepeatSave", "dying", "massive", "LAIR_INITIATIVE", "LAIR", "is_lair", "concentration_dc", "death_save_outcome", "DEATH_SAVES", "AttackSpec", "attack_spec", "attack_odds", "named_attack",
            "AttackOdds", "COVER"]
 
 DEATH_SAVES = 3  # three successes: stable; three failures: dead
@@ -283,6 +295,14 @@ def massive(before: Combatant, amount: int) -> int | None:
     return left if left >= before.max_hp and taken > 0 else None
 
 
+class RepeatSave(Record):
+    """A condition's repeated save at the end of its creature's turn: rolled, or the player's d20 (`d20`)."""
+
+    id: str
+    condition: str
+    d20: int | None = None
+
+
 class DeathSave(Record):
     """A request for a death saving throw: rolled, or its result as the player says it (`result`)."""
 
@@ -345,7 +365,7 @@ class GenericSystem(System):
     )
     stat_fields = STATS
     actions = {"death_save": ActionRule(_apply_death_save, _resolve_death_save, DeathSave), "d20_attack": ActionRule(_apply_attack, _resolve_attack),
-               "d20_save": ActionRule(apply_save_action, resolve_save)}
+               "d20_save": ActionRule(apply_save_action, resolve_save), "repeat_save": ActionRule(apply_repeat, resolve_repeat, RepeatSave)}
     attack_kind = "d20_attack"
     # A table's variant (the SRD rolls once): everyone rolls again as each new round begins. A monster
     # at 0 hit points dies (the SRD's default for monsters); "dying": it makes death saves as a character

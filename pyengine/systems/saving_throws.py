@@ -427,3 +427,55 @@ def _legendary_resistance(enc: Encounter, c: Combatant) -> tuple[Encounter, Comb
     enc = enc.with_combatant(spent)
     return enc, spent, (enc.event("tool", f"{c.name} spends a Legendary Resistance to succeed ({tool.left - 1} of {tool.most} left)",
                                   who=c.id),)
+
+
+# -- a condition's repeated save at the end of the creature's turn -----------------------------------
+
+def repeat_odds(c: Combatant, ability: str, dc: int) -> tuple[SaveMode, int, float]:
+    """How `c` rolls its repeated save and P(it succeeds)."""
+    mode = save_mode(c, ability)
+    bonus = save_bonus(c, ability) or 0
+    return mode, bonus, float(1 - p_fail(mode, bonus, dc))
+
+
+def resolve_repeat(enc: Encounter, args: dict[str, Any], rng: Any) -> dict[str, Any]:
+    """The d20 of a condition's repeated save (SRD: "can repeat the saving throw at the end of each of
+    its turns, ending the effect on itself on a success"), or the one the player typed."""
+    c, k = _repeated(enc, args)
+    assert k.save is not None
+    mode, bonus, _ = repeat_odds(c, k.save[0], k.save[1])
+    typed = _whole(args.get("d20"), 1, 20, "A typed d20")
+    if mode.auto_fail:
+        faces, total = [], bonus
+    elif typed is not None:
+        faces, total = [typed], typed + bonus
+    else:
+        d20 = roll_ast(parse(mode.roll), rng, mode.roll)
+        faces, total = [d.face for d in d20.dice], d20.total + bonus
+    return {"id": c.id, "condition": k.id, "faces": faces, "total": total, "roll": mode.roll, "typed": typed is not None,
+            "auto_fail": mode.auto_fail, "saved": not mode.auto_fail and saved(total, k.save[1])}
+
+
+def apply_repeat(enc: Encounter, args: dict[str, Any]) -> tuple[Encounter, tuple[Event, ...]]:
+    c, k = _repeated(enc, args)
+    assert k.save is not None
+    result = checked_result(args)
+    ability = ABILITY_NAMES[k.save[0]][:3]
+    roll = (f"{'2d20' if len(result['faces']) == 2 else '1d20'} ({', '.join(map(str, result['faces']))}) "
+            f"{result['total'] - _natural(result['faces'], result):+d} = {result['total']}") if result.get("faces") else None
+    what = (f"{ability} save vs DC {k.save[1]}, failed automatically" if result.get("auto_fail")
+            else f"{ability} save {result['total']} vs DC {k.save[1]}{' (typed)' if result.get('typed') else ''}")
+    if not result["saved"]:
+        return enc, (enc.event("save", f"{c.name}: {what} to end {k.name}: failed, still {k.name.lower()}", roll, c.id),)
+    gone = replace(c, conditions=tuple(x for x in c.conditions if x.id != k.id))
+    return enc.with_combatant(gone), (enc.event("save", f"{c.name}: {what} to end {k.name}: succeeded, {k.name} ends", roll, c.id),)
+
+
+def _repeated(enc: Encounter, args: dict[str, Any]) -> tuple[Combatant, Condition]:
+    if not isinstance(args.get("id"), str) or args["id"] not in enc.names():
+        raise RuleError("That combatant is no longer in this encounter.")
+    c = enc.get(args["id"])
+    k = next((x for x in c.conditions if x.id == args.get("condition")), None)
+    if k is None or k.save is None:
+        raise RuleError(f"{c.name} no longer has that condition to save against.")
+    return c, k

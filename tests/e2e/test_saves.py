@@ -51,7 +51,7 @@ def test_fire_breath_on_four_targets_with_exact_odds_one_apply_one_undo(context,
     breath = page.locator("[data-testid=save-action]", has_text="Fire Breath")
     assert breath.count() == 1 and page.locator("[data-testid=save-action]", has_text="Save…").count() == 1
     breath.click()
-    page.get_by_test_id("save-odds").wait_for()
+    page.get_by_test_id("save-odds-list").wait_for()
     assert page.get_by_test_id("save-dc").input_value() == "17" and page.get_by_test_id("save-ability").input_value() == "dex"
     assert page.get_by_test_id("save-damage").input_value() == "16d6 fire"
     assert page.locator("[data-testid=save-odds-row]").count() == 2   # its foes by default: both characters
@@ -133,3 +133,48 @@ def test_the_panel_at_phone_size_in_both_themes_and_instant_death(context, site,
     assert "Aria dies: instant death (33 damage past 0 HP, maximum 30)" in toast(page)
     close(page)
     assert row(page, "Aria").get_by_test_id("death-state").inner_text() == "dead"
+
+
+def test_a_paralysis_typed_by_hand_ends_on_the_saves_repeated_at_the_end_of_its_turns(context, site):
+    t = played("generic", add("Ghoul", max_hp=22, initiative=20),
+               add("Aria", "party", max_hp=30, initiative=15, stats={"save_con": 1}), ("start_combat", {}))
+    page = open_seeded(context, site["url"] + "/?seed=11", stored_fight(t)).page
+    row(page, "Ghoul").click()
+    page.locator("[data-testid=save-action]", has_text="Save…").click()
+    for testid, value in (("save-effect-name", "Claws"), ("save-dc", "10")):
+        page.get_by_test_id(testid).fill(value)
+        page.get_by_test_id(testid).press("Tab")
+    page.get_by_test_id("save-ability").select_option("con")
+    page.get_by_test_id("save-success").select_option("none")
+    page.get_by_test_id("save-condition").select_option("Paralyzed")
+    page.get_by_test_id("save-rounds").select_option("10")
+    page.get_by_test_id("save-repeat").check()
+    page.wait_for_function("document.querySelector('[data-testid=save-words]')?.textContent"
+                           ".includes('paralyzed (1 minute, save again each turn)')")
+    line = page.locator("[data-testid=save-odds-row]").first
+    assert line.get_by_test_id("save-p-fail").inner_text() == "40.0%"     # d20 + 1 < 10: 8 faces of 20
+    line.get_by_test_id("save-d20").fill("2")
+    line.get_by_test_id("save-d20").press("Tab")
+    page.wait_for_function("document.querySelector('[data-testid=save-d20][value=\"2\"]')")
+    page.get_by_test_id("roll-saves").click()
+    page.get_by_test_id("apply-saves").click()
+    toast(page)
+    close(page)
+    assert "Paralyzed" in row(page, "Aria").inner_text()
+    # Aria's turn: the reminder under "Now:" with its chance, and Roll.
+    page.get_by_test_id("next-turn").click()
+    page.wait_for_function("document.querySelector('[data-testid=turn-now] b')?.textContent === 'Aria'")
+    reminder = page.get_by_test_id("repeat-save-line")
+    assert "Constitution save DC 10 ends Paralyzed" in reminder.inner_text()
+    assert reminder.get_by_test_id("repeat-save-chance").inner_text() == "60.0%"
+    page.get_by_test_id("repeat-save").click()
+    said = toast(page)
+    assert "to end Paralyzed" in said
+    if "succeeded" in said:
+        page.wait_for_function("!document.querySelector('[data-testid=repeat-save-line]')")
+        assert "Paralyzed" not in row(page, "Aria").inner_text()
+    else:
+        assert "Paralyzed" in row(page, "Aria").inner_text() and reminder.count() == 1
+    page.get_by_test_id("undo").click()
+    page.get_by_test_id("repeat-save-line").wait_for()
+    assert "Paralyzed" in row(page, "Aria").inner_text()

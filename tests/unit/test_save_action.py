@@ -193,3 +193,21 @@ def test_the_ghouls_claws_paralyze_on_a_failed_save():
     t = t.do(resolve(t.present, "d20_attack", {"attacker": ids["Ghoul"], "target": ids["Aria"]}, Scripted([12, 2, 2, 6])))
     aria = t.present.get(ids["Aria"])
     assert aria.hp == 30 - 6 and [k.name for k in aria.conditions] == ["Paralyzed"] and aria.conditions[0].save == ("con", 10)
+
+
+def test_the_repeated_save_at_the_end_of_its_turn_ends_the_condition_on_a_success():
+    glare = {"name": "Claws", "ability": "con", "dc": 10, "condition": "Paralyzed", "rounds": 10, "repeat": True}
+    t, ids = fight({"name": "Ghoul", "max_hp": 22}, {"name": "Aria", "side": "party", "pc": True, "max_hp": 30, "stats": {"save_con": 1}})
+    t = t.do(resolve(t.present, "d20_save", {"source": ids["Ghoul"], "effect": glare, "targets": [{"id": ids["Aria"]}]}, Scripted([4])))
+    (k,) = t.present.get(ids["Aria"]).conditions
+    from pyengine.systems.saving_throws import repeat_odds
+    assert repeat_odds(t.present.get(ids["Aria"]), "con", 10)[2] == pytest.approx(12 / 20)   # d20 + 1 >= 10
+    t = t.do(resolve(t.present, "repeat_save", {"id": ids["Aria"], "condition": k.id}, Scripted([8])))
+    assert t.log()[-1].text == "Aria: Con save 9 vs DC 10 to end Paralyzed: failed, still paralyzed"
+    assert [x.name for x in t.present.get(ids["Aria"]).conditions] == ["Paralyzed"]
+    t = t.do(resolve(t.present, "repeat_save", {"id": ids["Aria"], "condition": k.id, "d20": 9}))
+    assert t.log()[-1].text == "Aria: Con save 10 vs DC 10 (typed) to end Paralyzed: succeeded, Paralyzed ends"
+    assert t.present.get(ids["Aria"]).conditions == ()
+    with pytest.raises(RuleError, match="no longer has that condition"):
+        t.do(resolve(t.present, "repeat_save", {"id": ids["Aria"], "condition": k.id}, Scripted([8])))
+    assert t.undo().present.get(ids["Aria"]).conditions == (k,)

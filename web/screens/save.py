@@ -86,7 +86,7 @@ def form_html(effect: dict[str, Any]) -> str:
     lasts = LASTS if rounds in LASTS else {**LASTS, rounds: f"{rounds} rounds"}
     return (
         '<div class="grid2">'
-        + _input("name", "Name", effect.get("name", ""), "save-name", extra=' maxlength="60"')
+        + _input("name", "Name", effect.get("name", ""), "save-effect-name", extra=' maxlength="60"')
         + f'<label class="field">Save{_select("ability", str(effect.get("ability", "dex")), ABILITY_NAMES, "save-ability")}</label>'
         + _input("dc", "DC", effect.get("dc", ""), "save-dc", "number", ' min="1" max="40"')
         + f'<label class="field">A success takes{_select("success", str(effect.get("success", "half")), {"half": "half the damage", "none": "no damage"}, "save-success")}</label>'
@@ -203,6 +203,6 @@ def save_panel_html(enc: Encounter, config: dict[str, Any]) -> str:
     roll = ('<div class="row"><button type="button" class="primary" data-action="roll-saves" data-testid="roll-saves">'
             'Roll the saves</button></div>')
     return (head + form_html(effect) + words + _targets_html(enc, list(config.get("targets") or ()), str(effect.get("ability")))
-            + f'<h4>Odds</h4><div data-testid="save-odds">{odds}</div>' + roll + result
+            + f'<h4>Odds</h4><div data-testid="save-odds-list">{odds}</div>' + roll + result
             + '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
             + '<div class="row"><button type="button" data-action="close-sheet">Close</button></div>')

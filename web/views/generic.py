@@ -9,18 +9,22 @@ from pyengine.core_args import Join
 from pyengine.damage_types import adjust_all, parts_from_args
 from pyengine.errors import EngineError
 from pyengine.model import Combatant, Encounter, Event
+from pyengine.save_effects import ABILITY_NAMES
 from pyengine.systems.generic import (
     COVER,
     DEATH_SAVES,
     LAIR,
     LAIR_INITIATIVE,
     DeathSave,
+    RepeatSave,
     attack_odds,
     attack_spec,
     dying,
     is_lair,
     named_attack,
 )
+from pyengine.systems.saving_throws import repeat_odds
+from pyengine.turns import active_unit
 
 from ..html import at_least, attack_input, attack_select, esc, initiative_option, odds_html, pct, roll_text
 from ..library import creature_info_html
@@ -120,6 +124,28 @@ def _death_save(page: Page) -> Act:
     return Act("death_save", DeathSave(datum(page, "id"), page.data("result") or None), page.rng)
 
 
+def _repeat_save(page: Page) -> Act:
+    return Act("repeat_save", RepeatSave(datum(page, "id"), datum(page, "condition")), page.rng)
+
+
+def repeat_saves_html(enc: Encounter) -> str:
+    """The reminders of conditions that end on a save at the end of their creature's turn, for whoever
+    acts now: the save, its odds, and Roll (a success ends the condition; one step, Undo takes it back)."""
+    lines = []
+    for c in active_unit(enc) if enc.started else ():
+        for k in c.conditions:
+            if k.save is None:
+                continue
+            mode, bonus, chance = repeat_odds(c, k.save[0], k.save[1])
+            how = "fails automatically" if mode.auto_fail else f"{mode.roll} {bonus:+d}"
+            lines.append(f'<div class="tools-now" data-testid="repeat-save-line"><span class="who">{esc(c.name)}</span> '
+                         f'at its turn\'s end: {ABILITY_NAMES[k.save[0]]} save DC {k.save[1]} ends {esc(k.name)} '
+                         f'<span class="muted">({esc(how)})</span> · P <b data-testid="repeat-save-chance">{pct(chance)}</b> '
+                         f'<button type="button" class="act" data-action="repeat-save" data-id="{esc(c.id)}" data-condition="{esc(k.id)}" '
+                         'data-testid="repeat-save">Roll</button></div>')
+    return "".join(lines)
+
+
 def _lair(page: Page) -> Act:
     return Act("add_combatant", Join(dict(LAIR)), page.rng, close_sheet=True)
 
@@ -128,7 +154,7 @@ LAIR_WORDS = f"lair action: initiative {LAIR_INITIATIVE}, losing ties"
 
 
 class GenericView(View):
-    events = {"death-save": _death_save, "add-lair": _lair}
+    events = {"death-save": _death_save, "add-lair": _lair, "repeat-save": _repeat_save}
     attack_button = True
     weapon_fields = ("to_hit", "damage", "crit_on")
     target_fields = ("ac",)
@@ -148,6 +174,9 @@ class GenericView(View):
 
     def attack_html(self, enc: Encounter, target: Combatant, attack: dict[str, Any]) -> str:
         return attack_html(enc, target, attack)
+
+    def turn_panel(self, enc: Encounter) -> str:
+        return repeat_saves_html(enc)
 
     def add_extras(self, enc: Encounter) -> str:
         """The lair's entry in the order (SRD: initiative 20, losing ties), once a fight."""
