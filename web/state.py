@@ -18,11 +18,32 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from pyengine.errors import RuleError
+from pyengine.save_effects import SaveEffect
+
 if TYPE_CHECKING:
     from pyengine.characters import Character
     from pyengine.tracker import Timeline
 
-__all__ = ["Ui", "FRESH_ATTACK", "sheet_opened", "target_picked", "section_picked", "tool_kind_picked", "sheet_closed", "attack_configured", "attack_rolled", "attack_applied", "next_turn_tapped", "dice_typed", "dice_rolled", "character_opened", "target_described", "view_opened", "character_offered", "character_taken", "share_offered", "share_taken", "selecting_toggled", "selection_toggled", "selection_done", "combatant_added"]
+__all__ = ["Ui", "FRESH_ATTACK", "SAVE_BLANK", "save_effect", "sheet_opened", "target_picked", "section_picked", "tool_kind_picked", "sheet_closed", "attack_configured", "attack_rolled", "attack_applied", "next_turn_tapped", "dice_typed", "dice_rolled", "character_opened", "target_described", "view_opened", "character_offered", "character_taken", "share_offered", "share_taken", "selecting_toggled", "selection_toggled", "selection_done", "combatant_added"]
+
+# A save typed by hand starts so: a trap or a spell the game master describes.
+SAVE_BLANK: dict[str, Any] = {"name": "Save", "ability": "dex", "dc": "15", "success": "half", "damage": "", "condition": "",
+                         "rounds": "0", "repeat": False, "magical": False}
+
+
+def save_effect(config: dict[str, Any]) -> SaveEffect:
+    """The panel's effect as a value, checked (RuleError with a plain message)."""
+    effect = dict(config.get("effect") or SAVE_BLANK)
+    for key in ("dc", "rounds"):
+        text = str(effect.get(key, "")).strip()
+        try:
+            effect[key] = int(text) if text else (0 if key == "rounds" else None)
+        except ValueError:
+            raise RuleError("The DC is a whole number from 1 to 40." if key == "dc" else "The duration is unreadable.") from None
+    effect["repeat"], effect["magical"] = effect.get("repeat") is True, effect.get("magical") is True
+    return SaveEffect.read({k: v for k, v in effect.items() if v not in (None, "")} | {"dc": effect["dc"]}, "The save")
+
 
 FRESH_ATTACK: dict[str, Any] = {"attacker": None, "pending": None}
 FRESH_PRACTICE: dict[str, Any] = {"attack": None, "target": {}, "hp": None, "name": "Target", "at_least": None}

@@ -17,7 +17,8 @@ from pyengine.systems.saving_throws import halved, read_portions, save_odds, sav
 from ..html import esc, pct
 from ..messages import SaveConfigured, SaveLegendaryToggled, SavePanelOpened, SavesApplied, SavesRolled, SaveTargetsPicked
 from ..render import hp_html
-from ..update.saves import BLANK, effect_of
+from ..state import SAVE_BLANK as BLANK
+from ..state import save_effect as effect_of
 from ..views import Events, Handler, Page
 from .base import Context, Elsewhere, Screen
 

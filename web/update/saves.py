@@ -9,34 +9,17 @@ from dataclasses import replace
 from typing import Any
 
 from pyengine.errors import EngineError, RuleError
-from pyengine.save_effects import SaveEffect
 from pyengine.tracker import Action, resolve
 
 from ..effects import Refuse, RenderSheet
 from ..messages import SaveConfigured, SaveLegendaryToggled, SavePanelOpened, SavesApplied, SavesRolled, SaveTargetsPicked
 from ..model import Model
+from ..state import SAVE_BLANK as BLANK
+from ..state import save_effect as effect_of
 from .common import Result, commit_action, opened
 from .timers import redrawn
 
-__all__ = ["UPDATES", "BLANK", "effect_of", "save_args"]
-
-# A save typed by hand starts so: a trap or a spell the game master describes.
-BLANK: dict[str, Any] = {"name": "Save", "ability": "dex", "dc": "15", "success": "half", "damage": "", "condition": "",
-                         "rounds": "0", "repeat": False, "magical": False}
-
-
-def effect_of(config: dict[str, Any]) -> SaveEffect:
-    """The panel's effect as a value, checked (RuleError with a plain message)."""
-    effect = dict(config.get("effect") or BLANK)
-    for key in ("dc", "rounds"):
-        text = str(effect.get(key, "")).strip()
-        try:
-            effect[key] = int(text) if text else (0 if key == "rounds" else None)
-        except ValueError:
-            raise RuleError("The DC is a whole number from 1 to 40." if key == "dc" else "The duration is unreadable.") from None
-    effect["repeat"], effect["magical"] = effect.get("repeat") is True, effect.get("magical") is True
-    return SaveEffect.read({k: v for k, v in effect.items() if v not in (None, "")} | {"dc": effect["dc"]}, "The save")
-
+__all__ = ["UPDATES", "save_args"]
 
 def save_args(model: Model) -> dict[str, Any]:
     """The `d20_save` request the panel makes: its source, effect and targets with their typed dice."""
