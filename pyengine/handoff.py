@@ -176,7 +176,8 @@ def table_view(enc: Encounter) -> dict[str, Any]:
             players_name(c), "p" if party else "o",
             c.hp if party or numbers else None, c.max_hp if party or numbers else None,
             "" if party else health_word(c, system),
-            [k.name for k in c.conditions] + ([SURPRISED] if surprised(enc, system, c) else []),
+            [k.name for k in c.conditions] + ([SURPRISED] if surprised(enc, system, c) else [])
+            + ([system.players_chip(c)] if party and system.players_chip(c) else []),
             "now" if c.id in now else "next" if c.id in nxt else "",
         ])
     return {"v": VIEW_VERSION, "name": enc.name, "system": enc.system, "round": enc.round if enc.started else 0,

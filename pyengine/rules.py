@@ -218,6 +218,11 @@ class System:
         """Why a combatant the system counts as down makes no attack, for its player ("" while it is not)."""
         return f"At 0 {self.hp_label}" if self.is_down(combatant) else ""
 
+    def players_chip(self, combatant: Combatant) -> str:
+        """What the players' view adds to a party member's row beyond its conditions (the generic
+        system's "dying (1 ✓, 2 ✗)"); "" for nothing."""
+        return ""
+
     def own_gauges(self, combatant: Combatant) -> list[list[Any]]:
         """What a player's phone shows of its own character beyond its HP, as the system keeps it:
         [label, value, maximum or None] (Laurels and Loot's Injuries, Realm of Strife's resources)."""

@@ -378,6 +378,17 @@ class GenericSystem(System):
     def is_creature(self, combatant: Combatant) -> bool:
         return not is_lair(combatant)
 
+    def players_chip(self, combatant: Combatant) -> str:
+        """A party member at 0 HP as the table sees it: "dying (1 ✓, 2 ✗)", "stable" or "dead"."""
+        c = combatant
+        if c.hp is None or c.hp > 0 or not (c.pc or c.stat("death_saves") is True or c.stat("dead") is True):
+            return ""
+        if c.stat("dead"):
+            return "dead"
+        if c.stat("stable"):
+            return "stable"
+        return f"dying ({int(c.stat_or('death_successes', 0))} ✓, {int(c.stat_or('death_failures', 0))} ✗)"
+
     def attack_roll_words(self, args: dict[str, Any]) -> str:
         """The player's own d20 and bonus ("1d20 (13) +0 = 13"), not the AC, not hit or miss."""
         return str(args.get("text", "")).split(" vs AC", 1)[0]

@@ -115,3 +115,19 @@ def test_the_options_are_checked():
     t, ids = fight(instant_death="off")
     t = hit(t, ids["Aria"], 63)
     assert dying(t.present.get(ids["Aria"]))
+
+
+def test_the_players_view_says_who_of_the_party_is_dying_and_never_a_hidden_one():
+    from pyengine.handoff import table_view
+
+    t, ids = fight(hp=5)
+    t = hit(t, ids["Aria"], 5)
+    t = hit(t, ids["Aria"], 1)
+    t = t.do(resolve(t.present, "death_save", {"id": ids["Aria"], "result": "success"}))
+    row = next(r for r in table_view(t.present)["rows"] if r[0] == "Aria")
+    assert "dying (1 ✓, 1 ✗)" in row[5]
+    t = t.do(resolve(t.present, "set_flag", {"id": ids["Aria"], "flag": "hidden", "on": True}))
+    assert all(r[0] != "Aria" for r in table_view(t.present)["rows"])
+    t = t.do(resolve(t.present, "set_flag", {"id": ids["Aria"], "flag": "hidden", "on": False}))
+    t = hit(t, ids["Aria"], 30)
+    assert "dead" in next(r for r in table_view(t.present)["rows"] if r[0] == "Aria")[5]
