@@ -90,7 +90,8 @@ def players_ids(enc: Encounter, salt: str = "") -> tuple[list[list[str]], list[s
 def pc_state(enc: Encounter, salt: str = "") -> dict[str, dict[str, Any]]:
     """Each party member's own state as its player's phone shows it (pyengine/live.py's `pcs`): exact
     HP with temporary HP, conditions with what remains of them (a hidden creature named as none),
-    death saves while at 0 HP (the systems that count them), and its attacks' names; what its system
+    death saves while at 0 HP (the systems that count them), its attacks' names and its initiative
+    modifier (its phone rolls its initiative with it); what its system
     calls HP ("label": Stamina, Body), why the system counts it down ("" while it is not), and the rest of its own state
     as the system keeps it ("more": System.own_gauges, Laurels' Injuries); "surprised (round 1)" while an
     ambush holds it back. The party's own, so nothing here is the game master's to hide."""
@@ -110,7 +111,7 @@ def pc_state(enc: Encounter, salt: str = "") -> dict[str, dict[str, Any]]:
             "cond": [[k.name, k.duration.describe({**shown, c.id: c.name}) if k.duration.anchor_id in shown or k.duration.event == "never"
                       else "until a creature's turn"] for k in c.conditions][:49]
             + ([[SURPRISED, "no turn and no attack this round"]] if surprised(enc, system, c) else []),
-            "ds": saves, "atk": [a.name for a in c.attacks][:20],
+            "ds": saves, "atk": [a.name for a in c.attacks][:20], "init": c.init_mod,
             "label": system.hp_label, "down": system.down_words(c), "more": system.own_gauges(c)[:10]}
     return out
 

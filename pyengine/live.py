@@ -155,8 +155,12 @@ class Claim(Ask):
 
 @dataclass(frozen=True, kw_only=True)
 class Init(Ask):
+    """Initiative: a total typed (`value`), or rolled (`commit`: the d20 comes from both phones, the
+    game master's phone adds the character's initiative modifier)."""
+
     kind: ClassVar[str] = "init"
-    value: int
+    value: int = 0
+    commit: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -399,7 +403,10 @@ def _pcs(value: Any) -> dict[str, dict[str, Any]]:
                 or not all(isinstance(g, list) and len(g) == 3 and isinstance(g[0], str)
                            and all(n is None or (type(n) is int and abs(n) <= 10_000_000) for n in g[1:]) for g in more):
             raise LiveError("a state with an unreadable party")
-        out[_ident(vid, "state")] = {"hp": hp, "max": most, "temp": temp or 0,
+        init = pc.get("init", 0)
+        if type(init) is not int or abs(init) > 1000:
+            raise LiveError("a state with an unreadable party")
+        out[_ident(vid, "state")] = {"hp": hp, "max": most, "temp": temp or 0, "init": init,
                                      "cond": [[clean_text(a)[:100], clean_text(b)[:100]] for a, b in conds],
                                      "ds": list(saves) if saves is not None else None, "atk": [clean_text(a)[:60] for a in attacks],
                                      "label": clean_text(label)[:20] or "HP", "down": clean_text(down)[:80],
@@ -512,6 +519,8 @@ def _fields(kind: str, doc: dict[str, Any], rid: int) -> Incoming:
     if kind == "claim":
         return Claim(cid=_ident(doc.get("cid"), "claim"), rid=rid)
     if kind == "init":
+        if "c" in doc:
+            return Init(commit=_commit(doc, "a rolled initiative"), rid=rid)
         return Init(value=_whole(doc.get("value"), "initiative", 1000), rid=rid)
     if kind == "done":
         return Done(rid=rid)

@@ -19,11 +19,14 @@ Request = tuple[str, dict]
 
 
 def _ids(t: Timeline, value: Any) -> Any:
-    """Replace `@Name` by that combatant's id, `%Name` by that turn tool's (in strings, lists and dicts)."""
+    """Replace `@Name` by that combatant's id, `%Name` by that turn tool's, `&Name` by the id of that
+    combatant's latest condition (in strings, lists and dicts)."""
     if isinstance(value, str) and value.startswith("@"):
         return next(c.id for c in t.present.combatants if c.name == value[1:])
     if isinstance(value, str) and value.startswith("%"):
         return next(x.id for c in t.present.combatants for x in c.tools if x.name == value[1:])
+    if isinstance(value, str) and value.startswith("&"):  # that combatant's latest condition
+        return next(c.conditions[-1].id for c in t.present.combatants if c.name == value[1:])
     if isinstance(value, list):
         return [_ids(t, v) for v in value]
     if isinstance(value, dict):
@@ -115,6 +118,19 @@ GENERIC: list[Request] = [
     ("next_turn", {}),
     ("tool_acts", {"id": "@Ogre", "tool": "%Regeneration"}),
     ("remove_tool", {"id": "@Ogre", "tool": "%Burning"}),
+    ("undo", {}),
+    ("redo", {}),
+    # added with saving throws, areas, instant death and monsters at 0 HP (fixture fight-generic-5)
+    _add("Dragon", side="opponents", max_hp=178, stats={"save_dex": 4, "save_con": 9},
+         save_actions=[{"name": "Fire Breath", "ability": "dex", "dc": 17, "success": "half", "damage": "16d6 fire"}]),
+    ("d20_save", {"source": "@Dragon", "effect": {"name": "Fire Breath", "ability": "dex", "dc": 17, "success": "half", "damage": "16d6 fire"},
+                  "targets": [{"id": "@Goblin 2"}, {"id": "@Ogre", "cover": "half"}, {"id": "@Hero", "d20": 15}]}),
+    ("d20_save", {"effect": {"name": "Glare", "ability": "wis", "dc": 12, "condition": "Frightened", "rounds": 10, "repeat": True},
+                  "targets": [{"id": "@Foe", "d20": 2}]}),
+    ("repeat_save", {"id": "@Foe", "condition": "&Foe"}),
+    ("set_option", {"key": "monsters_at_0", "value": "dying"}),
+    ("damage", {"id": "@Dragon", "amount": 178}),
+    ("death_save", {"id": "@Dragon"}),
     ("undo", {}),
     ("redo", {}),
 ]

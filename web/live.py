@@ -161,7 +161,7 @@ def live_table_text(live: Live) -> str:
     and the requests still waiting (by device: a phone's connection is new after any reload)."""
     return json.dumps({"room": live.room, "claims": [list(c) for c in live.claims[-MAX_KEPT_CLAIMS:]],
                        "trusted": [list(t) for t in live.trusted[-MAX_KEPT_TRUSTED:]],
-                       "requests": [[r.id, r.device, r.kind, r.cid, r.text, r.target, r.amount, r.rid, r.seed, r.weapon, r.typed, r.eid]
+                       "requests": [[r.id, r.device, r.kind, r.cid, r.text, r.target, r.amount, r.rid, r.seed, r.weapon, r.typed, r.eid, r.dtype]
                                     for r in live.requests[-MAX_KEPT_REQUESTS:]], "key": live.key}, separators=(",", ":"))
 
 
@@ -189,15 +189,16 @@ def read_live_table(text: str, room: str) -> LiveTable:
                     if isinstance(t, list) and len(t) == 2 and short(t[0]) and short(t[1], 200))
     requests = []
     for r in listed("requests", MAX_KEPT_REQUESTS):
-        if (isinstance(r, list) and len(r) in (8, 10, 11, 12) and type(r[0]) is int and short(r[1]) and r[2] in REQUEST_KINDS
+        if (isinstance(r, list) and len(r) in (8, 10, 11, 12, 13) and type(r[0]) is int and short(r[1]) and r[2] in REQUEST_KINDS
                 and short(r[3]) and short(r[4], 2000) and isinstance(r[5], str) and len(r[5]) <= 40
                 and type(r[6]) is int and type(r[7]) is int):
             seed, weapon = (r[8], r[9]) if len(r) >= 10 else (0, "")
             typed = r[10] if len(r) >= 11 else False
-            eid = r[11] if len(r) == 12 else ""
+            eid = r[11] if len(r) >= 12 else ""
+            dtype = r[12] if len(r) == 13 else ""
             if (type(seed) is int and 0 <= seed < MAX_SEED and isinstance(weapon, str) and len(weapon) <= 60 and type(typed) is bool
-                    and isinstance(eid, str) and len(eid) <= 40):
-                requests.append(Request(r[0], "", r[1], r[2], r[3], r[4], r[5], r[6], r[7], seed, weapon, typed, eid))
+                    and isinstance(eid, str) and len(eid) <= 40 and isinstance(dtype, str) and len(dtype) <= 60):
+                requests.append(Request(r[0], "", r[1], r[2], r[3], r[4], r[5], r[6], r[7], seed, weapon, typed, eid, dtype))
     key = doc.get("key")
     return claims, trusted, tuple(requests), str(key) if is_secret(key) else ""
 

@@ -56,6 +56,7 @@ class Request:
     weapon: str = ""        # an attack's weapon (the attack's name; "": the combatant's own stats)
     typed: bool = False     # its dice were typed from real dice (not verified): never applied without asking
     eid: str = ""           # the fight it was asked in (its ids are that fight's; "": kept before this was)
+    dtype: str = ""         # a roll's damage type as the player typed it ("fire", "magical slashing"; "": untyped)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from .saving_throws import (
     saved,
 )
 
-__all__ = ["GenericSystem", "DeathSave", "RepeatSave", "dying", "massive", "LAIR_INITIATIVE", "LAIR", "is_lair", "concentration_dc", "death_save_outcome", "DEATH_SAVES", "AttackSpec", "attack_spec", "attack_odds", "named_attack",
+__all__ = ["GenericSystem", "DeathSave", "RepeatSave", "SaveRequest", "dying", "massive", "LAIR_INITIATIVE", "LAIR", "is_lair", "concentration_dc", "death_save_outcome", "DEATH_SAVES", "AttackSpec", "attack_spec", "attack_odds", "named_attack",
            "AttackOdds", "COVER"]
 
 DEATH_SAVES = 3  # three successes: stable; three failures: dead
@@ -295,6 +295,17 @@ def massive(before: Combatant, amount: int) -> int | None:
     return left if left >= before.max_hp and taken > 0 else None
 
 
+class SaveRequest(Record):
+    """A save effect on several targets (pyengine/systems/saving_throws.py): its source (None: a trap,
+    a spell typed by hand), the effect (SaveEffect's fields), the targets ({"id", and "d20" or "total"
+    typed, "adv", "cover", "bonus", "legendary"} each), and damage amounts typed from physical dice."""
+
+    effect: dict[str, Any]
+    targets: list[dict[str, Any]]
+    source: str | None = None
+    damage_typed: list[int] | None = None
+
+
 class RepeatSave(Record):
     """A condition's repeated save at the end of its creature's turn: rolled, or the player's d20 (`d20`)."""
 
@@ -365,7 +376,7 @@ class GenericSystem(System):
     )
     stat_fields = STATS
     actions = {"death_save": ActionRule(_apply_death_save, _resolve_death_save, DeathSave), "d20_attack": ActionRule(_apply_attack, _resolve_attack),
-               "d20_save": ActionRule(apply_save_action, resolve_save), "repeat_save": ActionRule(apply_repeat, resolve_repeat, RepeatSave)}
+               "d20_save": ActionRule(apply_save_action, resolve_save, SaveRequest), "repeat_save": ActionRule(apply_repeat, resolve_repeat, RepeatSave)}
     attack_kind = "d20_attack"
     # A table's variant (the SRD rolls once): everyone rolls again as each new round begins. A monster
     # at 0 hit points dies (the SRD's default for monsters); "dying": it makes death saves as a character

@@ -58,6 +58,7 @@ from web.messages import (
     ClaimTapped,
     DisplayOpened,
     DoneTapped,
+    InitiativeRolled,
     InitiativeSent,
     LiveFollowed,
     LiveOpened,
@@ -1021,3 +1022,50 @@ def test_each_kind_on_the_wire_is_read_as_its_own_record_of_the_incoming_union()
     assert read["heal"] == wire.Heal(value=6, temp=True, rid=6) and read["dsave"] == wire.DeathSave(face=12, rid=7)
     assert read["ans"] == wire.Answer(rid=7, answer="refused", text="not now") and read["beat"] == wire.Beat(revision=4, session="s1")
     assert (read["state"].revision, read["state"].session, read["state"].sender) == (3, "s1", "gm1")
+
+
+def test_a_players_typed_damage_keeps_its_type_a_troll_stops_regenerating():
+    """Issue 52: "Another roll" with 2d10 fire on a troll applies fire damage (its regeneration stops),
+    verified or typed from real dice; untyped dice stay untyped."""
+    troll = {"name": "Troll", "initiative": 9, "max_hp": 84, "tools": [{"kind": "regeneration", "amount": "10", "stops": "acid, fire"}]}
+    model = approved(joined(hosting(fight(*PARTY, troll, started=True))))
+    model, _ = asked(model, "roll", target=vids(model)["Troll"], expr="2d10 fire", label="Fire bolt", value=16)
+    request = model.live.requests[-1]
+    assert request.dtype == "fire" and request.text == "Cyra: Fire bolt 2d10 fire = 16 (typed) against Troll."
+    model, _ = update(model, RequestAnswered(request.id, True, RNG))
+    troll_now = model.timeline.present.get(ids(model)["Troll"])
+    assert troll_now.hp == 84 - 16 and troll_now.tools[0].paused
+    assert "Troll took 16 fire damage from Cyra" in [e.text for e in model.timeline.log()]
+    secret = secret_for(model, lambda seed: True)
+    model, _ = rolled(model, "roll", secret=secret, target=vids(model)["Troll"], expr="1d8+3 magical slashing", label="Sword", rid=7)
+    assert model.live.requests[-1].dtype == "magical slashing"
+    model, _ = asked(model, "roll", target=vids(model)["Goblin"], expr="1d6", value=4)
+    assert model.live.requests[-1].dtype == ""
+
+
+def test_a_player_rolls_initiative_on_the_phone_with_dice_neither_phone_chooses():
+    """Issue 52: Roll initiative on the phone: the d20 from both phones (a commitment, the game master's
+    value, the reveal), the character's modifier added by the game master's phone."""
+    party = ({**PARTY[0], "init_mod": 3, "initiative": None}, *PARTY[1:])
+    model = approved(joined(hosting(fight(*party))))
+    secret = new_secret(random.Random(77))
+    model, effects = rolled(model, "init", secret=secret, rid=4)
+    face = random.Random(joint(model, secret)).randint(1, 20)
+    assert dict(model.live.initiatives)[ids(model)["Cyra"]] == face + 3
+    assert any(isinstance(e, LiveTell) and f"initiative {face + 3} (d20 {face} +3)" in e.text for e in effects)
+    # The same commitment again is a replayed roll; a typed total still works.
+    model, effects = rolled(model, "init", secret=secret, rid=5)
+    assert any(isinstance(e, LiveTell) and "used already" in e.text for e in effects)
+    model, _ = asked(model, "init", value=12, rid=6)
+    assert dict(model.live.initiatives)[ids(model)["Cyra"]] == 12
+    # The phone: its own state carries the modifier, and the button sends a commitment, never a number.
+    phone = following(fight())
+    phone, _ = update(phone, PeerChanged("gm", True))
+    gm = fight(*party)
+    ids_, turn = players_ids(gm.timeline.present)
+    phone, _ = update(phone, PeerSaid("gm", state_text(table_view(gm.timeline.present), 5, ids_, turn, pcs=pc_state(gm.timeline.present)), 10.0))
+    phone = replace(phone, live=replace(phone.live, you=vids(gm)["Cyra"]))
+    assert phone.live.pcs[vids(gm)["Cyra"]]["init"] == 3
+    phone, effects = update(phone, InitiativeRolled(random.Random(3)))
+    sent = json.loads(next(e for e in effects if isinstance(e, LiveTell)).text)
+    assert sent["t"] == "init" and "c" in sent and "value" not in sent

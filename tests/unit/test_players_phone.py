@@ -241,7 +241,7 @@ def test_own_state_has_temporary_hp_conditions_with_what_remains_and_no_hidden_n
     enc = model.timeline.present
     cyra = own[players_id(enc, "s", k["Cyra"])]
     assert cyra == {"hp": 14, "max": 20, "temp": 8, "cond": [["Poisoned", "until end of Goblin's turn"], ["Frightened", "until a creature's turn"]],
-                    "ds": None, "atk": ["Longsword", "Dagger"], "label": "HP", "down": "", "more": []}
+                    "ds": None, "atk": ["Longsword", "Dagger"], "init": 0, "label": "HP", "down": "", "more": []}
     assert "Assassin" not in json.dumps(own) and set(own) == {players_id(enc, "s", k["Cyra"]), players_id(enc, "s", k["Dax"])}
     text = state_text({"v": 1, "name": "", "system": "generic", "round": 1, "now": "", "next": "", "rows": []}, 1, pcs=own)
     assert read_message(text, FROM_HOST).pcs == own

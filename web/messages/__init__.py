@@ -24,6 +24,7 @@ from .live import (
     DoneTapped,
     EncountersImported,
     HealSent,
+    InitiativeRolled,
     InitiativeSent,
     LibraryFailed,
     LibraryLoaded,
@@ -138,7 +139,7 @@ __all__ = [
     "CharacterOpened", "CharacterOffered", "CharacterTaken", "AttackPicked", "AttackRemoved", "AttackOptionsSaved",
     "TargetDescribed", "SidePicked", "NameTyped", "OddsTargetTyped", "LiveOpened", "LiveStopped", "LiveFollowed",
     "PeerChanged", "PeerSaid", "LiveTicked", "LiveKeyKnown", "LiveBeat", "RequestAnswered", "RequestResent",
-    "AutoDoneToggled", "ClaimReleased", "ClaimTapped", "InitiativeSent", "DoneTapped", "RollSent", "AttackSent", "HealSent",
+    "AutoDoneToggled", "ClaimReleased", "ClaimTapped", "InitiativeSent", "InitiativeRolled", "DoneTapped", "RollSent", "AttackSent", "HealSent",
     "DeathSaveSent", "PlayerPanelToggled", "PlayerTargetPicked", "TrayToggled", "AutoSavesToggled", "LiveAttackPicked",
     "ServersSaved", "DisplayOpened", "OfflineStarted", "OfferMade", "ScanOpened", "CodeRead", "AnswerMade",
     "PairingFailed", "DirectFailed", "EncountersImported", "RelaysChecked", "LibrarySearched", "LibraryLoaded",
@@ -156,7 +157,7 @@ Message = (Act | Refused | ToastTimedOut | SheetDue | OddsDue | EstimateGoesOn |
            FileImported | FightChangedElsewhere | CollectionChanged | StorageKept | BackupKnown | ViewOpened | CharacterOpened |
            CharacterOffered | CharacterTaken | AttackPicked | AttackRemoved | AttackOptionsSaved | TargetDescribed |
            SidePicked | NameTyped | OddsTargetTyped | LiveOpened | LiveStopped | LiveFollowed | PeerChanged | PeerSaid | LiveTicked |
-           DisplayOpened | RequestAnswered | RequestResent | AutoDoneToggled | ClaimReleased | ClaimTapped | InitiativeSent | DoneTapped | RollSent |
+           DisplayOpened | RequestAnswered | RequestResent | AutoDoneToggled | ClaimReleased | ClaimTapped | InitiativeSent | InitiativeRolled | DoneTapped | RollSent |
            LiveAttackPicked | AttackSent | HealSent | DeathSaveSent | PlayerPanelToggled | PlayerTargetPicked | TrayToggled | AutoSavesToggled | ServersSaved | OfflineStarted | OfferMade | ScanOpened | CodeRead | AnswerMade |
            PairingFailed | DirectFailed | RelaysChecked | EncountersImported | LibrarySearched | LibraryLoaded | LibraryFailed | LibraryRetried |
            CreaturePicked | ConditionRulesAsked | SavePanelOpened | SaveConfigured | SaveTargetsPicked | SavesRolled |

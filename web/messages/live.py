@@ -11,7 +11,7 @@ from pyengine.systems.srd import Library
 
 __all__ = [
     "LiveOpened", "LiveStopped", "LiveFollowed", "PeerChanged", "PeerSaid", "LiveTicked", "LiveKeyKnown", "LiveBeat",
-    "RequestAnswered", "RequestResent", "AutoDoneToggled", "ClaimTapped", "InitiativeSent", "DoneTapped", "RollSent",
+    "RequestAnswered", "RequestResent", "AutoDoneToggled", "ClaimTapped", "InitiativeSent", "InitiativeRolled", "DoneTapped", "RollSent",
     "AttackSent", "HealSent", "DeathSaveSent", "PlayerPanelToggled", "PlayerTargetPicked", "TrayToggled",
     "AutoSavesToggled", "LiveAttackPicked", "ServersSaved", "DisplayOpened", "OfflineStarted", "OfferMade",
     "ScanOpened", "CodeRead", "AnswerMade", "PairingFailed", "DirectFailed", "EncountersImported", "RelaysChecked",
@@ -126,6 +126,12 @@ class ClaimReleased(Record):
 
 class InitiativeSent(Record):
     value: int | None
+
+
+class InitiativeRolled(Record):
+    """A player's initiative rolled on its phone: a d20 from both phones plus the character's modifier."""
+
+    rng: Rng
 
 
 class DoneTapped(Record):

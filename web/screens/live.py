@@ -24,6 +24,7 @@ from ..messages import (
     DisplayOpened,
     DoneTapped,
     HealSent,
+    InitiativeRolled,
     InitiativeSent,
     LinkCopied,
     LiveAttackPicked,
@@ -140,6 +141,7 @@ EVENTS: dict[str, Handler] = {
     "release-claim": lambda page: ClaimReleased(str(datum(page, "id"))),
     "request-again": lambda page: RequestResent(),
     "send-initiative": lambda page: InitiativeSent(page.number(page.value("live-init"))),
+    "roll-initiative": lambda page: InitiativeRolled(page.rng),
     "im-done": lambda page: DoneTapped(),
     "save-servers": lambda page: ServersSaved(page.value("live-relays"), page.value("live-stun"), allowed_relays(
         page.attribute("meta[http-equiv=Content-Security-Policy]", "content") or ""), page.value("live-nostr")),
@@ -260,7 +262,9 @@ def _player_asks(live: Live, attacks: list[tuple[str, str]]) -> str:
         parts.append(
             '<div class="row"><input id="live-init" type="number" inputmode="numeric" placeholder="Your initiative" '
             'aria-label="Your initiative" data-testid="live-init">'
-            '<button type="button" data-action="send-initiative" data-testid="send-initiative">Send initiative</button></div>')
+            '<button type="button" data-action="send-initiative" data-testid="send-initiative">Send initiative</button></div>'
+            f'<button type="button" class="primary" data-action="roll-initiative" data-testid="roll-initiative-phone">'
+            f'Roll initiative (d20 {int(own.get("init", 0)):+d})</button>')
     else:
         label = "I'm done" if mine else "I'm done (on your turn)"
         parts.append(f'<button type="button" class="primary" data-action="im-done" data-testid="im-done"{"" if mine else " disabled"}>'
@@ -304,7 +308,7 @@ def _player_asks(live: Live, attacks: list[tuple[str, str]]) -> str:
         '<h4 class="small">Another roll (a spell, typed dice)</h4>'
         '<div class="grid2"><label class="field">Target<select id="live-target" data-testid="live-target" data-action-change="player-target">'
         f'{targets}</select></label>'
-        '<label class="field">Dice<input id="live-dice" data-testid="live-dice" autocomplete="off" placeholder="1d8+3"></label></div>'
+        '<label class="field">Dice<input id="live-dice" data-testid="live-dice" autocomplete="off" placeholder="2d10 fire"></label></div>'
         '<div class="grid2"><input id="live-label" data-testid="live-label" maxlength="60" autocomplete="off" placeholder="What (a spell…)" '
         'aria-label="What the roll is">'
         '<input id="live-typed" data-testid="live-typed" type="number" inputmode="numeric" placeholder="Real dice total" '

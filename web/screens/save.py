@@ -29,9 +29,9 @@ LASTS = {"0": "until removed", str(NEXT_TURN_END): "until the end of its next tu
 
 def draw(ctx: Context, ident: str | None) -> str | Elsewhere:
     enc = ctx.model.timeline.present
-    if enc.system != "generic" or not ctx.model.ui.save:
+    if enc.system != "generic":
         return Elsewhere()
-    return save_panel_html(enc, ctx.model.ui.save)
+    return save_panel_html(enc, ctx.model.ui.save or {"source": ident or None, "effect": dict(BLANK), "targets": []})
 
 
 SCREENS = (Screen("save", draw, "sheet-error"),)

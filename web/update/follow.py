@@ -24,6 +24,7 @@ from ..messages import (
     DeathSaveSent,
     DoneTapped,
     HealSent,
+    InitiativeRolled,
     InitiativeSent,
     PlayerPanelToggled,
     PlayerTargetPicked,
@@ -65,6 +66,16 @@ def _initiative(model: Model, m: InitiativeSent) -> Result:
     if m.value is None or abs(m.value) > 1000:
         return model, (Refuse("Initiative is a whole number from -1,000 to 1,000."),)
     return _tell_host(model, "init", f"initiative {m.value}", value=m.value)
+
+
+def _initiative_rolled(model: Model, m: InitiativeRolled) -> Result:
+    """Initiative rolled here: the d20 comes from both phones (pyengine.fair), the game master's phone
+    adds the character's modifier (shown here as this phone knows it)."""
+    live = model.live
+    if not playing(live):
+        return model, (Refuse("First tap your character under \"Which one is you?\"."),)
+    mod = int(((live.pcs or {}).get(playing(live)) or {}).get("init", 0))
+    return _commit(model, m.rng, f"1d20{mod:+d}" if mod else "1d20", "your initiative roll", "init")
 
 
 def _done(model: Model, m: DoneTapped) -> Result:
@@ -162,6 +173,7 @@ UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     RequestResent: _resent,
     ClaimTapped: _claim,
     InitiativeSent: _initiative,
+    InitiativeRolled: _initiative_rolled,
     DoneTapped: _done,
     RollSent: _roll_sent,
     AttackSent: _attack_sent,

@@ -12,6 +12,7 @@ from typing import assert_never
 
 from pyengine import tracker
 from pyengine.core_args import Flow, HitPoints, Temporary
+from pyengine.damage_types import parts_to_args, split_typed
 from pyengine.dice import Rng, parse, roll
 from pyengine.errors import EngineError, UnsetDefenceError
 from pyengine.fair import drawn, joint_seed, new_secret, reveals
@@ -106,13 +107,7 @@ def asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
     c = party[mine]
     match message:
         case Init():
-            if enc.started:
-                return refuse("the fight has started: initiative is settled")
-            initiatives = tuple((cid, v) for cid, v in live.initiatives if cid != mine) + ((mine, message.value),)
-            model = replace(model, live=replace(live, initiatives=initiatives))
-            fill = (SetField(f"init-{mine}", str(message.value)),) if model.ui.sheet == ("init", None) else ()
-            return model, fill + (Toast(f"{c.name}: initiative {message.value}"),
-                                  answer_to(m.peer, rid, "applied", f"initiative {message.value} is with the game master"))
+            return initiative_asked(model, m, message, c, peer.device)
         case Done():
             if surprised(enc, system_of(enc), c):
                 return refuse(f"{c.name} is surprised: no turn in round 1")
@@ -140,7 +135,7 @@ MAX_DRAWS = 20
 MAX_SEEN = 500           # commitments remembered (a replay of an older one is a roll the phone already showed)
 
 
-def draw_for(model: Model, m: PeerSaid, message: Attack | DeathSave | Roll, c: Combatant, device: str) -> Result:
+def draw_for(model: Model, m: PeerSaid, message: Attack | DeathSave | Roll | Init, c: Combatant, device: str) -> Result:
     """A verified roll's first step on the game master's phone: its request was checked; the phone's
     commitment is answered at once with this phone's value for it (no tap), and kept until its reveal.
     The same commitment sent again (Send again) is answered again; one already shown, or another phone's,
@@ -183,6 +178,8 @@ def revealed(model: Model, m: PeerSaid, message: Reveal, c: Combatant, device: s
     request = pending.message
     if isinstance(request, DeathSave):
         return own_request(model, m, request, c, device, seed)
+    if isinstance(request, Init):
+        return initiative_asked(model, m, request, c, device, seed)
     return at_target(model, m, request, c, device, seed)
 
 
@@ -205,6 +202,24 @@ def expire_draws(model: Model, now_ms: float) -> Result:
         return model, ()
     model = replace(model, live=replace(model.live, draws=tuple(d for d in model.live.draws if d not in late)))
     return not_shown(model, late, "it did not come in time")
+
+
+def initiative_asked(model: Model, m: PeerSaid, message: Init, c: Combatant, device: str, seed: int | None = None) -> Result:
+    """A player's initiative before the fight: a total typed, or rolled on the phone (the d20 from both
+    phones, `seed` once shown; this phone adds the character's modifier), kept for the initiative step."""
+    live, rid, enc = model.live, message.rid, model.timeline.present
+    if enc.started:
+        return refused(model, m.peer, rid, "the fight has started: initiative is settled")
+    if message.commit and seed is None:
+        return draw_for(model, m, message, c, device)
+    face = Random(seed).randint(1, 20) if seed is not None else None
+    value = face + c.init_mod if face is not None else message.value
+    how = f" (d20 {face} {c.init_mod:+d})" if face is not None else ""
+    initiatives = tuple((cid, v) for cid, v in live.initiatives if cid != c.id) + ((c.id, value),)
+    model = replace(model, live=replace(live, initiatives=initiatives))
+    fill = (SetField(f"init-{c.id}", str(value)),) if model.ui.sheet == ("init", None) else ()
+    return model, fill + (Toast(f"{c.name}: initiative {value}{how}"),
+                          answer_to(m.peer, rid, "applied", f"initiative {value}{how} is with the game master"))
 
 
 def own_request(model: Model, m: PeerSaid, message: Heal | DeathSave, c: Combatant, device: str, seed: int | None = None) -> Result:
@@ -309,10 +324,23 @@ def at_target(model: Model, m: PeerSaid, message: Attack | Roll, c: Combatant, d
     if abs(value) > MAX_ROLL:
         return refused(model, m.peer, rid, "that total is too large")
     label = f"{message.label} " if message.label else ""
+    dtype = damage_type_of(message.expr)
     text = f"{c.name}: {label}{rolled} = {value}{' (typed)' if typed else ''} against {target.name}."[:2000]
     return wait_request(model, Request(live.asked + 1, m.peer, device, "roll", c.id, text, target.id, value, rid=rid, typed=typed,
-                                       seed=seed or 0),
+                                       seed=seed or 0, dtype=dtype),
                         f"{rolled} = {value}"[:200])
+
+
+def damage_type_of(expression: str) -> str:
+    """The damage type a player typed after its dice ("2d10 fire" -> "fire", "1d8+3 magical slashing"
+    -> "magical slashing"); "" for untyped dice or several typed parts (the roll is one total)."""
+    try:
+        portions = split_typed(expression)
+    except EngineError:
+        return ""
+    if len(portions) != 1 or portions[0].kind is None:
+        return ""
+    return portions[0].suffix.strip()
 
 
 def total_range(expression: str) -> tuple[int, int]:
@@ -553,7 +581,11 @@ def apply_request(model: Model, request: Request, rng: Rng) -> Result:
         model, effects = act(model, kind, asked, rng if rng is not None else Random())
         model, said = tell_phone(model, request, "applied")
         return model, (*effects, *said)
-    model, effects = act(model, "damage", HitPoints(request.target, request.amount), rng if rng is not None else Random())
+    # A typed damage type goes with the damage: the target's defenses and a troll's regeneration answer it.
+    portion = split_typed(f"{request.amount} {request.dtype}") if request.dtype else ()
+    parts = parts_to_args([(portion[0], request.amount)]) if portion else None
+    model, effects = act(model, "damage", HitPoints(request.target, request.amount, request.cid, parts=parts),
+                         rng if rng is not None else Random())
     model, said = tell_phone(model, request, "applied")
     return model, (*effects, *said)
 

@@ -9,7 +9,8 @@ from dataclasses import replace
 from typing import Any
 
 from pyengine.errors import EngineError, RuleError
-from pyengine.tracker import Action, resolve
+from pyengine.systems.generic import SaveRequest
+from pyengine.tracker import Action, request
 
 from ..effects import Refuse, RenderSheet
 from ..messages import SaveConfigured, SaveLegendaryToggled, SavePanelOpened, SavesApplied, SavesRolled, SaveTargetsPicked
@@ -78,7 +79,7 @@ def _targets(model: Model, m: SaveTargetsPicked) -> Result:
 
 def _rolled(model: Model, m: SavesRolled) -> Result:
     try:
-        action = resolve(model.timeline.present, "d20_save", save_args(model), m.rng)
+        action = request(model.timeline.present, "d20_save", SaveRequest(**save_args(model)), m.rng)
     except EngineError as error:
         return model, (Refuse(str(error)),)
     return replace(model, ui=replace(model.ui, save={**model.ui.save, "pending": action})), (RenderSheet(),)
