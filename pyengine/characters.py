@@ -192,11 +192,15 @@ def character_to_dict(c: Character) -> dict[str, Any]:
 
 def combatant_fields(c: Character, attack: NamedAttack | None = None) -> dict[str, Any]:
     """The character as the tracker's add_combatant takes it: a player character of the party, at
-    full HP, with the attack's weapon (when one is given) in place of its own."""
+    full HP, with the attack's weapon (when one is given) in place of its own, and its attacks by name
+    where the system's attack is a bonus and damage (the phone's Attack panel offers them)."""
     out: dict[str, Any] = {"name": c.name, "side": "party", "pc": True, "init_mod": c.init_mod,
                            "stats": get_system(c.system).fresh_stats({**c.stats, **(attack.stats if attack else {})})}
     if c.max_hp is not None:
         out["max_hp"] = out["hp"] = c.max_hp
+    named = get_system(c.system).named_attacks([(a.name, {**c.stats, **a.stats}) for a in c.attacks])
+    if named:
+        out["attacks"] = named[:MAX_ATTACKS]
     return out
 
 

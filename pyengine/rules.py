@@ -238,6 +238,11 @@ class System:
         what the rules set at the start (Realm of Strife's resources start full)."""
         return stats
 
+    def named_attacks(self, attacks: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+        """A player's character's attacks ((name, the weapon's stats) each) as the fight's named attacks
+        (NamedAttack's fields), where the system's attack is one bonus and typed damage; [] otherwise."""
+        return []
+
     def elapsed_seconds(self, encounter: Encounter) -> int:
         return max(0, encounter.round - 1) * self.round_seconds
 

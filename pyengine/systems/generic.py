@@ -389,6 +389,19 @@ class GenericSystem(System):
     def is_creature(self, combatant: Combatant) -> bool:
         return not is_lair(combatant)
 
+    def named_attacks(self, attacks: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+        """Each attack of a character's (its attack bonus and damage) as a named attack: the phone's
+        Attack panel offers them by name, the game master's engine rolls the one chosen."""
+        out = []
+        for name, stats in attacks:
+            bonus, damage = stats.get("to_hit", 0), stats.get("damage")
+            if isinstance(bonus, int) and not isinstance(bonus, bool) and isinstance(damage, str) and damage.strip():
+                try:
+                    out.append(NamedAttack.read({"name": name[:60], "bonus": bonus, "damage": damage}).to_dict())
+                except EngineError:
+                    continue  # (an attack the fight cannot take stays the character's own)
+        return out
+
     def players_chip(self, combatant: Combatant) -> str:
         """A party member at 0 HP as the table sees it: "dying (1 ✓, 2 ✗)", "stable" or "dead"."""
         c = combatant

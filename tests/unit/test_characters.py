@@ -175,3 +175,24 @@ def test_a_view_payload_stays_small_and_damaged_views_are_refused():
 def test_a_strife_character_joins_with_its_resources_full():
     c = character_from_dict({"v": 1, "id": "k2", "name": "Mira", "system": "strife", "stats": {"vigor_max": 12, "hit": 10}})
     assert combatant_fields(c)["stats"]["vigor"] == 12
+
+
+def test_a_generic_character_joins_with_its_attacks_by_name_and_its_saves():
+    """Issue 52: the phone's Attack panel offers the character's named attacks (its own state's "atk"),
+    and its save bonuses come with it; an attack the fight cannot read stays the character's own."""
+    from pyengine.handoff import pc_state
+
+    c = character_from_dict({"v": 1, "id": "k2", "name": "Aria", "system": "generic", "max_hp": 30, "init_mod": 3,
+                             "stats": {"ac": 15, "save_dex": 5, "save_wis": 1},
+                             "attacks": [{"name": "Rapier", "stats": {"to_hit": 7, "damage": "1d8+4 piercing"}, "config": {}},
+                                         {"name": "Fire Bolt", "stats": {"to_hit": 6, "damage": "2d10 fire"}, "config": {}},
+                                         {"name": "Odd", "stats": {"to_hit": 1, "damage": "2d6 fire fire"}, "config": {}}]})
+    fields = combatant_fields(c, c.attack(0))
+    assert fields["attacks"] == [{"name": "Rapier", "bonus": 7, "damage": "1d8+4 piercing"},
+                                 {"name": "Fire Bolt", "bonus": 6, "damage": "2d10 fire"}]
+    t = Timeline.start(new_encounter("e1", "Fight"))
+    t = t.do(resolve(t.present, "add_combatant", {"combatant": fields}))
+    aria = t.present.combatants[0]
+    assert aria.stat("save_dex") == 5 and [a.name for a in aria.attacks] == ["Rapier", "Fire Bolt"]
+    assert next(iter(pc_state(t.present).values()))["atk"] == ["Rapier", "Fire Bolt"]
+    assert "attacks" not in combatant_fields(character_from_dict(doc()))   # Enchanted Realms' attacks are its own
