@@ -70,9 +70,31 @@ def launch(p):
     """Debian's Chromium; or, for tools/suite_in_firefox.py's one-off run of the whole suite
     (RK_E2E_BROWSER=firefox), Debian's Firefox ESR through Playwright's WebDriver BiDi channel."""
     if os.environ.get("RK_E2E_BROWSER") == "firefox":
+        _fill_clears_first()
         return p.firefox.launch(channel="moz-firefox", executable_path=shutil.which("firefox-esr"), headless=True)
     executable = os.environ.get("CHROMIUM") or "/usr/bin/chromium"
     return p.chromium.launch(executable_path=executable, headless=True, args=list(build.CHROMIUM_FLAGS))
+
+
+def _fill_clears_first() -> None:
+    """The one-off Firefox run's harness: Playwright's fill over WebDriver BiDi does not select what a
+    number field holds first, so fill("2") on a field holding 1 made 12 (a person deletes, then types).
+    Here a field is emptied before it is filled, as Chromium's fill does by itself."""
+    from playwright.sync_api import Locator, Page
+
+    if getattr(Locator.fill, "clears_first", False):
+        return
+    locator_fill = Locator.fill
+
+    def fill(self, value, **kw):  # type: ignore[no-untyped-def]
+        self.evaluate("e => { if ('value' in e) e.value = '' }")
+        return locator_fill(self, value, **kw)
+
+    def filled(self, selector, value, **kw):  # type: ignore[no-untyped-def]
+        return fill(self.locator(selector).first, value, **kw)
+
+    fill.clears_first = True  # type: ignore[attr-defined]
+    Locator.fill, Page.fill = fill, filled  # type: ignore[method-assign]
 
 
 @pytest.fixture

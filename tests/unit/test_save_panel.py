@@ -88,3 +88,18 @@ def test_bad_input_is_said_and_loses_nothing():
     assert [e.text for e in effects if isinstance(e, Refuse)] == ["Aria's d20 is 1 to 20 (the die alone: its bonus is added)."]
     model, effects = update(model, msg.SaveConfigured({"effect": {"name": "Trap", "ability": "dex", "dc": "12"}, "targets": []}))
     assert "a save needs damage, a condition, or both" in save_panel_html(model.timeline.present, model.ui.save)
+
+
+def test_an_attacks_rider_shows_its_save_before_apply():
+    from web.views.generic import attack_html
+
+    assassin = {"name": "Assassin", "max_hp": 78, "attacks": [{"name": "Shortsword", "bonus": 6, "damage": "1d6+3 piercing",
+                "rider": {"name": "Shortsword", "ability": "con", "dc": 15, "success": "half", "damage": "7d6 poison"}}]}
+    t = Timeline.start(new_encounter("e1", "Alley"))
+    for f in (assassin, {"name": "Aria", "side": "party", "pc": True, "max_hp": 60, "stats": {"ac": 14, "save_con": 2}}):
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": f}))
+    ids = {c.name: c.id for c in t.present.combatants}
+    action = resolve(t.present, "d20_attack", {"attacker": ids["Assassin"], "target": ids["Aria"]}, Scripted([15, 4, 10] + [3] * 7))
+    html = attack_html(t.present, t.present.get(ids["Aria"]), {"attacker": ids["Assassin"], "pending": {**action.args, "action": action}})
+    assert 'data-testid="attack-rider">Then Aria\'s Con save 12 vs DC 15: failed · 21 poison damage</p>' in html
+    assert "on a hit: DC 15 Constitution, 7d6 poison, half on a success" in html

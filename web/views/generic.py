@@ -23,7 +23,7 @@ from pyengine.systems.generic import (
     is_lair,
     named_attack,
 )
-from pyengine.systems.saving_throws import repeat_odds
+from pyengine.systems.saving_throws import halved, repeat_odds
 from pyengine.turns import active_unit
 
 from ..html import at_least, attack_input, attack_select, esc, initiative_option, odds_html, pct, roll_text
@@ -85,12 +85,29 @@ def attack_html(enc: Encounter, target: Combatant, cfg: dict[str, Any]) -> str:
         result = (f'<div class="dice" data-testid="attack-dice">{dice}</div>'
                   f'<p>Outcome <b data-testid="attack-outcome">{outcome}</b> · damage <b data-testid="attack-damage">{pending["damage"]}</b>{changed}</p>'
                   f'<code class="roll" data-testid="attack-result">{roll_text(pending["text"])}</code>'
-                  '<div class="row"><button type="button" class="primary" data-action="attack-apply" data-testid="attack-apply">Apply</button></div>')
+                  + _rider_result_html(target, pending.get("rider"))
+                  + '<div class="row"><button type="button" class="primary" data-action="attack-apply" data-testid="attack-apply">Apply</button></div>')
     return (form + explain + odds_html(odds.damage, at_least(cfg)) + table
             + f'<button type="button" data-action="attack-roll" data-id="{esc(target.id)}" data-testid="attack-roll">'
               f'Roll {esc(attacker.name)}\'s attack</button>' + result)
 
 __all__ = ["VIEW", "GenericView"]
+
+
+def _rider_result_html(target: Combatant, rider: Any) -> str:
+    """A hit's rider as rolled, before Apply: the target's save and what it takes then."""
+    if not isinstance(rider, dict) or not isinstance(rider.get("effect"), dict):
+        return ""
+    effect, made = rider["effect"], rider.get("saved") is True
+    parts = parts_from_args(rider.get("parts"))
+    taken = [] if made and effect.get("success") != "half" else [(p, halved(a)) for p, a in parts] if made else parts
+    damage = sum(a.after for a in adjust_all(target.defenses, taken)) if taken else 0
+    ability = ABILITY_NAMES.get(str(effect.get("ability")), "?")[:3]
+    said = (f"{ability} save vs DC {effect.get('dc')}: fails automatically" if rider.get("auto_fail")
+            else f"{ability} save {rider.get('total')} vs DC {effect.get('dc')}: {'succeeded' if made else 'failed'}")
+    then = (f" · {damage} {esc(' + '.join(p.kind or '' for p, _ in parts)).strip()} damage" if parts else "") + (
+        f" · {esc(str(effect.get('condition', '')).lower())}" if effect.get("condition") and not made else "")
+    return f'<p data-testid="attack-rider">Then {esc(target.name)}\'s {esc(said)}{then}</p>'
 
 
 def save_buttons_html(c: Combatant) -> str:
