@@ -1041,12 +1041,18 @@ ON_RELAY_PORTS = ("tests/e2e/test_claims.py", "tests/e2e/test_live.py", "tests/e
 NOT_IN_A_BROWSER = ("tests/unit", "tests/peers", "pyengine", "web")
 
 
+def names_tests(arg: str) -> bool:
+    """A pytest argument that names tests (a file, a folder, a node id), not an option or its value
+    (`-p no:cacheprovider`)."""
+    return not arg.startswith("-") and (ROOT / arg.split("::")[0]).exists()
+
+
 def run_pytest(command: list[str], pytest_args: list[str], env: dict[str, str]) -> int:
     """The whole suite in two processes at once (this machine and CI have 2 cores; the end-to-end tests
     spend much of their time waiting on a browser): the unit tests (and the doctests) and the files on
     the relay ports in one, every other end-to-end file in the other; the second's output follows the first's. Arguments
     naming tests (or RK_SERIAL=1) run one pytest as given."""
-    if any(not a.startswith("-") for a in pytest_args) or os.environ.get("RK_SERIAL"):
+    if any(names_tests(a) for a in pytest_args) or os.environ.get("RK_SERIAL"):
         return subprocess.run([*command, *pytest_args], cwd=ROOT, env=env).returncode
     ignored = [f"--ignore={path}" for path in ON_RELAY_PORTS]
     began = time.monotonic()

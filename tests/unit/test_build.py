@@ -327,3 +327,10 @@ def test_the_two_test_processes_cover_the_whole_suite_once():
     testpaths = build.tomllib.loads(root.joinpath("pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["testpaths"]
     assert {path for path in testpaths if path != "tests"} <= set(build.NOT_IN_A_BROWSER)
     assert {p.parent.relative_to(root).as_posix() for p in root.joinpath("tests").glob("*/test_*.py")} <= {*build.NOT_IN_A_BROWSER, "tests/e2e"}
+
+
+def test_only_arguments_that_name_tests_make_one_pytest_of_them():
+    """`python3 build.py test -q -p no:cacheprovider` (CI's command) runs the two processes: an
+    option's value is no test path; `tests/unit -k dice` or a node id runs one pytest as given."""
+    assert not any(build.names_tests(a) for a in ["-q", "-p", "no:cacheprovider", "-rfE", "-x"])
+    assert build.names_tests("tests/unit") and build.names_tests("tests/unit/test_build.py::test_the_start_is_marked_phase_by_phase")

@@ -309,10 +309,11 @@ def _player_asks(live: Live, attacks: list[tuple[str, str]]) -> str:
         '<div class="grid2"><label class="field">Target<select id="live-target" data-testid="live-target" data-action-change="player-target">'
         f'{targets}</select></label>'
         '<label class="field">Dice<input id="live-dice" data-testid="live-dice" autocomplete="off" placeholder="2d10 fire"></label></div>'
-        '<div class="grid2"><input id="live-label" data-testid="live-label" maxlength="60" autocomplete="off" placeholder="What (a spell…)" '
-        'aria-label="What the roll is">'
-        '<input id="live-typed" data-testid="live-typed" type="number" inputmode="numeric" placeholder="Real dice total" '
-        'aria-label="The total of real dice (sent as typed)"></div>'
+        # (labels above the boxes: a placeholder is cut where a phone's font is wider, Firefox's at 390 px)
+        '<div class="grid2"><label class="field">What it is<input id="live-label" data-testid="live-label" maxlength="60" '
+        'autocomplete="off" placeholder="a spell"></label>'
+        '<label class="field">Real dice total<input id="live-typed" data-testid="live-typed" type="number" inputmode="numeric" '
+        'placeholder="typed"></label></div>'
         '<p class="muted small">Your phone\'s dice are drawn with the game master\'s phone: neither chooses them. '
         'A total typed from real dice is sent as typed.</p>'
         '<button type="button" data-action="send-roll" data-testid="send-roll">Roll and send</button>')

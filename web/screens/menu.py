@@ -180,9 +180,9 @@ def menu_sheet_html(encounters: list[Listed], current_id: str, locked: set[str],
         + (f'<p data-testid="add-to-home"><b>Add to Home Screen</b> (Share → Add to Home Screen): {esc(HOME_SCREEN_WHY)}</p>'
            if safari_tab else "")
         + '<h3>Look and help</h3><div class="grid2">'
-        '<label class="field">Theme<select id="theme-pick" data-action-change="theme-picked" data-testid="theme-pick">'
+        '<label class="field">Theme (Auto: as the phone)<select id="theme-pick" data-action-change="theme-picked" data-testid="theme-pick">'
         + "".join(f'<option value="{value}"{" selected" if theme == value else ""}>{label}</option>'
-                  for value, label in (("system", "As the phone"), ("light", "Light"), ("dark", "Dark")))
+                  for value, label in (("system", "Auto"), ("light", "Light"), ("dark", "Dark")))
         + '</select></label>'
         '<a class="button-like" href="./rules.html" target="_blank" rel="noopener" data-testid="rules-link">Rules reference</a></div>'
         '<p class="err" id="menu-error" data-testid="menu-error" role="alert"></p>'
