@@ -318,9 +318,11 @@ def test_the_two_test_processes_cover_the_whole_suite_once():
     root = Path(build.ROOT)
     files = {p.relative_to(root).as_posix() for p in root.joinpath("tests").rglob("test_*.py")}
     first = {f for f in files if any(f.startswith(path + "/") for path in build.NOT_IN_A_BROWSER)} | set(build.ON_RELAY_PORTS)
-    second = {f for f in files if f.startswith("tests/e2e/") and f not in build.ON_RELAY_PORTS}
-    assert first | second == files and not first & second
-    assert set(build.ON_RELAY_PORTS) <= files
+    second = {f for f in files if f.startswith("tests/e2e/") and f not in build.ON_RELAY_PORTS and f not in build.ALONE}
+    assert first | second | set(build.ALONE) == files and not first & second and not (first | second) & set(build.ALONE)
+    assert set(build.ON_RELAY_PORTS) <= files and set(build.ALONE) <= files
+    timed = {f for f in second if "longTasks" in root.joinpath(f).read_text() or "__long" in root.joinpath(f).read_text()}
+    assert timed == set(), timed   # a file that bounds a task's milliseconds runs alone
     ports = (build.TEST_RELAY.rsplit(":", 1)[1], build.TEST_NOSTR.rsplit(":", 1)[1], "TEST_RELAY", "TEST_NOSTR", "nostr_relay")
     on_ports = {f for f in second if any(word in root.joinpath(f).read_text() for word in ports)}
     assert on_ports == set(), on_ports
