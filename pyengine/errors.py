@@ -10,6 +10,7 @@ __all__ = [
     "DiceLimitError",
     "DiceValueError",
     "DiceWorkError",
+    "DiceDrawnError",
     "RuleError",
     "UnsetDefenceError",
     "SchemaError",
@@ -38,6 +39,11 @@ class DiceSyntaxError(DiceError):
 
 class DiceLimitError(DiceError):
     """The expression is past one of the documented caps (dice, sides, rerolls, odds size)."""
+
+
+class DiceDrawnError(DiceLimitError):
+    """A roll drew more faces than its limit allows (rerolls and explosions included): the roller's
+    own bound, said as such; every other cap says its own words."""
 
 
 class DiceWorkError(DiceLimitError):

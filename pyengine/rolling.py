@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from dataclasses import replace as _replace
 from typing import Any, Protocol
 
-from .errors import DiceLimitError, DiceValueError
+from .errors import DiceDrawnError, DiceLimitError, DiceValueError
 from .notation import (
     Binary,
     Call,
@@ -140,7 +140,7 @@ class _Roller:
     def draw(self, dice: Dice) -> int:
         self.rolled += 1
         if self.rolled > self.limit:
-            raise DiceLimitError(f"More than {self.limit:,} dice rolled in one expression.")
+            raise DiceDrawnError(f"More than {self.limit:,} dice rolled in one expression.")
         return self.rng.randint(dice.faces[0], dice.faces[-1])
 
     def face(self, dice: Dice, out: list[DieRoll], added: bool) -> int:

@@ -56,3 +56,11 @@ def test_the_audits_worst_roll_is_refused_and_a_big_one_still_rolls():
     html = roll_result_html(result)
     assert "+ 880 more dice" in html and "characters in all" in html
     assert roll("100d100r<100", random.Random(1)).total > 0  # the engine's own limit (10,000) is unchanged
+
+
+def test_a_roll_past_the_engines_own_caps_says_that_cap_not_the_rollers_bound():
+    """(Seen in the one-off Firefox run: 1001d6 rolled at once was said as "more than 4,000 dice".)"""
+    for expression, words in (("1001d6", "Too many dice: at most 1,000 in one roll."), ("100d100r<100", f"more than {ROLLER_FACES:,} dice")):
+        _, effects = update(model(), RollTyped(expression, random.Random(1), 0))
+        said = next(e for e in effects if isinstance(e, SayOnLine) and e.line == "dice-error")
+        assert words in said.text, said.text

@@ -9,7 +9,7 @@ from typing import Any
 
 from pyengine.dice import Rng, parse, roll, roll_ast
 from pyengine.documents import Rolled
-from pyengine.errors import DiceLimitError, EngineError
+from pyengine.errors import DiceDrawnError, EngineError
 from pyengine.text import clean_text, quoted
 
 from .. import state
@@ -94,7 +94,7 @@ def _rolled(model: Model, expr: str, rng: Rng, at_ms: int) -> Result:
     expression = expr.strip()
     try:
         result = roll_ast(parse(expression), rng, expression, ROLLER_FACES)
-    except DiceLimitError:
+    except DiceDrawnError:  # (the roller's bound; the engine's other caps, 1,000 dice a roll ..., say their own words)
         return model, (SayOnLine("dice-error", f"This roll draws more than {ROLLER_FACES:,} dice (rerolls and explosions "
                                                "included): too many to roll here at once. Its odds are still shown above; "
                                                "roll fewer dice, or in parts."),)
