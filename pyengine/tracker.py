@@ -62,7 +62,7 @@ from .save_effects import SaveEffect
 from .text import clean_text
 from .tool_actions import TOOL_ACTIONS
 from .tools import tools_joining
-from .turns import active_unit, advance, turn_starts, turn_units, unit_name, unit_skipped
+from .turns import active_unit, advance, end_of_next_turn, turn_starts, turn_units, unit_name, unit_skipped
 
 __all__ = [
     "SIDES", "SKIP_DOWN", "BATCHABLE", "MAX_BATCH", "Duration", "Condition", "Combatant", "Encounter", "Event", "Action", "Timeline",
@@ -396,9 +396,7 @@ def _add_condition(enc: Encounter, a: NewCondition) -> Outcome:
     elif kind == "start":
         duration = Duration("start", anchor, 1)
     elif kind == "end":
-        # "Until the end of X's next turn": during X's own turn, the current end does not count.
-        in_turn = enc.started and anchor in {x.id for x in active_unit(enc)}
-        duration = Duration("end", anchor, 2 if in_turn else 1)
+        duration = end_of_next_turn(enc, anchor)
     elif kind == "never":
         duration = Duration()
     else:

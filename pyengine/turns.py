@@ -17,10 +17,11 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from .errors import RuleError, SchemaError
-from .model import LASTING_FLAGS, LIMITS, Combatant, Encounter, Event
+from .model import LASTING_FLAGS, LIMITS, Combatant, Duration, Encounter, Event
 from .tools import at_turn_start
 
 __all__ = [
+    "end_of_next_turn",
     "DONE", "INITIATIVE", "SIDES", "TurnHooks", "TurnFlow", "InitiativeFlow", "SideFlow", "SideRoll",
     "turn_units", "active_unit", "is_skipped", "unit_skipped", "keep_groups_together", "unit_name",
     "tick", "turn_starts", "advance", "roll_initiatives", "check_initiative", "other_side", "side_state", "eligible",
@@ -80,6 +81,12 @@ def active_unit(enc: Encounter) -> tuple[Combatant, ...]:
         if any(c.id == enc.active_id for c in unit):
             return unit
     return ()
+
+
+def end_of_next_turn(enc: Encounter, anchor: str) -> Duration:
+    """"Until the end of `anchor`'s next turn": during its own turn, the current end does not count."""
+    in_turn = enc.started and anchor in {x.id for x in active_unit(enc)}
+    return Duration("end", anchor, 2 if in_turn else 1)
 
 
 def is_skipped(enc: Encounter, hooks: TurnHooks, c: Combatant) -> bool:

@@ -66,6 +66,12 @@ _TEXT_DAMAGE = re.compile(r"\d+ \((\d+d\d+(?: ?[+-] ?\d+)?)\) ([a-z]+) damage")
 _COST = re.compile(r"\(Costs (\d) Actions\)", re.IGNORECASE)
 
 
+def _cost(name: str) -> int:
+    """A legendary action's cost from its name ("Wing Attack (Costs 2 Actions)": 2; else 1)."""
+    found = _COST.search(name)
+    return int(found.group(1)) if found else 1
+
+
 def saves(m: dict[str, Any]) -> list[int]:
     """The six save bonuses: each ability's modifier, replaced by a listed saving throw proficiency."""
     out = {key: (int(m.get(name, 10)) - 10) // 2 for name, key in _ABILITY.items()}
@@ -166,7 +172,7 @@ def save_actions(m: dict[str, Any]) -> list[dict[str, Any]]:
             if isinstance(a.get("attack_bonus"), int):
                 continue
             name, desc = str(a.get("name", "")), str(a.get("desc", ""))
-            cost = int(_COST.search(name).group(1)) if group == "legendary_actions" and _COST.search(name) else 1
+            cost = _cost(name) if group == "legendary_actions" else 1
             options = [o for o in (a.get("options") or {}).get("from", {}).get("options", []) if isinstance(o, dict) and o.get("dc")]
             for o in options:
                 line = next((x for x in desc.split("\n") if x.startswith(str(o.get("name", "")))), desc)
@@ -188,7 +194,7 @@ def save_actions(m: dict[str, Any]) -> list[dict[str, Any]]:
 
 def legendary(m: dict[str, Any]) -> list[list[Any]]:
     """Each legendary action and its cost ("Wing Attack (Costs 2 Actions)": 2)."""
-    return [[str(a.get("name", ""))[:60], int(_COST.search(a.get("name", "")).group(1)) if _COST.search(a.get("name", "")) else 1]
+    return [[str(a.get("name", ""))[:60], _cost(str(a.get("name", "")))]
             for a in m.get("legendary_actions", [])][:20]
 
 

@@ -28,13 +28,15 @@ from .saving_throws import (
     read_portions,
     resolve_repeat,
     resolve_save,
+    rolled_parts,
+    rolled_save,
     save_bonus,
     save_mode,
     save_odds,
     saved,
 )
 
-__all__ = ["GenericSystem", "DeathSave", "RepeatSave", "SaveRequest", "dying", "massive", "LAIR_INITIATIVE", "LAIR", "is_lair", "concentration_dc", "death_save_outcome", "DEATH_SAVES", "AttackSpec", "attack_spec", "attack_odds", "named_attack",
+__all__ = ["GenericSystem", "DeathSave", "RepeatSave", "SaveRequest", "dying", "at_zero", "massive", "LAIR_INITIATIVE", "LAIR", "is_lair", "concentration_dc", "death_save_outcome", "DEATH_SAVES", "AttackSpec", "attack_spec", "attack_odds", "named_attack",
            "AttackOdds", "COVER"]
 
 DEATH_SAVES = 3  # three successes: stable; three failures: dead
@@ -221,20 +223,12 @@ def _rolled_rider(spec: AttackSpec, typed: Any, rng: Rng) -> dict[str, Any]:
     for a player who rolled at the table) and the rider's damage, each part on its own."""
     assert spec.rider is not None
     rider = spec.rider
-    if spec.rider_mode.auto_fail:
-        faces, natural = [], 0
-    elif typed is not None:
-        if not isinstance(typed, int) or isinstance(typed, bool) or not 1 <= typed <= 20:
-            raise RuleError("A typed save is one d20: 1 to 20.")
-        faces, natural = [typed], typed
-    else:
-        d20 = roll_ast(parse(spec.rider_mode.roll), rng, spec.rider_mode.roll)
-        faces, natural = [d.face for d in d20.dice], d20.total
-    total = natural + spec.rider_bonus
+    if typed is not None and not spec.rider_mode.auto_fail and (
+            not isinstance(typed, int) or isinstance(typed, bool) or not 1 <= typed <= 20):
+        raise RuleError("A typed save is one d20: 1 to 20.")
+    faces, total = rolled_save(spec.rider_mode, spec.rider_bonus, typed, rng)
     made = not spec.rider_mode.auto_fail and saved(total, rider.dc)
-    parts: list[tuple[Portion, int]] = []
-    for p in read_portions(rider.damage):
-        parts.append((p, max(0, roll_ast(parse(p.dice), rng, p.dice).total)))
+    parts, _ = rolled_parts(read_portions(rider.damage), rng)
     return {"effect": rider.to_dict(), "faces": faces, "total": total, "saved": made, "auto_fail": spec.rider_mode.auto_fail,
             "typed": typed is not None, "roll": spec.rider_mode.roll, "parts": parts_to_args(parts)}
 
@@ -283,6 +277,12 @@ def dying(c: Combatant) -> bool:
     neither stable nor dead: it rolls death saves."""
     return ((c.pc or c.stat("death_saves") is True) and c.hp is not None and c.hp <= 0 and not c.stat("stable")
             and not c.stat("dead"))
+
+
+def at_zero(c: Combatant) -> bool:
+    """At 0 HP and counted as the SRD counts a character there (dying, stable or dead): every player
+    character, a monster the fight keeps dying, and a monster that died."""
+    return (c.pc or c.stat("death_saves") is True or c.stat("dead") is True) and c.hp is not None and c.hp <= 0
 
 
 def massive(before: Combatant, amount: int) -> int | None:
@@ -405,7 +405,7 @@ class GenericSystem(System):
     def players_chip(self, combatant: Combatant) -> str:
         """A party member at 0 HP as the table sees it: "dying (1 ✓, 2 ✗)", "stable" or "dead"."""
         c = combatant
-        if c.hp is None or c.hp > 0 or not (c.pc or c.stat("death_saves") is True or c.stat("dead") is True):
+        if not at_zero(c):
             return ""
         if c.stat("dead"):
             return "dead"

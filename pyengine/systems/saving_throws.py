@@ -34,10 +34,10 @@ from ..damage import take_damage
 from ..damage_types import DAMAGE_TYPES, Defenses, Portion, adjust, parts_from_args, parts_to_args, split_typed
 from ..dice import Distribution, distribution_ast, parse, roll_ast
 from ..errors import EngineError, RuleError
-from ..model import Combatant, Condition, Duration, Encounter, Event
+from ..model import Combatant, Condition, Duration, Encounter, Event, TurnTool
 from ..notation import MAX_DICE, count_dice
 from ..save_effects import ABILITIES, ABILITY_NAMES, MAX_DC, NEXT_TURN_END, SUCCESS, SaveEffect
-from ..turns import active_unit
+from ..turns import end_of_next_turn
 
 __all__ = ["ABILITIES", "ABILITY_NAMES", "SUCCESS", "SAVE_KEYS", "AUTO_FAIL", "SaveMode", "SaveOdds", "save_key", "save_bonus",
            "save_mode", "p_fail", "save_damage", "save_odds", "saved", "halved", "read_ability", "read_success", "read_dc",
@@ -135,8 +135,9 @@ def save_mode(c: Combatant, ability: str, magical: bool = False, asked: str | No
     dis: list[str] = []
     adv += [f"{n}: advantage" for n in sorted(names) if ability in ADVANTAGE.get(n, ())]
     dis += [f"{n}: disadvantage" for n in sorted(names) if ability in DISADVANTAGE.get(n, ())]
-    if exhaustion_level(c) >= EXHAUSTION_DISADVANTAGE:
-        dis.append(f"exhaustion {exhaustion_level(c)}: disadvantage")
+    exhaustion = exhaustion_level(c)
+    if exhaustion >= EXHAUSTION_DISADVANTAGE:
+        dis.append(f"exhaustion {exhaustion}: disadvantage")
     if magical and c.stat("magic_resistance") is True:
         adv.append("Magic Resistance: advantage")
     if asked == "adv":
@@ -223,8 +224,7 @@ def _duration(enc: Encounter, target: Combatant, source: str | None, rounds: int
     anchor = source if source and source in enc.names() and rounds != NEXT_TURN_END else target.id
     if rounds > 0:
         return Duration("start", anchor, rounds)
-    in_turn = enc.started and anchor in {x.id for x in active_unit(enc)}
-    return Duration("end", anchor, 2 if in_turn else 1)
+    return end_of_next_turn(enc, anchor)
 
 
 def checked_result(raw: Any) -> dict[str, Any]:
@@ -240,6 +240,55 @@ def checked_result(raw: Any) -> dict[str, Any]:
     return raw
 
 
+def rolled_save(mode: SaveMode, bonus: int, typed: int | None, rng: Any) -> tuple[list[int], int]:
+    """(faces, total) of one save: none rolled when it fails automatically (its total is the bonus),
+    the natural d20 a player typed, else its d20s rolled as `mode` says."""
+    if mode.auto_fail:
+        return [], bonus
+    if typed is not None:
+        return [typed], typed + bonus
+    d20 = roll_ast(parse(mode.roll), rng, mode.roll)
+    return [d.face for d in d20.dice], d20.total + bonus
+
+
+def rolled_parts(portions: tuple[Portion, ...], rng: Any, typed: list[int | None] | None = None) -> tuple[list[tuple[Portion, int]], list[str]]:
+    """An effect's damage rolled once, each typed part on its own (or the amount typed for it from
+    physical dice): the parts and the words of each roll."""
+    parts: list[tuple[Portion, int]] = []
+    texts = []
+    for i, p in enumerate(portions):
+        amount = typed[i] if typed is not None and i < len(typed) else None
+        if amount is None:
+            rolled = roll_ast(parse(p.dice), rng, p.dice)
+            amount, text = max(0, rolled.total), rolled.text
+        else:
+            text = f"{amount} (typed)"
+        parts.append((p, amount))
+        texts.append(text + p.suffix)
+    return parts, texts
+
+
+def taken(parts: list[tuple[Portion, int]], made: bool, success: str) -> list[tuple[Portion, int]]:
+    """What a target takes of the effect's damage roll, before its defenses: all of it on a failure; on
+    a success each part halved (rounded down), or nothing."""
+    if not made:
+        return list(parts)
+    return [] if success == "none" else [(p, halved(amount)) for p, amount in parts]
+
+
+def roll_words(result: dict[str, Any]) -> str | None:
+    """A rolled save's dice as the log shows them ("2d20 (4, 15) +2 = 17"); None when none was rolled."""
+    faces = result.get("faces") or []
+    if not faces or result.get("auto_fail"):
+        return None
+    return f"{'2d20' if len(faces) == 2 else '1d20'} ({', '.join(map(str, faces))}) {result['total'] - _natural(faces, result):+d} = {result['total']}"
+
+
+def legendary_resistance(c: Combatant) -> TurnTool | None:
+    """The creature's "Legendary Resistance" uses (a per-day turn tool), if it has them."""
+    return next((t for t in c.tools if t.kind == "uses" and t.name.lower().startswith("legendary resistance")), None)
+
+
 def apply_save(enc: Encounter, target: Combatant, source: str | None, effect: SaveEffect, result: dict[str, Any],
                parts: list[tuple[Portion, int]], label: str = "") -> tuple[Encounter, tuple[Event, ...]]:
     """One target's save on the fight: a line for the save ("Goblin 1: Dex save 9 vs DC 17, failed"),
@@ -250,17 +299,12 @@ def apply_save(enc: Encounter, target: Combatant, source: str | None, effect: Sa
     made = result["saved"]
     ability = ABILITY_NAMES[effect.ability][:3]
     why = " (typed)" if result.get("typed") else ""
-    faces = result.get("faces", [])
-    roll = (f"{'2d20' if len(faces) == 2 else '1d20'} ({', '.join(map(str, faces))}) {result['total'] - _natural(faces, result):+d} = {result['total']}"
-            if faces and not result.get("auto_fail") else None)
+    roll = roll_words(result)
     head = f"{label}: " if label else ""
     said = (f"{ability} save vs DC {effect.dc}, failed automatically" if result.get("auto_fail") and not made
             else f"{ability} save {result['total']} vs DC {effect.dc}, {'succeeded' if made else 'failed'}{why}")
     events: list[Event] = [enc.event("save", f"{head}{target.name}: {said}", roll, target.id)]
-    if made and effect.success == "none":
-        parts = []
-    elif made:
-        parts = [(p, halved(amount)) for p, amount in parts]
+    parts = taken(parts, made, effect.success)
     if parts and target.hp is not None:
         enc, more = take_damage(enc, target, sum(a for _, a in parts), source, parts=parts if any(p.kind for p, _ in parts) else (),
                                 half=made)
@@ -356,33 +400,20 @@ def resolve_save(enc: Encounter, args: dict[str, Any], rng: Any) -> dict[str, An
     targets = _target_args(enc, args.get("targets"))
     portions = read_portions(effect.damage)
     typed_damage = args.get("damage_typed")
-    parts: list[tuple[Portion, int]] = []
-    texts = []
-    for i, p in enumerate(portions):
-        amount = _whole(typed_damage[i] if isinstance(typed_damage, list) and i < len(typed_damage) else None, 0, 100_000,
-                        "A typed damage amount")
-        if amount is None:
-            rolled = roll_ast(parse(p.dice), rng, p.dice)
-            amount, text = max(0, rolled.total), rolled.text
-        else:
-            text = f"{amount} (typed)"
-        parts.append((p, amount))
-        texts.append(text + p.suffix)
+    typed_damage = typed_damage if isinstance(typed_damage, list) else []
+    parts, texts = rolled_parts(portions, rng, [_whole(typed_damage[i] if i < len(typed_damage) else None, 0, 100_000,
+                                                       "A typed damage amount") for i in range(len(portions))])
     results = []
     for t in targets:
         c, mode, bonus, notes = save_target(enc, effect, t)
         natural = _whole(t.get("d20"), 1, 20, "A typed d20")
         total = _whole(t.get("total"), -100, 100, "A typed save total")
         faces: list[int] = []
-        if mode.auto_fail:
-            faces, total, typed = [], bonus, False
-        elif total is not None:
-            faces, typed = [], True
-        elif natural is not None:
-            faces, total, typed = [natural], natural + bonus, True
+        if total is not None and not mode.auto_fail:
+            typed = True
         else:
-            d20 = roll_ast(parse(mode.roll), rng, mode.roll)
-            faces, total, typed = [d.face for d in d20.dice], d20.total + bonus, False
+            faces, total = rolled_save(mode, bonus, natural, rng)
+            typed = natural is not None and not mode.auto_fail
         results.append({"id": c.id, "faces": faces, "total": total, "saved": not mode.auto_fail and saved(total, effect.dc),
                         "auto_fail": mode.auto_fail, "typed": typed, "roll": mode.roll, "bonus": bonus,
                         **({"legendary": True} if t.get("legendary") is True else {})})
@@ -420,7 +451,7 @@ def apply_save_action(enc: Encounter, args: dict[str, Any]) -> tuple[Encounter, 
 
 
 def _legendary_resistance(enc: Encounter, c: Combatant) -> tuple[Encounter, Combatant, tuple[Event, ...]]:
-    tool = next((t for t in c.tools if t.kind == "uses" and t.name.lower().startswith("legendary resistance")), None)
+    tool = legendary_resistance(c)
     if tool is None or tool.left < 1:
         raise RuleError(f"{c.name} has no Legendary Resistance left.")
     spent = c.with_tool(replace(tool, left=tool.left - 1))
@@ -445,13 +476,7 @@ def resolve_repeat(enc: Encounter, args: dict[str, Any], rng: Any) -> dict[str, 
     assert k.save is not None
     mode, bonus, _ = repeat_odds(c, k.save[0], k.save[1])
     typed = _whole(args.get("d20"), 1, 20, "A typed d20")
-    if mode.auto_fail:
-        faces, total = [], bonus
-    elif typed is not None:
-        faces, total = [typed], typed + bonus
-    else:
-        d20 = roll_ast(parse(mode.roll), rng, mode.roll)
-        faces, total = [d.face for d in d20.dice], d20.total + bonus
+    faces, total = rolled_save(mode, bonus, typed, rng)
     return {"id": c.id, "condition": k.id, "faces": faces, "total": total, "roll": mode.roll, "typed": typed is not None,
             "auto_fail": mode.auto_fail, "saved": not mode.auto_fail and saved(total, k.save[1])}
 
@@ -461,8 +486,7 @@ def apply_repeat(enc: Encounter, args: dict[str, Any]) -> tuple[Encounter, tuple
     assert k.save is not None
     result = checked_result(args)
     ability = ABILITY_NAMES[k.save[0]][:3]
-    roll = (f"{'2d20' if len(result['faces']) == 2 else '1d20'} ({', '.join(map(str, result['faces']))}) "
-            f"{result['total'] - _natural(result['faces'], result):+d} = {result['total']}") if result.get("faces") else None
+    roll = roll_words(result)
     what = (f"{ability} save vs DC {k.save[1]}, failed automatically" if result.get("auto_fail")
             else f"{ability} save {result['total']} vs DC {k.save[1]}{' (typed)' if result.get('typed') else ''}")
     if not result["saved"]:

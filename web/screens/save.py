@@ -10,9 +10,9 @@ from typing import Any
 from pyengine.damage_types import adjust_all, parts_from_args
 from pyengine.errors import EngineError
 from pyengine.model import Action, Combatant, Encounter
-from pyengine.save_effects import ABILITY_NAMES, CONDITIONS, NEXT_TURN_END, SOURCE_TURN_END
+from pyengine.save_effects import ABILITY_NAMES, CONDITIONS, NEXT_TURN_END, SOURCE_TURN_END, SaveEffect
 from pyengine.systems.generic import is_lair
-from pyengine.systems.saving_throws import halved, read_portions, save_odds, save_target
+from pyengine.systems.saving_throws import legendary_resistance, read_portions, save_odds, save_target, taken
 
 from ..html import esc, pct
 from ..messages import SaveConfigured, SaveLegendaryToggled, SavePanelOpened, SavesApplied, SavesRolled, SaveTargetsPicked
@@ -103,7 +103,7 @@ def form_html(effect: dict[str, Any]) -> str:
     )
 
 
-def _targets_html(enc: Encounter, chosen: list[str], ability: str) -> str:
+def _targets_html(enc: Encounter, chosen: list[str]) -> str:
     rows = "".join(
         f'<label class="check toggle"><input type="checkbox" class="save-target" value="{esc(c.id)}" data-combatant-id="{esc(c.id)}" '
         f'data-action-change="save-config" data-testid="save-target"{" checked" if c.id in chosen else ""}> {esc(c.name)} '
@@ -158,21 +158,21 @@ def _results_html(enc: Encounter, pending: Action) -> str:
     """The roll: the damage once, then each target's save and what it takes after its defenses."""
     args = pending.args
     parts = parts_from_args(args.get("parts"))
-    effect = effect_of({"effect": args["effect"]})
+    effect = SaveEffect.read(args["effect"])
     rows = []
     for r in args["results"]:
         if r["id"] not in enc.names():
             continue
         c: Combatant = enc.get(r["id"])
         made = r["saved"] or r.get("legendary") is True
-        taken = [] if made and effect.success == "none" else [(p, halved(a)) for p, a in parts] if made else parts
-        after = sum(a.after for a in adjust_all(c.defenses, taken)) if taken else 0
+        takes = taken(parts, made, effect.success)
+        after = sum(a.after for a in adjust_all(c.defenses, takes)) if takes else 0
         dice = "".join(f'<span class="die">{f}</span>' for f in r.get("faces", []))
         said = ("fails automatically" if r.get("auto_fail") else
                 f'{ABILITY_NAMES[effect.ability][:3]} save {r["total"]}{" (typed)" if r.get("typed") else ""}: '
                 + ("succeeded" if r["saved"] else "failed"))
         legendary = ""
-        resist = next((t for t in c.tools if t.kind == "uses" and t.name.lower().startswith("legendary resistance")), None)
+        resist = legendary_resistance(c)
         if not r["saved"] and resist is not None and (resist.left > 0 or r.get("legendary")):
             legendary = (f'<label class="check"><input type="checkbox" data-action="save-legendary" data-id="{esc(c.id)}" '
                          f'data-testid="save-legendary"{" checked" if r.get("legendary") else ""}> Spend a Legendary Resistance '
@@ -203,7 +203,7 @@ def save_panel_html(enc: Encounter, config: dict[str, Any]) -> str:
         '<p class="muted" data-testid="save-applied">Applied: Undo takes the whole save back.</p>' if config.get("applied") else "")
     roll = ('<div class="row"><button type="button" class="primary" data-action="roll-saves" data-testid="roll-saves">'
             'Roll the saves</button></div>')
-    return (head + form_html(effect) + words + _targets_html(enc, list(config.get("targets") or ()), str(effect.get("ability")))
+    return (head + form_html(effect) + words + _targets_html(enc, list(config.get("targets") or ()))
             + f'<h4>Odds</h4><div data-testid="save-odds-list">{odds}</div>' + roll + result
             + '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
             + '<div class="row"><button type="button" data-action="close-sheet">Close</button></div>')

@@ -17,13 +17,14 @@ from pyengine.systems.generic import (
     LAIR_INITIATIVE,
     DeathSave,
     RepeatSave,
+    at_zero,
     attack_odds,
     attack_spec,
     dying,
     is_lair,
     named_attack,
 )
-from pyengine.systems.saving_throws import halved, repeat_odds
+from pyengine.systems.saving_throws import repeat_odds, taken
 from pyengine.turns import active_unit
 
 from ..html import at_least, attack_input, attack_select, esc, initiative_option, odds_html, pct, roll_text
@@ -100,8 +101,8 @@ def _rider_result_html(target: Combatant, rider: Any) -> str:
         return ""
     effect, made = rider["effect"], rider.get("saved") is True
     parts = parts_from_args(rider.get("parts"))
-    taken = [] if made and effect.get("success") != "half" else [(p, halved(a)) for p, a in parts] if made else parts
-    damage = sum(a.after for a in adjust_all(target.defenses, taken)) if taken else 0
+    takes = taken(parts, made, str(effect.get("success")))
+    damage = sum(a.after for a in adjust_all(target.defenses, takes)) if takes else 0
     ability = ABILITY_NAMES.get(str(effect.get("ability")), "?")[:3]
     said = (f"{ability} save vs DC {effect.get('dc')}: fails automatically" if rider.get("auto_fail")
             else f"{ability} save {rider.get('total')} vs DC {effect.get('dc')}: {'succeeded' if made else 'failed'}")
@@ -120,12 +121,6 @@ def save_buttons_html(c: Combatant) -> str:
     buttons += (f'<button type="button" data-action="save-action" data-id="{esc(c.id)}" data-index="" data-testid="save-action">'
                 'Save…</button>')
     return f'<h3>Saving throws</h3><div class="grid2" data-testid="save-actions">{buttons}</div>'
-
-
-def _at_zero(c: Combatant) -> bool:
-    """At 0 HP and counted as the SRD counts a character there (dying, stable or dead): every player
-    character, a monster the fight keeps dying, and a monster that died."""
-    return (c.pc or c.stat("death_saves") is True or c.stat("dead") is True) and c.hp is not None and c.hp <= 0
 
 
 def _death_state(c: Combatant) -> str:
@@ -217,13 +212,13 @@ class GenericView(View):
         chips = ""
         if c.stat("ac") is not None:
             chips += f'<span class="chip ac" data-testid="ac">AC {esc(c.stat("ac"))}</span>'
-        if _at_zero(c):
+        if at_zero(c):
             chips += f'<span class="chip down" data-testid="death-state">{esc(_death_state(c))}</span>'
         return chips
 
     def sheet_html(self, enc: Encounter, c: Combatant, attack: dict[str, Any], events: list[Event]) -> str:
         ac = f'<p data-testid="sheet-ac">AC <b>{esc(c.stat("ac"))}</b></p>' if c.stat("ac") is not None else ""
-        if not _at_zero(c):  # the attack first, its save actions, then what the creature is
+        if not at_zero(c):  # the attack first, its save actions, then what the creature is
             return (ac + (self.attack_html(enc, c, attack) if c.stat("ac") is not None else "") + save_buttons_html(c)
                     + creature_info_html(c))
         if not (c.pc or c.stat("death_saves") is True):  # a monster that died at 0 HP
