@@ -25,7 +25,7 @@ from .text import clean_text
 
 __all__ = [
     "LIVE_VERSION", "MAX_MESSAGE", "MAX_DEPTH", "Incoming", "State", "Beat", "You", "Answer", "Hello", "Bye", "Ask", "Claim", "Init", "Done",
-    "Attack", "Heal", "DeathSave", "Roll", "Reveal", "Drawn", "drawn_text", "Request", "LiveError", "new_room", "read_room", "join_code",
+    "Attack", "Heal", "DeathSave", "Roll", "Reveal", "Drawn", "drawn_text", "SaveAsk", "SaveRoll", "save_ask_text", "SAVE_ROLLS", "Request", "LiveError", "new_room", "read_room", "join_code",
     "state_text", "beat_text", "STATE_PREFIX", "BEAT_PREFIX", "WIRE", "hello_text", "request_text", "you_text", "BEAT_MS", "SILENT_MS", "read_message", "read_servers", "FROM_HOST", "FROM_FOLLOWER", "DEFAULT_RELAYS",
     "DEFAULT_STUN", "newer", "RELAY_SCHEMES", "STUN_SCHEMES", "relay_origin", "allowed_relays", "check_relays", "answer_text", "ANSWERS", "MAX_RID", "DEFAULT_NOSTR",
 ]
@@ -34,10 +34,10 @@ LIVE_VERSION = 1
 MAX_MESSAGE = 64_000      # characters: a 50-combatant view with conditions is under 10,000
 MAX_DEPTH = 8             # the view nests 4 deep
 MAX_REVISION = 2**53      # revisions are a millisecond clock: JSON's safe integers
-FROM_HOST = frozenset({"state", "beat", "you", "ans", "draw"})
+FROM_HOST = frozenset({"state", "beat", "you", "ans", "draw", "sask"})
 BEAT_MS = 4_000           # the host says it is there this often (a phone killed says nothing)
 SILENT_MS = 11_000        # a follower that heard nothing from its host this long is reconnecting
-FROM_FOLLOWER = frozenset({"hello", "claim", "init", "done", "roll", "atk", "heal", "dsave", "show", "bye"})
+FROM_FOLLOWER = frozenset({"hello", "claim", "init", "done", "roll", "atk", "heal", "dsave", "save", "show", "bye"})
 ANSWERS = ("waiting", "applied", "dismissed", "refused")  # what a request came to (the game master's "ans")
 MAX_RID = 2**31           # a request's number on its phone (answers name it)
 MAX_ROLL = 1_000_000
@@ -139,6 +139,29 @@ class Bye:
     kind: ClassVar[str] = "bye"
 
 
+SAVE_ROLLS = ("1d20", "2d20kh1", "2d20kl1", "")   # a save's d20s as the game master's engine rolls them ("": fails automatically)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SaveAsk:
+    """To one phone: the game master's save action asks its character to save (issue 52), with what the
+    player may know: the effect in words, the ability and DC, the character's own bonus and how it rolls
+    (`roll`: one of SAVE_ROLLS; `note`: why: "restrained: disadvantage on Dexterity saves"). `ask`
+    numbers the save action on the game master's page; `outcome` non-empty closes the card with what
+    came of it ("Dex save 17 vs DC 17: succeeded; 28 damage")."""
+
+    kind: ClassVar[str] = "sask"
+    ask: int
+    cid: str
+    what: str = ""
+    ability: str = "dex"
+    dc: int = 10
+    bonus: int = 0
+    roll: str = "1d20"
+    note: str = ""
+    outcome: str = ""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Ask:
     """A player's request, numbered on its phone (`rid`: the answer names it)."""
@@ -206,6 +229,17 @@ class Roll(Ask):
 
 
 @dataclass(frozen=True, kw_only=True)
+class SaveRoll(Ask):
+    """A player's answer to the save its phone was asked (`ask`): verified (`commit`: the d20s come from
+    both phones, as the ask said to roll them) or typed (`face`: the natural d20 kept, from a real die)."""
+
+    kind: ClassVar[str] = "save"
+    ask: int
+    commit: str = ""
+    face: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
 class Reveal(Ask):
     """A player's phone shows the secret it committed to for its request `rid` (pyengine.fair)."""
 
@@ -222,8 +256,8 @@ class Drawn:
     value: str
 
 
-Request = Claim | Init | Done | Attack | Heal | DeathSave | Roll | Reveal
-Incoming = State | Beat | You | Answer | Drawn | Hello | Bye | Request
+Request = Claim | Init | Done | Attack | Heal | DeathSave | Roll | SaveRoll | Reveal
+Incoming = State | Beat | You | Answer | Drawn | SaveAsk | Hello | Bye | Request
 
 
 def new_room() -> tuple[str, str]:
@@ -348,7 +382,7 @@ def hello_text(name: str, device: str = "") -> str:
 def request_text(kind: str, **fields: Any) -> str:
     """A follower's request: claim (cid), init (value), done, roll (target, expr, label, and c: a
     commitment, or value: a typed total), atk (target, with: the attack's name, c), heal (value, temp),
-    dsave (c, or face: a typed d20), show (s: the secret a commitment promised)."""
+    dsave (c, or face: a typed d20), save (ask: the save asked, c or face), show (s: the secret a commitment promised)."""
     return _dumps({"v": LIVE_VERSION, "t": kind, **fields})
 
 
@@ -359,6 +393,25 @@ def drawn_text(rid: int, value: str) -> str:
 def answer_text(rid: int, answer: str, why: str = "") -> str:
     """The game master's answer to request `rid` of one phone: waiting, applied, dismissed or refused (`why`)."""
     return _dumps({"v": LIVE_VERSION, "t": "ans", "rid": rid, "state": answer, "why": why[:200]})
+
+
+def save_ask_text(ask: SaveAsk) -> str:
+    return _dumps({"v": LIVE_VERSION, "t": "sask", "ask": ask.ask, "cid": ask.cid, "what": clean_text(ask.what)[:120],
+                   "ability": ask.ability, "dc": ask.dc, "bonus": ask.bonus, "roll": ask.roll, "note": clean_text(ask.note)[:200],
+                   "outcome": clean_text(ask.outcome)[:200]})
+
+
+def _save_ask(doc: dict[str, Any]) -> SaveAsk:
+    what, note, outcome, ability, roll = (doc.get(k, "") for k in ("what", "note", "outcome", "ability", "roll"))
+    if not all(isinstance(x, str) for x in (what, note, outcome)) or ability not in ("str", "dex", "con", "int", "wis", "cha") \
+            or roll not in SAVE_ROLLS:
+        raise LiveError("a save asked without its ability or its dice")
+    dc = _whole(doc.get("dc"), "save", 40)
+    if dc < 1:
+        raise LiveError("a save asked without its DC")
+    return SaveAsk(ask=_whole(doc.get("ask"), "save", MAX_RID), cid=_ident(doc.get("cid"), "save"), what=clean_text(what)[:120],
+                   ability=ability, dc=dc, bonus=_whole(doc.get("bonus"), "save", 40), roll=roll, note=clean_text(note)[:200],
+                   outcome=clean_text(outcome)[:200])
 
 
 def you_text(cid: str) -> str:
@@ -464,11 +517,21 @@ def read_message(text: Any, expected: frozenset[str]) -> Incoming:
                      session=session, pcs=_pcs(doc.get("pcs", {})), fight=_ident(doc.get("fight", ""), "state", empty=True))
     if kind == "you":
         return You(cid=_ident(doc.get("cid"), "you", empty=True))
+    if kind == "sask":
+        return _save_ask(doc)
     return _asked(kind, doc)
 
 
-def _rolled(kind: str, doc: dict[str, Any], rid: int) -> DeathSave | Roll:
-    """A death save or a roll at a target: verified (a commitment) or typed (a face, a total)."""
+def _rolled(kind: str, doc: dict[str, Any], rid: int) -> DeathSave | Roll | SaveRoll:
+    """A death save, a save asked, or a roll at a target: verified (a commitment) or typed (a face, a total)."""
+    if kind == "save":
+        ask = _whole(doc.get("ask"), "save", MAX_RID)
+        if "face" not in doc:
+            return SaveRoll(ask=ask, commit=_commit(doc, "a save"), rid=rid)
+        face = _whole(doc.get("face"), "save", 1000)
+        if not 1 <= face <= 20:
+            raise LiveError("a typed save is the d20 kept, from 1 to 20")
+        return SaveRoll(ask=ask, face=face, rid=rid)
     if kind == "dsave":
         if "face" not in doc:
             return DeathSave(commit=_commit(doc, "a death save"), rid=rid)
@@ -542,7 +605,7 @@ def _fields(kind: str, doc: dict[str, Any], rid: int) -> Incoming:
         if value <= 0:
             raise LiveError("a heal of nothing")
         return Heal(value=value, temp=temp, rid=rid)
-    if kind in ("dsave", "roll"):
+    if kind in ("dsave", "roll", "save"):
         return _rolled(kind, doc, rid)
     name, device = doc.get("name", ""), doc.get("device", "")
     if not isinstance(name, str):

@@ -148,6 +148,9 @@ class Live:
     turned_away: int = 0                    # host: claims of phones not let in, dropped past MAX_UNAPPROVED
     unshown: int = 0                        # host: rolls a phone committed to and did not show (or showed another)
     rolling: tuple[str, ...] = ()           # follow: (secret, dice) of the verified roll being asked ("1d20" a death save, "" an attack)
+    save_asks: int = 0                      # host: save actions asked of players' phones so far (each ask's number)
+    save_ask: Any = None                    # follow: the save the game master asks of this phone's character (pyengine.live.SaveAsk)
+    save_sent: int = 0                      # follow: the ask this phone answered (its card waits for the outcome)
 
     @property
     def hosting(self) -> bool:

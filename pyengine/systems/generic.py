@@ -298,7 +298,7 @@ def massive(before: Combatant, amount: int) -> int | None:
 class SaveRequest(Record):
     """A save effect on several targets (pyengine/systems/saving_throws.py): its source (None: a trap,
     a spell typed by hand), the effect (SaveEffect's fields), the targets ({"id", and "d20" or "total"
-    typed, "adv", "cover", "bonus", "legendary"} each), and damage amounts typed from physical dice."""
+    typed, or "faces" a player's phone rolled, "adv", "cover", "bonus", "legendary"} each), and damage amounts typed from physical dice."""
 
     effect: dict[str, Any]
     targets: list[dict[str, Any]]

@@ -251,6 +251,20 @@ def rolled_save(mode: SaveMode, bonus: int, typed: int | None, rng: Any) -> tupl
     return [d.face for d in d20.dice], d20.total + bonus
 
 
+def phone_faces(c: Combatant, mode: SaveMode, raw: Any) -> list[int] | None:
+    """The d20s a player's phone rolled for this save (verified: from both phones' values), if any:
+    as many as the save rolls now (one, or two with advantage or disadvantage); RuleError when the
+    save's roll changed since the phone was asked."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not all(type(f) is int and 1 <= f <= 20 for f in raw) or len(raw) not in (1, 2):
+        raise RuleError(f"{c.name}'s dice from the phone are unreadable.")
+    if not mode.auto_fail and len(raw) != (2 if mode.roll.startswith("2") else 1):
+        raise RuleError(f"{c.name}'s phone rolled {len(raw)}d20, and the save now rolls {mode.roll[:4]}: "
+                        "ask the phone again, or type its die.")
+    return list(raw)
+
+
 def rolled_parts(portions: tuple[Portion, ...], rng: Any, typed: list[int | None] | None = None) -> tuple[list[tuple[Portion, int]], list[str]]:
     """An effect's damage rolled once, each typed part on its own (or the amount typed for it from
     physical dice): the parts and the words of each roll."""
@@ -298,7 +312,7 @@ def apply_save(enc: Encounter, target: Combatant, source: str | None, effect: Sa
     result = checked_result(result)
     made = result["saved"]
     ability = ABILITY_NAMES[effect.ability][:3]
-    why = " (typed)" if result.get("typed") else ""
+    why = " (typed)" if result.get("typed") else " (rolled on the player's phone)" if result.get("phone") else ""
     roll = roll_words(result)
     head = f"{label}: " if label else ""
     said = (f"{ability} save vs DC {effect.dc}, failed automatically" if result.get("auto_fail") and not made
@@ -408,14 +422,18 @@ def resolve_save(enc: Encounter, args: dict[str, Any], rng: Any) -> dict[str, An
         c, mode, bonus, notes = save_target(enc, effect, t)
         natural = _whole(t.get("d20"), 1, 20, "A typed d20")
         total = _whole(t.get("total"), -100, 100, "A typed save total")
+        phone = phone_faces(c, mode, t.get("faces"))
         faces: list[int] = []
-        if total is not None and not mode.auto_fail:
+        if phone is not None and not mode.auto_fail:
+            faces, total, typed = phone, _natural(phone, {"roll": mode.roll}) + bonus, False
+        elif total is not None and not mode.auto_fail:
             typed = True
         else:
             faces, total = rolled_save(mode, bonus, natural, rng)
             typed = natural is not None and not mode.auto_fail
         results.append({"id": c.id, "faces": faces, "total": total, "saved": not mode.auto_fail and saved(total, effect.dc),
                         "auto_fail": mode.auto_fail, "typed": typed, "roll": mode.roll, "bonus": bonus,
+                        **({"phone": True} if phone is not None and not mode.auto_fail else {}),
                         **({"legendary": True} if t.get("legendary") is True else {})})
     return {"effect": effect.to_dict(), **({"source": source} if source else {}), "parts": parts_to_args(parts),
             "damage_text": " + ".join(texts)[:500], "results": results}

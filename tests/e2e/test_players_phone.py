@@ -386,3 +386,113 @@ def test_laurels_marks_who_is_surprised_for_the_game_master_and_the_players_and_
         assert gm.get_by_test_id("cannot-be-surprised").count() == 0
     finally:
         close(gm_ctx, a_ctx)
+
+
+def test_a_dragons_breath_asks_two_players_phones_one_rolls_one_types_one_apply_one_undo(browser, site, relay, capsys):
+    """Issue 52, section 4: the Young Red Dragon (from the built site's library) breathes fire on two
+    goblins and two claimed characters. The game master asks the players' phones: each shows the request
+    with its character's own bonus and exact chance (the command line's); Cyra's player rolls (the d20
+    from both phones), Dax's types a real die. The answers come into the game master's open action; one
+    roll, one Apply, each phone told what came of it; one Undo restores all four. Screenshots of a
+    player's request at 390 px in both themes, no text cut."""
+    from pyengine.__main__ import main as cli
+    from pyengine.systems.srd import LIBRARY_FILE, combatant_fields, find, read_library
+    from tests.e2e.test_creature_library import log_text
+    from tests.e2e.test_evening import row
+
+    library = read_library((site["dist"] / LIBRARY_FILE).read_text())
+    t = Timeline.start(new_encounter("e1", "Lair", system="generic"))
+    people = ({**combatant_fields(find(library, "Young Red Dragon")), "initiative": 20},
+              {**combatant_fields(find(library, "Goblin")), "name": "Goblin 1", "initiative": 12},
+              {**combatant_fields(find(library, "Goblin")), "name": "Goblin 2", "initiative": 11},
+              {"name": "Cyra", "side": "party", "pc": True, "initiative": 18, "max_hp": 40, "stats": {"ac": 15, "save_dex": 3}},
+              {"name": "Dax", "side": "party", "pc": True, "initiative": 14, "max_hp": 44, "stats": {"ac": 16, "save_dex": 1}})
+    for fields in people:
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": fields}, random.Random(0)))
+    t = t.do(resolve(t.present, "start_combat", {}, random.Random(0)))
+    gm_ctx, a_ctx, b_ctx = phone(browser), phone(browser), phone(browser)
+
+    def hp(name: str) -> str:
+        return row(gm, name).get_by_test_id("hp").inner_text()
+
+    try:
+        gm = open_seeded(gm_ctx, gm_url(site), stored_fight(t)).page
+        link = go_live(gm)
+        gm.get_by_test_id("close-sheet").click()
+        a, b = follow(a_ctx, link), follow(b_ctx, link)
+        for p, name in ((a, "Cyra"), (b, "Dax")):
+            p.get_by_test_id("claim").filter(has_text=name).click()
+            request_state(p, f"^waiting: the game master has your claim on {name}")
+        gm.get_by_test_id("toast-apply").click()
+        gm.get_by_test_id("request-tray").get_by_test_id("request-apply").click()
+        wait_text(a, "live-you", "^Cyra$")
+        wait_text(b, "live-you", "^Dax$")
+        before = {n: hp(n) for n in ("Goblin 1", "Goblin 2", "Cyra", "Dax")}
+
+        row(gm, "Young Red Dragon").click()
+        gm.locator("[data-testid=save-action]", has_text="Fire Breath").click()
+        gm.get_by_test_id("save-odds-list").wait_for()
+        for name in ("Goblin 1", "Goblin 2"):
+            count = gm.locator("[data-testid=save-odds-row]").count()
+            gm.locator("label", has=gm.locator("[data-testid=save-target]")).filter(has_text=name).first.locator("input").check()
+            gm.wait_for_function(f"document.querySelectorAll('[data-testid=save-odds-row]').length === {count + 1}")
+        assert gm.locator("[data-testid=save-phone]").count() == 2   # Cyra's and Dax's rows: played on phones
+        gm.get_by_test_id("ask-saves").click()
+        gm.wait_for_function("document.querySelectorAll('[data-testid=save-phone][data-state=waiting]').length === 2")
+        assert "silent" in gm.get_by_test_id("roll-saves").inner_text()
+
+        # Each phone: the request, its own bonus, its chance exactly as the command line says.
+        for p, bonus in ((a, 3), (b, 1)):
+            card = p.get_by_test_id("save-request")
+            card.wait_for()
+            assert "Young Red Dragon's Fire Breath: make a DC 17 Dexterity saving throw." in card.inner_text()
+            assert f"Your bonus +{bonus}" in card.inner_text() and "Goblin" not in card.inner_text()
+            assert cli(["save-odds", "--dc", "17", "--bonus", str(bonus), "--damage", "16d6 fire", "--success", "half", "--json"]) == 0
+            chance = 1 - json.loads(capsys.readouterr().out)["p_fail"]
+            assert p.get_by_test_id("save-chance").inner_text() == f"{chance * 100:.1f}%"
+        a.get_by_test_id("save-request").scroll_into_view_if_needed()
+        for theme in ("light", "dark"):
+            a.emulate_media(color_scheme=theme)
+            a.screenshot(path=f"/tmp/rk-save-request-{theme}.png")
+        assert cut_text(a, "#sheet") == [] and cut_text(b, "#sheet") == []
+        box = a.get_by_test_id("roll-save").bounding_box()
+        assert box and box["height"] >= 44 and box["width"] >= 44
+
+        a.get_by_test_id("roll-save").click()
+        request_state(a, r"^applied: your Dexterity save \(d20 \d+: the game master applies the save\)")
+        face = int(re.search(r"d20 (\d+):", a.get_by_test_id("request-state").inner_text()).group(1))
+        b.get_by_test_id("save-typed").fill("12")
+        b.get_by_test_id("send-save-typed").click()
+        request_state(b, r"^applied: your Dexterity save \(12, typed\)")
+        gm.wait_for_function("document.querySelectorAll('[data-testid=save-phone][data-state=rolled]').length === 1"
+                             " && document.querySelectorAll('[data-testid=save-phone][data-state=typed]').length === 1")
+        dax = gm.locator("[data-testid=save-odds-row]", has=gm.locator("b", has_text="Dax")).first
+        dax.scroll_into_view_if_needed()
+        gm.screenshot(path="/tmp/rk-gm-save-phones.png")
+        assert cut_text(gm, "#sheet") == []
+        assert dax.get_by_test_id("save-d20").input_value() == "12"
+        assert gm.get_by_test_id("roll-saves").inner_text() == "Roll the saves"
+
+        gm.get_by_test_id("roll-saves").click()
+        gm.get_by_test_id("apply-saves").wait_for()
+        cyra = gm.locator("[data-testid=save-result-row]", has=gm.locator("b", has_text="Cyra")).first
+        assert f"Dex save {face + 3} (phone): " in cyra.inner_text()
+        gm.get_by_test_id("apply-saves").click()
+        wait_text(a, "save-outcome", rf"^Dex save {face + 3} vs DC 17: (succeeded|failed); \d+ damage$")
+        wait_text(b, "save-outcome", r"^Dex save 13 vs DC 17: failed; \d+ damage$")
+        lost = int(re.search(r"; (\d+) damage", b.get_by_test_id("save-outcome").inner_text()).group(1))
+        wait_text(b, "my-hp", rf"^HP {max(0, 44 - lost)}/44$")
+        gm.locator("#sheet [data-action=close-sheet]").first.click()
+        gm.wait_for_function("!document.getElementById('sheet').open")
+        log = log_text(gm)
+        assert f"Cyra: Dex save {face + 3} vs DC 17" in log and "(rolled on the player's phone)" in log
+        assert "Dax: Dex save 13 vs DC 17, failed (typed)" in log
+        assert all(hp(n) != before[n] for n in before)
+
+        gm.get_by_test_id("undo").click()
+        for name, shown in before.items():
+            gm.wait_for_function(f"(r => r && r.textContent === {shown!r})(Array.from(document.querySelectorAll('[data-testid=combatant-row]'))"
+                                 f".find(x => x.querySelector('.name').textContent.includes({name!r}))?.querySelector('[data-testid=hp]'))")
+        wait_text(b, "my-hp", "^HP 44/44$")
+    finally:
+        close(gm_ctx, a_ctx, b_ctx)

@@ -14,6 +14,7 @@ from pyengine.systems.srd import LIBRARY_FILE, combatant_fields, find, read_libr
 from tests.e2e.conftest import open_seeded, stored_fight
 from tests.e2e.test_creature_library import log_text
 from tests.e2e.test_evening import add, played, row, toast
+from tests.e2e.test_players_phone import cut_text
 from tests.e2e.test_turn_tools import close
 
 
@@ -124,7 +125,7 @@ def test_the_panel_at_phone_size_in_both_themes_and_instant_death(context, site,
         page.screenshot(path=str(tmp_path / f"save-panel-{theme}.png"), full_page=True)
         overflow = page.evaluate("""() => [...document.querySelectorAll('#sheet *')].filter(e => e.scrollWidth > e.clientWidth + 1
             && getComputedStyle(e).overflowX === 'visible' && e.getBoundingClientRect().right > 390).map(e => e.dataset.testid || e.tagName)""")
-        assert overflow == []
+        assert overflow == [] and cut_text(page, "#sheet") == []
         close(page)
     # 63 fire on a character at 30/30: instant death (SRD), said in the log and on its row.
     row(page, "Aria").click()

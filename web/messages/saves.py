@@ -8,7 +8,8 @@ from typing import Any
 from pyengine.dice import Rng
 from pyengine.record import Record
 
-__all__ = ["SavePanelOpened", "SaveConfigured", "SaveTargetsPicked", "SavesRolled", "SaveLegendaryToggled", "SavesApplied"]
+__all__ = ["SavePanelOpened", "SaveConfigured", "SaveTargetsPicked", "SavesRolled", "SaveLegendaryToggled", "SavesApplied", "SavesAsked",
+           "SaveSent"]
 
 
 class SavePanelOpened(Record):
@@ -48,3 +49,15 @@ class SaveLegendaryToggled(Record):
 
 class SavesApplied(Record):
     """Apply the rolled saves: one step for every target."""
+
+
+class SavesAsked(Record):
+    """Ask the players' phones: each chosen target a phone plays is asked to roll its own save."""
+
+
+class SaveSent(Record):
+    """A player's phone answers the save it was asked: rolled (the d20s from both phones), or the face of
+    a real d20 typed (`typed`, marked typed)."""
+
+    rng: Rng
+    typed: str = ""

@@ -10,8 +10,10 @@ from pyengine.core_args import Flag, Option
 from pyengine.handoff import SURPRISED
 from pyengine.live import allowed_relays, new_room
 from pyengine.model import Encounter
+from pyengine.save_effects import ABILITY_NAMES
+from pyengine.systems.saving_throws import SaveMode, p_fail
 
-from ..html import esc, view_body_html
+from ..html import esc, pct, view_body_html
 from ..live import followers_line, gone_for, networks_line, playing, state_kind, state_line
 from ..messages import (
     Act,
@@ -35,6 +37,7 @@ from ..messages import (
     RequestAnswered,
     RequestResent,
     RollSent,
+    SaveSent,
     ServersSaved,
     SheetOpened,
     TrayToggled,
@@ -150,6 +153,8 @@ EVENTS: dict[str, Handler] = {
     "send-attack": lambda page: AttackSent(page.value("attack-target"), page.value("attack-with"), page.rng),
     "send-heal": lambda page: HealSent(page.number(page.value("live-heal")), page.value("heal-kind") == "temp"),
     "live-death-save": lambda page: DeathSaveSent(page.rng, page.value("death-save-typed")),
+    "roll-save": lambda page: SaveSent(page.rng),
+    "send-save-typed": lambda page: SaveSent(page.rng, page.value("save-typed")),
     "request-tray": lambda page: TrayToggled(),
     "send-roll": lambda page: RollSent(page.value("live-target"), page.value("live-dice"), page.value("live-label"), page.rng,
                                        page.value("live-typed")),
@@ -225,7 +230,9 @@ def live_follow_html(live: Live, state: str, display: bool, attacks: list[tuple[
         stop = '<button type="button" class="primary" data-action="join-table" data-testid="join-again">Join again (two scans)</button>' + stop
     return (
         f'<div class="live-view{" display" if display else ""}" data-testid="live-view">'
-        f'<p class="live-state" id="live-state" data-testid="live-state" data-state="{esc(kind)}" aria-live="polite">{esc(state)}</p>{body}</div>'
+        f'<p class="live-state" id="live-state" data-testid="live-state" data-state="{esc(kind)}" aria-live="polite">{esc(state)}</p>'
+        # (a save the game master asks of this phone's character: first, above the fight)
+        f'{"" if display else save_request_html(live)}{body}</div>'
         + ("" if display or live.view is None else _player_asks(live, attacks or []))
         + ("" if display else f'<div class="row">{stop}<button type="button" data-action="close-sheet" data-testid="close-sheet">Close</button></div>')
     )
@@ -306,18 +313,51 @@ def _player_asks(live: Live, attacks: list[tuple[str, str]]) -> str:
             + '</select></label>')
     parts.append(
         '<h4 class="small">Another roll (a spell, typed dice)</h4>'
-        '<div class="grid2"><label class="field">Target<select id="live-target" data-testid="live-target" data-action-change="player-target">'
+        # (the target's box the whole width: "Young Red Dragon" is cut in half of it at 390 px)
+        '<label class="field">Target<select id="live-target" data-testid="live-target" data-action-change="player-target">'
         f'{targets}</select></label>'
-        '<label class="field">Dice<input id="live-dice" data-testid="live-dice" autocomplete="off" placeholder="2d10 fire"></label></div>'
+        '<div class="grid2"><label class="field">Dice<input id="live-dice" data-testid="live-dice" autocomplete="off" placeholder="2d10 fire"></label>'
         # (labels above the boxes: a placeholder is cut where a phone's font is wider, Firefox's at 390 px)
-        '<div class="grid2"><label class="field">What it is<input id="live-label" data-testid="live-label" maxlength="60" '
-        'autocomplete="off" placeholder="a spell"></label>'
+        '<label class="field">What it is<input id="live-label" data-testid="live-label" maxlength="60" '
+        'autocomplete="off" placeholder="a spell"></label></div>'
         '<label class="field">Real dice total<input id="live-typed" data-testid="live-typed" type="number" inputmode="numeric" '
-        'placeholder="typed"></label></div>'
+        'placeholder="typed"></label>'
         '<p class="muted small">Your phone\'s dice are drawn with the game master\'s phone: neither chooses them. '
         'A total typed from real dice is sent as typed.</p>'
         '<button type="button" data-action="send-roll" data-testid="send-roll">Roll and send</button>')
     return "".join(parts) + said + err
+
+
+ROLL_WORDS = {"1d20": "", "2d20kh1": "with advantage", "2d20kl1": "with disadvantage"}
+
+
+def save_request_html(live: Live) -> str:
+    """The save the game master asks of this phone's character (issue 52): the effect, the DC, the
+    character's own bonus and how it rolls, its exact chance, Roll (the d20s from both phones) or a real
+    die's face typed; then what came of it, once the game master applied the save."""
+    ask = live.save_ask
+    if ask is None or ask.cid != playing(live):
+        return ""
+    ability = ABILITY_NAMES.get(ask.ability, ask.ability)
+    head = f'<p><b>{esc(ask.what or "A save")}</b>: make a DC {ask.dc} {esc(ability)} saving throw.</p>'
+    if ask.outcome:
+        return (f'<div class="panel save-request" data-testid="save-request" data-state="done">{head}'
+                f'<p data-testid="save-outcome"><b>{esc(ask.outcome)}</b></p></div>')
+    if not ask.roll:
+        return f'<div class="panel save-request" data-testid="save-request">{head}<p>It fails whatever it rolls.</p></div>'
+    chance = 1 - p_fail(SaveMode(ask.roll), ask.bonus, ask.dc)
+    how = " ".join(x for x in (ROLL_WORDS.get(ask.roll, ""), f"({ask.note})" if ask.note else "") if x)
+    odds = (f'<p class="muted">Your bonus <b>{ask.bonus:+d}</b>{" " + esc(how) if how else ""} · '
+            f'success <b data-testid="save-chance">{pct(float(chance))}</b></p>')
+    if live.save_sent == ask.ask:
+        return (f'<div class="panel save-request" data-testid="save-request" data-state="sent">{head}{odds}'
+                '<p class="muted">Sent: the game master applies the save with the others.</p></div>')
+    dice = "2d20" if ask.roll.startswith("2") else "d20"
+    return (f'<div class="panel save-request" data-testid="save-request" data-state="asked" role="alert">{head}{odds}'
+            f'<button type="button" class="primary" data-action="roll-save" data-testid="roll-save">Roll the save ({dice} {ask.bonus:+d})</button>'
+            '<div class="row"><input id="save-typed" data-testid="save-typed" type="number" inputmode="numeric" min="1" max="20" '
+            'placeholder="Real d20?" aria-label="The real d20 you kept (sent as typed)">'
+            '<button type="button" data-action="send-save-typed" data-testid="send-save-typed">Send the die</button></div></div>')
 
 
 def player_target(live: Live) -> str:

@@ -15,7 +15,7 @@ from pyengine.systems.generic import is_lair
 from pyengine.systems.saving_throws import legendary_resistance, read_portions, save_odds, save_target, taken
 
 from ..html import esc, pct
-from ..messages import SaveConfigured, SaveLegendaryToggled, SavePanelOpened, SavesApplied, SavesRolled, SaveTargetsPicked
+from ..messages import SaveConfigured, SaveLegendaryToggled, SavePanelOpened, SavesApplied, SavesAsked, SavesRolled, SaveTargetsPicked
 from ..render import hp_html
 from ..state import SAVE_BLANK as BLANK
 from ..state import save_effect as effect_of
@@ -31,7 +31,9 @@ def draw(ctx: Context, ident: str | None) -> str | Elsewhere:
     enc = ctx.model.timeline.present
     if enc.system != "generic":
         return Elsewhere()
-    return save_panel_html(enc, ctx.model.ui.save or {"source": ident or None, "effect": dict(BLANK), "targets": []})
+    live = ctx.model.live
+    phones = frozenset(cid for _, eid, cid in live.claims if eid == enc.id) if live.hosting else frozenset()
+    return save_panel_html(enc, ctx.model.ui.save or {"source": ident or None, "effect": dict(BLANK), "targets": []}, phones)
 
 
 SCREENS = (Screen("save", draw, "sheet-error"),)
@@ -60,6 +62,7 @@ EVENTS: dict[str, Handler] = {
     "roll-saves": lambda page: SavesRolled(page.rng),
     "save-legendary": lambda page: SaveLegendaryToggled(str(page.data("id"))),
     "apply-saves": lambda page: SavesApplied(),
+    "ask-saves": lambda page: SavesAsked(),
 }
 CHANGES: dict[str, Handler] = {"save-config": _configured}
 
@@ -90,13 +93,13 @@ def form_html(effect: dict[str, Any]) -> str:
         + _input("name", "Name", effect.get("name", ""), "save-effect-name", extra=' maxlength="60"')
         + f'<label class="field">Save{_select("ability", str(effect.get("ability", "dex")), ABILITY_NAMES, "save-ability")}</label>'
         + _input("dc", "DC", effect.get("dc", ""), "save-dc", "number", ' min="1" max="40"')
-        + f'<label class="field">A success takes{_select("success", str(effect.get("success", "half")), {"half": "half the damage", "none": "no damage"}, "save-success")}</label>'
+        + f'<label class="field">A success{_select("success", str(effect.get("success", "half")), {"half": "takes half", "none": "takes none"}, "save-success")}</label>'
         + '</div>'
         + _input("damage", "Damage (rolled once for all)", effect.get("damage", ""), "save-damage", extra=' maxlength="100" placeholder="8d6 fire"')
-        + '<div class="grid2">'
+        # (the condition and its duration the whole width: "Incapacitated", "until the end of its next turn")
         + f'<label class="field">A failure gives{_select("condition", str(effect.get("condition", "")), {"": "no condition", **{c: c for c in CONDITIONS}}, "save-condition")}</label>'
         + f'<label class="field">Lasting{_select("rounds", rounds, lasts, "save-rounds")}</label>'
-        + '</div><div class="checks">'
+        + '<div class="checks">'
         + _check("repeat", "It saves again at the end of each of its turns", effect.get("repeat") is True, "save-repeat")
         + _check("magical", "Magical (Magic Resistance applies)", effect.get("magical") is True, "save-magical")
         + '</div>'
@@ -117,7 +120,24 @@ def _targets_html(enc: Encounter, chosen: list[str]) -> str:
     return f'<h4>Targets</h4>{shortcuts}<div class="checks" data-testid="save-targets">{rows}</div>'
 
 
-def _odds_rows(enc: Encounter, config: dict[str, Any]) -> str:
+PHONE_WORDS = {"waiting": "Asked on the player's phone: waiting", "away": "Asked: the player's phone is away (it is asked when it is back)",
+               "rolled": "Rolled on the player's phone", "typed": "Typed on the player's phone"}
+
+
+def _phone_html(config: dict[str, Any], ident: str, phones: frozenset[str]) -> str:
+    """Where a target played on a phone stands: not asked, asked and waiting, answered (its d20s)."""
+    if ident not in phones:
+        return ""
+    asked = (config.get("asked") or {}).get(ident)
+    if not asked:
+        return '<p class="muted small" data-testid="save-phone" data-state="">Played on a phone: "Ask their phones" below.</p>'
+    faces = asked.get("faces") or []
+    dice = "".join(f' <span class="die">{f}</span>' for f in faces)
+    return (f'<p class="small" data-testid="save-phone" data-state="{esc(asked.get("state"))}">'
+            f'{esc(PHONE_WORDS.get(str(asked.get("state")), ""))}{dice}</p>')
+
+
+def _odds_rows(enc: Encounter, config: dict[str, Any], phones: frozenset[str] = frozenset()) -> str:
     """One line per chosen target: its roll and bonus, P(fail), mean damage, P(drops to 0), and the
     boxes for a player's own d20 and for advantage; then the effect's total expected damage."""
     effect = effect_of(config)
@@ -138,6 +158,7 @@ def _odds_rows(enc: Encounter, config: dict[str, Any]) -> str:
             f'<span class="muted">{esc(how)}{"".join(" · " + esc(n) for n in notes)}</span><br>'
             f'P(fail) <b data-testid="save-p-fail">{pct(odds.p_fail)}</b>'
             + (f' · mean damage <b data-testid="save-mean">{odds.damage.mean:.1f}</b>' if portions else "") + drop + '</p>'
+            + _phone_html(config, ident, phones) +
             f'<div class="grid2"><label class="field">Its d20 (typed)<input type="number" inputmode="numeric" min="1" max="20" '
             f'data-testid="save-d20" data-combatant-id="{esc(c.id)}" data-action-change="save-config" placeholder="rolled" '
             f'value="{esc(typed.get(ident) or "")}"></label>{choice}</div></div>')
@@ -169,7 +190,7 @@ def _results_html(enc: Encounter, pending: Action) -> str:
         after = sum(a.after for a in adjust_all(c.defenses, takes)) if takes else 0
         dice = "".join(f'<span class="die">{f}</span>' for f in r.get("faces", []))
         said = ("fails automatically" if r.get("auto_fail") else
-                f'{ABILITY_NAMES[effect.ability][:3]} save {r["total"]}{" (typed)" if r.get("typed") else ""}: '
+                f'{ABILITY_NAMES[effect.ability][:3]} save {r["total"]}{" (typed)" if r.get("typed") else " (phone)" if r.get("phone") else ""}: '
                 + ("succeeded" if r["saved"] else "failed"))
         legendary = ""
         resist = legendary_resistance(c)
@@ -186,8 +207,9 @@ def _results_html(enc: Encounter, pending: Action) -> str:
             + '<div class="row"><button type="button" class="primary" data-action="apply-saves" data-testid="apply-saves">Apply</button></div>')
 
 
-def save_panel_html(enc: Encounter, config: dict[str, Any]) -> str:
-    """The whole panel: the effect, the targets, the odds, Roll, and once rolled the results and Apply."""
+def save_panel_html(enc: Encounter, config: dict[str, Any], phones: frozenset[str] = frozenset()) -> str:
+    """The whole panel: the effect, the targets, the odds (and, at a live table, where each target played
+    on a phone stands), Ask the players' phones, Roll, and once rolled the results and Apply."""
     effect = {**BLANK, **(config.get("effect") or {})}
     source = config.get("source")
     who = f"{enc.get(source).name}: " if source in enc.names() else ""
@@ -195,14 +217,17 @@ def save_panel_html(enc: Encounter, config: dict[str, Any]) -> str:
     try:
         chosen = effect_of(config)
         words = f'<p class="muted" data-testid="save-words">{esc(chosen.words)}</p>'
-        odds = _odds_rows(enc, config)
+        odds = _odds_rows(enc, config, phones)
     except EngineError as error:
         words, odds = "", f'<p class="err" data-testid="save-error">{esc(error)}</p>'
     pending = config.get("pending")
     result = _results_html(enc, pending) if isinstance(pending, Action) else (
         '<p class="muted" data-testid="save-applied">Applied: Undo takes the whole save back.</p>' if config.get("applied") else "")
-    roll = ('<div class="row"><button type="button" class="primary" data-action="roll-saves" data-testid="roll-saves">'
-            'Roll the saves</button></div>')
+    asking = any(i in phones for i in config.get("targets") or ())
+    waiting = sum(1 for a in (config.get("asked") or {}).values() if a.get("state") in ("waiting", "away"))
+    ask = ('<button type="button" data-action="ask-saves" data-testid="ask-saves">Ask their phones</button>' if asking else "")
+    roll = (f'<div class="row">{ask}<button type="button" class="primary" data-action="roll-saves" data-testid="roll-saves">'
+            + (f"Roll (for the {waiting} silent too)" if waiting else "Roll the saves") + '</button></div>')
     return (head + form_html(effect) + words + _targets_html(enc, list(config.get("targets") or ()))
             + f'<h4>Odds</h4><div data-testid="save-odds-list">{odds}</div>' + roll + result
             + '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'

@@ -12,6 +12,7 @@ from pyengine.dice import Rng
 from pyengine.errors import EngineError
 from pyengine.fair import commitment, new_secret
 from pyengine.live import request_text
+from pyengine.save_effects import ABILITY_NAMES
 from pyengine.text import clean_text
 
 from ..effects import (
@@ -30,6 +31,7 @@ from ..messages import (
     PlayerTargetPicked,
     RequestResent,
     RollSent,
+    SaveSent,
 )
 from ..model import Model
 from .common import Result
@@ -158,6 +160,25 @@ def _death_save_sent(model: Model, m: DeathSaveSent) -> Result:
     return _commit(model, m.rng, "1d20", "your death save", "dsave")
 
 
+def _save_sent(model: Model, m: SaveSent) -> Result:
+    """The player answers the save the game master asked: the d20s from both phones (as the ask said to
+    roll them: one, or two with advantage or disadvantage), or a real die's face typed (marked typed)."""
+    live = model.live
+    ask = live.save_ask
+    if ask is None or ask.outcome or not playing(live):
+        return model, (Refuse("No save is asked of you now."),)
+    if not ask.roll:
+        return model, (Refuse("Your character fails this save whatever it rolls."),)
+    ability = ABILITY_NAMES.get(ask.ability, "")
+    sent = replace(model, live=replace(live, save_sent=ask.ask))  # (its card waits for the outcome; a refusal opens it again)
+    if m.typed.strip():
+        face = _whole(m.typed) or 0
+        if not 1 <= face <= 20:
+            return model, (Refuse("A save is the d20 you kept: type a face from 1 to 20."),)
+        return _tell_host(sent, "save", f"your {ability} save ({face}, typed)", ask=ask.ask, face=face)
+    return _commit(sent, m.rng, f"{ask.roll}{ask.bonus:+d}", f"your {ability} save", "save", ask=ask.ask)
+
+
 def _panel(model: Model, m: PlayerPanelToggled) -> Result:
     live = model.live
     model = replace(model, live=replace(live, panel="" if live.panel == m.panel else m.panel))
@@ -179,6 +200,7 @@ UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     AttackSent: _attack_sent,
     HealSent: _heal_sent,
     DeathSaveSent: _death_save_sent,
+    SaveSent: _save_sent,
     PlayerPanelToggled: _panel,
     PlayerTargetPicked: _target_picked,
 }

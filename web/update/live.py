@@ -26,6 +26,7 @@ from pyengine.live import (
     Bye,
     Drawn,
     LiveError,
+    SaveAsk,
     State,
     You,
     check_relays,
@@ -238,13 +239,15 @@ def _said(model: Model, m: PeerSaid) -> Result:
         return refused(model, m.peer, error.rid, str(error)) if live.hosting and error.rid else refused(model)
     if live.hosting:
         return asked(model, m, message)
-    if isinstance(message, (You, Answer, Drawn)):
+    if isinstance(message, (You, Answer, Drawn, SaveAsk)):
         if m.peer != live.gm:
             return model, ()  # told to one phone, straight from the game master's (never passed on)
         if isinstance(message, Answer):
             return _answer_heard(model, message)
         if isinstance(message, Drawn):
             return _drawn_heard(model, message)
+        if isinstance(message, SaveAsk):
+            return _save_asked(model, message)
         played = next((n for i, n, _ in live.ids if i == message.cid), live.played)
         live = replace(live, you=message.cid, played=played)
         return replace(model, live=live), follow_redraw(model)
@@ -356,8 +359,8 @@ def _answer_heard(model: Model, message: Answer) -> Result:
         "dismissed": f"dismissed: the game master dismissed {what}",
         "refused": f"refused: {message.text or 'the game master refused it'}",
     }[message.answer]
-    live = replace(live, said=said + ".", asked_ms=0.0, rolling=())
-    return replace(model, live=live), follow_redraw(model)
+    live = replace(live, said=said + ".", asked_ms=0.0, rolling=(), save_sent=0 if message.answer == "refused" else live.save_sent)
+    return replace(model, live=live), follow_redraw(replace(model, live=live))
 
 
 def _drawn_heard(model: Model, message: Drawn) -> Result:
@@ -376,6 +379,19 @@ def _drawn_heard(model: Model, message: Drawn) -> Result:
     live = replace(live, asking=request_text("show", rid=live.rid, s=secret), said=f"{rolled}sending {live.asked_what}…",
                    asked_ms=max(live.now_ms, 1.0), tries=1)
     return replace(model, live=live), (LiveTell(live.asking, live.gm), *follow_redraw(replace(model, live=live)))
+
+
+def _save_asked(model: Model, message: SaveAsk) -> Result:
+    """The game master asks this phone's character to save (its card, with the odds and Roll), or says
+    what came of a save it asked (`outcome`: the card then says it and closes)."""
+    live = model.live
+    if message.cid != live.you:
+        return model, ()  # (asked of a character this phone no longer plays)
+    current = live.save_ask
+    if message.outcome and (current is None or current.ask != message.ask):
+        return model, ()  # the outcome of a save this card is not about
+    live = replace(live, save_ask=message, save_sent=live.save_sent if message.outcome else 0)
+    return replace(model, live=live), follow_redraw(replace(model, live=live))
 
 
 def gm_connected(live: Live) -> bool:

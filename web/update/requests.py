@@ -29,6 +29,7 @@ from pyengine.live import (
     Init,
     Reveal,
     Roll,
+    SaveRoll,
     answer_text,
     drawn_text,
     you_text,
@@ -88,7 +89,7 @@ def asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
         enc = model.timeline.present
         mine = claimed(model.live, peer.device, enc.id)
         return model, ((LiveTell(you_text(players_id(enc, live.secret, mine)), m.peer),) if mine else ()) + owed + redraw(model)
-    if not isinstance(message, (Claim, Init, Done, Attack, Heal, DeathSave, Roll, Reveal)):
+    if not isinstance(message, (Claim, Init, Done, Attack, Heal, DeathSave, Roll, SaveRoll, Reveal)):
         return model, ()  # a bye (a phone's page closing: its connection says so itself); a host's kind is not read here
     enc = model.timeline.present
     party = {c.id: c for c in enc.combatants if c.side == "party" and shown_to_players(c)}
@@ -121,6 +122,8 @@ def asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
             return own_request(model, m, message, c, peer.device)
         case Attack() | Roll():
             return at_target(model, m, message, c, peer.device)
+        case SaveRoll():
+            return save_answered(model, m, message, c, peer.device)
         case Reveal():
             return revealed(model, m, message, c, peer.device)
         case _:
@@ -135,7 +138,7 @@ MAX_DRAWS = 20
 MAX_SEEN = 500           # commitments remembered (a replay of an older one is a roll the phone already showed)
 
 
-def draw_for(model: Model, m: PeerSaid, message: Attack | DeathSave | Roll | Init, c: Combatant, device: str) -> Result:
+def draw_for(model: Model, m: PeerSaid, message: Attack | DeathSave | Roll | Init | SaveRoll, c: Combatant, device: str) -> Result:
     """A verified roll's first step on the game master's phone: its request was checked; the phone's
     commitment is answered at once with this phone's value for it (no tap), and kept until its reveal.
     The same commitment sent again (Send again) is answered again; one already shown, or another phone's,
@@ -180,6 +183,8 @@ def revealed(model: Model, m: PeerSaid, message: Reveal, c: Combatant, device: s
         return own_request(model, m, request, c, device, seed)
     if isinstance(request, Init):
         return initiative_asked(model, m, request, c, device, seed)
+    if isinstance(request, SaveRoll):
+        return save_answered(model, m, request, c, device, seed)
     return at_target(model, m, request, c, device, seed)
 
 
@@ -220,6 +225,35 @@ def initiative_asked(model: Model, m: PeerSaid, message: Init, c: Combatant, dev
     fill = (SetField(f"init-{c.id}", str(value)),) if model.ui.sheet == ("init", None) else ()
     return model, fill + (Toast(f"{c.name}: initiative {value}{how}"),
                           answer_to(m.peer, rid, "applied", f"initiative {value}{how} is with the game master"))
+
+
+def save_answered(model: Model, m: PeerSaid, message: SaveRoll, c: Combatant, device: str, seed: int | None = None) -> Result:
+    """A player's phone answers the save the game master's panel asked of its character (issue 52):
+    its d20s from both phones (`seed`, once shown: rolled as the ask said, one d20 or two), or a real
+    die's face typed (the panel's typed d20 for that target, marked typed). It goes into the open save
+    action, not into the fight: the game master rolls the rest and applies the whole action at once.
+    An answer to a save no longer open, asked again since, or already answered is refused."""
+    rid, config = message.rid, model.ui.save
+    asked = (config.get("asked") or {}).get(c.id) if model.ui.sheet and model.ui.sheet[0] == "save" else None
+    if asked is None or asked.get("ask") != message.ask or asked.get("device") != device:
+        return refused(model, m.peer, rid, "the game master's save is closed or was asked again: nothing to answer now")
+    if asked.get("state") in ("rolled", "typed") or config.get("applied"):
+        return refused(model, m.peer, rid, f"{c.name}'s save is answered already")
+    if message.commit and seed is None:
+        return draw_for(model, m, message, c, device)
+    d20 = dict(config.get("d20") or {})
+    if seed is not None:
+        faces = [d.face for d in roll(str(asked["roll"]), Random(seed)).dice]
+        kept = max(faces) if asked["roll"] == "2d20kh1" else min(faces)
+        state, words = {**asked, "state": "rolled", "faces": faces}, f"d20 {kept}" + (f" ({', '.join(map(str, faces))})" if len(faces) > 1 else "")
+        d20.pop(c.id, None)  # (the phone's dice, not a die the game master typed before)
+    else:
+        state, words = {**asked, "state": "typed", "faces": []}, f"d20 {message.face} (typed)"
+        d20[c.id] = str(message.face)
+    save = {**config, "asked": {**(config.get("asked") or {}), c.id: state}, "d20": d20, "pending": None}
+    model = replace(model, ui=replace(model.ui, save=save))
+    return model, (RenderSheet(), Toast(f"{c.name}'s save: {words}."),
+                   answer_to(m.peer, rid, "applied", f"{words}: the game master applies the save"))
 
 
 def own_request(model: Model, m: PeerSaid, message: Heal | DeathSave, c: Combatant, device: str, seed: int | None = None) -> Result:

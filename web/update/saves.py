@@ -9,18 +9,24 @@ from dataclasses import replace
 from typing import Any
 
 from pyengine.errors import EngineError, RuleError
+from pyengine.handoff import players_id, players_name, shown_to_players
+from pyengine.live import SaveAsk, save_ask_text
+from pyengine.model import Encounter
+from pyengine.save_effects import ABILITY_NAMES
 from pyengine.systems.generic import SaveRequest
+from pyengine.systems.saving_throws import save_target
 from pyengine.tracker import Action, request
 
-from ..effects import Refuse, RenderSheet
-from ..messages import SaveConfigured, SaveLegendaryToggled, SavePanelOpened, SavesApplied, SavesRolled, SaveTargetsPicked
+from ..effects import Effect, LiveTell, Refuse, RenderSheet, Toast
+from ..messages import SaveConfigured, SaveLegendaryToggled, SavePanelOpened, SavesApplied, SavesAsked, SavesRolled, SaveTargetsPicked
 from ..model import Model
 from ..state import SAVE_BLANK as BLANK
 from ..state import save_effect as effect_of
 from .common import Result, commit_action, opened
+from .requests import peer_of
 from .timers import redrawn
 
-__all__ = ["UPDATES", "save_args"]
+__all__ = ["UPDATES", "save_args", "phone_of"]
 
 def save_args(model: Model) -> dict[str, Any]:
     """The `d20_save` request the panel makes: its source, effect and targets with their typed dice."""
@@ -37,6 +43,10 @@ def save_args(model: Model) -> dict[str, Any]:
             if not text.isdigit() or not 1 <= int(text) <= 20:
                 raise RuleError(f"{enc.get(ident).name}'s d20 is 1 to 20 (the die alone: its bonus is added).")
             target["d20"] = int(text)
+        else:
+            phone = (config.get("asked") or {}).get(ident) or {}
+            if phone.get("faces"):  # rolled on the player's phone (verified): its d20s, kept as the save rolls them
+                target["faces"] = list(phone["faces"])
         if adv.get(ident) in ("adv", "dis"):
             target["adv"] = adv[ident]
         targets.append(target)
@@ -103,7 +113,95 @@ def _applied(model: Model, m: SavesApplied) -> Result:
     after, effects = commit_action(model, pending)
     if after.timeline is model.timeline:
         return after, effects
-    return replace(after, ui=replace(after.ui, save={**after.ui.save, "pending": None, "applied": True})), effects + (RenderSheet(),)
+    told = _outcomes(model, after, pending)
+    return (replace(after, ui=replace(after.ui, save={**after.ui.save, "pending": None, "applied": True, "asked": {}})),
+            effects + (RenderSheet(),) + told)
+
+
+# -- the players' phones: each asked its own save (issue 52, section 4) ------------------------------
+
+def phone_of(model: Model, cid: str) -> str:
+    """The device of the phone that plays `cid` in the fight on screen ("": none; not hosting)."""
+    live, enc = model.live, model.timeline.present
+    if not live.hosting:
+        return ""
+    return next((device for device, eid, x in live.claims if eid == enc.id and x == cid), "")
+
+
+def _what(enc: Encounter, source: str | None, name: str) -> str:
+    """The effect as the players may know it: "Young Red Dragon's Fire Breath" (a source they cannot see unnamed)."""
+    if source in enc.names() and shown_to_players(enc.get(source)):
+        return f"{players_name(enc.get(source))}'s {name}"
+    return name
+
+
+def _asked_phones(model: Model, m: SavesAsked) -> Result:
+    """Each chosen target that a player's phone plays is asked to roll its own save there (the card on
+    that phone, with its own bonus and how it rolls: never another target's); a target that fails
+    automatically is not asked. The answers come into this panel (web/update/requests.py)."""
+    config, enc, live = model.ui.save, model.timeline.present, model.live
+    try:
+        effect = effect_of(config)
+    except EngineError as error:
+        return model, (Refuse(str(error)),)
+    if effect.dc is None:
+        return model, (Refuse("Give the save its DC first."),)
+    adv = config.get("adv") or {}
+    number = live.save_asks + 1
+    asked: dict[str, Any] = {}
+    tells: tuple[Effect, ...] = ()
+    owed = live.owed
+    for ident in config.get("targets") or ():
+        device = phone_of(model, ident) if ident in enc.names() else ""
+        if not device:
+            continue
+        try:
+            c, mode, bonus, notes = save_target(enc, effect, {"id": ident, "adv": adv.get(ident)})
+        except EngineError as error:
+            return model, (Refuse(str(error)),)
+        if mode.auto_fail:
+            continue
+        ask = SaveAsk(ask=number, cid=players_id(enc, live.secret, ident), what=_what(enc, config.get("source"), effect.name),
+                      ability=effect.ability, dc=effect.dc, bonus=bonus, roll=mode.roll, note="; ".join(notes))
+        peer = peer_of(live, device, "")
+        if peer:
+            tells += (LiveTell(save_ask_text(ask), peer),)
+        else:  # said when that phone comes back (its hello)
+            owed = tuple(x for x in owed if x[0] != device)[-49:] + ((device, save_ask_text(ask)),)
+        asked[ident] = {"ask": number, "device": device, "roll": mode.roll, "state": "waiting" if peer else "away", "faces": []}
+    if not asked:
+        return model, (Refuse("No target of this save is played on a phone now (or each fails automatically)."),)
+    model = replace(model, live=replace(live, save_asks=number, owed=owed),
+                    ui=replace(model.ui, save={**config, "asked": asked, "pending": None}))
+    phones = f"{len(asked)} phone{'s' if len(asked) != 1 else ''}"
+    return model, (*tells, RenderSheet(), Toast(f"Asked {phones} for their saves: their answers come here."))
+
+
+def _outcomes(before: Model, after: Model, action: Action) -> tuple[Effect, ...]:
+    """Each asked phone told what came of its character's save (its card closes on it): the save, the
+    damage it took, the condition it got; a phone the game master rolled for is told so too."""
+    asked = before.ui.save.get("asked") or {}
+    was, now = before.timeline.present, after.timeline.present
+    effect, tells = action.args.get("effect") or {}, []
+    for r in action.args.get("results") or ():
+        phone = asked.get(r.get("id"))
+        if not phone or r["id"] not in now.names() or r["id"] not in was.names():
+            continue
+        old, new = was.get(r["id"]), now.get(r["id"])
+        abil = ABILITY_NAMES.get(str(effect.get("ability")), "")[:3]
+        made = r.get("saved") or r.get("legendary") is True
+        said = (f"{abil} save: failed automatically" if r.get("auto_fail") else
+                f"{abil} save {r.get('total')} vs DC {effect.get('dc')}: {'succeeded' if made else 'failed'}")
+        lost = (old.hp or 0) + old.temp_hp - (new.hp or 0) - new.temp_hp
+        said += f"; {lost} damage" if lost > 0 else "; no damage" if effect.get("damage") else ""
+        gained = [k.name for k in new.conditions if k.id not in {x.id for x in old.conditions}]
+        said += "".join(f"; now {k.lower()}" for k in gained)
+        peer = peer_of(after.live, phone["device"], "")
+        if peer:
+            ask = SaveAsk(ask=phone["ask"], cid=players_id(now, after.live.secret, r["id"]), dc=int(effect.get("dc") or 10),
+                          ability=str(effect.get("ability") or "dex"), outcome=said)
+            tells.append(LiveTell(save_ask_text(ask), peer))
+    return tuple(tells)
 
 
 UPDATES: dict[type, Callable[[Model, Any], Result]] = {
@@ -113,4 +211,5 @@ UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     SavesRolled: _rolled,
     SaveLegendaryToggled: _legendary,
     SavesApplied: _applied,
+    SavesAsked: _asked_phones,
 }
