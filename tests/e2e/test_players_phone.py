@@ -394,7 +394,8 @@ def test_a_dragons_breath_asks_two_players_phones_one_rolls_one_types_one_apply_
     with its character's own bonus and exact chance (the command line's); Cyra's player rolls (the d20
     from both phones), Dax's types a real die. The answers come into the game master's open action; one
     roll, one Apply, each phone told what came of it; one Undo restores all four. Screenshots of a
-    player's request at 390 px in both themes, no text cut."""
+    player's request at 390 px in both themes, no text cut. Then a player's typed `2d10 fire` on the
+    troll stops its regeneration (the type goes with the damage)."""
     from pyengine.__main__ import main as cli
     from pyengine.systems.srd import LIBRARY_FILE, combatant_fields, find, read_library
     from tests.e2e.test_creature_library import log_text
@@ -405,6 +406,7 @@ def test_a_dragons_breath_asks_two_players_phones_one_rolls_one_types_one_apply_
     people = ({**combatant_fields(find(library, "Young Red Dragon")), "initiative": 20},
               {**combatant_fields(find(library, "Goblin")), "name": "Goblin 1", "initiative": 12},
               {**combatant_fields(find(library, "Goblin")), "name": "Goblin 2", "initiative": 11},
+              {**combatant_fields(find(library, "Troll")), "initiative": 2},
               {"name": "Cyra", "side": "party", "pc": True, "initiative": 18, "max_hp": 40, "stats": {"ac": 15, "save_dex": 3}},
               {"name": "Dax", "side": "party", "pc": True, "initiative": 14, "max_hp": 44, "stats": {"ac": 16, "save_dex": 1}})
     for fields in people:
@@ -494,5 +496,20 @@ def test_a_dragons_breath_asks_two_players_phones_one_rolls_one_types_one_apply_
             gm.wait_for_function(f"(r => r && r.textContent === {shown!r})(Array.from(document.querySelectorAll('[data-testid=combatant-row]'))"
                                  f".find(x => x.querySelector('.name').textContent.includes({name!r}))?.querySelector('[data-testid=hp]'))")
         wait_text(b, "my-hp", "^HP 44/44$")
+
+        # Cyra's player's typed fire on the troll keeps its type: fire damage, and its regeneration stops.
+        troll = hp("Troll")
+        a.get_by_test_id("live-target").select_option(label="Troll")
+        a.get_by_test_id("live-dice").fill("2d10 fire")
+        a.get_by_test_id("live-label").fill("Fire bolt")
+        a.get_by_test_id("live-typed").fill("16")
+        a.get_by_test_id("send-roll").click()
+        gm.get_by_test_id("request").filter(has_text="Fire bolt").get_by_test_id("request-apply").click()
+        request_state(a, "^applied: ")
+        total = int(troll.split("/")[0])
+        gm.wait_for_function(f"(r => r && r.textContent.startsWith('{total - 16}/'))(Array.from(document.querySelectorAll('[data-testid=combatant-row]'))"
+                             ".find(x => x.querySelector('.name').textContent.includes('Troll'))?.querySelector('[data-testid=hp]'))")
+        log = log_text(gm)
+        assert "Troll took 16 fire damage from Cyra" in log and "Troll's Regeneration is off at its next turn (fire damage)" in log
     finally:
         close(gm_ctx, a_ctx, b_ctx)

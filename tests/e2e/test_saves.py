@@ -179,3 +179,36 @@ def test_a_paralysis_typed_by_hand_ends_on_the_saves_repeated_at_the_end_of_its_
     page.get_by_test_id("undo").click()
     page.get_by_test_id("repeat-save-line").wait_for()
     assert "Paralyzed" in row(page, "Aria").inner_text()
+
+
+def test_a_ghouls_claws_from_the_library_paralyze_on_a_failed_save_repeated_at_the_end_of_its_turns(context, site):
+    """The SRD Ghoul's Claws (the library's rider: DC 10 Constitution or paralyzed for 1 minute, the save
+    repeated at the end of each of the target's turns) from the attack panel: the rider's save shown
+    before Apply, the condition with its repeat save under "Now:" on the target's turn."""
+    library = read_library((site["dist"] / LIBRARY_FILE).read_text())
+    t = played("generic", ("add_combatant", {"combatant": {**combatant_fields(find(library, "Ghoul")), "initiative": 20}}),
+               add("Aria", "party", max_hp=60, initiative=15, stats={"ac": 5, "save_con": 1}), ("start_combat", {}))
+    page = open_seeded(context, site["url"] + "/?seed=5", stored_fight(t)).page
+    row(page, "Aria").click()
+    page.get_by_test_id("attack-attacker").select_option(label="Ghoul")
+    page.wait_for_function("document.querySelector('[data-testid=attack-with]')")
+    page.get_by_test_id("attack-with").select_option("Claws")
+    page.wait_for_function("document.querySelector('[data-testid=attack-explain]').textContent.includes('2d4+2 slashing')")
+    for _ in range(40):  # rolled until the claws hit and the rider's save fails (the page's dice are seeded)
+        page.get_by_test_id("attack-roll").click()
+        page.get_by_test_id("attack-result").wait_for()
+        rider = page.get_by_test_id("attack-rider")
+        if rider.count() and "failed" in rider.inner_text():
+            break
+    said = page.get_by_test_id("attack-rider").inner_text()
+    assert re.fullmatch(r"Then Aria's Con save \d+ vs DC 10: failed · paralyzed", said), said
+    page.get_by_test_id("attack-apply").click()
+    page.wait_for_function("!document.querySelector('[data-testid=attack-apply]')")
+    close(page)
+    assert "paralyzed" in row(page, "Aria").inner_text().lower()
+    assert "Aria: Con save" in log_text(page)
+    page.get_by_test_id("next-turn").click()
+    page.wait_for_function("document.querySelector('[data-testid=turn-now] b')?.textContent === 'Aria'")
+    reminder = page.get_by_test_id("repeat-save-line")
+    assert "Constitution save DC 10 ends" in reminder.inner_text()
+    assert reminder.get_by_test_id("repeat-save-chance").inner_text() == "60.0%"   # d20 + 1 >= 10: 12 faces of 20
