@@ -198,10 +198,11 @@ def srd_library_text() -> str:
         try:
             monsters = [json.loads(d) for (d,) in db.execute('SELECT data FROM monsters ORDER BY "index"')]
             conditions = [json.loads(d) for (d,) in db.execute('SELECT data FROM conditions ORDER BY "index"')]
+            spell_rows = [json.loads(d) for (d,) in db.execute('SELECT data FROM spells ORDER BY "index"')]
             metadata = dict(db.execute("SELECT key, value FROM metadata"))
         finally:
             db.close()
-    return json.dumps(convert(monsters, conditions, metadata), separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(convert(monsters, conditions, metadata, spell_rows), separators=(",", ":"), ensure_ascii=False)
 
 
 def wheel_imports(paths: list[Path]) -> set[str]:

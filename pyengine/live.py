@@ -25,7 +25,7 @@ from .text import clean_text
 
 __all__ = [
     "LIVE_VERSION", "MAX_MESSAGE", "MAX_DEPTH", "Incoming", "State", "Beat", "You", "Answer", "Hello", "Bye", "Ask", "Claim", "Init", "Done",
-    "Attack", "Heal", "DeathSave", "Roll", "Reveal", "Drawn", "drawn_text", "SaveAsk", "SaveRoll", "save_ask_text", "SAVE_ROLLS", "Request", "LiveError", "new_room", "read_room", "join_code",
+    "Attack", "Cast", "Heal", "DeathSave", "Roll", "Reveal", "Drawn", "drawn_text", "SaveAsk", "SaveRoll", "save_ask_text", "SAVE_ROLLS", "Request", "LiveError", "new_room", "read_room", "join_code",
     "state_text", "beat_text", "STATE_PREFIX", "BEAT_PREFIX", "WIRE", "hello_text", "request_text", "you_text", "BEAT_MS", "SILENT_MS", "read_message", "read_servers", "FROM_HOST", "FROM_FOLLOWER", "DEFAULT_RELAYS",
     "DEFAULT_STUN", "newer", "RELAY_SCHEMES", "STUN_SCHEMES", "relay_origin", "allowed_relays", "check_relays", "answer_text", "ANSWERS", "MAX_RID", "DEFAULT_NOSTR",
 ]
@@ -37,12 +37,13 @@ MAX_REVISION = 2**53      # revisions are a millisecond clock: JSON's safe integ
 FROM_HOST = frozenset({"state", "beat", "you", "ans", "draw", "sask"})
 BEAT_MS = 4_000           # the host says it is there this often (a phone killed says nothing)
 SILENT_MS = 11_000        # a follower that heard nothing from its host this long is reconnecting
-FROM_FOLLOWER = frozenset({"hello", "claim", "init", "done", "roll", "atk", "heal", "dsave", "save", "show", "bye"})
+FROM_FOLLOWER = frozenset({"hello", "claim", "init", "done", "roll", "atk", "cast", "heal", "dsave", "save", "show", "bye"})
 ANSWERS = ("waiting", "applied", "dismissed", "refused")  # what a request came to (the game master's "ans")
 MAX_RID = 2**31           # a request's number on its phone (answers name it)
 MAX_ROLL = 1_000_000
 MAX_SEED = 2**53          # a verified roll's seed (pyengine.fair.joint_seed), kept with the request it rolled
 MAX_PC_ATTACKS = 20
+MAX_CAST_TARGETS = 12     # a spell's targets from one phone (the save panel's MAX_SAVE_TARGETS bounds the game master's)
 # Where phones meet to exchange their WebRTC handshakes: public WebTorrent trackers (Trystero's
 # torrent strategy; build.py writes these and only these into the CSP's connect-src). They see that
 # two browsers asked for the same hashed room, never the fight: that goes phone to phone, encrypted.
@@ -197,6 +198,19 @@ class Attack(Ask):
     target: str               # a players' view id
     weapon: str = ""          # the attack's name ("": the combatant's own stats)
     commit: str               # the player's phone's commitment to its secret (pyengine.fair): the dice come from both phones
+    spell: str = ""           # a spell attack: the SRD spell's name (its damage from the game master's library)
+    slot: int = 0             # and the level it is cast at (a cantrip: the character's level)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Cast(Ask):
+    """A player casts an SRD spell with a saving throw at its targets (players' view ids): the game
+    master's save action, pre-filled with the caster's spell save DC and the spell's damage at `slot`."""
+
+    kind: ClassVar[str] = "cast"
+    spell: str
+    slot: int
+    targets: tuple[str, ...]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -256,7 +270,7 @@ class Drawn:
     value: str
 
 
-Request = Claim | Init | Done | Attack | Heal | DeathSave | Roll | SaveRoll | Reveal
+Request = Claim | Init | Done | Attack | Cast | Heal | DeathSave | Roll | SaveRoll | Reveal
 Incoming = State | Beat | You | Answer | Drawn | SaveAsk | Hello | Bye | Request
 
 
@@ -382,7 +396,8 @@ def hello_text(name: str, device: str = "") -> str:
 def request_text(kind: str, **fields: Any) -> str:
     """A follower's request: claim (cid), init (value), done, roll (target, expr, label, and c: a
     commitment, or value: a typed total), atk (target, with: the attack's name, c), heal (value, temp),
-    dsave (c, or face: a typed d20), save (ask: the save asked, c or face), show (s: the secret a commitment promised)."""
+    dsave (c, or face: a typed d20), save (ask: the save asked, c or face), cast (spell, slot, targets),
+    show (s: the secret a commitment promised)."""
     return _dumps({"v": LIVE_VERSION, "t": kind, **fields})
 
 
@@ -588,10 +603,17 @@ def _fields(kind: str, doc: dict[str, Any], rid: int) -> Incoming:
     if kind == "done":
         return Done(rid=rid)
     if kind == "atk":
-        weapon = doc.get("with", "")
-        if not isinstance(weapon, str):
+        weapon, spell = doc.get("with", ""), doc.get("spell", "")
+        if not isinstance(weapon, str) or not isinstance(spell, str):
             raise LiveError("an attack without its weapon")
-        return Attack(target=_ident(doc.get("target"), "attack"), weapon=clean_text(weapon)[:60], commit=_commit(doc, "an attack"), rid=rid)
+        return Attack(target=_ident(doc.get("target"), "attack"), weapon=clean_text(weapon)[:60], commit=_commit(doc, "an attack"), rid=rid,
+                      spell=clean_text(spell)[:60], slot=_whole(doc.get("slot", 0), "attack", 20) if spell else 0)
+    if kind == "cast":
+        spell, targets = doc.get("spell"), doc.get("targets")
+        if not isinstance(spell, str) or not spell.strip() or not isinstance(targets, list) or not 1 <= len(targets) <= MAX_CAST_TARGETS:
+            raise LiveError(f"a spell without its name or its targets (1 to {MAX_CAST_TARGETS})")
+        return Cast(spell=clean_text(spell)[:60], slot=_whole(doc.get("slot"), "spell", 20), rid=rid,
+                    targets=tuple(dict.fromkeys(_ident(t, "spell") for t in targets)))
     if kind == "show":
         secret = doc.get("s")
         if not is_secret(secret):

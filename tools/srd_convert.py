@@ -13,7 +13,7 @@ from pyengine.save_effects import ABILITIES, CONDITIONS, MAX_ROUNDS, MAX_SAVE_AC
 from pyengine.systems.srd import FORMAT, LEGENDARY_ACTIONS, SOURCE
 from pyengine.text import clean_text
 
-__all__ = ["convert", "saves", "save_actions", "legendary"]
+__all__ = ["convert", "saves", "save_actions", "legendary", "spells"]
 
 _DAMAGE = re.compile(r"^\d+(d\d+)?([+-]\d+)?$|^\d+d\d+ ?[+-] ?\d+$")
 
@@ -238,10 +238,66 @@ def _entry(m: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def convert(monsters: list[dict[str, Any]], conditions: list[dict[str, Any]], metadata: dict[str, str]) -> dict[str, Any]:
-    """The library file's document from 5e-database's monsters and conditions and its metadata."""
+_SPELL_DICE = re.compile(r"^\d+d\d+(?: ?[+-] ?\d+(?:d\d+)?)*$")
+_DURATION = re.compile(r"(?:Up to )?(\d+) (round|minute|hour)s?", re.IGNORECASE)
+_SPELL_REPEAT = re.compile(r"(?:at|At) the end of each of its turns, the (?:target|creature) (?:can|may) (?:make|repeat) (?:another|the)")
+
+
+def _spell_lasting(sp: dict[str, Any], text: str) -> tuple[str, int, bool]:
+    """A save spell's condition on a failure (the first sentence naming one after "saving throw"), for
+    the spell's duration (1 minute: 10 rounds; an hour or more: until removed), and whether the save is
+    repeated at the end of each of the target's turns."""
+    after = text[text.find("saving throw"):] if "saving throw" in text else ""
+    found = _CONDITION.search(after.split(". ")[0]) or (_CONDITION.search(after.split(". ")[1]) if after.count(". ") and
+                                                         after.split(". ")[1].startswith("On a failed save") else None)
+    if not found:
+        return "", 0, False
+    condition = next(c for c in CONDITIONS if c.lower() == found.group(1).lower())
+    lasting = _DURATION.match(str(sp.get("duration", "")))
+    rounds = 0
+    if lasting and lasting.group(2).lower() == "round":
+        rounds = int(lasting.group(1))
+    elif lasting and lasting.group(2).lower() == "minute":
+        rounds = 10 * int(lasting.group(1))
+    return condition, min(rounds, MAX_ROUNDS), bool(_SPELL_REPEAT.search(text))
+
+
+def spells(rows: list[dict[str, Any]]) -> list[list[Any]]:
+    """The spells the engine resolves (pyengine/systems/spells.py's format): those with a save (92), a
+    spell attack (16), or damage alone; a damage the data gives as words ("1d8 + MOD") is left out."""
+    out: list[list[Any]] = []
+    for sp in sorted(rows, key=lambda r: r["name"]):
+        damage = sp.get("damage") or {}
+        steps = damage.get("damage_at_slot_level") or damage.get("damage_at_character_level") or {}
+        dice = [[int(k), str(v).replace(" ", "")] for k, v in sorted(steps.items(), key=lambda kv: int(kv[0])) if _SPELL_DICE.match(str(v))]
+        dtype = (damage.get("damage_type") or {}).get("index", "")
+        if dice and dtype not in DAMAGE_TYPES or len(dice) != len(steps):
+            dice, dtype = [], ""
+        dc = sp.get("dc") or {}
+        text = clean_text(" ".join(sp.get("desc", [])))
+        if sp.get("attack_type") and dice:
+            kind = "attack"
+        elif dc.get("dc_type"):
+            kind = "save"
+        elif dice:
+            kind = "damage"
+        else:
+            continue
+        condition, rounds, repeat = _spell_lasting(sp, text) if kind == "save" else ("", 0, False)
+        if kind == "save" and not dice and not condition:
+            continue  # (a save that neither harms nor gives a condition the app applies: its words say what it does)
+        out.append([str(sp["name"])[:60], int(sp["level"]), kind, dc["dc_type"]["index"] if kind == "save" else "",
+                    (dc.get("dc_success") if dc.get("dc_success") in ("half", "none") else "none") if kind == "save" else "none",
+                    dtype, dice, condition, rounds, repeat])
+    return out
+
+
+def convert(monsters: list[dict[str, Any]], conditions: list[dict[str, Any]], metadata: dict[str, str],
+            spell_rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The library file's document from 5e-database's monsters, conditions, spells and its metadata."""
     return {
         "format": FORMAT, "source": SOURCE, "license": metadata["license"], "attribution": metadata["attribution"],
         "monsters": [_entry(m) for m in sorted(monsters, key=lambda m: m["name"])],
         "conditions": [[c["name"], clean_text("\n".join(c.get("desc", [])))] for c in sorted(conditions, key=lambda c: c["name"])],
+        "spells": spells(spell_rows or []),
     }

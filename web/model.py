@@ -46,7 +46,7 @@ class Request:
     id: int
     peer: str
     device: str
-    kind: str               # "claim" | "done" | "roll" | "attack" | "heal" | "temp" | "dsave"
+    kind: str               # "claim" | "done" | "roll" | "attack" | "cast" | "heal" | "temp" | "dsave"
     cid: str                # the player's combatant (claimed, or asked for)
     text: str               # what the game master reads
     target: str = ""        # a roll's target
@@ -57,6 +57,7 @@ class Request:
     typed: bool = False     # its dice were typed from real dice (not verified): never applied without asking
     eid: str = ""           # the fight it was asked in (its ids are that fight's; "": kept before this was)
     dtype: str = ""         # a roll's damage type as the player typed it ("fire", "magical slashing"; "": untyped)
+    spell: str = ""         # a spell attack's damage ("2d10 fire": the library's, at its slot); a cast spell's level in `seed`
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,7 @@ class Live:
     save_asks: int = 0                      # host: save actions asked of players' phones so far (each ask's number)
     save_ask: Any = None                    # follow: the save the game master asks of this phone's character (pyengine.live.SaveAsk)
     save_sent: int = 0                      # follow: the ask this phone answered (its card waits for the outcome)
+    spell: str = ""                         # follow: the spell picked in the Spell panel (its levels follow it)
 
     @property
     def hosting(self) -> bool:

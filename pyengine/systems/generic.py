@@ -49,6 +49,9 @@ STATS = (
     # creature's from its stat block.
     *(StatField(f"save_{a}", f"{a.capitalize()} save", default=None, low=-20, high=40) for a in ABILITIES),
     StatField("magic_resistance", "Magic Resistance (advantage on saves against magic)", "flag", default=False),
+    # A spellcaster's (issue 52: the spells a player casts from the phone): empty until typed.
+    StatField("spell_dc", "Spell save DC", default=None, low=1, high=40),
+    StatField("spell_attack", "Spell attack bonus", default=None, low=-20, high=40),
 )
 COVER = {"none": 0, "half": 2, "three-quarters": 5}  # SRD: cover adds to the target's AC
 # SRD, "Lair Actions": on initiative count 20, losing all initiative ties. The lair is an entry of
@@ -81,6 +84,19 @@ class AttackSpec:
     rider_bonus: int = 0                 # the target's bonus for it (+0 when not set: said in `notes`)
 
 
+def spell_attack(attacker: Combatant, raw: Any) -> NamedAttack | None:
+    """A spell attack (`{"name", "damage"}`: Fire Bolt's 2d10 fire) as the attacker's attack, with its
+    spell attack bonus; None when the attack is no spell. RuleError when the caster has no bonus set."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not isinstance(raw.get("damage"), str):
+        raise RuleError("A spell attack is unreadable.")
+    bonus = attacker.stat("spell_attack")
+    if bonus is None:
+        raise RuleError(f"{attacker.name} has no spell attack bonus: the game master sets it on {attacker.name}'s sheet.")
+    return NamedAttack(raw["name"][:60], int(bonus), raw["damage"][:100])
+
+
 def attack_spec(enc: Encounter, args: dict[str, Any]) -> AttackSpec:
     """The attack the tracker would make from the attacker's stats and the panel's choices."""
     attacker, target = enc.get(args["attacker"]), enc.get(args["target"])
@@ -104,7 +120,8 @@ def attack_spec(enc: Encounter, args: dict[str, Any]) -> AttackSpec:
     notes = []
     if COVER[cover]:
         notes.append(f"{cover} cover: +{COVER[cover]} AC")
-    weapon = named_attack(attacker, args.get("with"))
+    spell = spell_attack(attacker, args.get("spell"))
+    weapon = spell or named_attack(attacker, args.get("with"))
     damage = weapon.damage if weapon else str(attacker.stat_or("damage", "1d6") or "1d6")
     try:
         portions = split_typed(damage)

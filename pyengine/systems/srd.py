@@ -32,11 +32,12 @@ from ..model import LIMITS, MAX_ATTACKS, NamedAttack
 from ..save_effects import ABILITIES, MAX_SAVE_ACTIONS, SaveEffect
 from ..steps import finished
 from ..text import clean_text
+from .spells import MAX_SPELLS, Spell, read_spell
 
 __all__ = ["FORMAT", "LIBRARY_FILE", "SOURCE", "LEGENDARY_ACTIONS", "CREATURE_STATS", "Creature", "Library", "read_library", "reading_library", "READ_SLICE", "MAX_LIBRARY_CHARS", "search", "find",
            "closest", "combatant_fields", "creature_json", "cr_words", "MAX_RESULTS"]
 
-FORMAT = 2   # 2: saves, save actions, attacks' riders, legendary actions' costs (issue 52)
+FORMAT = 3   # 2: saves, save actions, attacks' riders, legendary actions' costs; 3: the spells a player casts (issue 52)
 LIBRARY_FILE = f"srd/monsters-v{FORMAT}.json"
 SOURCE = "SRD 5.1"
 MAX_RESULTS = 30
@@ -74,6 +75,7 @@ class Library:
     attribution: str
     license: str
     source: str
+    spells: tuple[Spell, ...] = ()              # the spells the engine resolves (pyengine/systems/spells.py)
 
 
 def cr_words(cr: float) -> str:
@@ -167,7 +169,17 @@ def reading_library(text: Any) -> Generator[int, None, Library]:
         raise SchemaError("The creature library is damaged (its conditions or attribution are unreadable).") from None
     if not attribution:
         raise SchemaError("The creature library has no attribution: it is not the one this app ships.")
-    return Library(tuple(creatures), rules, attribution, licence, _words(doc.get("source", SOURCE), 40))
+    raw_spells = doc.get("spells", [])
+    if not isinstance(raw_spells, list) or len(raw_spells) > MAX_SPELLS:
+        raise SchemaError("The creature library is damaged (its spells are unreadable).")
+    spells = []
+    for raw in raw_spells:
+        try:
+            spells.append(read_spell(raw))
+        except (ValueError, TypeError):
+            name = str(raw[0]) if isinstance(raw, list) and raw and isinstance(raw[0], str) else "a spell"
+            raise SchemaError(f"The creature library is damaged: the spell {name[:60]!r} is unreadable.") from None
+    return Library(tuple(creatures), rules, attribution, licence, _words(doc.get("source", SOURCE), 40), tuple(spells))
 
 
 def read_library(text: Any) -> Library:

@@ -513,3 +513,81 @@ def test_a_dragons_breath_asks_two_players_phones_one_rolls_one_types_one_apply_
         assert "Troll took 16 fire damage from Cyra" in log and "Troll's Regeneration is off at its next turn (fire damage)" in log
     finally:
         close(gm_ctx, a_ctx, b_ctx)
+
+
+def test_a_player_casts_fireball_at_level_3_and_4_on_three_targets_and_a_fire_bolt(browser, site, relay, capsys):
+    """Issue 52, section 4: Cyra's player casts from the phone. Fireball at level 3 on two goblins and
+    the library's troll: the game master's Apply opens the save panel pre-filled (DC 15, 8d6 fire, the
+    three targets, each one's odds the command line's), one roll, one Apply, and the phone says what came
+    of each target; again at level 4 (9d6). A Fire Bolt is her attack with her spell attack bonus."""
+    from pyengine.__main__ import main as cli
+    from pyengine.systems.srd import LIBRARY_FILE, combatant_fields, find, read_library
+    from tests.e2e.test_creature_library import log_text
+
+    library = read_library((site["dist"] / LIBRARY_FILE).read_text())
+    t = Timeline.start(new_encounter("e1", "Bridge", system="generic"))
+    people = ({"name": "Cyra", "side": "party", "pc": True, "initiative": 18, "max_hp": 30, "stats": {"ac": 15, "spell_dc": 15, "spell_attack": 7}},
+              {"name": "Goblin 1", "initiative": 12, "max_hp": 60, "stats": {"ac": 13, "save_dex": 2}},
+              {"name": "Goblin 2", "initiative": 11, "max_hp": 60, "stats": {"ac": 13, "save_dex": 2}},
+              {**combatant_fields(find(library, "Troll")), "initiative": 2})
+    for fields in people:
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": fields}, random.Random(0)))
+    t = t.do(resolve(t.present, "start_combat", {}, random.Random(0)))
+    gm_ctx, a_ctx = phone(browser), phone(browser)
+    try:
+        gm = open_seeded(gm_ctx, gm_url(site), stored_fight(t)).page
+        link = go_live(gm)
+        gm.get_by_test_id("close-sheet").click()
+        a = follow(a_ctx, link)
+        a.get_by_test_id("claim").filter(has_text="Cyra").click()
+        gm.get_by_test_id("toast-apply").click()
+        wait_text(a, "live-you", "^Cyra$")
+        a.get_by_test_id("player-spell").click()
+        a.get_by_test_id("spell-pick").wait_for()
+        for level, dice in ((3, "8d6"), (4, "9d6")):
+            a.get_by_test_id("spell-pick").select_option("Fireball")
+            a.wait_for_function("document.querySelector('[data-testid=spell-words]')?.textContent.startsWith('Dexterity save')")
+            a.get_by_test_id("spell-level").select_option(str(level))
+            assert a.get_by_test_id("spell-level").locator("option:checked").inner_text() == f"Level {level} · {dice} fire"
+            for name in ("Goblin 1", "Goblin 2", "Troll"):
+                a.locator("label", has=a.locator("[data-testid=spell-target]")).filter(has_text=name).locator("input").check()
+            if level == 3:
+                for theme in ("light", "dark"):
+                    a.emulate_media(color_scheme=theme)
+                    a.screenshot(path=f"/tmp/rk-spell-panel-{theme}.png")
+                assert cut_text(a, "#sheet") == []
+            a.get_by_test_id("send-spell").click()
+            request_state(a, rf"^waiting: the game master has your Fireball \(level {level}\)")
+            card = gm.get_by_test_id("request").filter(has_text=f"Cyra casts Fireball (level {level}) on Goblin 1, Goblin 2, Troll")
+            assert f"DC 15 Dexterity, {dice} fire, half on a success" in card.first.inner_text()
+            card.first.get_by_test_id("request-apply").click()
+            gm.get_by_test_id("save-odds-list").wait_for()
+            assert gm.get_by_test_id("save-damage").input_value() == f"{dice} fire" and gm.get_by_test_id("save-dc").input_value() == "15"
+            assert gm.locator("[data-testid=save-odds-row]").count() == 3
+            troll = gm.locator("[data-testid=save-odds-row]", has=gm.locator("b", has_text="Troll")).first
+            assert cli(["save-odds", "--dc", "15", "--bonus", "1", "--damage", f"{dice} fire", "--success", "half", "--json"]) == 0
+            odds = json.loads(capsys.readouterr().out)
+            assert troll.get_by_test_id("save-p-fail").inner_text() == f"{odds['p_fail'] * 100:.1f}%"
+            assert troll.get_by_test_id("save-mean").inner_text() == f"{odds['mean_damage']:.1f}"
+            gm.get_by_test_id("roll-saves").click()
+            gm.get_by_test_id("apply-saves").click()
+            request_state(a, rf"^applied: your Fireball \(level {level}\) \(Goblin 1 (saved|failed), \d+ damage; Goblin 2 (saved|failed), \d+ damage; "
+                             r"Troll (saved|failed), \d+ damage\)")
+            gm.locator("#sheet [data-action=close-sheet]").first.click()
+            gm.wait_for_function("!document.getElementById('sheet').open")
+            assert f"Cyra's Fireball (DC 15 Dexterity, {dice} fire, half on a success) on Goblin 1, Goblin 2, Troll" in log_text(gm)
+
+        # Fire Bolt at the troll: her attack, with her spell attack bonus (+7), its dice from both phones.
+        a.get_by_test_id("spell-pick").select_option("Fire Bolt")
+        a.wait_for_function("document.querySelector('[data-testid=spell-words]')?.textContent === 'spell attack'")
+        a.get_by_test_id("spell-level").select_option("5")
+        a.locator("label", has=a.locator("[data-testid=spell-target]")).filter(has_text="Troll").locator("input").check()
+        a.get_by_test_id("send-spell").click()
+        request_state(a, r"^waiting: the game master has your Fire Bolt at Troll")
+        card = gm.get_by_test_id("request").filter(has_text="Cyra attacks Troll (Fire Bolt): 1d20 (")
+        assert "+7" in card.first.inner_text()
+        card.first.get_by_test_id("request-apply").click()
+        request_state(a, r"^applied: your Fire Bolt at Troll")
+        assert "Cyra attacks Troll (Fire Bolt)" in log_text(gm)
+    finally:
+        close(gm_ctx, a_ctx)

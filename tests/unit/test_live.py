@@ -1007,7 +1007,7 @@ def test_each_kind_on_the_wire_is_read_as_its_own_record_of_the_incoming_union()
         "atk": request_text("atk", target="v2", c="c0" * 32, rid=5, **{"with": "Longsword"}),
         "heal": request_text("heal", value=6, temp=True, rid=6), "dsave": request_text("dsave", face=12, rid=7),
         "show": request_text("show", s="5e" * 16, rid=8), "draw": wire.drawn_text(8, "9a" * 16),
-        "save": request_text("save", ask=3, face=11, rid=9),
+        "save": request_text("save", ask=3, face=11, rid=9), "cast": request_text("cast", spell="Fireball", slot=4, targets=["v2", "v3"], rid=10),
         "sask": wire.save_ask_text(wire.SaveAsk(ask=3, cid="v1", what="Fire Breath", dc=17, bonus=2, roll="2d20kh1")),
     }
     assert set(samples) == FROM_HOST | FROM_FOLLOWER
@@ -1015,7 +1015,8 @@ def test_each_kind_on_the_wire_is_read_as_its_own_record_of_the_incoming_union()
     assert {kind: type(message) for kind, message in read.items()} == {
         "state": wire.State, "beat": wire.Beat, "you": wire.You, "ans": wire.Answer, "hello": wire.Hello, "bye": wire.Bye,
         "claim": wire.Claim, "init": wire.Init, "done": wire.Done, "roll": wire.Roll, "atk": wire.Attack, "heal": wire.Heal,
-        "dsave": wire.DeathSave, "show": wire.Reveal, "draw": wire.Drawn, "save": wire.SaveRoll, "sask": wire.SaveAsk}
+        "dsave": wire.DeathSave, "show": wire.Reveal, "draw": wire.Drawn, "save": wire.SaveRoll, "sask": wire.SaveAsk,
+        "cast": wire.Cast}
     assert all(message.kind == kind for kind, message in read.items())
     assert set(typing.get_args(wire.Incoming)) == {type(m) for m in read.values()}
     assert read["atk"] == wire.Attack(target="v2", weapon="Longsword", commit="c0" * 32, rid=5)
@@ -1025,6 +1026,7 @@ def test_each_kind_on_the_wire_is_read_as_its_own_record_of_the_incoming_union()
     assert read["ans"] == wire.Answer(rid=7, answer="refused", text="not now") and read["beat"] == wire.Beat(revision=4, session="s1")
     assert (read["state"].revision, read["state"].session, read["state"].sender) == (3, "s1", "gm1")
     assert read["save"] == wire.SaveRoll(ask=3, face=11, rid=9)
+    assert read["cast"] == wire.Cast(spell="Fireball", slot=4, targets=("v2", "v3"), rid=10)
     assert read["sask"] == wire.SaveAsk(ask=3, cid="v1", what="Fire Breath", dc=17, bonus=2, roll="2d20kh1")
 
 

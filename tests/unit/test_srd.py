@@ -128,7 +128,7 @@ def test_search_by_name_type_and_cr(library):
 
 def test_the_files_format_and_damage_are_refused_with_a_message(text):
     doc = json.loads(text)
-    with pytest.raises(SchemaError, match="format 1; this version of the app reads format 2"):
+    with pytest.raises(SchemaError, match="format 1; this version of the app reads format 3"):
         srd.read_library(json.dumps({**doc, "format": 1}))
     with pytest.raises(SchemaError, match="cut short"):
         srd.read_library(text[: len(text) // 2])

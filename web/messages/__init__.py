@@ -123,7 +123,18 @@ from .page import (
     UndoTapped,
     ViewOpened,
 )
-from .saves import SaveConfigured, SaveLegendaryToggled, SavePanelOpened, SavesApplied, SavesAsked, SaveSent, SavesRolled, SaveTargetsPicked
+from .saves import (
+    SaveConfigured,
+    SaveLegendaryToggled,
+    SavePanelOpened,
+    SavesApplied,
+    SavesAsked,
+    SaveSent,
+    SavesRolled,
+    SaveTargetsPicked,
+    SpellPicked,
+    SpellSent,
+)
 from .timers import EstimateGoesOn, OddsDue, Refused, SheetDue, SliceDue, ToastTimedOut
 
 __all__ = [
@@ -144,7 +155,7 @@ __all__ = [
     "ServersSaved", "DisplayOpened", "OfflineStarted", "OfferMade", "ScanOpened", "CodeRead", "AnswerMade",
     "PairingFailed", "DirectFailed", "EncountersImported", "RelaysChecked", "LibrarySearched", "LibraryLoaded",
     "LibraryFailed", "CreaturePicked", "LibraryRetried", "ConditionRulesAsked", "SavePanelOpened", "SaveConfigured",
-    "SaveTargetsPicked", "SavesRolled", "SaveLegendaryToggled", "SavesApplied", "SavesAsked", "SaveSent", "Message"
+    "SaveTargetsPicked", "SavesRolled", "SaveLegendaryToggled", "SavesApplied", "SavesAsked", "SaveSent", "SpellPicked", "SpellSent", "Message"
 ]
 
 Message = (Act | Refused | ToastTimedOut | SheetDue | OddsDue | EstimateGoesOn | SliceDue | StorageAsked | JournalFailed | LiveKeyKnown | Noticed | FightShown | CollectionStored | LiveBeat | NextTurnTapped | StartTapped | InitiativeEntered | UndoTapped | RedoTapped | HitPointsTyped |
@@ -161,4 +172,4 @@ Message = (Act | Refused | ToastTimedOut | SheetDue | OddsDue | EstimateGoesOn |
            LiveAttackPicked | AttackSent | HealSent | DeathSaveSent | PlayerPanelToggled | PlayerTargetPicked | TrayToggled | AutoSavesToggled | ServersSaved | OfflineStarted | OfferMade | ScanOpened | CodeRead | AnswerMade |
            PairingFailed | DirectFailed | RelaysChecked | EncountersImported | LibrarySearched | LibraryLoaded | LibraryFailed | LibraryRetried |
            CreaturePicked | ConditionRulesAsked | SavePanelOpened | SaveConfigured | SaveTargetsPicked | SavesRolled |
-           SaveLegendaryToggled | SavesApplied | SavesAsked | SaveSent)
+           SaveLegendaryToggled | SavesApplied | SavesAsked | SaveSent | SpellPicked | SpellSent)

@@ -9,7 +9,7 @@ from pyengine.dice import Rng
 from pyengine.record import Record
 
 __all__ = ["SavePanelOpened", "SaveConfigured", "SaveTargetsPicked", "SavesRolled", "SaveLegendaryToggled", "SavesApplied", "SavesAsked",
-           "SaveSent"]
+           "SaveSent", "SpellPicked", "SpellSent"]
 
 
 class SavePanelOpened(Record):
@@ -61,3 +61,20 @@ class SaveSent(Record):
 
     rng: Rng
     typed: str = ""
+
+
+class SpellPicked(Record):
+    """A player picks a spell in the phone's Spell panel (its levels and targets follow it)."""
+
+    name: str
+
+
+class SpellSent(Record):
+    """A player casts the spell picked, at `slot` (a cantrip: the character's level), on `targets`
+    (players' view ids): a save spell goes to the game master's save panel, an attack spell is the
+    player's attack, a spell of damage alone a roll at its target (the dice from both phones)."""
+
+    rng: Rng
+    name: str
+    slot: int | None
+    targets: tuple[str, ...]

@@ -12,6 +12,7 @@ from pyengine.live import allowed_relays, new_room
 from pyengine.model import Encounter
 from pyengine.save_effects import ABILITY_NAMES
 from pyengine.systems.saving_throws import SaveMode, p_fail
+from pyengine.systems.spells import Spell
 
 from ..html import esc, pct, view_body_html
 from ..live import followers_line, gone_for, networks_line, playing, state_kind, state_line
@@ -40,6 +41,8 @@ from ..messages import (
     SaveSent,
     ServersSaved,
     SheetOpened,
+    SpellPicked,
+    SpellSent,
     TrayToggled,
 )
 from ..model import Live
@@ -85,7 +88,10 @@ def draw_follow(ctx: Context, ident: str | None) -> str | Elsewhere:
     live = ctx.model.live
     if not live.following:
         return Elsewhere()
-    return live_follow_html(live, state_line(live), live.role == "display", my_attacks(ctx.model.characters), state_kind(live))
+    model = ctx.model
+    spells = model.library.spells if model.library is not None else None
+    return live_follow_html(live, state_line(live), live.role == "display", my_attacks(model.characters), state_kind(live),
+                            spells, model.library_state)
 
 
 def my_attacks(characters: Sequence[Mapping[str, object]]) -> list[tuple[str, str]]:
@@ -154,6 +160,9 @@ EVENTS: dict[str, Handler] = {
     "send-heal": lambda page: HealSent(page.number(page.value("live-heal")), page.value("heal-kind") == "temp"),
     "live-death-save": lambda page: DeathSaveSent(page.rng, page.value("death-save-typed")),
     "roll-save": lambda page: SaveSent(page.rng),
+    "player-spell": lambda page: PlayerPanelToggled("spell"),
+    "send-spell": lambda page: SpellSent(page.rng, page.value("spell-pick"), page.number(page.value("spell-level")),
+                                         tuple(page.checked("#sheet input.spell-target"))),
     "send-save-typed": lambda page: SaveSent(page.rng, page.value("save-typed")),
     "request-tray": lambda page: TrayToggled(),
     "send-roll": lambda page: RollSent(page.value("live-target"), page.value("live-dice"), page.value("live-label"), page.rng,
@@ -163,6 +172,7 @@ CHANGES: dict[str, Handler] = {
     "auto-done": lambda page: AutoDoneToggled(page.ticked("auto-done")),
     "live-attack": attack_picked,
     "player-target": lambda page: PlayerTargetPicked(page.chosen),
+    "spell-pick": lambda page: SpellPicked(page.chosen),
     "auto-saves": lambda page: AutoSavesToggled(page.ticked("auto-saves")),
     "players-hp": lambda page: Act("set_option", Option("players_hp", page.chosen), page.rng),
 }
@@ -219,7 +229,8 @@ def live_host_html(followers: str, players_hp: str, auto_done: bool = False, rel
     )
 
 
-def live_follow_html(live: Live, state: str, display: bool, attacks: list[tuple[str, str]] | None = None, kind: str = "") -> str:
+def live_follow_html(live: Live, state: str, display: bool, attacks: list[tuple[str, str]] | None = None, kind: str = "",
+                     spells: tuple[Spell, ...] | None = None, spells_state: str = "") -> str:
     """A player's phone (or the table display) following the fight live: the players' view, how the
     connection stands, and (a player's phone) what it may ask the game master."""
     body = (view_body_html(live.view) if live.view is not None
@@ -233,12 +244,12 @@ def live_follow_html(live: Live, state: str, display: bool, attacks: list[tuple[
         f'<p class="live-state" id="live-state" data-testid="live-state" data-state="{esc(kind)}" aria-live="polite">{esc(state)}</p>'
         # (a save the game master asks of this phone's character: first, above the fight)
         f'{"" if display else save_request_html(live)}{body}</div>'
-        + ("" if display or live.view is None else _player_asks(live, attacks or []))
+        + ("" if display or live.view is None else _player_asks(live, attacks or [], spells, spells_state))
         + ("" if display else f'<div class="row">{stop}<button type="button" data-action="close-sheet" data-testid="close-sheet">Close</button></div>')
     )
 
 
-def _player_asks(live: Live, attacks: list[tuple[str, str]]) -> str:
+def _player_asks(live: Live, attacks: list[tuple[str, str]], spells: tuple[Spell, ...] | None = None, spells_state: str = "") -> str:
     """A player's part: claim a party combatant; then its own state (HP with temporary HP,
     conditions, death saves), initiative or "I'm done", an attack the game master's engine resolves,
     healing or temporary HP received, and any other roll against a target."""
@@ -282,10 +293,15 @@ def _player_asks(live: Live, attacks: list[tuple[str, str]]) -> str:
     attack = (f'<p class="muted small" data-testid="no-attack">{esc(down)}: no attacks.</p>' if down else
               f'<button type="button" data-action="player-attack" data-testid="player-attack" aria-expanded="{str(live.panel == "attack").lower()}">'
               'Attack</button>')
+    generic = bool(live.view and live.view.get("system") == "generic")
+    spell = (f'<button type="button" data-action="player-spell" data-testid="player-spell" aria-expanded="{str(live.panel == "spell").lower()}">'
+             'Spell</button>') if generic and not down else ""
     parts.append(
-        f'<div class="row">{attack}'
+        f'<div class="row">{attack}{spell}'
         f'<button type="button" data-action="player-heal" data-testid="player-heal" aria-expanded="{str(live.panel == "heal").lower()}">'
         'Healing, temp HP</button></div>')
+    if live.panel == "spell" and generic and not down:
+        parts.append(spell_panel_html(live, spells, spells_state))
     chosen = player_target(live)
     targets = "".join(f'<option value="{esc(i)}"{" selected" if i == chosen else ""}>{esc(n)}</option>'
                       for i, n, side in live.ids if side != "x" and i != you)  # (the attack's and another roll's)
@@ -326,6 +342,43 @@ def _player_asks(live: Live, attacks: list[tuple[str, str]]) -> str:
         'A total typed from real dice is sent as typed.</p>'
         '<button type="button" data-action="send-roll" data-testid="send-roll">Roll and send</button>')
     return "".join(parts) + said + err
+
+
+def spell_panel_html(live: Live, spells: tuple[Spell, ...] | None, state: str = "") -> str:
+    """The phone's Spell panel (issue 52): the SRD spells the engine resolves, by level; the level it
+    is cast at (its damage there); its targets (several for a save spell, one for an attack or damage
+    alone); Cast. A save spell's DC is the caster's, kept on the game master's phone."""
+    if spells is None:
+        said = (f'<p class="err" role="alert">{esc(state)}</p>'
+                '<button type="button" data-action="srd-retry" data-testid="srd-retry">Retry</button>') if state and state != "loading" \
+            else '<p class="muted" role="status">Loading the SRD spells…</p>'
+        return f'<div class="panel" data-testid="spell-panel">{said}</div>'
+    chosen = next((s for s in spells if s.name == live.spell), None) or next((s for s in spells if s.name == "Fire Bolt"), spells[0])
+    groups = "".join(
+        f'<optgroup label="{"Cantrips" if level == 0 else f"Level {level}"}">'
+        + "".join(f'<option value="{esc(s.name)}"{" selected" if s is chosen else ""}>{esc(s.name)}</option>' for s in spells if s.level == level)
+        + '</optgroup>' for level in sorted({s.level for s in spells}))
+    levels = "".join(f'<option value="{n}">{f"Character level {n}+" if not chosen.level else f"Level {n}"}'
+                     f'{" · " + esc(chosen.damage_at(n)) if chosen.damage_at(n) else ""}</option>' for n in chosen.slots())
+    what = {"save": f"{ABILITY_NAMES.get(chosen.ability or '', '')} save" + (", half on a success" if chosen.damage and chosen.success == "half" else ""),
+            "attack": "spell attack", "damage": "damage, no roll to hit"}[chosen.kind]
+    if chosen.condition:
+        what += f", {chosen.condition.lower()} on a failure"
+    many = chosen.kind == "save"
+    you = playing(live)
+    targets = "".join(
+        f'<label class="check toggle"><input type="{"checkbox" if many else "radio"}" name="spell-target" class="spell-target" '
+        f'value="{esc(i)}" data-testid="spell-target"> {esc(n)}</label>'
+        for i, n, side in live.ids if side != "x" and (many or i != you))
+    return (
+        '<div class="panel" data-testid="spell-panel">'
+        f'<label class="field">Spell<select id="spell-pick" data-testid="spell-pick" data-action-change="spell-pick">{groups}</select></label>'
+        f'<p class="muted small" data-testid="spell-words">{esc(what)}</p>'
+        f'<label class="field">Cast at<select id="spell-level" data-testid="spell-level">{levels}</select></label>'
+        f'<h4 class="small">{"Targets" if many else "Target"}</h4><div class="checks">{targets}</div>'
+        '<button type="button" class="primary" data-action="send-spell" data-testid="send-spell">Cast</button>'
+        + ('<p class="muted small">The game master rolls its damage once and each target\'s save.</p>' if many else "")
+        + '</div>')
 
 
 ROLL_WORDS = {"1d20": "", "2d20kh1": "with advantage", "2d20kl1": "with disadvantage"}

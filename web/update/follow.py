@@ -13,6 +13,7 @@ from pyengine.errors import EngineError
 from pyengine.fair import commitment, new_secret
 from pyengine.live import request_text
 from pyengine.save_effects import ABILITY_NAMES
+from pyengine.systems.spells import find_spell
 from pyengine.text import clean_text
 
 from ..effects import (
@@ -32,9 +33,12 @@ from ..messages import (
     RequestResent,
     RollSent,
     SaveSent,
+    SpellPicked,
+    SpellSent,
 )
 from ..model import Model
 from .common import Result
+from .library import loading
 from .live import follow_redraw, send_asking
 from .requests import total_range
 
@@ -182,7 +186,44 @@ def _save_sent(model: Model, m: SaveSent) -> Result:
 def _panel(model: Model, m: PlayerPanelToggled) -> Result:
     live = model.live
     model = replace(model, live=replace(live, panel="" if live.panel == m.panel else m.panel))
+    if model.live.panel == "spell":  # (the SRD's spells come with the creature library: fetched once, precached)
+        model, load = loading(model)
+        return model, load + follow_redraw(model)
     return model, follow_redraw(model)
+
+
+def _spell_picked(model: Model, m: SpellPicked) -> Result:
+    model = replace(model, live=replace(model.live, spell=clean_text(m.name)[:60]))
+    return model, follow_redraw(model)
+
+
+def _spell_sent(model: Model, m: SpellSent) -> Result:
+    """Cast: a save spell at its targets (the game master's save panel opens pre-filled), an attack
+    spell at one target (the player's attack: the dice from both phones, the caster's spell attack
+    bonus), a spell of damage alone a roll at one target (the dice from both phones)."""
+    live = model.live
+    if not playing(live):
+        return model, (Refuse("First tap your character under \"Which one is you?\"."),)
+    if model.library is None:
+        return model, (Refuse("The SRD spells are still loading: a moment."),)
+    try:
+        spell = find_spell(model.library.spells, m.name)
+        slot = spell.check_slot(m.slot)
+    except EngineError as error:
+        return model, (Refuse(str(error)),)
+    names = {i: n for i, n, _ in live.ids}
+    targets = tuple(t for t in m.targets if t in names)
+    if not targets:
+        return model, (Refuse(f"Tick {spell.name}'s targets."),)
+    level = f" (level {slot})" if spell.level else ""
+    if spell.kind == "save":
+        return _tell_host(model, "cast", f"your {spell.name}{level}", spell=spell.name, slot=slot, targets=list(targets))
+    if len(targets) != 1:
+        return model, (Refuse(f"{spell.name} has one target: tick one."),)
+    if spell.kind == "attack":
+        return _commit(model, m.rng, "", f"your {spell.name} at {names[targets[0]]}", "atk", target=targets[0], spell=spell.name, slot=slot)
+    dice = spell.damage_at(slot)
+    return _commit(model, m.rng, dice, f"{spell.name}{level} at {names[targets[0]]}", "roll", target=targets[0], expr=dice, label=spell.name)
 
 
 def _target_picked(model: Model, m: PlayerTargetPicked) -> Result:
@@ -201,6 +242,8 @@ UPDATES: dict[type, Callable[[Model, Any], Result]] = {
     HealSent: _heal_sent,
     DeathSaveSent: _death_save_sent,
     SaveSent: _save_sent,
+    SpellPicked: _spell_picked,
+    SpellSent: _spell_sent,
     PlayerPanelToggled: _panel,
     PlayerTargetPicked: _target_picked,
 }

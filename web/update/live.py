@@ -78,6 +78,7 @@ from ..messages import (
 from ..model import Live, Model, Peer
 from ..persist import Notice
 from .common import Result, closed, notify, opened
+from .library import loading
 from .pairing import GM_PEER
 from .requests import MAX_WAITING, MAX_WAITING_PER_PHONE, answered, asked, claimed, redraw, refused, released, with_claim
 
@@ -108,6 +109,11 @@ def _hosted(model: Model, m: LiveOpened) -> Result:
     if m.shown:
         model, shown = opened(model, "live")
         effects += shown + (ShowLiveLink(f"live={live.room}.{live.secret}"),)
+    if fresh and model.timeline.present.system == "generic":
+        # The players' spells are checked against the SRD library: read now (precached, a slice at a
+        # time), not when the first spell comes in.
+        model, load = loading(model)
+        effects += load
     return model, effects
 
 

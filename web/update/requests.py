@@ -20,6 +20,7 @@ from pyengine.handoff import fight_id, health_word, players_id, players_name, sh
 from pyengine.live import (
     MAX_ROLL,
     Attack,
+    Cast,
     Claim,
     DeathSave,
     Done,
@@ -38,6 +39,7 @@ from pyengine.model import Action, Combatant, Encounter
 from pyengine.odds import possible_range
 from pyengine.rules import system_of
 from pyengine.systems import generic
+from pyengine.systems.spells import Spell, find_spell, spell_save_dc
 from pyengine.tracker import resolve
 from pyengine.turns import active_unit, surprised
 
@@ -45,6 +47,7 @@ from ..effects import (
     Effect,
     HideToast,
     LiveTell,
+    LoadLibrary,
     Refuse,
     RenderNotices,
     RenderSheet,
@@ -59,7 +62,7 @@ from ..messages import (
     RequestAnswered,
 )
 from ..model import Live, Model, Peer, Pending, Request
-from .common import Result, act, commit_action
+from .common import Result, act, commit_action, opened
 
 __all__ = ["asked", "answered", "apply_request", "refused", "redraw", "attack_action", "attack_words", "Told",
            "MAX_WAITING", "MAX_WAITING_PER_PHONE", "MAX_UNAPPROVED", "expire_draws", "REVEAL_MS", "MAX_DRAWS", "MAX_DRAWS_PER_PHONE"]
@@ -89,7 +92,7 @@ def asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
         enc = model.timeline.present
         mine = claimed(model.live, peer.device, enc.id)
         return model, ((LiveTell(you_text(players_id(enc, live.secret, mine)), m.peer),) if mine else ()) + owed + redraw(model)
-    if not isinstance(message, (Claim, Init, Done, Attack, Heal, DeathSave, Roll, SaveRoll, Reveal)):
+    if not isinstance(message, (Claim, Init, Done, Attack, Cast, Heal, DeathSave, Roll, SaveRoll, Reveal)):
         return model, ()  # a bye (a phone's page closing: its connection says so itself); a host's kind is not read here
     enc = model.timeline.present
     party = {c.id: c for c in enc.combatants if c.side == "party" and shown_to_players(c)}
@@ -124,6 +127,8 @@ def asked(model: Model, m: PeerSaid, message: Incoming) -> Result:
             return at_target(model, m, message, c, peer.device)
         case SaveRoll():
             return save_answered(model, m, message, c, peer.device)
+        case Cast():
+            return cast_asked(model, m, message, c, peer.device)
         case Reveal():
             return revealed(model, m, message, c, peer.device)
         case _:
@@ -330,17 +335,29 @@ def at_target(model: Model, m: PeerSaid, message: Attack | Roll, c: Combatant, d
         waiting = next((r for r in live.requests if r.device == device and r.kind == "attack" and r.rid != rid), None)
         if waiting is not None:  # (each attack's result would say something of the target's defences)
             return refused(model, m.peer, rid, f"one attack at a time: the game master has your attack on {players_name(enc.get(waiting.target))}")
+        damage = ""
+        if message.spell:  # a spell attack: its damage from this phone's library, at the level it is cast at
+            known = library_spell(model, message.spell, "attack")
+            if isinstance(known, str):
+                model, effects = refused(model, m.peer, rid, known)
+                wanted = _library_wanted(model)
+                return (replace(model, library_state="loading") if wanted else model), effects + wanted
+            try:
+                damage = known.damage_at(known.check_slot(message.slot))
+            except EngineError as error:
+                return refused(model, m.peer, rid, str(error))
+        weapon = message.spell or message.weapon
         try:
-            action = attack_action(enc, c.id, target.id, message.weapon, 0)  # (checked before the dice are drawn)
+            action = attack_action(enc, c.id, target.id, weapon, 0, damage)  # (checked before the dice are drawn)
         except EngineError as error:
             return refused(model, m.peer, rid, attack_refusal(error, target))
         if seed is None:
             return draw_for(model, m, message, c, device)
-        action = attack_action(enc, c.id, target.id, message.weapon, seed)
+        action = attack_action(enc, c.id, target.id, weapon, seed, damage)
         outcome = system_of(enc).attack_outcome(action.args)
-        weapon = f" ({message.weapon})" if message.weapon else ""
-        request = Request(live.asked + 1, m.peer, device, "attack", c.id, f"{c.name} attacks {target.name}{weapon}: {outcome.text}"[:2000],
-                          target.id, outcome.damage, rid=rid, seed=seed, weapon=message.weapon)
+        named = f" ({weapon})" if weapon else ""
+        request = Request(live.asked + 1, m.peer, device, "attack", c.id, f"{c.name} attacks {target.name}{named}: {outcome.text}"[:2000],
+                          target.id, outcome.damage, rid=rid, seed=seed, weapon=weapon, spell=damage)
         return wait_request(model, request, system_of(enc).attack_roll_words(action.args))
     try:
         low, high = total_range(message.expr)
@@ -405,14 +422,75 @@ class Told:
         return self.face
 
 
-def attack_action(enc: Encounter, attacker: str, target: str, weapon: str, seed: int) -> Action:
+def attack_action(enc: Encounter, attacker: str, target: str, weapon: str, seed: int, spell: str = "") -> Action:
     """A player's attack as the game master's attack panel would roll it (the system's own attack
     against the target's real defences), its dice from the seed the player's phone drew: the same
-    seed, the same roll (Apply resolves it again on the fight as it is then)."""
+    seed, the same roll (Apply resolves it again on the fight as it is then). `spell`: a spell attack's
+    damage (the attack is then `weapon`, with the caster's spell attack bonus)."""
     kind = system_of(enc).attack_kind
     if not kind:
         raise EngineError("This game system has no attack roll.")
-    return resolve(enc, kind, {"attacker": attacker, "target": target, **({"with": weapon} if weapon else {})}, Random(seed))
+    if spell and enc.system != "generic":
+        raise EngineError("Spells from the SRD are cast in the generic d20 system.")
+    extra = {"spell": {"name": weapon, "damage": spell}} if spell else {}
+    return resolve(enc, kind, {"attacker": attacker, "target": target, **({"with": weapon} if weapon else {}), **extra}, Random(seed))
+
+
+def library_spell(model: Model, name: str, kind: str) -> Spell | str:
+    """The SRD spell of that name from this page's library, of the kind asked ("save", "attack"); else
+    why not, in words a player may read (the library still loading: send again)."""
+    if model.timeline.present.system != "generic":
+        return "spells from the SRD are cast in the generic d20 system"
+    if model.library is None:
+        return "the game master's phone is loading the SRD spells: send it again in a moment"
+    try:
+        spell = find_spell(model.library.spells, name)
+    except EngineError as error:
+        return str(error)
+    if spell.kind != kind:
+        return f"{spell.name} is no {'saving throw' if kind == 'save' else 'spell attack'}"
+    return spell
+
+
+def _library_wanted(model: Model) -> tuple[Effect, ...]:
+    """The library loaded on the game master's phone when a player's spell needs it (not twice)."""
+    if model.library is not None or model.library_state == "loading":
+        return ()
+    return (LoadLibrary(),)
+
+
+def cast_asked(model: Model, m: PeerSaid, message: Cast, c: Combatant, device: str) -> Result:
+    """A player casts a spell with a saving throw at its targets: checked (the spell, its level, the
+    caster's spell save DC, targets the players see), it waits for the game master, whose Apply opens
+    the save panel pre-filled (the targets' bonuses never go to the phone)."""
+    live, rid, enc = model.live, message.rid, model.timeline.present
+    found = library_spell(model, message.spell, "save")
+    if isinstance(found, str):
+        model, effects = refused(model, m.peer, rid, found)
+        wanted = _library_wanted(model)
+        return (replace(model, library_state="loading") if wanted else model), effects + wanted
+    spell = found
+    if system_of(enc).is_down(c):
+        return refused(model, m.peer, rid, f"{c.name} is down: a combatant that is down casts no spell")
+    dc = spell_save_dc(c)
+    if dc is None:
+        return refused(model, m.peer, rid, f"{c.name} has no spell save DC: the game master sets it on {c.name}'s sheet")
+    try:
+        effect = spell.effect(message.slot, dc)
+    except EngineError as error:
+        return refused(model, m.peer, rid, str(error))
+    targets = []
+    for vid in message.targets:
+        found_id = fight_id(enc, live.secret, vid)
+        target = enc.get(found_id) if found_id is not None else None
+        if target is None or not shown_to_players(target) or not system_of(enc).is_creature(target):
+            return refused(model, m.peer, rid, "a target is not in the fight the players see")
+        targets.append(target)
+    level = f"level {message.slot}" if spell.level else f"character level {message.slot}"
+    text = f"{c.name} casts {spell.name} ({level}) on {', '.join(t.name for t in targets)}: {effect.words}."
+    request = Request(live.asked + 1, m.peer, device, "cast", c.id, text[:2000], ",".join(t.id for t in targets), rid=rid,
+                      seed=message.slot, weapon=spell.name)
+    return wait_request(model, request, f"{spell.name}: the game master opens its saves")
 
 
 def attack_words(enc: Encounter, action: Action) -> str:
@@ -580,9 +658,11 @@ def apply_request(model: Model, request: Request, rng: Rng) -> Result:
         model, effects = next_turn(model, rng)
         model, said = tell_phone(model, request, "applied", "the turn passed")
         return model, (*effects, *said)
+    if request.kind == "cast":
+        return cast_applied(model, request)
     if request.kind == "attack":
         try:
-            action = attack_action(enc, request.cid, request.target, request.weapon, request.seed)
+            action = attack_action(enc, request.cid, request.target, request.weapon, request.seed, request.spell)
         except EngineError as error:
             model, said = tell_phone(model, request, "refused", str(error))
             return model, (Refuse(str(error)), *said)
@@ -623,6 +703,28 @@ def apply_request(model: Model, request: Request, rng: Rng) -> Result:
     model, said = tell_phone(model, request, "applied")
     return model, (*effects, *said)
 
+
+
+def cast_applied(model: Model, request: Request) -> Result:
+    """Apply on a player's spell with a save: the game master's save panel opens pre-filled (the spell
+    at its level, the caster's DC, its targets still in the fight, the caster as its source); its Apply
+    tells the caster's phone what came of it (web/update/saves.py)."""
+    enc = model.timeline.present
+    found = library_spell(model, request.weapon, "save")
+    c = enc.get(request.cid) if request.cid in enc.names() else None
+    dc = spell_save_dc(c) if c is not None else None
+    if isinstance(found, str) or c is None or dc is None:
+        why = found if isinstance(found, str) else "the caster is not in the fight, or has no spell save DC now"
+        model, said = tell_phone(model, request, "refused", why)
+        return model, (Refuse(why[:1].upper() + why[1:] + "."), *said)
+    effect = found.effect(request.seed, dc)
+    targets = [t for t in request.target.split(",") if t in enc.names()]
+    model, effects = opened(model, "save", c.id)
+    save = {"source": c.id, "effect": {**effect.to_dict(), "dc": str(effect.dc), "rounds": str(effect.rounds)}, "targets": targets,
+            "d20": {}, "adv": {}, "pending": None, "caster": [request.device, request.peer, request.rid]}
+    model = replace(model, ui=replace(model.ui, save=save))
+    model, said = tell_phone(model, request, "waiting", f"the game master rolls {found.name}'s saves")
+    return model, (*effects, *said)
 
 
 def redraw(model: Model) -> tuple[Effect, ...]:

@@ -19,11 +19,11 @@ from pyengine.tracker import Action, request
 
 from ..effects import Effect, LiveTell, Refuse, RenderSheet, Toast
 from ..messages import SaveConfigured, SaveLegendaryToggled, SavePanelOpened, SavesApplied, SavesAsked, SavesRolled, SaveTargetsPicked
-from ..model import Model
+from ..model import Model, Request
 from ..state import SAVE_BLANK as BLANK
 from ..state import save_effect as effect_of
 from .common import Result, commit_action, opened
-from .requests import peer_of
+from .requests import peer_of, tell_phone
 from .timers import redrawn
 
 __all__ = ["UPDATES", "save_args", "phone_of"]
@@ -114,8 +114,31 @@ def _applied(model: Model, m: SavesApplied) -> Result:
     if after.timeline is model.timeline:
         return after, effects
     told = _outcomes(model, after, pending)
-    return (replace(after, ui=replace(after.ui, save={**after.ui.save, "pending": None, "applied": True, "asked": {}})),
-            effects + (RenderSheet(),) + told)
+    after, cast = _cast_outcome(model, after, pending)
+    return (replace(after, ui=replace(after.ui, save={**after.ui.save, "pending": None, "applied": True, "asked": {}, "caster": None})),
+            effects + (RenderSheet(),) + told + cast)
+
+
+def _cast_outcome(before: Model, after: Model, action: Action) -> Result:
+    """A player's spell, applied: its phone told what came of each target the players see ("Goblin 1
+    failed, 27 damage; Troll saved, 13 damage"), as a player's attack is."""
+    caster = before.ui.save.get("caster")
+    if not caster:
+        return after, ()
+    device, peer, rid = caster
+    was, now = before.timeline.present, after.timeline.present
+    words = []
+    for r in action.args.get("results") or ():
+        if r.get("id") not in was.names() or r["id"] not in now.names() or not shown_to_players(was.get(r["id"])):
+            continue
+        old, new = was.get(r["id"]), now.get(r["id"])
+        made = r.get("saved") or r.get("legendary") is True
+        lost = (old.hp or 0) + old.temp_hp - (new.hp or 0) - new.temp_hp
+        gained = [k.name.lower() for k in new.conditions if k.id not in {x.id for x in old.conditions}]
+        words.append(f"{players_name(new)} {'saved' if made else 'failed'}" + (f", {lost} damage" if lost > 0 else "")
+                     + "".join(f", {k}" for k in gained))
+    request = Request(0, peer, device, "cast", str(before.ui.save.get("source") or ""), "", rid=rid)
+    return tell_phone(after, request, "applied", "; ".join(words)[:200])
 
 
 # -- the players' phones: each asked its own save (issue 52, section 4) ------------------------------
