@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from pyengine.characters import Character
     from pyengine.tracker import Timeline
 
-__all__ = ["Ui", "FRESH_ATTACK", "SAVE_BLANK", "save_effect", "sheet_opened", "target_picked", "section_picked", "tool_kind_picked", "sheet_closed", "attack_configured", "attack_rolled", "attack_applied", "next_turn_tapped", "dice_typed", "dice_rolled", "character_opened", "target_described", "view_opened", "character_offered", "character_taken", "share_offered", "share_taken", "selecting_toggled", "selection_toggled", "selection_done", "combatant_added"]
+__all__ = ["Ui", "FRESH_ATTACK", "SAVE_BLANK", "AREA_BLANK", "area_args", "save_effect", "sheet_opened", "target_picked", "section_picked", "tool_kind_picked", "sheet_closed", "attack_configured", "attack_rolled", "attack_applied", "next_turn_tapped", "dice_typed", "dice_rolled", "character_opened", "target_described", "view_opened", "character_offered", "character_taken", "share_offered", "share_taken", "selecting_toggled", "selection_toggled", "selection_done", "combatant_added"]
 
 # A save typed by hand starts so: a trap or a spell the game master describes.
 SAVE_BLANK: dict[str, Any] = {"name": "Save", "ability": "dex", "dc": "15", "success": "half", "damage": "", "condition": "",
@@ -43,6 +43,29 @@ def save_effect(config: dict[str, Any]) -> SaveEffect:
             raise RuleError("The DC is a whole number from 1 to 40." if key == "dc" else "The duration is unreadable.") from None
     effect["repeat"], effect["magical"] = effect.get("repeat") is True, effect.get("magical") is True
     return SaveEffect.read({k: v for k, v in effect.items() if v not in (None, "")} | {"dc": effect["dc"]}, "The save")
+
+
+# Enchanted Realms' area effect starts so (pyengine/systems/realms/area.py): a body preservation save.
+AREA_BLANK: dict[str, Any] = {"name": "Area effect", "kind": "body", "dc": "12", "modifier": "0", "damage": "", "success": "none"}
+
+
+def area_args(config: dict[str, Any], names: set[str]) -> dict[str, Any]:
+    """The panel's Enchanted Realms area effect as the `er_area` request's fields, checked (RuleError)."""
+    effect = {**AREA_BLANK, **(config.get("effect") or {})}
+    numbers = {}
+    for key, low, high in (("dc", -50, 100), ("modifier", -50, 50)):
+        text = str(effect.get(key) or "0").strip()
+        try:
+            numbers[key] = int(text)
+        except ValueError:
+            raise RuleError(f"The {'DC' if key == 'dc' else 'modifier'} is a whole number from {low} to {high}.") from None
+    cover, adv = config.get("cover") or {}, config.get("adv") or {}
+    targets = [{"id": i, "cover": cover.get(i) or "none", "adv": adv.get(i) == "adv", "dis": adv.get(i) == "dis"}
+               for i in config.get("targets") or () if i in names]
+    if not targets:
+        raise RuleError("Tick the targets of the area effect.")
+    return {"name": str(effect.get("name") or "Area effect")[:60], "kind": str(effect.get("kind") or "body"), **numbers,
+            "damage": str(effect.get("damage") or "").strip()[:100], "success": str(effect.get("success") or "none"), "targets": targets}
 
 
 FRESH_ATTACK: dict[str, Any] = {"attacker": None, "pending": None}

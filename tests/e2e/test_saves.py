@@ -7,6 +7,7 @@ panel in both themes at phone size; a character at 30/30 HP taking 63 fire dies 
 from __future__ import annotations
 
 import json
+import random
 import re
 
 from pyengine.__main__ import main
@@ -212,3 +213,64 @@ def test_a_ghouls_claws_from_the_library_paralyze_on_a_failed_save_repeated_at_t
     reminder = page.get_by_test_id("repeat-save-line")
     assert "Constitution save DC 10 ends" in reminder.inner_text()
     assert reminder.get_by_test_id("repeat-save-chance").inner_text() == "60.0%"   # d20 + 1 >= 10: 12 faces of 20
+
+
+def test_an_enchanted_realms_area_effect_on_three_targets_one_behind_half_cover(context, site, tmp_path):
+    """Section 5: three combatants selected together, "Area effect…": a body preservation save, each
+    target's exact P(success) (the Orc's Body modifier, the Elf's half cover +2, the paralyzed Troll
+    failing), the damage to Body rolled once, one Apply, one Undo."""
+    from fractions import Fraction
+
+    from pyengine.tracker import Timeline, new_encounter, resolve
+
+    t = Timeline.start(new_encounter("e1", "Ford", system="realms"))
+    for fields in ({"name": "Orc", "max_hp": 12, "initiative": 8, "stats": {"body_mod": 1}}, {"name": "Elf", "max_hp": 9, "initiative": 6},
+                   {"name": "Troll", "max_hp": 20, "initiative": 3}):
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": fields}, random.Random(0)))
+    t = t.do(resolve(t.present, "add_condition", {"id": "c3", "name": "Paralyzed"}))
+    page = open_seeded(context, site["url"] + "/?seed=4", stored_fight(t)).page
+    before = {n: hp(page, n) for n in ("Orc", "Elf", "Troll")}
+    page.get_by_test_id("select-mode").click()
+    for cid in ("c1", "c2", "c3"):
+        page.locator(f"#tracker [data-combatant-id={cid}]").click()
+    page.get_by_test_id("apply-selected").click()
+    page.get_by_test_id("save-selected").click()
+    page.get_by_test_id("save-odds-list").wait_for()
+    assert page.locator("[data-testid=save-odds-row]").count() == 3
+    for testid, value in (("save-effect-name", "Rockfall"), ("save-dc", "13"), ("save-damage", "3d6")):
+        page.get_by_test_id(testid).fill(value)
+        page.get_by_test_id(testid).press("Tab")
+    page.get_by_test_id("save-success").select_option("half")
+    elf = page.locator("[data-testid=save-odds-row][data-combatant-id=c2]")
+    elf.get_by_test_id("area-cover").select_option("half")
+    page.wait_for_function("document.querySelector('[data-testid=save-odds-row][data-combatant-id=c2]').textContent.includes('half cover: +2')")
+
+    def p(mod: int) -> str:
+        return f"{float(Fraction(sum(1 for f in range(1, 21) if f + mod >= 13), 20)) * 100:.1f}%"
+
+    orc = page.locator("[data-testid=save-odds-row][data-combatant-id=c1]")
+    assert orc.get_by_test_id("area-p-success").inner_text() == p(1)
+    assert elf.get_by_test_id("area-p-success").inner_text() == p(2)
+    assert "fails automatically (paralyzed: fails body saves)" in page.locator("[data-testid=save-odds-row][data-combatant-id=c3]").inner_text()
+    page.screenshot(path=str(tmp_path / "area-effect.png"), full_page=True)
+    assert cut_text(page, "#sheet") == []
+    page.get_by_test_id("roll-saves").click()
+    page.get_by_test_id("apply-saves").wait_for()
+    rolled = int(re.search(r"= (\d+)", page.get_by_test_id("save-damage-roll").inner_text()).group(1))
+    taken = {}
+    for cid, name in (("c1", "Orc"), ("c2", "Elf"), ("c3", "Troll")):
+        r = page.locator(f"[data-testid=save-result-row][data-combatant-id={cid}]")
+        made = r.get_attribute("data-saved") == "true"
+        taken[name] = int(r.get_by_test_id("save-result-damage").inner_text())
+        assert taken[name] == (rolled // 2 if made else rolled)
+    assert page.locator("[data-testid=save-result-row][data-combatant-id=c3]").get_attribute("data-saved") == "false"
+    page.get_by_test_id("apply-saves").click()
+    page.get_by_test_id("save-applied").wait_for()
+    close(page)
+    for name, lost in taken.items():
+        start = int(before[name].split("/")[0])
+        assert hp(page, name).split("/")[0] == str(max(0, start - lost))
+    assert "Rockfall (body save vs DC 13) on Orc, Elf, Troll" in log_text(page)
+    page.get_by_test_id("undo").click()
+    page.wait_for_function(f"document.querySelector('#tracker [data-combatant-id=c3] [data-testid=hp]').textContent === {before['Troll']!r}")
+    assert {n: hp(page, n) for n in before} == before

@@ -17,9 +17,11 @@ from pyengine.systems.saving_throws import legendary_resistance, read_portions, 
 from ..html import esc, pct
 from ..messages import SaveConfigured, SaveLegendaryToggled, SavePanelOpened, SavesApplied, SavesAsked, SavesRolled, SaveTargetsPicked
 from ..render import hp_html
+from ..state import AREA_BLANK
 from ..state import SAVE_BLANK as BLANK
 from ..state import save_effect as effect_of
 from ..views import Events, Handler, Page
+from .area import area_panel_html
 from .base import Context, Elsewhere, Screen
 
 LASTS = {"0": "until removed", str(NEXT_TURN_END): "until the end of its next turn",
@@ -29,6 +31,8 @@ LASTS = {"0": "until removed", str(NEXT_TURN_END): "until the end of its next tu
 
 def draw(ctx: Context, ident: str | None) -> str | Elsewhere:
     enc = ctx.model.timeline.present
+    if enc.system == "realms":  # (its area effect: web/screens/area.py)
+        return area_panel_html(enc, ctx.model.ui.save or {"effect": dict(AREA_BLANK), "targets": []})
     if enc.system != "generic":
         return Elsewhere()
     live = ctx.model.live
@@ -47,7 +51,8 @@ def _configured(page: Page) -> Events:
     targets = page.checked("#sheet-body input.save-target")
     d20 = {ident: text for ident, text, _, _ in page.fields("#sheet-body [data-testid=save-d20]", "data-combatant-id")}
     adv = {ident: text for ident, text, _, _ in page.fields("#sheet-body [data-testid=save-adv]", "data-combatant-id")}
-    return SaveConfigured({"effect": effect, "targets": targets, "d20": d20, "adv": adv}, page.typing)
+    cover = {ident: text for ident, text, _, _ in page.fields("#sheet-body [data-testid=area-cover]", "data-combatant-id")}
+    return SaveConfigured({"effect": effect, "targets": targets, "d20": d20, "adv": adv, "cover": cover}, page.typing)
 
 
 def _opened(page: Page) -> Events:

@@ -50,7 +50,9 @@ def selected_sheet_html(enc: Encounter, selected: tuple[str, ...]) -> str:
         f'autocomplete="off" data-testid="batch-condition"></label><datalist id="batch-cond-names">{options}</datalist>'
         '<button type="button" data-action="apply-batch" data-kind="add_condition" data-testid="batch-add-condition">Add condition</button></div>'
         + ('<div class="row"><button type="button" data-action="save-selected" data-testid="save-selected">Saving throw…</button></div>'
-           if enc.system == "generic" else "")
+           if enc.system == "generic" else
+           '<div class="row"><button type="button" data-action="save-selected" data-testid="save-selected">Area effect…</button></div>'
+           if enc.system == "realms" else "")
         + '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
         '<div class="row"><button type="button" data-action="close-sheet">Close</button></div>'
     )

@@ -14,12 +14,14 @@ from pyengine.live import SaveAsk, save_ask_text
 from pyengine.model import Encounter
 from pyengine.save_effects import ABILITY_NAMES
 from pyengine.systems.generic import SaveRequest
+from pyengine.systems.realms.area import AreaEffect
 from pyengine.systems.saving_throws import save_target
 from pyengine.tracker import Action, request
 
 from ..effects import Effect, LiveTell, Refuse, RenderSheet, Toast
 from ..messages import SaveConfigured, SaveLegendaryToggled, SavePanelOpened, SavesApplied, SavesAsked, SavesRolled, SaveTargetsPicked
 from ..model import Model, Request
+from ..state import AREA_BLANK, area_args
 from ..state import SAVE_BLANK as BLANK
 from ..state import save_effect as effect_of
 from .common import Result, commit_action, opened
@@ -59,6 +61,11 @@ def save_args(model: Model) -> dict[str, Any]:
 def _opened(model: Model, m: SavePanelOpened) -> Result:
     enc = model.timeline.present
     source = m.source if m.source in enc.names() else None
+    if enc.system == "realms":  # an Enchanted Realms area effect (pyengine/systems/realms/area.py)
+        model, effects = opened(model, "save", "")
+        targets = [i for i in m.targets if i in enc.names()]
+        area = {"source": None, "effect": dict(AREA_BLANK), "targets": targets, "cover": {}, "adv": {}, "pending": None}
+        return replace(model, ui=replace(model.ui, save=area)), effects
     effect = dict(BLANK)
     if source is not None and m.index is not None:
         actions = enc.get(source).save_actions
@@ -77,7 +84,7 @@ def _opened(model: Model, m: SavePanelOpened) -> Result:
 
 def _configured(model: Model, m: SaveConfigured) -> Result:
     """The inputs read whole: a rolled save not applied is dropped (what it was rolled for changed)."""
-    config = {**model.ui.save, **{k: v for k, v in m.config.items() if k in ("effect", "targets", "d20", "adv")}, "pending": None}
+    config = {**model.ui.save, **{k: v for k, v in m.config.items() if k in ("effect", "targets", "d20", "adv", "cover")}, "pending": None}
     return redrawn(replace(model, ui=replace(model.ui, save=config)), m.typing)
 
 
@@ -88,8 +95,12 @@ def _targets(model: Model, m: SaveTargetsPicked) -> Result:
 
 
 def _rolled(model: Model, m: SavesRolled) -> Result:
+    enc = model.timeline.present
     try:
-        action = request(model.timeline.present, "d20_save", SaveRequest(**save_args(model)), m.rng)
+        if enc.system == "realms":
+            action = request(enc, "er_area", AreaEffect(**area_args(model.ui.save, set(enc.names()))), m.rng)
+        else:
+            action = request(enc, "d20_save", SaveRequest(**save_args(model)), m.rng)
     except EngineError as error:
         return model, (Refuse(str(error)),)
     return replace(model, ui=replace(model.ui, save={**model.ui.save, "pending": action})), (RenderSheet(),)

@@ -38,7 +38,7 @@ from ..html import attack_check as _chk
 from ..html import attack_input as _txt
 from ..html import attack_select as _sel
 from ..html import pct as _pct
-from ..messages import Act, AttackApplied, Message
+from ..messages import Act, AttackApplied, Message, SavePanelOpened
 from . import Page, View, attacker_choice, datum
 
 __all__ = ["VIEW", "RealmsView", "row_chips", "options_html", "sheet_sections", "DEFAULT_ATTACK"]
@@ -231,7 +231,8 @@ def save_html(c: Combatant, cfg: dict[str, Any], events: list[Event]) -> str:
         + '</div><div class="checks">' + _chk("save_adv", "Advantage", cfg["save_adv"]) + _chk("save_dis", "Disadvantage", cfg["save_dis"])
         + _chk("save_area", "Against an area effect (cover from the attack panel adds)", cfg["save_area"])
         + f'</div><p class="muted" data-testid="save-odds">{esc(save_line)}</p>'
-        f'<button type="button" data-action="er-save" data-id="{cid}" data-testid="roll-save">Roll save</button>'
+        f'<div class="row"><button type="button" data-action="er-save" data-id="{cid}" data-testid="roll-save">Roll save</button>'
+        f'<button type="button" data-action="er-area" data-id="{cid}" data-testid="er-area">Area effect…</button></div>'
     )
     return save + _last(events, c.id, ("save",))
 
@@ -345,7 +346,7 @@ class RealmsView(View):
     attack_button = True
     flag_chips = False  # reaction, Defend and At the ready have badges of their own
     fields_note = f"Damage types: {', '.join(DAMAGE_TYPES)}. Each attack skill listed adds a d20 (at most 5)."
-    events = {"er-stance": _stance, "er-save": _save, "er-competition": _competition, "er-impale": _impale,
+    events = {"er-area": lambda page: SavePanelOpened(None, None, (str(datum(page, "id")),)), "er-stance": _stance, "er-save": _save, "er-competition": _competition, "er-impale": _impale,
               "er-blind-shot": _blind_shot, "er-chase": _chase, "er-defense": _defense}
     weapon_fields = ("skills", "damage_type", "die_mod", "weight", "ranged", "light", "ranged_crits", "polearm", "forte", "glaive")
     target_fields = ("ac", "ac_types", "resistant", "vulnerable", "immune", "absorbing")

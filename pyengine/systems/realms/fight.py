@@ -13,6 +13,7 @@ from ...model import Combatant, Condition, Encounter, Event, Outcome
 from ...record import Record
 from ...rules import ActionRule, AttackOutcome, System, settle_ties
 from ...turns import reordered_by_rolls
+from .area import AreaEffect, apply_area, resolve_area
 from .attack import CRIT_SKILLS, DAMAGE_TYPES, SKILL_CAP, Pool, apply_damage_types, pool_size, roll_attack
 from .restrictions import CONDITIONS, has_condition, net_advantage, situation
 from .saves import (
@@ -571,6 +572,7 @@ class RealmsSystem(System):
         "er_save": ActionRule(_apply_save, _resolve_save, Save), "er_competition": ActionRule(_apply_competition, _resolve_competition, Contest),
         "er_chase": ActionRule(_apply_chase, _resolve_chase, Chase), "er_defense": ActionRule(_apply_defense, _resolve_defense, Defense),
         "er_impale": ActionRule(_apply_impale, _resolve_impale, Impale), "er_blind_shot": ActionRule(_apply_blind_shot, _resolve_blind_shot, BlindShot),
+        "er_area": ActionRule(apply_area, resolve_area, AreaEffect),
     }
 
     def initiative_expression(self, combatant: Combatant) -> str:
