@@ -148,7 +148,7 @@ def followers_line(live: Live, combatants: Iterable[Combatant] = (), eid: str = 
     return text
 
 
-REQUEST_KINDS = ("claim", "done", "roll", "attack", "heal", "temp", "dsave")
+REQUEST_KINDS = ("claim", "done", "roll", "attack", "cast", "heal", "temp", "dsave")
 MAX_KEPT_CLAIMS = 200   # (device, fight, character) kept, in the model and with the room: the newest
 MAX_KEPT_TRUSTED = 100  # (device, name) approved once, likewise
 # (claims, trusted, requests, key): what read_live_table finds kept with a room
@@ -161,7 +161,7 @@ def live_table_text(live: Live) -> str:
     and the requests still waiting (by device: a phone's connection is new after any reload)."""
     return json.dumps({"room": live.room, "claims": [list(c) for c in live.claims[-MAX_KEPT_CLAIMS:]],
                        "trusted": [list(t) for t in live.trusted[-MAX_KEPT_TRUSTED:]],
-                       "requests": [[r.id, r.device, r.kind, r.cid, r.text, r.target, r.amount, r.rid, r.seed, r.weapon, r.typed, r.eid, r.dtype]
+                       "requests": [[r.id, r.device, r.kind, r.cid, r.text, r.target, r.amount, r.rid, r.seed, r.weapon, r.typed, r.eid, r.dtype, r.spell]
                                     for r in live.requests[-MAX_KEPT_REQUESTS:]], "key": live.key}, separators=(",", ":"))
 
 
@@ -189,16 +189,19 @@ def read_live_table(text: str, room: str) -> LiveTable:
                     if isinstance(t, list) and len(t) == 2 and short(t[0]) and short(t[1], 200))
     requests = []
     for r in listed("requests", MAX_KEPT_REQUESTS):
-        if (isinstance(r, list) and len(r) in (8, 10, 11, 12, 13) and type(r[0]) is int and short(r[1]) and r[2] in REQUEST_KINDS
-                and short(r[3]) and short(r[4], 2000) and isinstance(r[5], str) and len(r[5]) <= 40
+        # (a cast spell's target is its targets' ids, joined by commas: up to 12)
+        if (isinstance(r, list) and len(r) in (8, 10, 11, 12, 13, 14) and type(r[0]) is int and short(r[1]) and r[2] in REQUEST_KINDS
+                and short(r[3]) and short(r[4], 2000) and isinstance(r[5], str) and len(r[5]) <= (12 * 41 if r[2] == "cast" else 40)
                 and type(r[6]) is int and type(r[7]) is int):
             seed, weapon = (r[8], r[9]) if len(r) >= 10 else (0, "")
             typed = r[10] if len(r) >= 11 else False
             eid = r[11] if len(r) >= 12 else ""
-            dtype = r[12] if len(r) == 13 else ""
+            dtype = r[12] if len(r) >= 13 else ""
+            spell = r[13] if len(r) == 14 else ""
             if (type(seed) is int and 0 <= seed < MAX_SEED and isinstance(weapon, str) and len(weapon) <= 60 and type(typed) is bool
-                    and isinstance(eid, str) and len(eid) <= 40 and isinstance(dtype, str) and len(dtype) <= 60):
-                requests.append(Request(r[0], "", r[1], r[2], r[3], r[4], r[5], r[6], r[7], seed, weapon, typed, eid, dtype))
+                    and isinstance(eid, str) and len(eid) <= 40 and isinstance(dtype, str) and len(dtype) <= 60
+                    and isinstance(spell, str) and len(spell) <= 100):
+                requests.append(Request(r[0], "", r[1], r[2], r[3], r[4], r[5], r[6], r[7], seed, weapon, typed, eid, dtype, spell))
     key = doc.get("key")
     return claims, trusted, tuple(requests), str(key) if is_secret(key) else ""
 

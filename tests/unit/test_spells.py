@@ -139,7 +139,10 @@ def test_what_a_modified_phone_sends_for_a_spell_is_refused(library):
     assert not hasattr(msg, "damage") and msg.spell == "Fire Bolt"
     # The game master's phone without its library: the phone is told to send again, and the library loads.
     bare = table(library, loaded=False)
+    assert bare.library_state == "loading"  # (read as the table went live)
     after, effects = asked(bare, "cast", spell="Fireball", slot=3, targets=[v["Troll"]], rid=11)
+    assert any("send it again" in w for w in said(effects)) and not any(isinstance(e, LoadLibrary) for e in effects)
+    after, effects = asked(replace(bare, library_state=""), "cast", spell="Fireball", slot=3, targets=[v["Troll"]], rid=12)
     assert any("send it again" in w for w in said(effects)) and any(isinstance(e, LoadLibrary) for e in effects)
     assert after.library_state == "loading"
     assert isinstance(read_message(request_text("cast", spell="Fireball", slot=3, targets=[v["Troll"]] * 3, rid=2), FROM_FOLLOWER), Cast)
@@ -177,3 +180,15 @@ def test_the_players_phone_spell_panel_and_what_it_sends(library):
     _, effects = update(phone, SpellSent(random.Random(2), "Fireball", 2, (v["Troll"],)))
     assert any(isinstance(e, Refuse) and "level 3 to 9" in e.text for e in effects)
     assert isinstance(find_spell(library.spells, "Fireball"), Spell)
+
+
+def test_a_cast_and_a_spell_attack_waiting_come_back_after_the_game_masters_reload(library):
+    from web.live import live_table_text, read_live_table
+
+    model = table(library)
+    v = vids(model)
+    model, _ = asked(model, "cast", spell="Fireball", slot=3, targets=[v["Goblin 1"], v["Goblin 2"], v["Troll"]], rid=3)
+    model, _ = rolled(model, "atk", secret=new_secret(random.Random(8)), target=v["Troll"], spell="Fire Bolt", slot=5, rid=4)
+    kept = read_live_table(live_table_text(model.live), "room1234")[2]
+    assert [(r.kind, r.target.count(","), r.weapon, r.spell) for r in kept] == [("cast", 2, "Fireball", ""), ("attack", 0, "Fire Bolt", "2d10 fire")]
+    assert [replace(r, peer="") for r in model.live.requests] == list(kept)
