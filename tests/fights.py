@@ -173,6 +173,9 @@ REALMS: list[Request] = [
     ("next_turn", {}),
     ("er_stance", {"id": "@Foe", "stance": "ready", "trigger": "if the bat moves, bite"}),
     ("end_combat", {}),
+    # (issue 52: added at the end, so the saves written before replay as they were)
+    ("er_area", {"name": "Rockfall", "dc": 13, "damage": "1d6", "success": "half",
+                 "targets": [{"id": "@Hero", "cover": "half"}, {"id": "@Foe"}, {"id": "@Bat", "adv": True}]}),
 ]
 
 STRIFE: list[Request] = [
