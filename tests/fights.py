@@ -197,6 +197,11 @@ STRIFE: list[Request] = [
     # added with the turn tools: a faith power, once a day (fixture fight-strife-2)
     ("add_tool", {"id": "@Mira", "tool": {"kind": "uses", "name": "Prayer of Faith"}}),
     ("use_tool", {"id": "@Mira", "tool": "%Prayer of Faith"}),
+    # issue 52: a power on several targets with one hit roll, on Mira's turn (fixture fight-strife-3)
+    ("start_combat", {}),
+    ("next_turn", {}),
+    ("next_turn", {}),
+    ("ros_power", {"attacker": "@Mira", "targets": ["@Foe", "@Goblin"], "bonus": 3}),
 ]
 
 FIGHTS: dict[str, list[Request]] = {"generic": GENERIC, "laurels": LAURELS, "realms": REALMS, "strife": STRIFE}

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from pyengine.characters import Character
     from pyengine.tracker import Timeline
 
-__all__ = ["Ui", "FRESH_ATTACK", "SAVE_BLANK", "AREA_BLANK", "area_args", "save_effect", "sheet_opened", "target_picked", "section_picked", "tool_kind_picked", "sheet_closed", "attack_configured", "attack_rolled", "attack_applied", "next_turn_tapped", "dice_typed", "dice_rolled", "character_opened", "target_described", "view_opened", "character_offered", "character_taken", "share_offered", "share_taken", "selecting_toggled", "selection_toggled", "selection_done", "combatant_added"]
+__all__ = ["Ui", "FRESH_ATTACK", "SAVE_BLANK", "AREA_BLANK", "area_args", "POWER_BLANK", "power_args", "save_effect", "sheet_opened", "target_picked", "section_picked", "tool_kind_picked", "sheet_closed", "attack_configured", "attack_rolled", "attack_applied", "next_turn_tapped", "dice_typed", "dice_rolled", "character_opened", "target_described", "view_opened", "character_offered", "character_taken", "share_offered", "share_taken", "selecting_toggled", "selection_toggled", "selection_done", "combatant_added"]
 
 # A save typed by hand starts so: a trap or a spell the game master describes.
 SAVE_BLANK: dict[str, Any] = {"name": "Save", "ability": "dex", "dc": "15", "success": "half", "damage": "", "condition": "",
@@ -66,6 +66,25 @@ def area_args(config: dict[str, Any], names: set[str]) -> dict[str, Any]:
         raise RuleError("Tick the targets of the area effect.")
     return {"name": str(effect.get("name") or "Area effect")[:60], "kind": str(effect.get("kind") or "body"), **numbers,
             "damage": str(effect.get("damage") or "").strip()[:100], "success": str(effect.get("success") or "none"), "targets": targets}
+
+
+# Realm of Strife's power on several targets starts so (pyengine/systems/strife_power.py).
+POWER_BLANK: dict[str, Any] = {"attacker": "", "modifier": "0", "bonus": "0", "missile": False}
+
+
+def power_args(config: dict[str, Any], names: set[str]) -> dict[str, Any]:
+    """The panel's power as the `ros_power` request's fields, checked (RuleError)."""
+    effect = {**POWER_BLANK, **(config.get("effect") or {})}
+    numbers = {}
+    for key in ("modifier", "bonus"):
+        try:
+            numbers[key] = int(str(effect.get(key) or "0").strip())
+        except ValueError:
+            raise RuleError(f"The {key} is a whole number.") from None
+    targets = [i for i in config.get("targets") or () if i in names and i != effect.get("attacker")]
+    if not targets:
+        raise RuleError("Tick the power's targets.")
+    return {"attacker": str(effect.get("attacker") or ""), "targets": targets, **numbers, "missile": effect.get("missile") is True}
 
 
 FRESH_ATTACK: dict[str, Any] = {"attacker": None, "pending": None}

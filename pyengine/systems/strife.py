@@ -814,6 +814,11 @@ def _resolve_attack(encounter: Encounter, args: dict[str, Any], rng: Rng) -> dic
             "reasons": [list(r) for r in reasons]}
 
 
+# A power on several targets with one hit roll (issue 52): its own module, which reads STAT, Portion and
+# split_bonus above (imported here, after them, for the system's actions below).
+from .strife_power import PowerRequest, apply_power, resolve_power  # noqa: E402
+
+
 class StrifeSystem(System):
     """Realm of Strife in the tracker (seed 001): turn order by the Initiative stat, the turn's
     components as a checklist, d100 attacks, class resources between battles."""
@@ -875,7 +880,8 @@ class StrifeSystem(System):
         return out
 
     actions = {"ros_part": ActionRule(_apply_part, request=Part), "ros_bottom": ActionRule(_apply_bottom, request=Bottom),
-               "ros_attack": ActionRule(_apply_attack, _resolve_attack), "ros_resource": ActionRule(_apply_resource, request=Resource)}
+               "ros_attack": ActionRule(_apply_attack, _resolve_attack), "ros_resource": ActionRule(_apply_resource, request=Resource),
+               "ros_power": ActionRule(apply_power, resolve_power, PowerRequest)}
 
     def roll_initiative(self, combatant: Combatant, rng: Rng) -> tuple[int, int, str]:
         """Reading: the turn order is the Initiative stat itself, highest first (no roll)."""

@@ -17,12 +17,13 @@ from pyengine.systems.saving_throws import legendary_resistance, read_portions, 
 from ..html import esc, pct
 from ..messages import SaveConfigured, SaveLegendaryToggled, SavePanelOpened, SavesApplied, SavesAsked, SavesRolled, SaveTargetsPicked
 from ..render import hp_html
-from ..state import AREA_BLANK
+from ..state import AREA_BLANK, POWER_BLANK
 from ..state import SAVE_BLANK as BLANK
 from ..state import save_effect as effect_of
 from ..views import Events, Handler, Page
 from .area import area_panel_html
 from .base import Context, Elsewhere, Screen
+from .power import power_panel_html
 
 LASTS = {"0": "until removed", str(NEXT_TURN_END): "until the end of its next turn",
          str(SOURCE_TURN_END): "until the end of the source's next turn", "1": "1 round", "10": "1 minute (10 rounds)",
@@ -33,6 +34,8 @@ def draw(ctx: Context, ident: str | None) -> str | Elsewhere:
     enc = ctx.model.timeline.present
     if enc.system == "realms":  # (its area effect: web/screens/area.py)
         return area_panel_html(enc, ctx.model.ui.save or {"effect": dict(AREA_BLANK), "targets": []})
+    if enc.system == "strife":  # (a power on several targets: web/screens/power.py)
+        return power_panel_html(enc, ctx.model.ui.save or {"effect": dict(POWER_BLANK), "targets": []})
     if enc.system != "generic":
         return Elsewhere()
     live = ctx.model.live

@@ -52,7 +52,9 @@ def selected_sheet_html(enc: Encounter, selected: tuple[str, ...]) -> str:
         + ('<div class="row"><button type="button" data-action="save-selected" data-testid="save-selected">Saving throw…</button></div>'
            if enc.system == "generic" else
            '<div class="row"><button type="button" data-action="save-selected" data-testid="save-selected">Area effect…</button></div>'
-           if enc.system == "realms" else "")
+           if enc.system == "realms" else
+           '<div class="row"><button type="button" data-action="save-selected" data-testid="save-selected">A power on them…</button></div>'
+           if enc.system == "strife" else "")
         + '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
         '<div class="row"><button type="button" data-action="close-sheet">Close</button></div>'
     )

@@ -16,12 +16,13 @@ from pyengine.save_effects import ABILITY_NAMES
 from pyengine.systems.generic import SaveRequest
 from pyengine.systems.realms.area import AreaEffect
 from pyengine.systems.saving_throws import save_target
+from pyengine.systems.strife_power import PowerRequest
 from pyengine.tracker import Action, request
 
 from ..effects import Effect, LiveTell, Refuse, RenderSheet, Toast
 from ..messages import SaveConfigured, SaveLegendaryToggled, SavePanelOpened, SavesApplied, SavesAsked, SavesRolled, SaveTargetsPicked
 from ..model import Model, Request
-from ..state import AREA_BLANK, area_args
+from ..state import AREA_BLANK, POWER_BLANK, area_args, power_args
 from ..state import SAVE_BLANK as BLANK
 from ..state import save_effect as effect_of
 from .common import Result, commit_action, opened
@@ -61,6 +62,12 @@ def save_args(model: Model) -> dict[str, Any]:
 def _opened(model: Model, m: SavePanelOpened) -> Result:
     enc = model.timeline.present
     source = m.source if m.source in enc.names() else None
+    if enc.system == "strife":  # a Realm of Strife power on several targets (pyengine/systems/strife_power.py)
+        model, effects = opened(model, "save", "")
+        attacker = source or enc.active_id or ""
+        power = {"source": None, "effect": {**POWER_BLANK, "attacker": attacker},
+                 "targets": [i for i in m.targets if i in enc.names() and i != attacker], "pending": None}
+        return replace(model, ui=replace(model.ui, save=power)), effects
     if enc.system == "realms":  # an Enchanted Realms area effect (pyengine/systems/realms/area.py)
         model, effects = opened(model, "save", "")
         targets = [i for i in m.targets if i in enc.names()]
@@ -99,6 +106,8 @@ def _rolled(model: Model, m: SavesRolled) -> Result:
     try:
         if enc.system == "realms":
             action = request(enc, "er_area", AreaEffect(**area_args(model.ui.save, set(enc.names()))), m.rng)
+        elif enc.system == "strife":
+            action = request(enc, "ros_power", PowerRequest(**power_args(model.ui.save, set(enc.names()))), m.rng)
         else:
             action = request(enc, "d20_save", SaveRequest(**save_args(model)), m.rng)
     except EngineError as error:
