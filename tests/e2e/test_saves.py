@@ -274,3 +274,44 @@ def test_an_enchanted_realms_area_effect_on_three_targets_one_behind_half_cover(
     page.get_by_test_id("undo").click()
     page.wait_for_function(f"document.querySelector('#tracker [data-combatant-id=c3] [data-testid=hp]').textContent === {before['Troll']!r}")
     assert {n: hp(page, n) for n in before} == before
+
+
+def test_a_realm_of_strife_power_on_three_targets_with_one_hit_roll(context, site):
+    """Section 5: Mira's Rain-type power on three foes selected together: each one's exact P(hit)
+    against its own Resistance, one d100, the damage once with the bonus split over the targets hit,
+    one Apply, one Undo."""
+    from pyengine.tracker import Timeline, new_encounter, resolve
+
+    t = Timeline.start(new_encounter("e1", "Pass", system="strife"))
+    for name, init, stats in (("Mira", 90, {"spirit_hit": 10, "spirit_crit": 10, "power": "2d6"}), ("Orc", 40, {"resist": 60}),
+                              ("Imp", 30, {"resist": 30}), ("Wolf", 20, {"resist": 95})):
+        t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": name, "max_hp": 30, "init_mod": init, "stats": stats}}, random.Random(0)))
+    t = t.do(resolve(t.present, "start_combat", {}, random.Random(0)))
+    page = open_seeded(context, site["url"] + "/?seed=6", stored_fight(t)).page
+    before = {n: hp(page, n) for n in ("Orc", "Imp", "Wolf")}
+    page.get_by_test_id("select-mode").click()
+    for cid in ("c2", "c3", "c4"):
+        page.locator(f"#tracker [data-combatant-id={cid}]").click()
+    page.get_by_test_id("apply-selected").click()
+    page.get_by_test_id("save-selected").click()
+    page.get_by_test_id("save-odds-list").wait_for()
+    assert page.get_by_test_id("power-attacker").input_value() == "c1"   # whose turn it is
+    page.get_by_test_id("power-bonus").fill("5")
+    page.get_by_test_id("power-bonus").press("Tab")
+    expected = {"c2": "50.0%", "c3": "80.0%", "c4": "15.0%"}   # d100 + 10 over 60, 30, 95; 1-5 miss, 91-100 crit
+    for cid, chance in expected.items():
+        assert page.locator(f"[data-testid=save-odds-row][data-combatant-id={cid}]").get_by_test_id("power-p-hit").inner_text() == chance
+    assert cut_text(page, "#sheet") == []
+    page.get_by_test_id("roll-saves").click()
+    page.get_by_test_id("apply-saves").wait_for()
+    hit = {cid: page.locator(f"[data-testid=save-result-row][data-combatant-id={cid}]").get_attribute("data-saved") == "false"
+           for cid in expected}
+    natural = int(re.search(r"d100 (\d+)", page.get_by_test_id("save-damage-roll").inner_text()).group(1))
+    assert hit["c2"] == (natural > 50 or natural >= 91) and hit["c3"] == (natural > 20) and hit["c4"] == (natural > 85)
+    page.get_by_test_id("apply-saves").click()
+    page.get_by_test_id("save-applied").wait_for()
+    close(page)
+    assert f"Mira's power on Orc, Imp, Wolf: d100 {natural}" in log_text(page)
+    page.get_by_test_id("undo").click()
+    page.wait_for_function("document.querySelector('#tracker [data-combatant-id=c2] [data-testid=hp]').textContent === " + repr(before["Orc"]))
+    assert {n: hp(page, n) for n in before} == before
