@@ -2,7 +2,8 @@
 reverse, through the tests' relay on 127.0.0.1 (real WebRTC between the two engines): the player
 sees the fight before its engine has started (Firefox: its WebAssembly held back), claims a character, sends its initiative into the game master's initiative step, attacks (its dice
 drawn with the game master's phone, the attack resolved by the game master's engine and applied as
-one step), and is done on its turn. One test, written once against driver.py's page interface."""
+one step), and is done on its turn; then the game master's save effect asks its phone for its save
+(issue 52). One test, written once against driver.py's page interface."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def party():
     """Cyra (a PC with a Longsword, no initiative yet) and a Goblin (AC 15), not started."""
     from pyengine.tracker import Timeline, new_encounter, resolve
     t = Timeline.start(new_encounter("e1", "Bridge"))
-    for fields in ({"name": "Cyra", "side": "party", "pc": True, "max_hp": 20,
+    for fields in ({"name": "Cyra", "side": "party", "pc": True, "max_hp": 20, "stats": {"save_dex": 2},
                     "attacks": [{"name": "Longsword", "bonus": 5, "damage": "1d8+3 slashing"}]},
                    {"name": "Goblin", "initiative": 1, "max_hp": 30, "stats": {"ac": 15}}):
         t = t.do(resolve(t.present, "add_combatant", {"combatant": fields}))
@@ -123,6 +124,26 @@ def test_a_mixed_table_claim_initiative_attack_and_done(browser, site, relay, gm
         apply_request(gm, "Cyra is done")
         said(player, "view-now", "^Goblin$")
         assert player.js("return document.querySelector('[data-testid=im-done]').disabled;") is True
+
+        # Issue 52: the Goblin's save effect on Cyra asks her phone; its d20 from both phones, the
+        # outcome said there once the game master applies it.
+        gm.click("#tracker [data-combatant-id=c2]")
+        gm.wait("document.querySelector('[data-testid=save-action]')", 20, what="the Goblin's save buttons")
+        gm.click_text(tid("save-action"), "Save…")
+        gm.wait("document.querySelector('[data-testid=save-damage]')", 20, what="the save panel")
+        gm.fill(tid("save-damage"), "2d6 fire")
+        gm.js("document.querySelector('[data-testid=save-damage]').dispatchEvent(new Event('change', {bubbles: true}))")
+        gm.wait("document.querySelectorAll('[data-testid=save-odds-row] [data-testid=save-mean]').length === 1", 20, what="Cyra's odds")
+        gm.click(tid("ask-saves"))
+        player.wait("document.querySelector('[data-testid=roll-save]')", LIVE_S, what="the save request")
+        assert "make a DC 15 Dexterity saving throw" in player.text(tid("save-request"))
+        player.click(tid("roll-save"))
+        said(player, "request-state", r"^applied: your Dexterity save \(d20 \d+: the game master applies the save\)", LIVE_S)
+        gm.wait("document.querySelector('[data-testid=save-phone][data-state=rolled]')", LIVE_S, what="the phone's answer")
+        gm.click(tid("roll-saves"))
+        gm.wait("document.querySelector('[data-testid=apply-saves]')", 20, what="the rolled save")
+        gm.click(tid("apply-saves"))
+        said(player, "save-outcome", r"^Dex save \d+ vs DC 15: (succeeded|failed); \d+ damage$", LIVE_S)
     finally:
         for page in pages:
             page.close()
