@@ -13,10 +13,11 @@ estimates by simulation), so no expression within the notation's caps can hang t
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from itertools import accumulate
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 from .errors import DiceLimitError, DiceValueError, DiceWorkError
@@ -72,8 +73,16 @@ class Distribution:
         0.5
     """
 
-    pmf: dict[int, float]
+    pmf: Mapping[int, float]
     residual: float = 0.0
+
+    def __post_init__(self) -> None:
+        # A read-only view of its own copy: a distribution a cache hands out cannot be changed through
+        # it (`distribution("2d6").pmf[99] = 1.0` raises), and it hashes as the value it is.
+        object.__setattr__(self, "pmf", MappingProxyType(dict(self.pmf)))
+
+    def __hash__(self) -> int:
+        return hash((tuple(self.pmf.items()), self.residual))
 
     @staticmethod
     def from_pmf(pmf: dict[int, float], residual: float = 0.0) -> Distribution:
@@ -113,11 +122,11 @@ class Distribution:
 
     def __add__(self, other: Distribution) -> Distribution:
         """The sum of two independent totals."""
-        return Distribution.from_pmf(convolve(self.pmf, other.pmf), _either(self.residual, other.residual))
+        return Distribution.from_pmf(convolve(dict(self.pmf), dict(other.pmf)), _either(self.residual, other.residual))
 
     def times(self, n: int, budget: Budget | None = None) -> Distribution:
         """The sum of n independent copies."""
-        return Distribution.from_pmf(power(self.pmf, n, budget), 1.0 - (1.0 - self.residual) ** n)
+        return Distribution.from_pmf(power(dict(self.pmf), n, budget), 1.0 - (1.0 - self.residual) ** n)
 
     @property
     def min(self) -> int:
@@ -927,7 +936,7 @@ def _eval(node: Node, budget: Budget) -> tuple[Pmf, float]:
         pmf, residual = parts[0]
         if len(parts) == 1:
             budget.spend(2 * len(pmf))
-            return _drop_zero(Distribution.from_pmf(pmf).map(partial(_call1, node.name)).pmf), residual
+            return _drop_zero(dict(Distribution.from_pmf(pmf).map(partial(_call1, node.name)).pmf)), residual
         for b, rb in parts[1:]:
             if node.divided and b.get(0, 0.0) > 0.0:
                 raise DiceValueError("Division by zero is possible in this expression.")

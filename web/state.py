@@ -68,7 +68,7 @@ def area_args(config: dict[str, Any], names: set[str]) -> dict[str, Any]:
             "damage": str(effect.get("damage") or "").strip()[:100], "success": str(effect.get("success") or "none"), "targets": targets}
 
 
-# Realm of Strife's power on several targets starts so (pyengine/systems/strife_power.py).
+# Realm of Strife's power on several targets starts so (pyengine/systems/strife.py).
 POWER_BLANK: dict[str, Any] = {"attacker": "", "modifier": "0", "bonus": "0", "missile": False}
 
 

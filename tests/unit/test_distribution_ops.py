@@ -85,3 +85,20 @@ def test_attack_odds_are_cached_on_their_frozen_inputs():
     a = laurels.Fighter(level=3, str=2, weapon=laurels.Weapon(die=6))
     t = laurels.Fighter(level=1, armour=1)
     assert laurels.attack_odds(a, t, laurels.Attack()) is laurels.attack_odds(a, t, laurels.Attack())
+
+
+def test_a_distribution_is_a_value_no_cache_can_be_poisoned_through():
+    """Issue 49, item 5: `distribution('2d6').pmf[99] = 1.0` once stayed in the cache; now the pmf is
+    read-only and a distribution hashes as its value."""
+    from pyengine.odds import Distribution, distribution
+
+    two = distribution("2d6")
+    with pytest.raises(TypeError):
+        two.pmf[99] = 1.0  # type: ignore[index]
+    assert 99 not in distribution("2d6").pmf
+    assert hash(two) == hash(distribution("2d6")) and two == distribution("2d6")
+    assert len({Distribution.uniform(1, 6), Distribution.uniform(1, 6), Distribution.constant(3)}) == 2
+    source = {1: 0.5, 2: 0.5}
+    coin = Distribution(source)
+    source[3] = 1.0  # (its own copy: the dict it was made from changes nothing)
+    assert dict(coin.pmf) == {1: 0.5, 2: 0.5}

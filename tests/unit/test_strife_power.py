@@ -9,8 +9,7 @@ import random
 import pytest
 
 from pyengine.errors import RuleError
-from pyengine.systems.strife import split_bonus
-from pyengine.systems.strife_power import power_odds
+from pyengine.systems.strife import power_odds, split_bonus
 from pyengine.tracker import Timeline, new_encounter, resolve
 from tests.unit.scripted import Scripted
 from web import messages as msg

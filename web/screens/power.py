@@ -1,5 +1,5 @@
 """Realm of Strife's power on several targets on the save panel (issue 52, section 5): one hit roll
-against each target's own Resistance (pyengine/systems/strife_power.py), each target's exact P(hit)
+against each target's own Resistance (pyengine/systems/strife.py), each target's exact P(hit)
 and P(crit) before the roll, the damage once (the bonus split over the targets hit), one Apply. Drawn
 by web/screens/save.py's screen for a fight of that system; its inputs read as the d20 panel's are."""
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from pyengine.errors import EngineError
 from pyengine.model import Action, Encounter
-from pyengine.systems.strife_power import power_odds
+from pyengine.systems.strife import power_odds
 
 from ..html import esc, pct
 from ..render import hp_html

@@ -16,7 +16,7 @@ from pyengine.save_effects import ABILITY_NAMES
 from pyengine.systems.generic import SaveRequest
 from pyengine.systems.realms.area import AreaEffect
 from pyengine.systems.saving_throws import save_target
-from pyengine.systems.strife_power import PowerRequest
+from pyengine.systems.strife import PowerRequest
 from pyengine.tracker import Action, request
 
 from ..effects import Effect, LiveTell, Refuse, RenderSheet, Toast
@@ -62,7 +62,7 @@ def save_args(model: Model) -> dict[str, Any]:
 def _opened(model: Model, m: SavePanelOpened) -> Result:
     enc = model.timeline.present
     source = m.source if m.source in enc.names() else None
-    if enc.system == "strife":  # a Realm of Strife power on several targets (pyengine/systems/strife_power.py)
+    if enc.system == "strife":  # a Realm of Strife power on several targets (pyengine/systems/strife.py)
         model, effects = opened(model, "save", "")
         attacker = source or enc.active_id or ""
         power = {"source": None, "effect": {**POWER_BLANK, "attacker": attacker},
