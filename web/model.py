@@ -151,7 +151,7 @@ class Live:
     rolling: tuple[str, ...] = ()           # follow: (secret, dice) of the verified roll being asked ("1d20" a death save, "" an attack)
     save_asks: int = 0                      # host: save actions asked of players' phones so far (each ask's number)
     save_ask: Any = None                    # follow: the save the game master asks of this phone's character (pyengine.live.SaveAsk)
-    save_sent: int = 0                      # follow: the ask this phone answered (its card waits for the outcome)
+    save_sent: int = 0                      # follow: the request (its number) that answered the save card (it waits for the outcome)
     spell: str = ""                         # follow: the spell picked in the Spell panel (its levels follow it)
 
     @property

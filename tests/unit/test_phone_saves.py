@@ -198,3 +198,37 @@ def test_a_phone_away_is_asked_when_it_comes_back():
     model, _ = update(model, PeerChanged("p1b", True))
     model, effects = update(model, PeerSaid("p1b", json.dumps({"v": 1, "t": "hello", "name": "Ana", "device": "dev-ana-0001"}), 30.0))
     assert [a["dc"] for a in told(effects, "sask")] == [17]
+
+
+def test_asking_again_asks_only_the_phones_still_silent_and_a_refused_answer_takes_the_card_away():
+    model = table()
+    names = ids(model)
+    other = approved(joined(model, "p2", "dev-dax-0002", "Dax"), "Dax", "p2")
+    config = {"effect": BREATH, "targets": [names["Cyra"], names["Dax"], names["Goblin"]], "d20": {}, "adv": {}}
+    other, _ = update(other, SaveConfigured(config))
+    other, effects = update(other, SavesAsked())
+    assert len(told(effects, "sask")) == 2
+    first = other.ui.save["asked"][names["Cyra"]]["ask"]
+    other, _ = asked(other, "save", ask=first, face=15, rid=5)
+    other, effects = update(other, SavesAsked())
+    again = told(effects, "sask")
+    assert len(again) == 1 and again[0]["cid"] == vids(other)["Dax"]  # Cyra answered: not asked twice
+    assert other.ui.save["asked"][names["Cyra"]] == {**other.ui.save["asked"][names["Cyra"]], "state": "typed", "ask": first}
+    # The phone: its answer refused (the game master closed the save) takes the card away; an outcome still shows.
+    gm = fight(*PEOPLE, started=True)
+    phone = following(fight())
+    phone, _ = update(phone, PeerChanged("gm", True))
+    enc = gm.timeline.present
+    ids_, turn = players_ids(enc)
+    phone, _ = update(phone, PeerSaid("gm", state_text(table_view(enc), 5, ids_, turn, pcs=pc_state(enc)), 10.0))
+    me = vids(gm)["Cyra"]
+    phone = replace(phone, live=replace(phone.live, you=me))
+    phone, _ = update(phone, PeerSaid("gm", save_ask_text(SaveAsk(ask=7, cid=me, what="Web", ability="dex", dc=12, bonus=2)), 11.0))
+    phone, _ = update(phone, SaveSent(random.Random(1), "9"))
+    rid = phone.live.rid
+    assert phone.live.save_sent == rid and 'data-state="sent"' in save_request_html(phone.live)
+    from pyengine.live import answer_text
+    phone, _ = update(phone, PeerSaid("gm", answer_text(rid, "refused", "the game master's save is closed"), 12.0))
+    assert phone.live.save_ask is None and save_request_html(phone.live) == "" and "closed" in phone.live.said
+    phone, _ = update(phone, PeerSaid("gm", save_ask_text(SaveAsk(ask=7, cid=me, dc=12, outcome="Dex save 11 vs DC 12: failed")), 13.0))
+    assert "failed" in save_request_html(phone.live)

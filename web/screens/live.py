@@ -402,7 +402,7 @@ def save_request_html(live: Live) -> str:
     how = " ".join(x for x in (ROLL_WORDS.get(ask.roll, ""), f"({ask.note})" if ask.note else "") if x)
     odds = (f'<p class="muted">Your bonus <b>{ask.bonus:+d}</b>{" " + esc(how) if how else ""} · '
             f'success <b data-testid="save-chance">{pct(float(chance))}</b></p>')
-    if live.save_sent == ask.ask:
+    if live.save_sent:
         return (f'<div class="panel save-request" data-testid="save-request" data-state="sent">{head}{odds}'
                 '<p class="muted">Sent: the game master applies the save with the others.</p></div>')
     dice = "2d20" if ask.roll.startswith("2") else "d20"

@@ -174,7 +174,9 @@ def _save_sent(model: Model, m: SaveSent) -> Result:
     if not ask.roll:
         return model, (Refuse("Your character fails this save whatever it rolls."),)
     ability = ABILITY_NAMES.get(ask.ability, "")
-    sent = replace(model, live=replace(live, save_sent=ask.ask))  # (its card waits for the outcome; a refusal opens it again)
+    # (save_sent: the number of the request that answers this card; it waits for the outcome, and a
+    # refusal of that request takes the card away, the line saying why)
+    sent = replace(model, live=replace(live, save_sent=live.rid + 1))
     if m.typed.strip():
         face = _whole(m.typed) or 0
         if not 1 <= face <= 20:

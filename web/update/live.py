@@ -365,7 +365,9 @@ def _answer_heard(model: Model, message: Answer) -> Result:
         "dismissed": f"dismissed: the game master dismissed {what}",
         "refused": f"refused: {message.text or 'the game master refused it'}",
     }[message.answer]
-    live = replace(live, said=said + ".", asked_ms=0.0, rolling=(), save_sent=0 if message.answer == "refused" else live.save_sent)
+    if message.answer == "refused" and live.save_sent == message.rid:  # (the card's answer refused: the card goes, the line says why)
+        live = replace(live, save_ask=None, save_sent=0)
+    live = replace(live, said=said + ".", asked_ms=0.0, rolling=())
     return replace(model, live=live), follow_redraw(replace(model, live=live))
 
 
@@ -394,8 +396,8 @@ def _save_asked(model: Model, message: SaveAsk) -> Result:
     if message.cid != live.you:
         return model, ()  # (asked of a character this phone no longer plays)
     current = live.save_ask
-    if message.outcome and (current is None or current.ask != message.ask):
-        return model, ()  # the outcome of a save this card is not about
+    if message.outcome and current is not None and current.ask != message.ask:
+        return model, ()  # the outcome of another save than the one this card asks
     live = replace(live, save_ask=message, save_sent=live.save_sent if message.outcome else 0)
     return replace(model, live=live), follow_redraw(replace(model, live=live))
 

@@ -204,6 +204,10 @@ def _asked_phones(model: Model, m: SavesAsked) -> Result:
             return model, (Refuse(str(error)),)
         if mode.auto_fail:
             continue
+        prior = (config.get("asked") or {}).get(ident)
+        if prior and prior.get("state") in ("rolled", "typed") and prior.get("device") == device and prior.get("roll") == mode.roll:
+            asked[ident] = prior  # answered, and its dice still fit: asked again are only the phones still silent
+            continue
         ask = SaveAsk(ask=number, cid=players_id(enc, live.secret, ident), what=_what(enc, config.get("source"), effect.name),
                       ability=effect.ability, dc=effect.dc, bonus=bonus, roll=mode.roll, note="; ".join(notes))
         peer = peer_of(live, device, "")
@@ -214,9 +218,12 @@ def _asked_phones(model: Model, m: SavesAsked) -> Result:
         asked[ident] = {"ask": number, "device": device, "roll": mode.roll, "state": "waiting" if peer else "away", "faces": []}
     if not asked:
         return model, (Refuse("No target of this save is played on a phone now (or each fails automatically)."),)
+    if not tells and all(a["state"] in ("rolled", "typed") for a in asked.values()):
+        return model, (Refuse("Every phone asked has answered."),)
     model = replace(model, live=replace(live, save_asks=number, owed=owed),
                     ui=replace(model.ui, save={**config, "asked": asked, "pending": None}))
-    phones = f"{len(asked)} phone{'s' if len(asked) != 1 else ''}"
+    count = sum(1 for a in asked.values() if a["ask"] == number)
+    phones = f"{count} phone{'s' if count != 1 else ''}"
     return model, (*tells, RenderSheet(), Toast(f"Asked {phones} for their saves: their answers come here."))
 
 
