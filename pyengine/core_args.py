@@ -150,11 +150,13 @@ class ToolTarget(Record):
 
 
 class ToolUsed(Record):
-    """An ability used, legendary actions spent (`count`), a daily use."""
+    """An ability used, legendary actions spent (`count`; or `action`, one of its named legendary
+    actions, which spends what it costs), a daily use."""
 
     id: str
     tool: str
     count: int = 1
+    action: str = ""
     waits: int | None = None  # a recharge spent on its own turn: the round its d6 is not offered again (decided when used)
 
 

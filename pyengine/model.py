@@ -79,6 +79,7 @@ class TurnTool:
     paused: bool = False
     done: int = 0
     stops: str = ""
+    actions: tuple[tuple[str, int], ...] = ()   # legendary: its named actions and their costs ("Wing Attack", 2)
 
 
 MAX_ATTACKS = 12  # named attacks on one combatant
@@ -285,13 +286,20 @@ def valid_stat(value: Any) -> bool:
             or (isinstance(value, str) and len(value) <= 100))
 
 
+def _named_costs(value: Any) -> bool:
+    """A legendary tool's named actions as typed: [["Wing Attack", 2], ...] (pyengine/tools.py checks them)."""
+    return isinstance(value, list) and len(value) <= 20 and all(
+        isinstance(x, list) and len(x) == 2 and isinstance(x[0], str) and len(x[0]) <= 100 and type(x[1]) is int for x in value)
+
+
 def _extra(key: str, value: Any) -> Any:
     """A combatant's turn tools, named attacks, save actions or defenses, as typed or saved with an opponent."""
     if key == "tools":
         # A saved opponent's or party member's turn tools, as typed (pyengine/tools.py checks each
         # one as it joins a fight): a short list of small objects.
         if not isinstance(value, list) or len(value) > 20 or not all(
-                isinstance(t, dict) and len(t) <= 10 and all(isinstance(k, str) and valid_stat(v) for k, v in t.items()) for t in value):
+                isinstance(t, dict) and len(t) <= 10 and all(isinstance(k, str) and (valid_stat(v) or (k == "actions" and _named_costs(v)))
+                                                             for k, v in t.items()) for t in value):
             raise RuleError("A combatant's turn tools are unreadable.")
         return [dict(t) for t in value]
     if key == "attacks":

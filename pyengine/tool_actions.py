@@ -69,7 +69,10 @@ def _use(enc: Encounter, a: ToolUsed) -> Outcome:
         # Spent on its own turn: its d6 is rolled at the start of its next turn (SRD), not now.
         spent = replace(t, left=0, done=a.waits if a.waits is not None else t.done)
         return _changed(enc, c, spent), (enc.event("tool", f"{c.name} uses {t.name}: spent ({recharge_words(t.low)})", who=c.id),)
-    count = a.count if t.kind == "legendary" else 1
+    named = next((x for x in t.actions if x[0] == a.action), None) if a.action and t.kind == "legendary" else None
+    if a.action and t.kind == "legendary" and named is None:
+        raise RuleError(f"{c.name} has no legendary action {a.action[:60]!r}.")
+    count = (named[1] if named else a.count) if t.kind == "legendary" else 1
     if not 1 <= count <= t.most:
         raise RuleError(f"{c.name} has {t.most} {t.name.lower()} a round.")
     if count > t.left:
@@ -78,7 +81,8 @@ def _use(enc: Encounter, a: ToolUsed) -> Outcome:
         raise RuleError(f"Legendary actions come at the end of another creature's turn, not {c.name}'s own.")
     left = t.left - count
     if t.kind == "legendary":
-        text = f"{c.name} uses {count} legendary action{'s' * (count != 1)} ({left} of {t.most} left this round)"
+        what = f"{named[0]}: " if named else ""
+        text = f"{c.name} uses {what}{count} legendary action{'s' * (count != 1)} ({left} of {t.most} left this round)"
     else:
         text = f"{c.name} uses {t.name} ({left} of {t.most} left today)"
     return _changed(enc, c, replace(t, left=left)), (enc.event("tool", text, who=c.id),)

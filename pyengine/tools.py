@@ -125,7 +125,22 @@ def new_tool(tid: str, fields: dict[str, Any]) -> TurnTool:
                        stops=_stops(fields.get("stops")) if kind == "regeneration" else "")
     what = "Legendary actions a round" if kind == "legendary" else "Uses a day"
     most = _whole(fields.get("most", 3 if kind == "legendary" else 1), what, 1, CAPS[kind])
-    return replace(tool, most=most, left=most)
+    return replace(tool, most=most, left=most, actions=_legendary_actions(fields.get("actions"), most) if kind == "legendary" else ())
+
+
+def _legendary_actions(raw: Any, most: int) -> tuple[tuple[str, int], ...]:
+    """A creature's named legendary actions and what each costs ([["Wing Attack", 2], ...]), checked."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or len(raw) > 20 or not all(isinstance(x, list | tuple) and len(x) == 2 for x in raw):
+        raise RuleError("Legendary actions are a list of names and costs.")
+    out = []
+    for name, cost in raw:
+        name = clean_text(str(name))[:60]
+        if not name:
+            raise RuleError("A legendary action needs a name.")
+        out.append((name, _whole(cost, f"{name}'s cost", 1, most)))
+    return tuple(out)
 
 
 def tool_spec(t: TurnTool) -> dict[str, Any]:
@@ -137,6 +152,8 @@ def tool_spec(t: TurnTool) -> dict[str, Any]:
         out.update(amount=t.amount, when=t.when, **({"stops": t.stops} if t.stops else {}))
     else:
         out["most"] = t.most
+        if t.actions:
+            out["actions"] = [[n, cost] for n, cost in t.actions]
     return out
 
 

@@ -86,10 +86,18 @@ def now_html(enc: Encounter) -> str:
         elif not down(c):
             lines.extend(
                 f'<div class="tools-now" data-testid="legendary-now"><span class="who">{esc(c.name)}</span>'
-                + _button(c, t, "tool-use", f"{esc(t.name)}: use 1 <span class=\"muted\">({t.left}/{t.most} left)</span>",
-                          ' data-count="1"', "act") + "</div>"
+                + (_named_buttons(c, t, "act") + f' <span class="muted">({t.left}/{t.most} left)</span>' if t.actions else
+                   _button(c, t, "tool-use", f"{esc(t.name)}: use 1 <span class=\"muted\">({t.left}/{t.most} left)</span>",
+                           ' data-count="1"', "act")) + "</div>"
                 for t in c.tools if t.kind == "legendary" and t.left)
     return "".join(lines)
+
+
+def _named_buttons(c: Combatant, t: TurnTool, cls: str = "") -> str:
+    """A creature's named legendary actions it can still pay for this round, each spending its cost
+    ("Wing Attack (2)")."""
+    return "".join(_button(c, t, "tool-use", f"{esc(name)} ({cost})", f' data-count="{cost}" data-name="{esc(name)}"', cls)
+                   for name, cost in t.actions if cost <= t.left)
 
 
 def _tool_buttons(c: Combatant, t: TurnTool) -> str:
@@ -101,6 +109,9 @@ def _tool_buttons(c: Combatant, t: TurnTool) -> str:
                  else _button(c, t, "tool-set", f"Off next turn ({pause_words(t)})", ' data-paused="1"') if t.kind == "regeneration" else "")
         return _waiting_button(c, t, on_sheet=True) + pause
     top = SHOWN_USE_BUTTONS if t.kind == "legendary" else 1
+    if t.kind == "legendary" and t.actions:
+        back = _button(c, t, "tool-set", "All back", f' data-left="{t.most}"') if t.left < t.most else ""
+        return _named_buttons(c, t) + back
     uses = "".join(_button(c, t, "tool-use", f"Use {n}" if t.kind == "legendary" else "Use", f' data-count="{n}"', "primary" if n == 1 else "")
                    for n in range(1, min(t.left, top) + 1))
     back = _button(c, t, "tool-set", "All back (rest)" if t.kind == "uses" else "All back", f' data-left="{t.most}"') if t.left < t.most else ""

@@ -244,9 +244,13 @@ def combatant_fields(c: Creature, side: str = "opponents") -> dict[str, Any]:
         stats["multiattack"] = c.multiattack
     return {
         "name": c.name, "side": side, "pc": False, "init_mod": c.init_mod, "max_hp": c.average_hp, "notes": c.text,
-        "stats": stats, "attacks": [a.to_dict() for a in c.attacks], "defenses": c.defenses.to_dict(), "tools": [dict(t) for t in c.tools],
+        "stats": stats, "attacks": [a.to_dict() for a in c.attacks], "defenses": c.defenses.to_dict(), "tools": [({**t, "actions": [[_COSTS.sub("", n), cost] for n, cost in c.legendary]} if t.get("kind") == "legendary" and c.legendary else dict(t))
+                                                                                                   for t in c.tools],
         **({"save_actions": [a.to_dict() for a in c.save_actions]} if c.save_actions else {}),
     }
+
+
+_COSTS = re.compile(r"\s*\(Costs? \d Actions?\)", re.IGNORECASE)   # "Wing Attack (Costs 2 Actions)": its cost is said beside it
 
 
 def creature_json(c: Creature) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import pytest
 
 import build
 from pyengine.__main__ import main
-from pyengine.errors import SchemaError
+from pyengine.errors import RuleError, SchemaError
 from pyengine.model import validated_fields
 from pyengine.systems import srd
 from pyengine.tracker import Timeline, new_encounter, resolve
@@ -218,3 +218,32 @@ def test_a_library_creature_joins_with_its_saves_and_save_actions(library):
         "save_str": 6, "save_dex": 4, "save_con": 9, "save_int": 2, "save_wis": 4, "save_cha": 8}
     assert fields["save_actions"] == [{"name": "Fire Breath", "ability": "dex", "dc": 17, "success": "half", "damage": "16d6 fire"}]
     assert srd.combatant_fields(srd.find(library, "Assassin"))["attacks"][0]["rider"]["damage"] == "7d6 poison"
+
+
+def test_a_legendary_actions_cost_comes_from_the_data_and_is_spent(library):
+    """Issue 52: "Wing Attack (Costs 2 Actions)" spends 2 of the dragon's 3 legendary actions a round;
+    its named actions are offered under Now: while it can pay for them, and kept when the fight is saved."""
+    import random
+
+    from pyengine.storage import timeline_from_dict, timeline_to_dict
+    from pyengine.tracker import Timeline, new_encounter, resolve
+    from web.tools import now_html
+
+    t = Timeline.start(new_encounter("e1", "Lair"))
+    t = t.do(resolve(t.present, "add_combatant", {"combatant": {**srd.combatant_fields(srd.find(library, "Adult Red Dragon")), "initiative": 5}}))
+    t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": "Aria", "side": "party", "pc": True, "max_hp": 30, "initiative": 15}}))
+    t = t.do(resolve(t.present, "start_combat", {}, random.Random(0)))
+    dragon = next(c for c in t.present.combatants if c.name == "Adult Red Dragon")
+    tool = next(x for x in dragon.tools if x.kind == "legendary")
+    assert tool.actions == (("Detect", 1), ("Tail Attack", 1), ("Wing Attack", 2))
+    html = now_html(t.present)
+    assert 'data-name="Wing Attack"' in html and "Wing Attack (2)" in html
+    t = t.do(resolve(t.present, "use_tool", {"id": dragon.id, "tool": tool.id, "action": "Wing Attack"}))
+    assert "Adult Red Dragon uses Wing Attack: 2 legendary actions (1 of 3 left this round)" in [e.text for e in t.log()]
+    assert "Wing Attack (2)" not in now_html(t.present) and "Tail Attack (1)" in now_html(t.present)
+    with pytest.raises(RuleError, match="1 of its legendary actions left"):
+        t.do(resolve(t.present, "use_tool", {"id": dragon.id, "tool": tool.id, "action": "Wing Attack"}))
+    with pytest.raises(RuleError, match="no legendary action 'Fire Breath'"):
+        t.do(resolve(t.present, "use_tool", {"id": dragon.id, "tool": tool.id, "action": "Fire Breath"}))
+    back = timeline_from_dict(timeline_to_dict(t))
+    assert next(x for x in back.present.get(dragon.id).tools if x.kind == "legendary").actions == tool.actions

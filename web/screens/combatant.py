@@ -70,9 +70,9 @@ def _tool(kind: str) -> Handler:
 
 
 def _tool_used(page: Page) -> Events:
-    """An ability used, or `count` legendary actions spent."""
+    """An ability used, or `count` legendary actions spent (a named one: what it costs)."""
     count = page.number(page.data("count"), 1)
-    return Act("use_tool", ToolUsed(datum(page, "id"), datum(page, "tool"), 1 if count is None else count), page.rng)
+    return Act("use_tool", ToolUsed(datum(page, "id"), datum(page, "tool"), 1 if count is None else count, str(page.data("name") or "")), page.rng)
 
 
 def _tool_set(page: Page) -> Events:
