@@ -139,6 +139,14 @@ def _applied(model: Model, m: SavesApplied) -> Result:
             effects + (RenderSheet(),) + told + cast)
 
 
+def _came_of(was: Encounter, now: Encounter, cid: str) -> tuple[int, list[str]]:
+    """What a save did to a target, as its player may be told: the hit points (temporary ones too) it
+    lost, the conditions it got (lower case)."""
+    old, new = was.get(cid), now.get(cid)
+    lost = (old.hp or 0) + old.temp_hp - (new.hp or 0) - new.temp_hp
+    return lost, [k.name.lower() for k in new.conditions if k.id not in {x.id for x in old.conditions}]
+
+
 def _cast_outcome(before: Model, after: Model, action: Action) -> Result:
     """A player's spell, applied: its phone told what came of each target the players see ("Goblin 1
     failed, 27 damage; Troll saved, 13 damage"), as a player's attack is."""
@@ -151,11 +159,9 @@ def _cast_outcome(before: Model, after: Model, action: Action) -> Result:
     for r in action.args.get("results") or ():
         if r.get("id") not in was.names() or r["id"] not in now.names() or not shown_to_players(was.get(r["id"])):
             continue
-        old, new = was.get(r["id"]), now.get(r["id"])
         made = r.get("saved") or r.get("legendary") is True
-        lost = (old.hp or 0) + old.temp_hp - (new.hp or 0) - new.temp_hp
-        gained = [k.name.lower() for k in new.conditions if k.id not in {x.id for x in old.conditions}]
-        words.append(f"{players_name(new)} {'saved' if made else 'failed'}" + (f", {lost} damage" if lost > 0 else "")
+        lost, gained = _came_of(was, now, r["id"])
+        words.append(f"{players_name(now.get(r['id']))} {'saved' if made else 'failed'}" + (f", {lost} damage" if lost > 0 else "")
                      + "".join(f", {k}" for k in gained))
     request = Request(0, peer, device, "cast", str(before.ui.save.get("source") or ""), "", rid=rid)
     return tell_phone(after, request, "applied", "; ".join(words)[:200])
@@ -237,15 +243,13 @@ def _outcomes(before: Model, after: Model, action: Action) -> tuple[Effect, ...]
         phone = asked.get(r.get("id"))
         if not phone or r["id"] not in now.names() or r["id"] not in was.names():
             continue
-        old, new = was.get(r["id"]), now.get(r["id"])
         abil = ABILITY_NAMES.get(str(effect.get("ability")), "")[:3]
         made = r.get("saved") or r.get("legendary") is True
         said = (f"{abil} save: failed automatically" if r.get("auto_fail") else
                 f"{abil} save {r.get('total')} vs DC {effect.get('dc')}: {'succeeded' if made else 'failed'}")
-        lost = (old.hp or 0) + old.temp_hp - (new.hp or 0) - new.temp_hp
+        lost, gained = _came_of(was, now, r["id"])
         said += f"; {lost} damage" if lost > 0 else "; no damage" if effect.get("damage") else ""
-        gained = [k.name for k in new.conditions if k.id not in {x.id for x in old.conditions}]
-        said += "".join(f"; now {k.lower()}" for k in gained)
+        said += "".join(f"; now {k}" for k in gained)
         peer = peer_of(after.live, phone["device"], "")
         if peer:
             ask = SaveAsk(ask=phone["ask"], cid=players_id(now, after.live.secret, r["id"]), dc=int(effect.get("dc") or 10),
