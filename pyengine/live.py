@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 from .errors import SchemaError
 from .fair import is_commitment, is_secret
 from .handoff import check_view
+from .save_effects import ABILITIES
 from .storage import check_json_depth
 from .text import clean_text
 
@@ -43,7 +44,7 @@ MAX_RID = 2**31           # a request's number on its phone (answers name it)
 MAX_ROLL = 1_000_000
 MAX_SEED = 2**53          # a verified roll's seed (pyengine.fair.joint_seed), kept with the request it rolled
 MAX_PC_ATTACKS = 20
-MAX_CAST_TARGETS = 12     # a spell's targets from one phone (the save panel's MAX_SAVE_TARGETS bounds the game master's)
+MAX_CAST_TARGETS = 12     # a spell's targets from one phone (saving_throws.MAX_TARGETS bounds the game master's save action)
 # Where phones meet to exchange their WebRTC handshakes: public WebTorrent trackers (Trystero's
 # torrent strategy; build.py writes these and only these into the CSP's connect-src). They see that
 # two browsers asked for the same hashed room, never the fight: that goes phone to phone, encrypted.
@@ -418,7 +419,7 @@ def save_ask_text(ask: SaveAsk) -> str:
 
 def _save_ask(doc: dict[str, Any]) -> SaveAsk:
     what, note, outcome, ability, roll = (doc.get(k, "") for k in ("what", "note", "outcome", "ability", "roll"))
-    if not all(isinstance(x, str) for x in (what, note, outcome)) or ability not in ("str", "dex", "con", "int", "wis", "cha") \
+    if not all(isinstance(x, str) for x in (what, note, outcome)) or ability not in ABILITIES \
             or roll not in SAVE_ROLLS:
         raise LiveError("a save asked without its ability or its dice")
     dc = _whole(doc.get("dc"), "save", 40)
