@@ -290,13 +290,19 @@ def cut_text(page, selector: str = "body") -> list[str]:
     return page.locator(selector).evaluate(CUT_TEXT)
 
 
-def test_no_text_is_cut_at_390_px_in_the_add_form_the_initiative_step_and_the_roller(context, site):
+@pytest.mark.parametrize("width", [390, 360])
+def test_no_text_is_cut_at_390_and_360_px_in_the_add_form_the_initiative_step_and_the_roller(browser, site, width):
     """Issue 38, section 4: "Roll once per c…", "The total: the die plus the modifie", a placeholder
-    cut at 390 px. Measured: every select's chosen option, every empty field's placeholder and every
-    text box in the add form (each side, each system's fields), the initiative step and the roller."""
-    from tests.e2e.conftest import add_combatant, open_app
-    page = open_app(context, site["url"] + "/").page
-    assert page.viewport_size["width"] == 390
+    cut at 390 px; issue 50, item 1: and at 360 px ("Opponents" and Enchanted Realms' skills were cut
+    there in half the sheet's width). Measured: every select's chosen option, every empty field's
+    placeholder and every text box in the add form (each side, each system's fields), the initiative
+    step and the roller."""
+    from tests.e2e.conftest import add_combatant, wait_ready
+    ctx = phone(browser, viewport={"width": width, "height": 844 if width == 390 else 740})
+    page = ctx.new_page()
+    page.goto(site["url"] + "/")
+    wait_ready(page)
+    assert page.viewport_size["width"] == width
     found = {}
     for system in ("realms", "strife", "laurels", "generic"):
         page.get_by_test_id("encounter-name").click()
@@ -315,6 +321,8 @@ def test_no_text_is_cut_at_390_px_in_the_add_form_the_initiative_step_and_the_ro
     found["initiative step"] = cut_text(page, "#sheet")
     page.get_by_test_id("sheet-close").click()
     found["roller"] = cut_text(page, "#roller-area")
+    page.screenshot(path=f"/tmp/rk-roller-{width}.png")
+    ctx.close()
     cuts = {k: v for k, v in found.items() if v}
     assert not cuts, json.dumps(cuts, indent=1)
 
@@ -412,7 +420,7 @@ def test_a_dragons_breath_asks_two_players_phones_one_rolls_one_types_one_apply_
     for fields in people:
         t = t.do(resolve(t.present, "add_combatant", {"combatant": fields}, random.Random(0)))
     t = t.do(resolve(t.present, "start_combat", {}, random.Random(0)))
-    gm_ctx, a_ctx, b_ctx = phone(browser), phone(browser), phone(browser)
+    gm_ctx, a_ctx, b_ctx = phone(browser), phone(browser), phone(browser, viewport={"width": 360, "height": 740})  # (Dax's: a narrow phone)
 
     def hp(name: str) -> str:
         return row(gm, name).get_by_test_id("hp").inner_text()
@@ -456,7 +464,9 @@ def test_a_dragons_breath_asks_two_players_phones_one_rolls_one_types_one_apply_
         for theme in ("light", "dark"):
             a.emulate_media(color_scheme=theme)
             a.screenshot(path=f"/tmp/rk-save-request-{theme}.png")
-        assert cut_text(a, "#sheet") == [] and cut_text(b, "#sheet") == []
+        b.get_by_test_id("save-request").scroll_into_view_if_needed()
+        b.screenshot(path="/tmp/rk-save-request-360.png")
+        assert cut_text(a, "#sheet") == [] and cut_text(b, "#sheet") == []   # (at 390 and at 360 px)
         box = a.get_by_test_id("roll-save").bounding_box()
         assert box and box["height"] >= 44 and box["width"] >= 44
 
