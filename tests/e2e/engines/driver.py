@@ -357,13 +357,24 @@ class FirefoxPage(EnginePage):
         return {"sharedId": node["sharedId"]}
 
     def click(self, selector: str) -> None:
-        self.wait_hittable(selector)
-        element = self._element(selector)
-        self.call("input.performActions", {"context": self.context, "actions": [{
-            "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
-            "actions": [{"type": "pointerMove", "x": 0, "y": 0, "origin": {"type": "element", "element": element}},
-                        {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}]})
-        self.call("input.releaseActions", {"context": self.context})
+        # The page may redraw between the check and the pointer's move (a sheet redrawn once typing
+        # stops: seen once, the Save button then 9 px below the viewport): checked and moved again.
+        for attempt in range(3):
+            self.wait_hittable(selector)
+            element = self._element(selector)
+            try:
+                self.call("input.performActions", {"context": self.context, "actions": [{
+                    "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+                    "actions": [{"type": "pointerMove", "x": 0, "y": 0, "origin": {"type": "element", "element": element}},
+                                {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}]})
+            except RuntimeError as error:
+                if "out of bounds" not in str(error) or attempt == 2:
+                    raise
+                time.sleep(0.2)
+                continue
+            finally:
+                self.call("input.releaseActions", {"context": self.context})
+            return
 
     def type_into(self, selector: str, text: str) -> None:
         self.js("document.querySelector(args[0]).focus();", selector)
