@@ -39,7 +39,7 @@ from ..notation import MAX_DICE, count_dice
 from ..save_effects import ABILITIES, ABILITY_NAMES, MAX_DC, NEXT_TURN_END, SUCCESS, SaveEffect
 from ..turns import end_of_next_turn
 
-__all__ = ["ABILITIES", "ABILITY_NAMES", "SUCCESS", "SAVE_KEYS", "AUTO_FAIL", "SaveMode", "SaveOdds", "save_key", "save_bonus",
+__all__ = ["kept_face", "ABILITIES", "ABILITY_NAMES", "SUCCESS", "SAVE_KEYS", "AUTO_FAIL", "SaveMode", "SaveOdds", "save_key", "save_bonus",
            "save_mode", "p_fail", "save_damage", "save_odds", "saved", "halved", "read_ability", "read_success", "read_dc",
            "read_portions", "exhaustion_level"]
 
@@ -295,7 +295,7 @@ def roll_words(result: dict[str, Any]) -> str | None:
     faces = result.get("faces") or []
     if not faces or result.get("auto_fail"):
         return None
-    return f"{'2d20' if len(faces) == 2 else '1d20'} ({', '.join(map(str, faces))}) {result['total'] - _natural(faces, result):+d} = {result['total']}"
+    return f"{'2d20' if len(faces) == 2 else '1d20'} ({', '.join(map(str, faces))}) {result['total'] - kept_face(faces, str(result.get('roll'))):+d} = {result['total']}"
 
 
 def legendary_resistance(c: Combatant) -> TurnTool | None:
@@ -338,11 +338,11 @@ def apply_save(enc: Encounter, target: Combatant, source: str | None, effect: Sa
     return enc, tuple(events)
 
 
-def _natural(faces: list[int], result: dict[str, Any]) -> int:
-    """The d20 kept: the higher of two with advantage, the lower with disadvantage (the result says which)."""
+def kept_face(faces: list[int], roll: str) -> int:
+    """The d20 kept: the higher of two with advantage ("2d20kh1"), the lower with disadvantage."""
     if len(faces) < 2:
         return faces[0]
-    return max(faces) if result.get("roll") == "2d20kh1" else min(faces)
+    return max(faces) if roll == "2d20kh1" else min(faces)
 
 
 def apply_rider(enc: Encounter, target: Combatant, source: str, rider: Any) -> tuple[Encounter, tuple[Event, ...]]:
@@ -425,7 +425,7 @@ def resolve_save(enc: Encounter, args: dict[str, Any], rng: Any) -> dict[str, An
         phone = phone_faces(c, mode, t.get("faces"))
         faces: list[int] = []
         if phone is not None and not mode.auto_fail:
-            faces, total, typed = phone, _natural(phone, {"roll": mode.roll}) + bonus, False
+            faces, total, typed = phone, kept_face(phone, mode.roll) + bonus, False
         elif total is not None and not mode.auto_fail:
             typed = True
         else:

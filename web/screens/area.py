@@ -13,8 +13,8 @@ from pyengine.systems.realms import SAVE_KINDS
 from pyengine.systems.realms.area import area_odds
 
 from ..html import esc, pct
-from ..render import hp_html
 from ..state import AREA_BLANK, area_args
+from .multi import APPLY_ROW, odds_list, panel_end, result_html, target_toggles
 
 __all__ = ["area_panel_html"]
 
@@ -45,8 +45,7 @@ def _results(enc: Encounter, pending: Action) -> str:
                     f'<p><b>{esc(c.name)}</b> {esc(r["text"])}' + (f' · <b data-testid="save-result-damage">{takes}</b> Body' if args["damage"] else "")
                     + '</p></div>')
     damage = f'<p data-testid="save-damage-roll">Damage: <code class="roll">{esc(args["damage_text"])}</code></p>' if args["damage"] else ""
-    return (damage + "".join(rows)
-            + '<div class="row"><button type="button" class="primary" data-action="apply-saves" data-testid="apply-saves">Apply</button></div>')
+    return damage + "".join(rows) + APPLY_ROW
 
 
 def area_panel_html(enc: Encounter, config: dict[str, Any]) -> str:
@@ -63,10 +62,7 @@ def area_panel_html(enc: Encounter, config: dict[str, Any]) -> str:
         + '</div>' + _field("damage", "Damage to Body (rolled once)", effect["damage"], "save-damage")
         + f'<label class="field">A success{_select("success", str(effect["success"]), {"none": "takes none", "half": "takes half"}, "save-success")}</label>'
     )
-    toggles = "".join(
-        f'<label class="check toggle"><input type="checkbox" class="save-target" value="{esc(c.id)}" data-combatant-id="{esc(c.id)}" '
-        f'data-action-change="save-config" data-testid="save-target"{" checked" if c.id in chosen else ""}> {esc(c.name)} '
-        f'<span class="muted">{esc(hp_html(c))}</span></label>' for c in enc.combatants)
+    toggles = target_toggles(enc.combatants, chosen)
     try:
         odds = {o["id"]: o for o in area_odds(enc, area_args(config, set(enc.names())))}
         error = ""
@@ -85,13 +81,6 @@ def area_panel_html(enc: Encounter, config: dict[str, Any]) -> str:
                     f'<div class="grid2"><label class="field">Cover{_select("", str(cover.get(ident) or "none"), COVERS, "area-cover", ident)}</label>'
                     f'<label class="field">Roll{_select("", str(adv.get(ident) or ""), {"": "Normal", "adv": "Advantage", "dis": "Disadvantage"}, "save-adv", ident)}'
                     '</label></div></div>')
-    odds_html = (f'<p class="err" data-testid="save-error">{esc(error)}</p>' if error and chosen else
-                 "".join(rows) or '<p class="muted" data-testid="save-odds-empty">Tick the targets: each one\'s odds show here.</p>')
-    pending = config.get("pending")
-    result = _results(enc, pending) if isinstance(pending, Action) else (
-        '<p class="muted" data-testid="save-applied">Applied: Undo takes the whole effect back.</p>' if config.get("applied") else "")
+    roll = '<div class="row"><button type="button" class="primary" data-action="roll-saves" data-testid="roll-saves">Roll the saves</button></div>'
     return (form + f'<h4>Targets</h4><div class="checks" data-testid="save-targets">{toggles}</div>'
-            + f'<h4>Odds</h4><div data-testid="save-odds-list">{odds_html}</div>'
-            + '<div class="row"><button type="button" class="primary" data-action="roll-saves" data-testid="roll-saves">Roll the saves</button></div>'
-            + result + '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
-            + '<div class="row"><button type="button" data-action="close-sheet">Close</button></div>')
+            + panel_end("Odds", odds_list("".join(rows), error, bool(chosen)), roll, result_html(config, lambda a: _results(enc, a), "effect")))

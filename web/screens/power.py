@@ -12,8 +12,8 @@ from pyengine.model import Action, Encounter
 from pyengine.systems.strife import power_odds
 
 from ..html import esc, pct
-from ..render import hp_html
 from ..state import POWER_BLANK, power_args
+from .multi import APPLY_ROW, odds_list, panel_end, result_html, target_toggles
 
 __all__ = ["power_panel_html"]
 
@@ -31,8 +31,7 @@ def _results(enc: Encounter, pending: Action) -> str:
     head = (f'<p data-testid="save-damage-roll">d100 <b>{args["natural"]}</b>'
             + (f' · damage <code class="roll">{esc(args["damage_text"])}</code>' if args["damage_text"] else "")
             + (f' · bonus {args["share"]:+d} each' if args.get("share") else "") + '</p>')
-    return (head + "".join(rows)
-            + '<div class="row"><button type="button" class="primary" data-action="apply-saves" data-testid="apply-saves">Apply</button></div>')
+    return head + "".join(rows) + APPLY_ROW
 
 
 def power_panel_html(enc: Encounter, config: dict[str, Any]) -> str:
@@ -50,10 +49,7 @@ def power_panel_html(enc: Encounter, config: dict[str, Any]) -> str:
         + '</div><div class="checks"><label class="check"><input type="checkbox" data-save-key="missile" data-action-change="save-config" '
         f'data-testid="power-missile"{" checked" if effect["missile"] is True else ""}> Missile-type (Dodge adds to Resistance)</label></div>'
     )
-    toggles = "".join(
-        f'<label class="check toggle"><input type="checkbox" class="save-target" value="{esc(c.id)}" data-combatant-id="{esc(c.id)}" '
-        f'data-action-change="save-config" data-testid="save-target"{" checked" if c.id in chosen else ""}> {esc(c.name)} '
-        f'<span class="muted">{esc(hp_html(c))}</span></label>' for c in enc.combatants if c.id != effect["attacker"])
+    toggles = target_toggles((c for c in enc.combatants if c.id != effect["attacker"]), chosen)
     try:
         odds = power_odds(enc, power_args(config, set(enc.names())))
         error = ""
@@ -63,13 +59,6 @@ def power_panel_html(enc: Encounter, config: dict[str, Any]) -> str:
         f'<div class="save-row" data-testid="save-odds-row" data-combatant-id="{esc(o["id"])}"><p><b>{esc(enc.get(o["id"]).name)}</b> '
         f'<span class="muted">Resistance {o["resistance"]}</span><br>P(hit) <b data-testid="power-p-hit">{pct(o["p_hit"])}</b> · '
         f'P(crit) <b data-testid="power-p-crit">{pct(o["p_crit"])}</b></p></div>' for o in odds)
-    odds_html = (f'<p class="err" data-testid="save-error">{esc(error)}</p>' if error and chosen else
-                 rows or '<p class="muted" data-testid="save-odds-empty">Tick the targets: each one\'s odds show here.</p>')
-    pending = config.get("pending")
-    result = _results(enc, pending) if isinstance(pending, Action) else (
-        '<p class="muted" data-testid="save-applied">Applied: Undo takes the whole power back.</p>' if config.get("applied") else "")
+    roll = '<div class="row"><button type="button" class="primary" data-action="roll-saves" data-testid="roll-saves">Roll the power</button></div>'
     return (form + f'<h4>Targets</h4><div class="checks" data-testid="save-targets">{toggles}</div>'
-            + f'<h4>Odds (one d100 for all)</h4><div data-testid="save-odds-list">{odds_html}</div>'
-            + '<div class="row"><button type="button" class="primary" data-action="roll-saves" data-testid="roll-saves">Roll the power</button></div>'
-            + result + '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
-            + '<div class="row"><button type="button" data-action="close-sheet">Close</button></div>')
+            + panel_end("Odds (one d100 for all)", odds_list(rows, error, bool(chosen)), roll, result_html(config, lambda a: _results(enc, a), "power")))

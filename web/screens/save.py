@@ -16,13 +16,13 @@ from pyengine.systems.saving_throws import legendary_resistance, read_portions, 
 
 from ..html import esc, pct
 from ..messages import SaveConfigured, SaveLegendaryToggled, SavePanelOpened, SavesApplied, SavesAsked, SavesRolled, SaveTargetsPicked
-from ..render import hp_html
 from ..state import AREA_BLANK, POWER_BLANK
 from ..state import SAVE_BLANK as BLANK
 from ..state import save_effect as effect_of
 from ..views import Events, Handler, Page
 from .area import area_panel_html
 from .base import Context, Elsewhere, Screen
+from .multi import APPLY_ROW, NO_TARGETS, odds_list, panel_end, result_html, target_toggles
 from .power import power_panel_html
 
 LASTS = {"0": "until removed", str(NEXT_TURN_END): "until the end of its next turn",
@@ -115,12 +115,7 @@ def form_html(effect: dict[str, Any]) -> str:
 
 
 def _targets_html(enc: Encounter, chosen: list[str]) -> str:
-    rows = "".join(
-        f'<label class="check toggle"><input type="checkbox" class="save-target" value="{esc(c.id)}" data-combatant-id="{esc(c.id)}" '
-        f'data-action-change="save-config" data-testid="save-target"{" checked" if c.id in chosen else ""}> {esc(c.name)} '
-        f'<span class="muted">{esc(hp_html(c))}</span></label>'
-        for c in enc.combatants if not is_lair(c)
-    )
+    rows = target_toggles((c for c in enc.combatants if not is_lair(c)), chosen)
     shortcuts = ('<div class="grid3">'
                  '<button type="button" data-action="save-pick" data-side="opponents" data-testid="save-all-opponents">All opponents</button>'
                  '<button type="button" data-action="save-pick" data-side="party" data-testid="save-all-party">All party</button>'
@@ -171,7 +166,7 @@ def _odds_rows(enc: Encounter, config: dict[str, Any], phones: frozenset[str] = 
             f'data-testid="save-d20" data-combatant-id="{esc(c.id)}" data-action-change="save-config" placeholder="rolled" '
             f'value="{esc(typed.get(ident) or "")}"></label>{choice}</div></div>')
     if not rows:
-        return '<p class="muted" data-testid="save-odds-empty">Tick the targets: each one\'s odds show here.</p>'
+        return NO_TARGETS
     words = f'<p data-testid="save-total">Expected damage in all: <b>{total:.1f}</b></p>' if portions else ""
     return "".join(rows) + words
 
@@ -212,7 +207,7 @@ def _results_html(enc: Encounter, pending: Action) -> str:
                     + (f' · {esc(effect.condition.lower())}' if effect.condition and not made else "") + f'</p>{legendary}</div>')
     damage = f'<p data-testid="save-damage-roll">Damage: <code class="roll">{esc(args.get("damage_text", ""))}</code></p>' if parts else ""
     return (damage + "".join(rows)
-            + '<div class="row"><button type="button" class="primary" data-action="apply-saves" data-testid="apply-saves">Apply</button></div>')
+            + APPLY_ROW)
 
 
 def save_panel_html(enc: Encounter, config: dict[str, Any], phones: frozenset[str] = frozenset()) -> str:
@@ -227,16 +222,11 @@ def save_panel_html(enc: Encounter, config: dict[str, Any], phones: frozenset[st
         words = f'<p class="muted" data-testid="save-words">{esc(chosen.words)}</p>'
         odds = _odds_rows(enc, config, phones)
     except EngineError as error:
-        words, odds = "", f'<p class="err" data-testid="save-error">{esc(error)}</p>'
-    pending = config.get("pending")
-    result = _results_html(enc, pending) if isinstance(pending, Action) else (
-        '<p class="muted" data-testid="save-applied">Applied: Undo takes the whole save back.</p>' if config.get("applied") else "")
+        words, odds = "", odds_list("", str(error), True)
+    result = result_html(config, lambda a: _results_html(enc, a), "save")
     asking = any(i in phones for i in config.get("targets") or ())
     waiting = sum(1 for a in (config.get("asked") or {}).values() if a.get("state") in ("waiting", "away"))
     ask = ('<button type="button" data-action="ask-saves" data-testid="ask-saves">Ask their phones</button>' if asking else "")
     roll = (f'<div class="row">{ask}<button type="button" class="primary" data-action="roll-saves" data-testid="roll-saves">'
             + (f"Roll (for the {waiting} silent too)" if waiting else "Roll the saves") + '</button></div>')
-    return (head + form_html(effect) + words + _targets_html(enc, list(config.get("targets") or ()))
-            + f'<h4>Odds</h4><div data-testid="save-odds-list">{odds}</div>' + roll + result
-            + '<p class="err" id="sheet-error" data-testid="sheet-error" role="alert"></p>'
-            + '<div class="row"><button type="button" data-action="close-sheet">Close</button></div>')
+    return head + form_html(effect) + words + _targets_html(enc, list(config.get("targets") or ())) + panel_end("Odds", odds, roll, result)

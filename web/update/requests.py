@@ -39,6 +39,7 @@ from pyengine.model import Action, Combatant, Encounter
 from pyengine.odds import possible_range
 from pyengine.rules import system_of
 from pyengine.systems import generic
+from pyengine.systems.saving_throws import kept_face
 from pyengine.systems.spells import Spell, find_spell, spell_save_dc
 from pyengine.tracker import resolve
 from pyengine.turns import active_unit, surprised
@@ -249,7 +250,7 @@ def save_answered(model: Model, m: PeerSaid, message: SaveRoll, c: Combatant, de
     d20 = dict(config.get("d20") or {})
     if seed is not None:
         faces = [d.face for d in roll(str(asked["roll"]), Random(seed)).dice]
-        kept = max(faces) if asked["roll"] == "2d20kh1" else min(faces)
+        kept = kept_face(faces, str(asked["roll"]))
         state, words = {**asked, "state": "rolled", "faces": faces}, f"d20 {kept}" + (f" ({', '.join(map(str, faces))})" if len(faces) > 1 else "")
         d20.pop(c.id, None)  # (the phone's dice, not a die the game master typed before)
     else:
