@@ -36,6 +36,20 @@ def started(system: str) -> Timeline:
     return t
 
 
+def two_players(site, t: Timeline, gm_ctx, a_ctx, b_ctx):
+    """The game master's phone live with the fight `t`, Cyra's and Dax's players following and each
+    claiming its character; the newest claim (Dax's) applied from its toast, Cyra's still in the tray."""
+    gm = open_seeded(gm_ctx, gm_url(site), stored_fight(t)).page
+    link = go_live(gm)
+    gm.get_by_test_id("close-sheet").click()
+    a, b = follow(a_ctx, link), follow(b_ctx, link)
+    for p, name in ((a, "Cyra"), (b, "Dax")):
+        p.get_by_test_id("claim").filter(has_text=name).click()
+        request_state(p, f"^waiting: the game master has your claim on {name}")
+    gm.get_by_test_id("toast-apply").click()
+    return gm, a, b
+
+
 def outcome(system: str, t: Timeline, seed: int):
     action = resolve(t.present, ATTACK_KINDS[system], {"attacker": "c1", "target": "c3"}, random.Random(seed))
     from pyengine.rules import get_system
@@ -191,14 +205,7 @@ def test_own_state_death_saves_healing_and_the_tray_at_the_bottom_of_the_game_ma
         t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": f"Wolf {n + 1}", "initiative": 1, "max_hp": 11}}))
     gm_ctx, a_ctx, b_ctx = phone(browser), phone(browser), phone(browser)
     try:
-        gm = open_seeded(gm_ctx, gm_url(site), stored_fight(t)).page
-        link = go_live(gm)
-        gm.get_by_test_id("close-sheet").click()
-        a, b = follow(a_ctx, link), follow(b_ctx, link)
-        for p, name in ((a, "Cyra"), (b, "Dax")):
-            p.get_by_test_id("claim").filter(has_text=name).click()
-            request_state(p, f"^waiting: the game master has your claim on {name}")
-        gm.get_by_test_id("toast-apply").click()  # the newest (Dax's) from its toast
+        gm, a, b = two_players(site, t, gm_ctx, a_ctx, b_ctx)
         gm.get_by_test_id("request-tray").get_by_test_id("request-apply").click()
         wait_text(a, "live-you", "^Cyra$")
         wait_text(b, "live-you", "^Dax$")
@@ -426,14 +433,7 @@ def test_a_dragons_breath_asks_two_players_phones_one_rolls_one_types_one_apply_
         return row(gm, name).get_by_test_id("hp").inner_text()
 
     try:
-        gm = open_seeded(gm_ctx, gm_url(site), stored_fight(t)).page
-        link = go_live(gm)
-        gm.get_by_test_id("close-sheet").click()
-        a, b = follow(a_ctx, link), follow(b_ctx, link)
-        for p, name in ((a, "Cyra"), (b, "Dax")):
-            p.get_by_test_id("claim").filter(has_text=name).click()
-            request_state(p, f"^waiting: the game master has your claim on {name}")
-        gm.get_by_test_id("toast-apply").click()
+        gm, a, b = two_players(site, t, gm_ctx, a_ctx, b_ctx)
         gm.get_by_test_id("request-tray").get_by_test_id("request-apply").click()
         wait_text(a, "live-you", "^Cyra$")
         wait_text(b, "live-you", "^Dax$")

@@ -28,6 +28,16 @@ def tick(page, *names: str) -> None:
         page.wait_for_function(f"document.querySelectorAll('[data-testid=save-odds-row]').length === {before + 1}")
 
 
+def on_selected(page, *cids: str) -> None:
+    """Rows selected together, then the panel for all of them (Saving throw… / Area effect… / A power on them…)."""
+    page.get_by_test_id("select-mode").click()
+    for cid in cids:
+        page.locator(f"#tracker [data-combatant-id={cid}]").click()
+    page.get_by_test_id("apply-selected").click()
+    page.get_by_test_id("save-selected").click()
+    page.get_by_test_id("save-odds-list").wait_for()
+
+
 def hp(page, name: str) -> str:
     return row(page, name).get_by_test_id("hp").inner_text()
 
@@ -230,12 +240,7 @@ def test_an_enchanted_realms_area_effect_on_three_targets_one_behind_half_cover(
     t = t.do(resolve(t.present, "add_condition", {"id": "c3", "name": "Paralyzed"}))
     page = open_seeded(context, site["url"] + "/?seed=4", stored_fight(t)).page
     before = {n: hp(page, n) for n in ("Orc", "Elf", "Troll")}
-    page.get_by_test_id("select-mode").click()
-    for cid in ("c1", "c2", "c3"):
-        page.locator(f"#tracker [data-combatant-id={cid}]").click()
-    page.get_by_test_id("apply-selected").click()
-    page.get_by_test_id("save-selected").click()
-    page.get_by_test_id("save-odds-list").wait_for()
+    on_selected(page, "c1", "c2", "c3")
     assert page.locator("[data-testid=save-odds-row]").count() == 3
     for testid, value in (("save-effect-name", "Rockfall"), ("save-dc", "13"), ("save-damage", "3d6")):
         page.get_by_test_id(testid).fill(value)
@@ -289,12 +294,7 @@ def test_a_realm_of_strife_power_on_three_targets_with_one_hit_roll(context, sit
     t = t.do(resolve(t.present, "start_combat", {}, random.Random(0)))
     page = open_seeded(context, site["url"] + "/?seed=6", stored_fight(t)).page
     before = {n: hp(page, n) for n in ("Orc", "Imp", "Wolf")}
-    page.get_by_test_id("select-mode").click()
-    for cid in ("c2", "c3", "c4"):
-        page.locator(f"#tracker [data-combatant-id={cid}]").click()
-    page.get_by_test_id("apply-selected").click()
-    page.get_by_test_id("save-selected").click()
-    page.get_by_test_id("save-odds-list").wait_for()
+    on_selected(page, "c2", "c3", "c4")
     assert page.get_by_test_id("power-attacker").input_value() == "c1"   # whose turn it is
     page.get_by_test_id("power-bonus").fill("5")
     page.get_by_test_id("power-bonus").press("Tab")

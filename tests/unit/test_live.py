@@ -95,6 +95,17 @@ def following(model: Model | None = None) -> Model:
     return model
 
 
+def playing_phone(gm: Model, name: str = "Cyra") -> Model:
+    """A player's phone following `gm`'s fight: its state received from the game master's phone, the
+    game master having let it play `name`."""
+    phone = following(fight())
+    phone, _ = update(phone, PeerChanged("gm", True))
+    enc = gm.timeline.present
+    ids_, turn = players_ids(enc)
+    phone, _ = update(phone, PeerSaid("gm", state_text(table_view(enc), 5, ids_, turn, pcs=pc_state(enc)), 10.0))
+    return replace(phone, live=replace(phone.live, you=vids(gm)[name]))
+
+
 def vids(model: Model) -> dict[str, str]:
     """Name -> the id the players' view gives it (what a player's phone claims and targets by)."""
     enc = model.timeline.present
@@ -1065,12 +1076,8 @@ def test_a_player_rolls_initiative_on_the_phone_with_dice_neither_phone_chooses(
     model, _ = asked(model, "init", value=12, rid=6)
     assert dict(model.live.initiatives)[ids(model)["Cyra"]] == 12
     # The phone: its own state carries the modifier, and the button sends a commitment, never a number.
-    phone = following(fight())
-    phone, _ = update(phone, PeerChanged("gm", True))
     gm = fight(*party)
-    ids_, turn = players_ids(gm.timeline.present)
-    phone, _ = update(phone, PeerSaid("gm", state_text(table_view(gm.timeline.present), 5, ids_, turn, pcs=pc_state(gm.timeline.present)), 10.0))
-    phone = replace(phone, live=replace(phone.live, you=vids(gm)["Cyra"]))
+    phone = playing_phone(gm)
     assert phone.live.pcs[vids(gm)["Cyra"]]["init"] == 3
     phone, effects = update(phone, InitiativeRolled(random.Random(3)))
     sent = json.loads(next(e for e in effects if isinstance(e, LiveTell)).text)

@@ -12,9 +12,8 @@ from fractions import Fraction
 
 from pyengine.dice import roll
 from pyengine.fair import new_secret
-from pyengine.handoff import pc_state, players_ids, table_view
-from pyengine.live import FROM_FOLLOWER, FROM_HOST, LiveError, SaveAsk, read_message, save_ask_text, state_text
-from tests.unit.test_live import approved, asked, following, hosting, joined, joint, rolled, vids
+from pyengine.live import FROM_FOLLOWER, FROM_HOST, LiveError, SaveAsk, read_message, save_ask_text
+from tests.unit.test_live import approved, asked, hosting, joined, joint, playing_phone, rolled, vids
 from tests.unit.test_update import fight, ids
 from web.effects import LiveTell, Refuse, Toast
 from web.messages import PeerChanged, PeerSaid, SaveConfigured, SavePanelOpened, SavesApplied, SavesAsked, SaveSent, SavesRolled
@@ -151,13 +150,8 @@ def test_what_a_modified_phone_sends_is_refused():
 
 def test_the_players_phone_shows_the_request_with_its_odds_rolls_and_shows_the_outcome():
     gm = fight(*PEOPLE, started=True)
-    phone = following(fight())
-    phone, _ = update(phone, PeerChanged("gm", True))
-    enc = gm.timeline.present
-    ids_, turn = players_ids(enc)
-    phone, _ = update(phone, PeerSaid("gm", state_text(table_view(enc), 5, ids_, turn, pcs=pc_state(enc)), 10.0))
+    phone = playing_phone(gm)
     me = vids(gm)["Cyra"]
-    phone = replace(phone, live=replace(phone.live, you=me))
     ask = SaveAsk(ask=4, cid=me, what="Dragon's Fire Breath", ability="dex", dc=17, bonus=2, roll="2d20kl1", note="restrained")
     # From another peer than the game master's phone: ignored.
     same, _ = update(phone, PeerSaid("p9", save_ask_text(ask), 11.0))
@@ -216,13 +210,8 @@ def test_asking_again_asks_only_the_phones_still_silent_and_a_refused_answer_tak
     assert other.ui.save["asked"][names["Cyra"]] == {**other.ui.save["asked"][names["Cyra"]], "state": "typed", "ask": first}
     # The phone: its answer refused (the game master closed the save) takes the card away; an outcome still shows.
     gm = fight(*PEOPLE, started=True)
-    phone = following(fight())
-    phone, _ = update(phone, PeerChanged("gm", True))
-    enc = gm.timeline.present
-    ids_, turn = players_ids(enc)
-    phone, _ = update(phone, PeerSaid("gm", state_text(table_view(enc), 5, ids_, turn, pcs=pc_state(enc)), 10.0))
+    phone = playing_phone(gm)
     me = vids(gm)["Cyra"]
-    phone = replace(phone, live=replace(phone.live, you=me))
     phone, _ = update(phone, PeerSaid("gm", save_ask_text(SaveAsk(ask=7, cid=me, what="Web", ability="dex", dc=12, bonus=2)), 11.0))
     phone, _ = update(phone, SaveSent(random.Random(1), "9"))
     rid = phone.live.rid

@@ -16,14 +16,13 @@ import build
 from pyengine.core_args import Flag
 from pyengine.errors import RuleError
 from pyengine.fair import new_secret
-from pyengine.handoff import pc_state, players_ids, table_view
-from pyengine.live import FROM_FOLLOWER, Cast, read_message, request_text, state_text
+from pyengine.live import FROM_FOLLOWER, Cast, read_message, request_text
 from pyengine.systems.spells import Spell, find_spell, read_spell
 from pyengine.systems.srd import read_library
-from tests.unit.test_live import approved, asked, following, hosting, joined, rolled, vids
+from tests.unit.test_live import approved, asked, hosting, joined, playing_phone, rolled, vids
 from tests.unit.test_update import fight, ids
 from web.effects import LiveTell, LoadLibrary, Refuse
-from web.messages import Act, PeerChanged, PeerSaid, PlayerPanelToggled, RequestAnswered, SavesApplied, SavesRolled, SpellPicked, SpellSent
+from web.messages import Act, PlayerPanelToggled, RequestAnswered, SavesApplied, SavesRolled, SpellPicked, SpellSent
 from web.model import Model
 from web.screens.live import spell_panel_html
 from web.update import update
@@ -150,13 +149,8 @@ def test_what_a_modified_phone_sends_for_a_spell_is_refused(library):
 
 def test_the_players_phone_spell_panel_and_what_it_sends(library):
     gm = fight(*PEOPLE, started=True)
-    phone = following(fight())
-    phone, _ = update(phone, PeerChanged("gm", True))
-    enc = gm.timeline.present
-    ids_, turn = players_ids(enc)
-    phone, _ = update(phone, PeerSaid("gm", state_text(table_view(enc), 5, ids_, turn, pcs=pc_state(enc)), 10.0))
+    phone = playing_phone(gm)
     v = vids(gm)
-    phone = replace(phone, live=replace(phone.live, you=v["Cyra"]))
     phone, effects = update(phone, PlayerPanelToggled("spell"))
     assert any(isinstance(e, LoadLibrary) for e in effects) and phone.library_state == "loading"
     assert "Loading the SRD spells" in spell_panel_html(phone.live, None, "loading")
