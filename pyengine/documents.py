@@ -1,5 +1,5 @@
 """The shapes of what the app stores beside its fights: the list of encounters, the dice history and
-the saved rolls. The page (web/persist.py) checks each when it reads it back; these say what a
+the saved rolls. The page (web/app/storage/records.py) checks each when it reads it back; these say what a
 checked one holds, for the screens, the messages and the update that pass them on.
 """
 

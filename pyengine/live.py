@@ -350,7 +350,7 @@ def state_text(view: dict[str, Any], revision: int, ids: list[list[str]] | None 
     (what a player claims and targets by), `turn`: the ids of whose turn it is, `sender`: the game
     master's phone in the room (signed with the rest: followers say hello and ask only there);
     `session`: the game master's page that sent it (revisions count up within one, from 1: no clock);
-    `html`: the view as drawn (web/html.view_body_html), for a phone whose engine is not ready yet
+    `html`: the view as drawn (web/app/html.view_body_html), for a phone whose engine is not ready yet
     (static/early.mjs shows it through an allow-list; this module never reads it). Left out when the
     message would pass MAX_MESSAGE with it: such a phone then waits for its engine.
     `pcs`: each party member's own state (pc_state: exact HP with temporary HP, conditions with what
@@ -374,7 +374,10 @@ def beat_text(revision: int, session: str = "") -> str:
 # (WIRE), so the two sides cannot drift apart.
 STATE_PREFIX = _dumps({"v": LIVE_VERSION, "t": "state"})[:-1]
 BEAT_PREFIX = _dumps({"v": LIVE_VERSION, "t": "beat"})[:-1]
-WIRE = {"state": STATE_PREFIX, "beat": BEAT_PREFIX, "max": MAX_MESSAGE}
+# What the page's JavaScript knows of the wire (sitebuild writes it into static/live.mjs and early.mjs):
+# the messages' version (read with JSON.parse and their shape checked, never by a prefix), the largest
+# message, and how long a follower waits before it says "reconnecting…".
+WIRE = {"version": LIVE_VERSION, "max": MAX_MESSAGE, "silentMs": SILENT_MS}
 
 
 SESSION = re.compile(r"[0-9a-z]{0,16}")

@@ -82,7 +82,7 @@ def _use(enc: Encounter, a: ToolUsed) -> Outcome:
     left = t.left - count
     if t.kind == "legendary":
         what = f"{named[0]}: " if named else ""
-        text = f"{c.name} uses {what}{count} legendary action{'s' * (count != 1)} ({left} of {t.most} left this round)"
+        text = f"{c.name} uses {what}{count} legendary action{'s' * (count != 1)} ({left} of {t.most} left until its next turn)"
     else:
         text = f"{c.name} uses {t.name} ({left} of {t.most} left today)"
     return _changed(enc, c, replace(t, left=left)), (enc.event("tool", text, who=c.id),)

@@ -2,20 +2,20 @@
    A file of its own, so the page's Content-Security-Policy needs no inline script. */
 (function () {
   "use strict";
-  var root = document.documentElement;
+  const root = document.documentElement;
   // Inside another site's frame (clickjacking: its page over ours, our taps under its clicks, our
   // saved fight shown to it): refuse before anything is read or started. The policy is a <meta>,
   // where frame-ancestors does not apply, so the check is here. A frame of our own origin is fine.
-  var framed = false;
+  let framed = false;
   try { framed = window.top !== window.self && window.top.location.origin !== location.origin; } catch (e) { framed = true; }
   if (framed) {
     window.stop();  // the rest of the page (the engine's scripts) is never parsed
     root.dataset.engine = "framed";
     document.body.textContent = "";
-    var said = document.createElement("p");
+    const said = document.createElement("p");
     said.setAttribute("data-testid", "framed");
     said.textContent = "Roundkeeper does not run inside another site's page. ";
-    var open = document.createElement("a");
+    const open = document.createElement("a");
     open.href = location.href;
     open.target = "_top";
     open.rel = "noopener noreferrer";
@@ -25,30 +25,32 @@
     return;
   }
   performance.mark("rk:boot");
-  var base = new URL(".", location.href).pathname;
-  var RK = window.RK = {base: base, prefix: "roundkeeper:" + base + ":", t0: performance.now(), storage: true,
+  // The facts the page's Python and this file share (build.py writes them here: sitebuild/runtimes.py facts()).
+  const FACTS = /*__RK_FACTS__*/{ wire: { version: 0, max: 0, silentMs: 0 }, nextTurnGuardMs: 0, sealed: "", keys: { servers: "", device: "", backup: "" } };
+  const base = new URL(".", location.href).pathname;
+  const RK = window.RK = /** @type {RoundkeeperGlobal} */ ({base: base, prefix: "roundkeeper:" + base + ":", t0: performance.now(), storage: true,
                         violations: [],
                         // Two taps on Next turn closer than this are one tap (automated tests set 0).
-                        nextTurnGuardMs: typeof window.__rkNextTurnGuardMs === "number" ? window.__rkNextTurnGuardMs : 400};
+                        nextTurnGuardMs: typeof window.__rkNextTurnGuardMs === "number" ? window.__rkNextTurnGuardMs : FACTS.nextTurnGuardMs});
   // IndexedDB refused (a browser's setting, a private mode, a broken profile): PyScript opens IndexedDB
   // maps of its own as it loads and starts ("IDBMap/@pyscript.fs", its packages' cache), whatever its
   // configuration says, and a refusal there stopped the engine. The app needs none of them (its saves are
   // localStorage, its durable journal is optional), so where IndexedDB is missing, throws, or fails to
   // open, the page gets an in-memory one for PyScript's use, RK.indexedDB says why, and the journal stays off.
   RK.indexedDB = "ok";
-  var realIDB = null;
+  let realIDB = null;
   try { realIDB = window.indexedDB || null; } catch (e) { realIDB = null; }
   function memoryIndexedDB() {
-    var later = function (f) { setTimeout(f, 0); };
-    var request = function (run) {
-      var r = {result: undefined, error: null, onsuccess: null, onerror: null};
+    const later = function (f) { setTimeout(f, 0); };
+    const request = function (run) {
+      const r = {result: undefined, error: null, onsuccess: null, onerror: null};
       later(function () {
         try { r.result = run(); if (r.onsuccess) r.onsuccess({type: "success", target: r}); }
         catch (e) { r.error = e; if (r.onerror) r.onerror({type: "error", target: r}); }
       });
       return r;
     };
-    var Store = function (map) {
+    const Store = function (map) {
       this.get = function (k) { return request(function () { return map.get(k); }); };
       this.put = function (v, k) { return request(function () { map.set(k, v); return k; }); };
       this.delete = function (k) { return request(function () { map.delete(k); }); };
@@ -57,27 +59,28 @@
       this.getAll = function () { return request(function () { return Array.from(map.values()); }); };
       this.getAllKeys = function () { return request(function () { return Array.from(map.keys()); }); };
     };
-    var Db = function () {
-      var stores = new Map();
+    const Db = function () {
+      const stores = new Map();
       this.objectStoreNames = {get length() { return stores.size; }, contains: function (n) { return stores.has(n); }};
       this.createObjectStore = function (n) { stores.set(n, new Map()); return new Store(stores.get(n)); };
       this.transaction = function () {
-        var tx = {oncomplete: null, onerror: null, onabort: null, objectStore: function (n) { return new Store(stores.get(n)); }};
+        const tx = {oncomplete: null, onerror: null, onabort: null, objectStore: function (n) { return new Store(stores.get(n)); }};
         later(function () { later(function () { if (tx.oncomplete) tx.oncomplete({type: "complete", target: tx}); }); });
         return tx;
       };
       this.close = function () {};
     };
-    var dbs = new Map();
+    const dbs = new Map();
     return {
       open: function (name) {
-        var r = {result: null, error: null, transaction: null, onsuccess: null, onerror: null, onupgradeneeded: null, onblocked: null};
+        const r = {result: null, error: null, transaction: null, onsuccess: null, onerror: null, onupgradeneeded: null, onblocked: null};
         later(function () {
-          var db = dbs.get(name), fresh = !db;
+          let db = dbs.get(name);
+          const fresh = !db;
           if (fresh) { db = new Db(); dbs.set(name, db); }
           r.result = db;
           if (fresh && r.onupgradeneeded) {
-            var tx = {oncomplete: null};
+            const tx = {oncomplete: null};
             r.transaction = tx;
             r.onupgradeneeded({type: "upgradeneeded", target: r});
             later(function () { if (tx.oncomplete) tx.oncomplete({type: "complete", target: tx}); });
@@ -92,18 +95,18 @@
   function inMemory(why) {
     if (RK.indexedDB !== "ok") return;
     RK.indexedDB = why;
-    var memory = memoryIndexedDB();
+    const memory = memoryIndexedDB();
     try { Object.defineProperty(window, "indexedDB", {configurable: true, get: function () { return memory; }}); } catch (e) { /* kept as it is */ }
   }
   try {
     if (!realIDB) inMemory("missing");
     else {
-      var probe = realIDB.open("roundkeeper-probe");
+      const probe = realIDB.open("roundkeeper-probe");
       probe.onerror = function () { inMemory("refused"); };
       probe.onsuccess = function () { try { probe.result.close(); } catch (e) { /* closed */ } };
     }
   } catch (e) { inMemory("refused (" + (e && e.name) + ")"); }
-  var theme = null, snapshot = null;
+  let theme = null, snapshot = null;
   // A live link (#live=…, a player's phone) or the table display (#display): the players' view is the
   // page's screen; no stored fight is drawn as a preview (on a display, the game master's own fight
   // with its hidden foes would be: issue 36).
@@ -115,7 +118,7 @@
   } catch (e) { RK.storage = false; }
   // The theme: the phone's own light or dark setting unless Light or Dark was picked in the menu
   // (stored as "light" / "dark"; nothing stored, or "system": follow the phone, live).
-  var light = window.matchMedia ? window.matchMedia("(prefers-color-scheme: light)") : null;
+  const light = window.matchMedia ? window.matchMedia("(prefers-color-scheme: light)") : null;
   RK.applyTheme = function (pref) {
     root.dataset.themePref = pref;
     root.dataset.theme = pref === "light" || (pref === "system" && light && light.matches) ? "light" : "dark";
@@ -127,17 +130,17 @@
 
   // The snapshot is our own rendering of the turn order, but any site on this origin can write the
   // key: only the elements and attributes the turn order uses get through, as inert text and boxes.
-  var TAGS = {B: 1, BUTTON: 1, DETAILS: 1, DIV: 1, EM: 1, I: 1, INPUT: 1, LABEL: 1, LI: 1, OL: 1, OPTION: 1, P: 1,
+  const TAGS = {B: 1, BUTTON: 1, DETAILS: 1, DIV: 1, EM: 1, I: 1, INPUT: 1, LABEL: 1, LI: 1, OL: 1, OPTION: 1, P: 1,
               SELECT: 1, SMALL: 1, SPAN: 1, STRONG: 1, SUMMARY: 1, UL: 1, BDI: 1, H3: 1};
-  var ATTRS = {"class": /^[\w -]{0,200}$/, "title": /^[^<>]{0,300}$/, "aria-current": /^(true|false)$/,
-               "aria-hidden": /^(true|false)$/, "aria-label": /^[^<>]{0,300}$/, "style": /^(width|height):\d{1,3}%(;background:var\(--(ok|accent|danger)\))?$/,
+  const ATTRS = {"class": /^[\w -]{0,200}$/, "title": /^[^<>]{0,300}$/, "aria-current": /^(true|false)$/,
+               "aria-hidden": /^(true|false)$/, "aria-label": /^[^<>]{0,300}$/, "style": /^((width|height):\d{1,3}%(;background:var\(--(ok|accent|danger)\))?|--rows:\d{1,4};--half:\d{1,4})$/,
                "type": /^(button|checkbox|text|number)$/, "value": /^[^<>]{0,200}$/, "selected": /^$/, "checked": /^$/,
                "disabled": /^$/, "open": /^$/, "tabindex": /^-?\d$/};
   // The classes, data attributes and data-testid / data-action values the turn order's and the
   // players' view's renderers write (tools/view_markup.py, written here by build.py): nothing else passes
   // (no "toast" drawn as an overlay, no button of the app's own).
-  var MARKUP = /*__RK_VIEW_MARKUP__*/{"classes": [], "data": [], "testids": [], "actions": []};
-  var CLASSES = {}, DATA = {}, VALUES = {"data-testid": {}, "data-action": {}};
+  const MARKUP = /*__RK_VIEW_MARKUP__*/{"classes": [], "data": [], "testids": [], "actions": []};
+  const CLASSES = {}, DATA = {}, VALUES = {"data-testid": {}, "data-action": {}};
   MARKUP.classes.forEach(function (c) { CLASSES[c] = 1; });
   MARKUP.data.forEach(function (d) { DATA[d] = 1; });
   MARKUP.testids.forEach(function (v) { VALUES["data-testid"][v] = 1; });
@@ -148,34 +151,34 @@
     if (VALUES[name] && VALUES[name][value] !== 1) return null;
     return value;
   }
-  var VOID = /^(area|base|br|col|embed|hr|img|input|link|meta|param|source|track|wbr|frame|keygen|image)$/i;
+  const VOID = /^(area|base|br|col|embed|hr|img|input|link|meta|param|source|track|wbr|frame|keygen|image)$/i;
   function clean(html) {
     // A document of its own, with no scripting and no browsing context: nothing in it loads, runs or
     // is even compiled (inline handlers) while we look at it.
-    var doc = document.implementation.createHTMLDocument("");
+    const doc = document.implementation.createHTMLDocument("");
     // Tags off the list and inline handlers are renamed before parsing (so the parser neither applies
     // a <base> nor reports a handler the policy would block); the allow-list below then drops them.
     doc.body.innerHTML = String(html).replace(/<(\/?)([a-zA-Z][\w-]*)([^>]*)>/g, function (all, slash, name, rest) {
-      var close = "";
+      let close = "";
       if (!TAGS[name.toUpperCase()]) {  // <base>, <script>, <style>: never parsed as such
         if (!slash && VOID.test(name)) close = "</x-dropped>";
         name = "x-dropped";
       }
-      return "<" + slash + name + rest.replace(/([\s\/"'])on([a-z]+\s*=)/gi, "$1x-dropped-on$2") + ">" + close;
+      return "<" + slash + name + rest.replace(/([\s/"'])on([a-z]+\s*=)/gi, "$1x-dropped-on$2") + ">" + close;
     });
-    var all = doc.body.querySelectorAll("*");
-    for (var i = 0; i < all.length; i++) {
-      var n = all[i];
+    const all = doc.body.querySelectorAll("*");
+    for (let i = 0; i < all.length; i++) {
+      const n = all[i];
       if (!TAGS[n.tagName]) { n.remove(); continue; }
-      for (var j = n.attributes.length - 1; j >= 0; j--) {
-        var a = n.attributes[j], rule = ATTRS[a.name];
+      for (let j = n.attributes.length - 1; j >= 0; j--) {
+        const a = n.attributes[j], rule = ATTRS[a.name];
         if (rule && !rule.test(a.value)) { n.removeAttribute(a.name); continue; }
-        var kept = a.name === "class" || !rule ? allowed(a.name, a.value) : a.value;
+        const kept = a.name === "class" || !rule ? allowed(a.name, a.value) : a.value;
         if (kept === null || kept === "") n.removeAttribute(a.name);
         else if (kept !== a.value) n.setAttribute(a.name, kept);
       }
     }
-    var out = document.createDocumentFragment();
+    const out = document.createDocumentFragment();
     Array.prototype.forEach.call(doc.body.childNodes, function (n) { out.appendChild(document.importNode(n, true)); });
     return out;
   }
@@ -191,8 +194,8 @@
   // it at once. A live link or the table display first shows the players' view from the game master's
   // state (early.mjs, issue 40: a few kilobytes, which a slow connection then carries first), and
   // opens it when that view is drawn, when it cannot be, or after EARLY_HOLD_MS whatever happens.
-  var EARLY_HOLD_MS = 8000;
-  var gateOpen = null;
+  const EARLY_HOLD_MS = 8000;
+  let gateOpen = null;
   RK.engineGate = new Promise(function (resolve) { gateOpen = resolve; });
   RK.openEngine = function (why) {
     if (RK.engineOpened) return;
@@ -211,11 +214,11 @@
   }
   if (snapshot) {
     try {
-      var host = document.getElementById("tracker");
+      const host = document.getElementById("tracker");
       host.replaceChildren(clean(snapshot));
       host.setAttribute("inert", "");
       root.dataset.snapshot = "shown";
-      var rl = host.querySelector("[data-round-label]");
+      const rl = host.querySelector("[data-round-label]");
       if (rl) document.getElementById("round-label").textContent = rl.getAttribute("data-round-label").slice(0, 40);
     } catch (e) { /* a bad snapshot only costs the preview */ }
   }
@@ -235,7 +238,7 @@
   // PyScript reports Python errors as .py-error elements; before ready, that is a failed start.
   new MutationObserver(function (records) {
     records.forEach(function (r) { r.addedNodes.forEach(function (n) {
-      if (n.nodeType === 1 && n.classList.contains("py-error")) RK.fail("The rules engine could not start: " + n.textContent.slice(0, 300));
+      if (n instanceof Element && n.classList.contains("py-error")) RK.fail("The rules engine could not start: " + n.textContent.slice(0, 300));
     }); });
   }).observe(root, {childList: true, subtree: true});
   // Anything thrown while the runtimes start (a damaged download, a failed unpack) is a failed start.
@@ -243,7 +246,7 @@
     RK.fail("The rules engine could not start: " + String(e.reason && e.reason.message || e.reason).slice(0, 300));
   });
   addEventListener("error", function (e) {
-    if (e.target && e.target.tagName === "SCRIPT") {  // a script file that did not load (capture phase)
+    if (e.target instanceof HTMLScriptElement) {  // a script file that did not load (capture phase)
       RK.fail("The app files could not be loaded. Check your connection and retry.");
     } else if (e.error) {
       RK.fail("The rules engine could not start: " + String(e.message).slice(0, 300));
@@ -273,49 +276,50 @@
   // `typing`: true, drawn as one types (the focused field keeps its value); "fields", drawn for a
   // change made elsewhere (another tab): every field keeps what the user typed in it, unless the
   // drawing itself changed that field's value.
+  /** @type {boolean | "fields"} */
+  let keepTyped = false;
   RK.morph = function (root, html, typing) {
-    var t = document.createElement("template");
+    const t = document.createElement("template");
     t.innerHTML = html;
     keepTyped = typing === "fields" ? "fields" : !!typing;
     morphChildren(root, t.content);
   };
-  var keepTyped = false;
   function same(a, b) {
     return a.nodeType === b.nodeType && a.nodeName === b.nodeName && (a.nodeType !== 1 || (a.id || "") === (b.id || ""));
   }
   function morphChildren(from, to) {
-    var a = from.firstChild, b = to.firstChild;
+    let a = from.firstChild, b = to.firstChild;
     while (b) {
-      var nextB = b.nextSibling;
+      const nextB = b.nextSibling;
       if (!a) from.appendChild(b);
       else if (same(a, b)) { morphNode(a, b); a = a.nextSibling; }
       else from.insertBefore(b, a);
       b = nextB;
     }
-    while (a) { var n = a.nextSibling; from.removeChild(a); a = n; }
+    while (a) { const n = a.nextSibling; from.removeChild(a); a = n; }
   }
   function morphNode(a, b) {
     if (a.nodeType !== 1) { if (a.nodeValue !== b.nodeValue) a.nodeValue = b.nodeValue; return; }
-    var drawnAgain = a.getAttribute("value") === b.getAttribute("value") && a.hasAttribute("checked") === b.hasAttribute("checked")
+    const drawnAgain = a.getAttribute("value") === b.getAttribute("value") && a.hasAttribute("checked") === b.hasAttribute("checked")
       && (a.nodeName !== "TEXTAREA" || a.defaultValue === b.defaultValue);
-    for (var i = a.attributes.length - 1; i >= 0; i--) {
+    for (let i = a.attributes.length - 1; i >= 0; i--) {
       if (!b.hasAttribute(a.attributes[i].name)) a.removeAttribute(a.attributes[i].name);
     }
-    for (var j = 0; j < b.attributes.length; j++) {
-      var at = b.attributes[j];
+    for (let j = 0; j < b.attributes.length; j++) {
+      const at = b.attributes[j];
       if (a.getAttribute(at.name) !== at.value) a.setAttribute(at.name, at.value);
     }
-    var chosen = a.nodeName === "SELECT" ? a.value : null;
+    const chosen = a.nodeName === "SELECT" ? a.value : null;
     if (a.nodeName !== "TEXTAREA") morphChildren(a, b);
     else if (a.defaultValue !== b.defaultValue) a.defaultValue = b.defaultValue;
-    var kept = keepTyped === "fields" && drawnAgain;
-    var typing = (keepTyped === true && a === document.activeElement) || kept;
+    const kept = keepTyped === "fields" && drawnAgain;
+    const typing = (keepTyped === true && a === document.activeElement) || kept;
     if (a.nodeName === "INPUT") {
       if (a.type === "checkbox" || a.type === "radio") { if (!kept) a.checked = b.checked; }
       else if (!typing && a.type !== "file" && a.value !== b.value) a.value = b.value;
     } else if (a.nodeName === "SELECT" && kept) {
-      var still = false;
-      for (var k = 0; k < a.options.length; k++) if (a.options[k].value === chosen) still = true;
+      let still = false;
+      for (let k = 0; k < a.options.length; k++) if (a.options[k].value === chosen) still = true;
       a.value = still ? chosen : b.value;  // the user's choice, while the drawing still offers it
     } else if ((a.nodeName === "TEXTAREA" || a.nodeName === "SELECT") && !typing && a.value !== b.value) {
       a.value = b.value;
@@ -327,7 +331,7 @@
   // otherwise share a slow connection with the players' view and the engine.
   function whenStarted(register) {
     if (!RK.route || root.dataset.engine === "ready") return register();
-    var watch = new MutationObserver(function () {
+    const watch = new MutationObserver(function () {
       if (root.dataset.engine !== "ready" && root.dataset.engine !== "failed") return;
       watch.disconnect();
       register();
@@ -341,8 +345,8 @@
     });
   });
   if ("serviceWorker" in navigator) whenStarted(function () {
-    var reloading = false;
-    var offer = function (worker) {
+    let reloading = false;
+    const offer = function (worker) {
       RK.waitingWorker = worker;
       document.getElementById("banner").classList.add("show");
     };
@@ -355,12 +359,12 @@
       RK.swRegistration = reg;
       if (reg.waiting && navigator.serviceWorker.controller) offer(reg.waiting);
       reg.addEventListener("updatefound", function () {
-        var w = reg.installing;
+        const w = reg.installing;
         if (!w) return;
         w.addEventListener("statechange", function () {
           // (a new version while another controls the page; not the first worker, which WebKit may have
           // made the controller already when this event is dispatched: no "new version" on a first visit)
-          var now = navigator.serviceWorker.controller;
+          const now = navigator.serviceWorker.controller;
           if (w.state === "installed" && now && now !== w) offer(w);
         });
       });

@@ -5,38 +5,40 @@
    drawn (RK.openEngine), so that a slow connection carries the view's few kilobytes first.
 
    Nothing of the game's rules is here. The game master's phone sends, inside every signed state, the
-   view as its Python draws it (web/html.view_body_html); this module shows it through boot.js's
+   view as its Python draws it (web/app/html.view_body_html); this module shows it through boot.js's
    allow-list (RK.cleanSnapshot: only the elements and attributes the view uses, as inert text and
    boxes), so that even a state signed by the right key cannot put a script, a link or a handler here.
    A state that is not signed by the key in the link never reaches this module (static/live.mjs
    verifies it first). The table display hears the game master's window on this device's
    BroadcastChannel, as its Python does.
 
-   The drawing is the one the engine's own screen makes (web/render.live_follow_html): when the
+   The drawing is the one the engine's own screen makes (web/app/render.live_follow_html): when the
    engine is ready it draws over it in place (RK.morph keeps the nodes that are the same: no flash),
    takes over the same join (live.mjs `connect`: no second join) and answers the taps made here
    (RK.early.taps: a claim, kept and said until then). */
 
 const RK = globalThis.RK
 const root = document.documentElement
-const SILENT_MS = 11000           // as pyengine/live.SILENT_MS: nothing heard this long is "reconnecting…"
 const ROOM_CHARS = /^[A-Za-z0-9_-]+$/
 const MAX_SERVERS = 8
 
 // The live table's defaults and the modules a join loads (build.py writes them from pyengine/live.py).
 const DEFAULTS = /*__RK_LIVE_DEFAULTS__*/{ relays: [], nostr: [], stun: [], modules: [] }
-// The wire's constants, pyengine/live.py's WIRE (build.py writes them here and into live.mjs).
-const WIRE = /*__RK_WIRE__*/{ state: '', beat: '', max: 0 }
+// The facts the page's Python and this file share (build.py writes them here from the Python that
+// owns them, sitebuild/runtimes.py facts(), as into live.mjs, boot.js and journal.js).
+const FACTS = /*__RK_FACTS__*/{ wire: { version: 0, max: 0, silentMs: 0 }, nextTurnGuardMs: 0, sealed: '', keys: { servers: '', device: '', backup: '' } }
+const WIRE = FACTS.wire
+const SILENT_MS = WIRE.silentMs   // nothing heard this long is "reconnecting…"
 
-const early = RK.early = { route: RK.route, shown: false, heard: 0, taps: [], stopped: false, stop, note: '' }
-const sheet = document.getElementById('sheet')
+const early = RK.early = /** @type {RoundkeeperEarly} */ ({ route: RK.route, shown: false, heard: 0, taps: [], stopped: false, stop, note: '' })
+const sheet = /** @type {HTMLDialogElement} */ (document.getElementById('sheet'))
 const body = document.getElementById('sheet-body')
 let channel = null
 let ticker = null
 
 function ready() { return root.dataset.engine === 'ready' }
 
-// -- what the link says (as pyengine/live.read_room and web/params read it) ----------------------
+// -- what the link says (as pyengine/live.read_room and web/app/params read it) ----------------------
 
 function room(fragment) {
   const parts = fragment.split('.')
@@ -59,7 +61,7 @@ function servers(text, schemes) {
 
 function setting(name) {
   try {
-    const raw = localStorage.getItem(RK.prefix + 'live-servers')
+    const raw = localStorage.getItem(RK.prefix + FACTS.keys.servers)
     const doc = raw && raw.length < 5000 ? JSON.parse(raw) : null
     const listed = doc && typeof doc === 'object' ? doc[name] : null
     return Array.isArray(listed) ? (listed.map(String).join(',') || 'none') : null
@@ -149,7 +151,7 @@ function draw(doc) {
 // is told by the game master's phone whom it plays, once its engine says hello; until then it is
 // shown no choice it may not need.
 function firstTime() {
-  try { return !localStorage.getItem(RK.prefix + 'live-device') } catch (e) { return true }
+  try { return !localStorage.getItem(RK.prefix + FACTS.keys.device) } catch (e) { return true }
 }
 
 function tapped(event) {
@@ -223,7 +225,7 @@ async function start() {
   ticker = setInterval(tick, 2000)
   if (early.route === 'display') {
     if (!globalThis.BroadcastChannel || !globalThis.crypto || !crypto.subtle) return RK.openEngine('no channel')
-    // Only what the game master's window sealed with this display's key (its address's ?dkey=, web/seal.py):
+    // Only what the game master's window sealed with this display's key (its address's ?dkey=, web/app/seal.py):
     // another page of this origin can post on the channel, not seal.
     const dkey = new URLSearchParams(location.search).get('dkey') || ''
     if (!/^[A-Za-z0-9_-]{22,64}$/.test(dkey)) return RK.openEngine('no key')  // (the engine says what to do)
@@ -232,7 +234,7 @@ async function start() {
     channel = new BroadcastChannel(RK.prefix + 'live')
     channel.onmessage = (event) => {
       const data = event.data
-      if (typeof data !== 'string' || data.length > WIRE.max + 100 || data[0] !== 'M') return
+      if (typeof data !== 'string' || data.length > WIRE.max + 100 || data[0] !== FACTS.sealed) return
       order = order.then(async () => {
         const bar = data.indexOf('|')
         if (bar < 0) return
@@ -240,13 +242,13 @@ async function start() {
         let mac
         try { mac = Uint8Array.from(atob(data.slice(1, bar).replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0)) } catch (e) { return }
         if (!await crypto.subtle.verify('HMAC', key, mac, new TextEncoder().encode(text))) return
-        if (!text.startsWith(WIRE.state) && !text.startsWith(WIRE.beat)) return
         let doc
         try { doc = JSON.parse(text) } catch (e) { return }
-        heard(doc && doc.t === 'beat' ? null : doc)
+        if (!doc || typeof doc !== 'object' || doc.v !== WIRE.version || (doc.t !== 'state' && doc.t !== 'beat')) return
+        heard(doc.t === 'beat' ? null : doc)
       })
     }
-    channel.postMessage(JSON.stringify({ v: 1, t: 'hello', name: '', device: '' }))  // as the display's engine says it
+    channel.postMessage(JSON.stringify({ v: WIRE.version, t: 'hello', name: '', device: '' }))  // as the display's engine says it
     return
   }
   const found = room(location.hash.slice('#live='.length))

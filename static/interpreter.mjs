@@ -11,6 +11,7 @@
    dropped: a snapshot can only ever make a start faster, never stop one. `RK.snapshot` says what
    happened (read by the tests and the bench):
    {state: "off" | "none" | "used" | "fallback" | "making" | "stored" | "failed", reason}. */
+// @ts-expect-error: Pyodide's loader is copied beside this file by the build (node_modules/pyodide)
 import * as pyodide from "./pyodide/pyodide.mjs";
 import { fetchOurs, placeOurs } from "./ours.mjs";
 
@@ -26,9 +27,9 @@ if (globalThis.__rkJspi !== "on") {
 
 export const version = pyodide.version;
 
-const RK = globalThis.RK || (globalThis.RK = {});
+const RK = globalThis.RK || (globalThis.RK = /** @type {RoundkeeperGlobal} */ ({}));
 const INDEX_URL = new URL("./pyodide/", import.meta.url).href;
-const SITE_VERSION = (document.querySelector('meta[name="rk-version"]') || {}).content || "dev";
+const SITE_VERSION = document.querySelector('meta[name="rk-version"]')?.getAttribute("content") || "dev";
 const BASE = RK.base || "/";  // the site's path (boot.js): copies at two paths keep their own snapshots
 // Not under the service worker's cache prefix: its clean-up on an update must not race with a
 // snapshot being stored, so the old versions' snapshots are dropped here instead.
@@ -40,9 +41,9 @@ const NO_SNAPSHOT = "roundkeeper:no-snapshot";  // sessionStorage: this tab's ne
 const SWITCH = globalThis.__rkSnapshot;
 // Modules the snapshot never imports: the bench's hook (imported only when the bench asks), and the
 // bridges to JavaScript (a snapshot cannot carry JavaScript objects). Every module of web comes from
-// the snapshot with the engine, the runtime too: none binds the page at import (web/dom.py's bind(),
+// the snapshot with the engine, the runtime too: none binds the page at import (web/page/dom.py's bind(),
 // called by start(), does). tests/unit/test_build.py checks that each imports without the bridges.
-const NOT_IN_SNAPSHOT = /^(web\.bench|pyscript|_pyscript|polyscript|js|pyodide_js|pyodide|_pyodide|__main__|micropip|segno)(\.|$)/;
+const NOT_IN_SNAPSHOT = /^(web\.page\.bench|pyscript|_pyscript|polyscript|js|pyodide_js|pyodide|_pyodide|__main__|micropip|segno)(\.|$)/;
 // localStorage: a snapshot of this version failed on this browser; none is made again until an update.
 const FAILED = "roundkeeper-snapshot-failed:" + BASE;
 // localStorage: this version's snapshot was stored. Read at once, it lets the start begin from the
@@ -63,7 +64,7 @@ const status = RK.snapshot = {state: "none", reason: "", version: SITE_VERSION};
 // unpacked file by file: both after the restore, on every start.) The snapshot worker uses the same files.
 // Each is named with its hash ("./web.zip sha384-…"): fetch() checks it (subresource integrity), so a
 // damaged download fails the start here, not an import from it later.
-const NAMED = ((document.querySelector('meta[name="rk-files"]') || {}).content || "").split(" ").filter(Boolean);
+const NAMED = (document.querySelector('meta[name="rk-files"]')?.getAttribute("content") || "").split(" ").filter(Boolean);
 const OURS = [];
 for (let i = 0; i + 1 < NAMED.length; i += 2) OURS.push({url: new URL(NAMED[i], location.href).href, integrity: NAMED[i + 1]});
 

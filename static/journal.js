@@ -9,45 +9,47 @@
    is. A file of its own, loaded after boot.js (the page's CSP allows no inline script). */
 (function () {
   "use strict";
-  var RK = window.RK;
+  const RK = window.RK;
+  // The facts the page's Python and this file share (build.py writes them here: sitebuild/runtimes.py facts()).
+  const FACTS = /*__RK_FACTS__*/{ wire: { version: 0, max: 0, silentMs: 0 }, nextTurnGuardMs: 0, sealed: "", keys: { servers: "", device: "", backup: "" } };
   // The table display (a second window of the game master's) reads none of the stored fights: it shows
   // only what the game master's window sends it (issue 36). It saves nothing either.
   if (RK.route === "display") { RK.journalReady = Promise.resolve(); return; }
-  var DB = "roundkeeper-journal";
-  var STORE = "keys";
-  var SEQ_KEY = RK.prefix + "journal-seq";      // localStorage's own mark: the journal's sequence it has caught up with
-  var SKIP = {};
+  const DB = "roundkeeper-journal";
+  const STORE = "keys";
+  const SEQ_KEY = RK.prefix + "journal-seq";      // localStorage's own mark: the journal's sequence it has caught up with
+  const SKIP = {};
   SKIP[RK.prefix + "snapshot"] = 1;              // the instant preview: redrawn from the fight, not worth a disk write
   SKIP[SEQ_KEY] = 1;
   SKIP[RK.prefix + "__probe__"] = 1;            // the start's check that storage writes
-  var db = null;
-  var queue = [];
-  var seq = 0;
-  var blocked = {};                              // key -> true: this tab lost a race for it, until Python has merged
-  var inflight = {};                             // key -> this tab's writes of it not yet answered (queued or in a transaction)
-  var merged = {};                               // key -> how many refusals of it Python has merged (a write made before: dropped)
-  var reopening = null;                          // a promise while the database is opened again (deleted under us)
-  var journal = RK.journal = {ok: false, error: "", pending: 0, restored: 0, migrated: 0, conflicts: 0, onError: null,
+  let db = null;
+  let queue = [];
+  let seq = 0;
+  const blocked = {};                              // key -> true: this tab lost a race for it, until Python has merged
+  const inflight = {};                             // key -> this tab's writes of it not yet answered (queued or in a transaction)
+  const merged = {};                               // key -> how many refusals of it Python has merged (a write made before: dropped)
+  let reopening = null;                          // a promise while the database is opened again (deleted under us)
+  const journal = RK.journal = /** @type {RoundkeeperJournal} */ ({ok: false, error: "", pending: 0, restored: 0, migrated: 0, conflicts: 0, onError: null,
                               onConflict: null, onSettled: null, put: put, claim: claim, busy: busy, read: read,
-                              resolved: resolved, setAside: [], reopened: 0};
+                              resolved: resolved, setAside: [], reopened: 0});
   // A sequence number is a whole number of microseconds since 1970, at most a year ahead of this clock:
   // anything else (Infinity, 9e300, a string) read from storage is damage, set aside, never trusted.
   function validSeq(n) { return Number.isSafeInteger(n) && n >= 0 && n <= (Date.now() + 366 * 86400000) * 1000; }
   // A stored fight's revision and version ({rev, vid}: its "rev" and "vid"), or null.
   function versionOf(text) {
-    if (typeof text !== "string" || text.length > 6000000 || text.indexOf('"rev"') < 0) return null;
+    if (typeof text !== "string" || text.length > 6000000) return null;
     try {
-      var doc = JSON.parse(text);
+      const doc = JSON.parse(text);
       return doc && Number.isSafeInteger(doc.rev) ? {rev: doc.rev, vid: typeof doc.vid === "string" ? doc.vid : undefined} : null;
     } catch (e) { return null; }
   }
   // An unreadable journal record: copied to a backup: key (Export all keeps it; the page says it), never
   // put in the fight's place and never removing what localStorage holds.
   function setAside(key, record) {
-    var name = key.slice(RK.prefix.length);
-    var text;
+    const name = key.slice(RK.prefix.length);
+    let text;
     try { text = JSON.stringify(record); } catch (e) { text = String(record); }
-    try { localStorage.setItem(RK.prefix + "backup:" + Date.now() + ":journal:" + name, String(text).slice(0, 1000000)); }
+    try { localStorage.setItem(RK.prefix + FACTS.keys.backup + Date.now() + ":journal:" + name, String(text).slice(0, 1000000)); }
     catch (e) { /* full: it is said all the same */ }
     journal.setAside.push(name);
   }
@@ -71,7 +73,7 @@
 
   function open() {
     return new Promise(function (resolve, reject) {
-      var req = indexedDB.open(DB, 1);
+      const req = indexedDB.open(DB, 1);
       req.onupgradeneeded = function () { req.result.createObjectStore(STORE); };
       req.onsuccess = function () { resolve(req.result); };
       req.onerror = function () { reject(req.error); };
@@ -81,11 +83,11 @@
 
   // Every key of ours in localStorage into the journal, in one strict transaction: a promise of how many.
   function copyAll() {
-    var write = strict("readwrite");
-    var into = write.objectStore(STORE);
-    var count = 0;
-    for (var i = 0; i < localStorage.length; i++) {
-      var key = localStorage.key(i);
+    const write = strict("readwrite");
+    const into = write.objectStore(STORE);
+    let count = 0;
+    for (let i = 0; i < localStorage.length; i++) {
+      const key = localStorage.key(i);
       if (ours(key)) { into.put({v: localStorage.getItem(key), seq: nextSeq()}, key); count++; }
     }
     return finished(write).then(function () { return count; });
@@ -118,23 +120,23 @@
     if (!RK.storage || !window.indexedDB || RK.indexedDB !== "ok") throw new Error("no storage");  // (boot.js: IndexedDB refused)
     db = await open();
     watch(db);
-    var caught = Number(localStorage.getItem(SEQ_KEY));
+    let caught = Number(localStorage.getItem(SEQ_KEY));
     if (!validSeq(caught)) caught = 0;
-    var range = IDBKeyRange.bound(RK.prefix, RK.prefix + "\uffff");
-    var tx = strict("readonly");
-    var store = tx.objectStore(STORE);
-    var keys = await request(store.getAllKeys(range));
-    var values = await request(store.getAll(range));
-    var newest = caught;
+    const range = IDBKeyRange.bound(RK.prefix, RK.prefix + "\uffff");
+    const tx = strict("readonly");
+    const store = tx.objectStore(STORE);
+    const keys = await request(store.getAllKeys(range));
+    const values = await request(store.getAll(range));
+    let newest = caught;
     if (!keys.length) {
       // The first start with the journal: the earlier saves move in (in one transaction).
       journal.migrated = await copyAll();
       newest = seq;
     } else {
-      var damaged = [];
-      var behind = [];
-      for (var j = 0; j < keys.length; j++) {
-        var record = values[j];
+      const damaged = [];
+      const behind = [];
+      for (let j = 0; j < keys.length; j++) {
+        const record = values[j];
         if (!ours(keys[j])) continue;
         if (!record || typeof record !== "object" || !validSeq(record.seq) || (typeof record.v !== "string" && record.v !== null)) {
           setAside(keys[j], record);  // unreadable: kept aside and said, never in the fight's place
@@ -142,9 +144,9 @@
           continue;
         }
         newest = Math.max(newest, record.seq);
-        var here = localStorage.getItem(keys[j]);
+        const here = localStorage.getItem(keys[j]);
         // (Only a record that differs from localStorage is parsed: a start reads every stored fight here.)
-        var theirs = record.v === here ? null : versionOf(record.v), mine = theirs === null ? null : versionOf(here);
+        const theirs = record.v === here ? null : versionOf(record.v), mine = theirs === null ? null : versionOf(here);
         if (theirs !== null && mine !== null && mine.rev > theirs.rev) {
           // A newer fight than the record: kept, and the journal brought up to it. (The page before
           // this one was closed or reloaded while its last write was on its way here: this tab's
@@ -162,7 +164,7 @@
       }
       seq = Math.max(seq, newest);
       if (damaged.length || behind.length) {
-        var clean = strict("readwrite");
+        const clean = strict("readwrite");
         // out of the journal, so that the next start does not set them aside again
         damaged.forEach(function (k) { clean.objectStore(STORE).delete(k); });
         behind.forEach(function (b) { clean.objectStore(STORE).put({v: b[1], seq: nextSeq(), vid: b[2].vid}, b[0]); });
@@ -191,16 +193,16 @@
   // of this tab to that key until then. A record without a version (written before versions, or
   // not a fight) refuses nothing.
   function claim(key, vid, base) {
-    for (var i = queue.length - 1; i >= 0; i--) {
+    for (let i = queue.length - 1; i >= 0; i--) {
       if (queue[i][0] === key) { queue[i][3] = String(vid); queue[i][4] = String(base); return; }
     }
   }
 
   // This tab wrote `key` and the journal has not answered yet, or refused it and Python has not merged:
-  // another tab's version of it is not taken in meanwhile (web/keeping: it is looked at once settled).
+  // another tab's version of it is not taken in meanwhile (web/app/storage/keeper: it is looked at once settled).
   function busy(key) { return !!inflight[key] || !!blocked[key]; }
 
-  // Python has merged this tab's refused write of `key` (web/runtime): the writes it made before are in
+  // Python has merged this tab's refused write of `key` (web/page/runtime): the writes it made before are in
   // that merge, and dropped like the refused one even where their transaction is still to run.
   function resolved(key) { delete blocked[key]; merged[key] = (merged[key] || 0) + 1; }
 
@@ -214,7 +216,7 @@
 
   // The writes of this batch answered (stored, refused or failed): keys no longer busy are said.
   function answered(batch) {
-    var keys = [];
+    const keys = [];
     batch.forEach(function (item) {
       if (!--inflight[item[0]]) { delete inflight[item[0]]; if (keys.indexOf(item[0]) < 0) keys.push(item[0]); }
     });
@@ -227,29 +229,29 @@
 
   function flush() {
     if (reopening) return;  // flushed once the database is back
-    var batch = queue;
+    const batch = queue;
     queue = [];
     if (!batch.length) return;
     if (!db) { journal.pending -= batch.length; answered(batch); return; }
-    var tx;
+    let tx;
     try { tx = strict("readwrite"); } catch (e) { failed(e, batch.length); answered(batch); return; }
-    var store = tx.objectStore(STORE);
-    var lost = [];
+    const store = tx.objectStore(STORE);
+    const lost = [];
     // One read per key, then its writes in the order they were made: each is checked against the
     // record as the one before it left it (two reads in one transaction would both see the start).
-    var byKey = {};
-    var keys = [];
+    const byKey = {};
+    const keys = [];
     batch.forEach(function (item) {
       if (!byKey[item[0]]) { byKey[item[0]] = []; keys.push(item[0]); }
       byKey[item[0]].push(item);
     });
     keys.forEach(function (key) {
-      var got = store.get(key);
+      const got = store.get(key);
       got.onsuccess = function () {
-        var old = got.result;
+        let old = got.result;
         byKey[key].forEach(function (item) {
           if (blocked[key] || item[5] !== (merged[key] || 0)) return;
-          var claimed = item[3] !== undefined;
+          const claimed = item[3] !== undefined;
           if (claimed && old && typeof old.vid === "string" && old.vid !== item[4]) {
             blocked[key] = true;   // another tab stored another version than the one this write was made from
             journal.conflicts++;
@@ -259,9 +261,9 @@
           // A claimed write made from the record is stored over it; any other write, newest wins
           // (also against another tab's write of something else); a damaged record (its seq not a
           // valid number) never blocks a write.
-          var older = old && validSeq(old.seq) ? old.seq : -1;
+          const older = old && validSeq(old.seq) ? old.seq : -1;
           if (claimed || !old || !(older >= item[2])) {
-            var record = {v: item[1], seq: Math.max(item[2], older + 1)};
+            const record = {v: item[1], seq: Math.max(item[2], older + 1)};
             if (claimed) record.vid = item[3];
             seq = Math.max(seq, record.seq);
             store.put(record, key);

@@ -7,12 +7,20 @@
 // else's, even from another phone in the same room. Everything received goes to Python as text
 // (pyengine/live.py reads it whole); what is not text, too large or wrongly signed goes as null, to
 // be counted and dropped.
-// The wire's constants, pyengine/live.py's WIRE (build.py writes them here: one source for both sides).
-const WIRE = /*__RK_WIRE__*/{ state: '', beat: '', max: 0 }
+// The facts the page's Python and this file share (build.py writes them here from the Python that
+// owns them, sitebuild/runtimes.py facts(): one source for both sides).
+const FACTS = /*__RK_FACTS__*/{ wire: { version: 0, max: 0, silentMs: 0 }, nextTurnGuardMs: 0, sealed: '', keys: { servers: '', device: '', backup: '' } }
+const WIRE = FACTS.wire
 const MAX_MESSAGE = WIRE.max
-const STATE_PREFIX = WIRE.state  // how a state begins (what the game master signed for everyone)
-const BEAT_PREFIX = WIRE.beat
 const SIGNED = 'S'
+
+/** A message of the wire, read whole: its JSON, with the wire's version and a kind (`t`), else null.
+    @param {string} text @returns {{ v: number, t: string, [field: string]: any } | null} */
+function wireDoc(text) {
+  let doc
+  try { doc = JSON.parse(text) } catch (e) { return null }
+  return doc && typeof doc === 'object' && doc.v === WIRE.version && typeof doc.t === 'string' ? doc : null
+}
 const ECDSA = { name: 'ECDSA', namedCurve: 'P-256' }
 const SIGNING = { name: 'ECDSA', hash: 'SHA-256' }
 let signer = null
@@ -33,7 +41,7 @@ const passedOn = new Set()  // a follower passes each signed message on once (by
 // And a channel's frames pass at most FRAME_BURST at once and FRAME_RATE a second (issue 51, item 11):
 // every frame is a task of the page's, which the browser runs before the page's own timers, so a flood
 // of small messages (3,000 from one phone) held the game master's timers up to 400 ms even when each
-// was dropped by the page's own rate limit (web/update/live.py: 20 at once, 5 a second). Past the
+// was dropped by the page's own rate limit (web/app/update/live.py: 20 at once, 5 a second). Past the
 // bucket a message is dropped here unread (a few microseconds), counted in `guardStats.unread` (the
 // game master's line says it). A bucket four times a large state a second: no honest phone comes near.
 const CHUNK_HEADER = 36
@@ -124,7 +132,9 @@ function guard(channel) {
 }
 
 class GuardedPeerConnection extends RTCPeerConnection {
-  createDataChannel(...args) { return guard(super.createDataChannel(...args)) }
+  /** @param {string} label @param {RTCDataChannelInit} [init] */
+  createDataChannel(label, init) { return guard(super.createDataChannel(label, init)) }
+  /** @param {((e: RTCDataChannelEvent) => void) | null} fn */
   set ondatachannel(fn) { super.ondatachannel = fn ? (e) => { guard(e.channel); fn(e) } : null }
   get ondatachannel() { return super.ondatachannel }
 }
@@ -160,6 +170,8 @@ export function me() { return ownId }
 
 // Where peers and their messages go (Python's Transport), for the room at the relays and the direct
 // connections alike.
+/** What the page hears: a peer met or gone, a message (null: refused before reaching Python), a direct link that failed.
+    @type {{ onPeer: (id: string, joined: boolean) => void, onMessage: (id: string, text: string | null) => void, onFail: (id: string) => void }} */
 let handlers = { onPeer: () => {}, onMessage: () => {}, onFail: () => {} }
 export function listen(onPeer, onMessage, onFail) { handlers = { onPeer: inboxed(onPeer), onMessage: inboxed(onMessage), onFail } }
 
@@ -212,6 +224,7 @@ const met = new Map()        // peerId -> the rooms (in order met) it is connect
 
 // Where the rooms' peers and messages go: Python's Transport, or, on a phone whose engine is not ready
 // yet, the early view (`follow`). `stats`: how often this page joined a room and took one over (tests).
+/** @type {{ peer: (id: string, joined: boolean) => void, message: (id: string, text: string | null) => void }} */
 let deliver = { peer: () => {}, message: () => {} }
 export const stats = { joins: 0, adopted: 0 }
 let early = null          // the early view's join: { key, last: [peer id, the newest state's text] | null }
@@ -232,11 +245,9 @@ export async function follow(roomId, secret, relays, nostr, stun, hostPublic, on
   const shown = { ses: null, rev: -1, past: new Set() }
   const message = (peerId, text) => {
     if (typeof text !== 'string') return
-    if (text.startsWith(BEAT_PREFIX)) return onState(null)
-    if (!text.startsWith(STATE_PREFIX)) return
-    let doc
-    try { doc = JSON.parse(text) } catch (e) { return }
-    if (!doc || !Number.isSafeInteger(doc.rev) || typeof doc.ses !== 'string') return
+    const doc = wireDoc(text)
+    if (doc && doc.t === 'beat') return onState(null)
+    if (!doc || doc.t !== 'state' || !Number.isSafeInteger(doc.rev) || typeof doc.ses !== 'string') return
     if (doc.ses === shown.ses ? doc.rev <= shown.rev : shown.past.has(doc.ses)) return  // older, or a page left behind
     if (shown.ses !== null && doc.ses !== shown.ses) shown.past.add(shown.ses)
     shown.ses = doc.ses
@@ -256,6 +267,7 @@ export async function follow(roomId, secret, relays, nostr, stun, hostPublic, on
   return true
 }
 
+/** @type {(id: string) => void} */
 let peersGone = () => {}  // what a left room's peers were: gone (a join again is a new meeting)
 
 export async function connect(roomId, secret, relays, nostr, stun, onPeer, onMessage, hostPublic) {
@@ -366,7 +378,8 @@ function routes(targets, except) {
 function passOn(data, from) {
   const bar = data.indexOf('|')
   // Only what is for everyone (the present, the heartbeat): what the game master tells one phone is not passed on.
-  if (!data.startsWith(STATE_PREFIX, bar + 1) && !data.startsWith(BEAT_PREFIX, bar + 1)) return
+  const doc = wireDoc(data.slice(bar + 1))
+  if (!doc || (doc.t !== 'state' && doc.t !== 'beat')) return
   const signature = data.slice(1, bar)
   if (passedOn.has(signature)) return
   passedOn.add(signature)

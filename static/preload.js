@@ -6,11 +6,11 @@
    the table display, where the players' view comes first and boot.js holds the engine back. */
 (function () {
   "use strict";
-  var framed = false;
+  let framed = false;
   try { framed = window.top !== window.self && window.top.location.origin !== location.origin; } catch (e) { framed = true; }
   if (framed || location.hash === "#display" || location.hash.indexOf("#live=") === 0) return;
   ["./interpreter.mjs", "./ours.mjs", "./pyodide/pyodide.mjs"].forEach(function (href) {
-    var link = document.createElement("link");
+    const link = document.createElement("link");
     link.rel = "modulepreload";
     link.href = href;
     document.head.appendChild(link);

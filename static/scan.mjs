@@ -48,12 +48,17 @@ export async function open(video, onCode, onStatus) {
   tick()
 }
 
+/** A frame's QR text ('' when none), by the browser's own detector (`native`) or ZXing.
+    @typedef {((video: HTMLVideoElement, canvas: HTMLCanvasElement) => Promise<string>) & { native?: boolean }} Reader */
+
+/** @returns {Promise<Reader>} */
 async function reader() {
   if ('BarcodeDetector' in window) {
     try {
       const formats = await window.BarcodeDetector.getSupportedFormats()
       if (formats.includes('qr_code')) {
         const detector = new window.BarcodeDetector({ formats: ['qr_code'] })
+        /** @type {Reader} */
         const read = async (video) => {
           const found = await detector.detect(video)
           return found.length ? found[0].rawValue : ''

@@ -3,6 +3,7 @@
    the app had imported when it was ready, imported again here, except those that need the page (a
    snapshot cannot carry JavaScript objects). gzip-compressed into Cache Storage under the site's
    version. */
+// @ts-expect-error: Pyodide's loader is copied beside this file by the build (node_modules/pyodide)
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 import { fetchOurs, placeOurs } from "./ours.mjs";
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gzip
+import json
 import os
 import random
 import shutil
@@ -296,7 +297,7 @@ def lighthouse(p, base_url: str) -> None:
 
 
 def engine(p, base_url: str) -> None:
-    from web.bench import dice_timings
+    from web.page.bench import dice_timings
 
     print("\n== Dice engine (median ms) ==")
     cpython = dice_timings()
@@ -313,7 +314,7 @@ def engine(p, base_url: str) -> None:
         for key in cpython:
             print(f"  {key:40} {cpython[key]:9.2f} {browser[key]:9.2f}")
 
-        from web.bench import reach_timings
+        from web.page.bench import reach_timings
 
         print("\n== Exact odds that reach further (median of 3, ms; default budget, no cache) ==")
         here_reach = reach_timings()
@@ -323,7 +324,7 @@ def engine(p, base_url: str) -> None:
             print(f"  {expr:14} {row['ms']:9.1f} {there_reach[expr]['ms']:9.1f} {row['outcomes']:9} {row['residual']:9.1e}")
 
         from pyengine.odds import DEFAULT_WORK
-        from web.bench import first_answers
+        from web.page.bench import first_answers
 
         print("\n== Time to first answer (ms; exact, or the first slice of the estimate) ==")
         print("  CPython: distribution() with its default budget; browser: the roller's own budget")
@@ -613,7 +614,7 @@ def table_fight(n: int, seed: int = 2):
 def qr_sizes() -> None:
     """The QR code of the players' view and of the co-GM's whole fight, for fights of 6, 12 and 24."""
     from pyengine.handoff import view_payload
-    from web.exchange import share_payload
+    from web.app.exchange import share_payload
 
     sys.path.insert(0, str(build.ensure_wheels()["segno"]))  # a pure-Python wheel imports as it is
     import segno
@@ -696,6 +697,7 @@ def live(p, base_url: str) -> None:
                   f"(a fresh phone: engine start included) median {median(scans):.0f} ms")
             for ctx in (gm_ctx, *contexts):
                 ctx.close()
+        display_lag(browser, base_url)
         flood(browser, base_url)
         rejoin(browser, base_url, 20)
     for n in (6, 12, 24):
@@ -804,15 +806,57 @@ def live_gm(browser, url: str, fighters: list[tuple[str, dict]], start: bool = T
     return ctx, gm, gm.get_by_test_id("live-link").input_value()
 
 
-def phone_follows(browser, link: str) -> tuple[Any, Any, float]:
-    """A fresh phone opens the join link: (its context, its page, seconds to its first live view, engine start included)."""
+def phone_follows(browser, link: str, timeout_ms: int = 120_000) -> tuple[Any, Any, float]:
+    """A fresh phone opens the join link: (its context, its page, seconds to its first live view, engine
+    start included). Not live within `timeout_ms`: its context is closed and Playwright's TimeoutError raised."""
     ctx = browser.new_context(viewport={"width": 390, "height": 844})
     ctx.add_init_script("window.__rkSnapshot = 'off'")
     page = ctx.new_page()
     started = time.perf_counter()
     page.goto(link)
-    page.wait_for_function(f"{LIVE_NOW} && document.querySelector('[data-testid=view-row]') !== null", timeout=120_000)
+    try:
+        page.wait_for_function(f"{LIVE_NOW} && document.querySelector('[data-testid=view-row]') !== null", timeout=timeout_ms)
+    except Exception:
+        ctx.close()
+        raise
     return ctx, page, time.perf_counter() - started
+
+
+def display_lag(browser, base_url: str) -> None:
+    """The table display (issue 50): the game master's tap to the display's screen, a second window of
+    the same browser at 1280×720, through BroadcastChannel (no network: the relays are not used)."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844})
+    ctx.add_init_script("window.__rkNextTurnGuardMs = 0; window.__rkSnapshot = 'off'")
+    gm = ctx.new_page()
+    gm.goto(base_url + "/?relays=none&nostr=none&stun=none")
+    gm.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=120_000)
+    from tests.e2e.conftest import add_combatant
+
+    for name, fields in [HERO, ("Goblin", {"hp": 10, "count": 6, "initiative": 5})]:
+        add_combatant(gm, name, **fields)
+    gm.get_by_test_id("start-combat").click()
+    gm.get_by_test_id("menu-button").click()
+    with ctx.expect_page() as opened:
+        gm.get_by_test_id("table-display").click()
+    display = opened.value
+    display.set_viewport_size({"width": 1280, "height": 720})
+    display.wait_for_function(f"{LIVE_NOW} && document.querySelector('[data-testid=view-row]') !== null", timeout=120_000)
+    display.evaluate(SEEN_JS)
+    gm.get_by_test_id("sheet-close").click()
+    latencies = []
+    for _ in range(30):
+        display.evaluate("window.__rkArm()")
+        before = gm.evaluate("performance.timeOrigin + performance.now()")
+        # (force: headless Chromium slows the opener's animation frames while the display's window is in
+        # front, and Playwright's wait for a stable button, two frames, took 1.6 s; a finger does not wait)
+        gm.get_by_test_id("next-turn").click(force=True)
+        display.wait_for_function("window.__rkAt !== null", timeout=30_000)
+        latencies.append(display.evaluate("window.__rkAt") - before)
+        time.sleep(0.2)
+    latencies.sort()
+    print(f"  table display (second window, 1280×720): tap to its screen median {median(latencies):.0f} ms, "
+          f"max {latencies[-1]:.0f} ms ({len(latencies)} turns)")
+    ctx.close()
 
 
 HERO = ("Hero", {"hp": 30, "side": "party", "pc": True, "initiative": 20})
@@ -830,6 +874,37 @@ def joins(browser, base_url: str, phones: int = 5) -> None:
               f"({phones} phones)")
         for ctx in (gm_ctx, *contexts):
             ctx.close()
+
+
+def late_join(browser, base_url: str, every: int = 40, until: int = 600, limit: int = 60) -> None:
+    """A phone that joins a table live for a while (a player arriving late): three game masters go live
+    (WebTorrent alone, Nostr alone, both) and stay idle; every `every` s until `until`, a fresh phone
+    opens each one's link and waits up to `limit` s to be live. Session 23 found phones that never met a
+    WebTorrent-only game master live for over two minutes (4 of 9 in one run: the game master's torrent
+    offers reached the phone, the phone answered, no answer reached the game master)."""
+    networks = (("WebTorrent alone", f"relays={build.TEST_RELAY}&nostr="), ("Nostr alone", f"relays=&nostr={build.TEST_NOSTR}"),
+                ("both", f"relays={build.TEST_RELAY}&nostr={build.TEST_NOSTR}"))
+    gms = [(name, *live_gm(browser, base_url + f"/?{query}&stun=none", [HERO], start=False)) for name, query in networks]
+    live_at = time.monotonic()
+    late: dict[str, list[str]] = {name: [] for name, *_ in gms}
+    at = every
+    while at <= until:
+        time.sleep(max(0.0, live_at + at - time.monotonic()))
+        for name, _, _, link in gms:
+            joined = time.monotonic() - live_at
+            try:
+                ctx, _, seconds = phone_follows(browser, link, limit * 1000)
+                ctx.close()
+                took = f"{seconds:.1f} s"
+            except Exception:  # (Playwright's TimeoutError; phone_follows closed the phone)
+                took = f"not live within {limit} s"
+                late[name].append(f"{joined:.0f} s")
+            print(f"  a phone joins after {joined:.0f} s live, {name}: {took}", flush=True)
+        at += every
+    for name, times in late.items():
+        print(f"  {name}: {len(times)} phone(s) not live within {limit} s" + (f" (joined after {', '.join(times)} live)" if times else ""))
+    for _, ctx, _, _ in gms:
+        ctx.close()
 
 
 def rejoin(browser, base_url: str, runs: int) -> None:
@@ -1101,6 +1176,44 @@ def journal(p, base_url: str, site: Path, runs: int) -> None:
         server.shutdown()
 
 
+def typing(p, base_url: str) -> None:
+    """The roller's odds while typing (issue 49, item 6: timed here, counted in tests/e2e/test_never_freeze):
+    the longest task while each expression that once froze the page is typed key by key (or pasted), and
+    the heavy keep/drop ones pasted, each watched for its first answer and three slices of its estimate."""
+    from tests.e2e.test_never_freeze import FROZE, HEAVY, WATCH_LONG_TASKS
+
+    print("\n== Typing in the roller: the longest task (the page's own PerformanceObserver), Chromium ==")
+    browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), headless=True,
+                                args=list(build.CHROMIUM_FLAGS))
+    try:
+        page = browser.new_context().new_page()
+        page.goto(base_url + "/")
+        page.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=120_000)
+        time.sleep(1.5)  # (the start's own tasks are over)
+        page.evaluate(WATCH_LONG_TASKS)
+        box = page.get_by_test_id("dice-input")
+        for label, expressions in (("typed or pasted (never_freeze's FROZE)", FROZE), ("pasted heavy keep/drop, groups", HEAVY)):
+            page.evaluate("window.__long = []")
+            for expression in expressions:
+                box.fill("")
+                if label.startswith("typed") and len(expression) <= 20:
+                    box.type(expression, delay=30)
+                else:
+                    box.fill(expression)
+                page.wait_for_function("e => document.getElementById('odds-body').dataset.expr === e", arg=expression, timeout=30_000)
+                if page.evaluate("document.getElementById('odds-body').dataset.kind") == "estimate":
+                    at = json.loads(page.evaluate("RK.bench('odds')"))["slices"]
+                    page.wait_for_function("n => JSON.parse(RK.bench('odds')).slices >= n", arg=at + 3, timeout=30_000)
+            tasks = sorted(page.evaluate("window.__long"), reverse=True)
+            print(f"  {label}: {len(expressions)} expressions, {len(tasks)} tasks over 50 ms, the longest "
+                  f"{', '.join(f'{t} ms' for t in tasks[:3]) or 'none'}")
+        counted = json.loads(page.evaluate("RK.bench('odds')"))
+        print(f"  counted: exact attempts at most {counted['exact_work']:,} work units (budget {counted['page_work']:,}); "
+              f"{counted['slices']} slices, the largest {counted['slice_dice']:,} dice (bound {counted['slice_most']:,})")
+    finally:
+        browser.close()
+
+
 ROLL_AUDIT = ("100d100r<100", "1000d6!>=2", "1000d6!p", "1000d6r<6", "1000d6!>=2sa", "1000d10000", "1000d6!!", "1000d6!!p",
               "1000d20kh500", "{1000d6}kh1", "1000d6ro<6", "1000d6ra6", "100d6!>=2kh50", "1000dF", "1000d%", "1000d6xo",
               "1000d6mi6ma6", "4d6kh3", "8d6", "1d20+5")
@@ -1137,7 +1250,7 @@ def roll_tasks(p, base_url: str) -> None:
         browser.close()
 
 
-LIBRARY_CODE = ("pyengine/systems/srd.pyc", "pyengine/damage_types.pyc", "web/library.pyc", "web/update/library.pyc")
+LIBRARY_CODE = ("pyengine/systems/srd.pyc", "pyengine/damage_types.pyc", "web/app/library.pyc", "web/app/update/library.pyc")
 
 
 def library(p, base_url: str, site: Path, runs: int) -> None:
@@ -1362,7 +1475,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--skip-startup", action="store_true")
     parser.add_argument("--only", choices=("offline", "journal", "crashes", "engine", "taps", "library", "live", "first-view",
-                                           "startup", "work", "engines"),
+                                           "startup", "work", "engines", "display", "typing", "late-join"),
                         help="measure only this part")
     args = parser.parse_args()
     if args.only == "work":
@@ -1401,6 +1514,20 @@ def main() -> int:
             library(p, url, site, args.runs)
             server.shutdown()
             return 0
+        if args.only == "typing":
+            typing(p, url)
+            server.shutdown()
+            return 0
+        if args.only == "display":
+            with relays_and_browser(p) as browser:
+                display_lag(browser, url)
+            server.shutdown()
+            return 0
+        if args.only == "late-join":
+            with relays_and_browser(p) as browser:
+                late_join(browser, url)
+            server.shutdown()
+            return 0
         if args.only == "live":
             live(p, url)
             server.shutdown()
@@ -1430,6 +1557,7 @@ def main() -> int:
                 print(f"  Lighthouse not run: {error}")
         engine(p, url)
         roll_tasks(p, url)
+        typing(p, url)
         taps(p, url)
         live(p, url)
         first_view(p, args.runs)

@@ -18,8 +18,8 @@ from pyengine.handoff import table_view
 from pyengine.rules import get_system
 from pyengine.systems import BUILTIN
 from pyengine.tracker import Action, Timeline, new_encounter, resolve
-from web.html import view_body_html
-from web.render import tracker_html
+from web.app.html import view_body_html
+from web.app.render import tracker_html
 
 __all__ = ["allowed_markup", "samples"]
 

@@ -38,7 +38,12 @@ def make_character(page, system: str, name: str) -> None:
     page.get_by_test_id("save-attack").click()
     page.get_by_test_id("character-attack-item").first.wait_for()
     page.get_by_test_id("save-character").click()
+    # Issue 50, item 2: the character's card first, no practice and no error until an attack is tapped
+    page.get_by_test_id("character-name").wait_for()
+    assert page.get_by_test_id("practice").count() == 0 and page.get_by_test_id("attack-error").count() == 0
+    page.get_by_test_id("character-attack").first.click()
     page.get_by_test_id("practice").wait_for()
+    assert page.get_by_test_id("attack-error").count() == 0
 
 
 def odds_before_the_roll(system: str, enc):
@@ -62,7 +67,7 @@ def odds_before_the_roll(system: str, enc):
         odds = attack_odds(*attack_setup(enc, ME_ID, TARGET_ID))
         return odds.p_injury, odds.through
     from pyengine.systems.strife import attack_odds, build_spec
-    from web.views.strife import DEFAULT_ATTACK
+    from web.app.views.strife import DEFAULT_ATTACK
 
     config = {k: v for k, v in DEFAULT_ATTACK.items() if k != "use"}
     odds = attack_odds(build_spec(enc, {**config, "attacker": ME_ID, "target": TARGET_ID})[0])

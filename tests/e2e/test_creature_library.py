@@ -112,7 +112,7 @@ def test_srd_creatures_join_with_their_tools_attacks_and_defenses(phone, site):
     legendary = page.get_by_test_id("legendary-now").filter(has_text="Adult Red Dragon")
     assert legendary.inner_text() == "Adult Red Dragon\nDetect (1)\nTail Attack (1)\nWing Attack (2)\n(3/3 left)"
     legendary.locator("[data-name='Wing Attack']").click()
-    assert toast(page) == "Adult Red Dragon uses Wing Attack: 2 legendary actions (1 of 3 left this round)"
+    assert toast(page) == "Adult Red Dragon uses Wing Attack: 2 legendary actions (1 of 3 left until its next turn)"
     assert "Wing Attack" not in page.get_by_test_id("legendary-now").filter(has_text="Adult Red Dragon").inner_text()
 
     # The dragon's attacks on the attack panel (against Aria): its Bite with both damage types.

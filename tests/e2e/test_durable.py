@@ -117,7 +117,7 @@ def _taps_then_kill(pw, url: str, tmp_path: Path, run: int, browsers: list) -> N
         page.get_by_test_id("k-name").fill("Cyra")
         page.get_by_test_id("k-max_hp").fill("24")
         page.get_by_test_id("save-character").click()
-        page.get_by_test_id("practice").wait_for()
+        page.get_by_test_id("character-name").wait_for()
         page.get_by_test_id("sheet-close").click()
     shown = round_and_turn(page)
     assert shown[0] == "Round 11"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from tests.e2e import test_live
 from tests.e2e.conftest import add_combatant, open_app, wait_ready
-from tests.e2e.test_live import LIVE_MS, close, follow, gm_url, go_live, live_fight, phone, wait_live, wait_text
+from tests.e2e.test_live import LIVE_MS, close, follow, gm_url, go_live, live_fight, open_table_display, phone, wait_live, wait_text
 
 relay = test_live.relay  # the tests' WebTorrent tracker (a module fixture)
 
@@ -116,7 +116,10 @@ def test_followers_connected_to_each_other_join_again_when_the_game_masters_tab_
                 wait_live(p, timeout=30_000)
             gm.get_by_test_id("menu-button").click()
             gm.get_by_test_id("live-table").click()
-            wait_text(gm, "live-followers", r"^2 phones follow", timeout=30_000)
+            # A follower that hears the game master's new tab through the other phone only is live at once
+            # but joins again to meet it (RELAYED_REJOIN_MS, 20 s, then the tracker's next offers): under a
+            # loaded machine that took over 30 s (CI, stop 59), within a phone's LIVE_MS.
+            wait_text(gm, "live-followers", r"^2 phones follow", timeout=LIVE_MS)
     finally:
         close(gm_ctx, a_ctx, b_ctx)
 
@@ -175,12 +178,7 @@ def test_the_table_display_is_a_page_of_its_own_that_shows_only_the_players_view
         add_combatant(gm, "Goblin", hp=7, count=10, initiative=12)
         gm.get_by_test_id("start-combat").click()
         ctx.set_offline(True)  # BroadcastChannel: no network
-        gm.get_by_test_id("menu-button").click()
-        with ctx.expect_page() as opened:
-            gm.get_by_test_id("table-display").click()
-        display = opened.value
-        wait_ready(display)
-        wait_live(display)
+        display = open_table_display(ctx, gm)
         # Its own page: the players' view, full window; 11 combatants in view without scrolling.
         assert display.evaluate("document.documentElement.dataset.route") == "display"
         rows = display.locator("[data-testid=live-view] [data-testid=view-row]")

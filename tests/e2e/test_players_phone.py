@@ -8,6 +8,7 @@ requests' tray reachable when the game master's page is scrolled to the bottom."
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 
@@ -21,7 +22,7 @@ from tests.e2e.conftest import open_seeded, stored_fight
 from tests.e2e.test_live import close, follow, gm_url, go_live, phone, received, wait_text
 from tests.e2e.test_live_table import request_state
 from tests.unit.test_players_phone import ATTACK_KINDS, ROSTERS
-from web.render import hp_html as _hp
+from web.app.render import hp_html as _hp
 
 relay = test_live.relay  # the tests' WebTorrent tracker (a module fixture)
 
@@ -220,9 +221,14 @@ def test_own_state_death_saves_healing_and_the_tray_at_the_bottom_of_the_game_ma
                 if who == "cyra":
                     p.get_by_test_id("player-attack").click() if p.get_by_test_id("attack-panel").count() == 0 else None
                 p.evaluate("document.querySelector('[data-testid=live-you]').scrollIntoView({block: 'start'})")
-                p.screenshot(path=f"/tmp/rk-player-{who}-{theme}.png")
+                p.screenshot(path=f"{os.environ.get('RK_SHOTS', '/tmp')}/player-{who}-390-{theme}.png")
         # No text cut on the players' phones (390 px), with each panel open.
         assert cut_text(a, "#sheet") == [] and cut_text(b, "#sheet") == []
+        # Issue 50, item 7: with the attack panel open and scrolled to its button, whose turn it is is on the screen.
+        a.get_by_test_id("send-attack").scroll_into_view_if_needed()
+        a.evaluate("document.querySelector('[data-testid=send-attack]').scrollIntoView({block: 'end'})")
+        assert a.evaluate("document.getElementById('sheet-body').scrollTop") > 300  # (scrolled: the order is off the screen)
+        assert on_screen(a, "bar-now") == "Cyra" and not on_screen(a, "view-now")
         # Cyra is healed: announced by a toast that carries Apply.
         a.get_by_test_id("player-heal").click()
         a.get_by_test_id("heal-panel").wait_for()
@@ -230,6 +236,8 @@ def test_own_state_death_saves_healing_and_the_tray_at_the_bottom_of_the_game_ma
         a.get_by_test_id("live-heal").fill("5")
         a.get_by_test_id("send-heal").click()
         request_state(a, "^waiting: the game master has healing 5 HP")
+        a.evaluate("document.querySelector('[data-testid=send-heal]').scrollIntoView({block: 'end'})")  # the panel's foot
+        assert on_screen(a, "request-state").startswith("waiting: the game master has healing 5 HP")
         gm.get_by_test_id("toast").filter(has_text="Cyra is healed 5 HP.").get_by_test_id("toast-apply").click()
         wait_text(a, "my-hp", r"^HP 19/20 \+8$")
         request_state(a, "^applied: healing 5 HP")
@@ -282,6 +290,8 @@ CUT_TEXT = """
       if (width(el, text) > inner(el) - 20) cut.push(`select ${el.id || el.dataset.testid}: ${text}`);
     } else if (el.type === 'file') {
       continue;  // (drawn by its label)
+    } else if (el.readOnly && el.value) {
+      continue;  // (a read-only link: scrolled and copied whole, never read in its box)
     } else if ((el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') && !el.value && el.placeholder) {
       if (width(el, el.placeholder) > inner(el)) cut.push(`placeholder ${el.id || el.dataset.testid}: ${el.placeholder}`);
     } else if (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible') {
@@ -291,6 +301,30 @@ CUT_TEXT = """
   return cut;
 }
 """
+
+
+def shot(page, name: str) -> None:
+    """With RK_SHOTS set (a folder): this screen in both themes, for the issue's note (issue 50)."""
+    folder = os.environ.get("RK_SHOTS")
+    if not folder:
+        return
+    was = page.evaluate("document.documentElement.dataset.theme || ''")
+    for theme in ("light", "dark"):
+        page.evaluate(f"document.documentElement.dataset.theme = '{theme}'")
+        page.screenshot(path=f"{folder}/{name}-{theme}.png")
+    page.evaluate(f"document.documentElement.dataset.theme = '{was}'")
+
+
+def on_screen(page, test_id: str) -> str:
+    """The text of `test_id` if it is on the screen and not covered (what is drawn at its middle is it), else ""."""
+    return page.evaluate("""(id) => {
+      const el = document.querySelector(`[data-testid=${id}]`);
+      if (!el) return '';
+      const r = el.getBoundingClientRect();
+      if (!r.width || r.top < 0 || r.bottom > innerHeight) return '';
+      const hit = document.elementFromPoint(r.left + Math.min(r.width, 40) / 2, r.top + r.height / 2);
+      return hit && (el === hit || el.contains(hit)) ? el.textContent : '';
+    }""", test_id)
 
 
 def cut_text(page, selector: str = "body") -> list[str]:
@@ -310,28 +344,67 @@ def test_no_text_is_cut_at_390_and_360_px_in_the_add_form_the_initiative_step_an
     page.goto(site["url"] + "/")
     wait_ready(page)
     assert page.viewport_size["width"] == width
-    found = {}
+    found = {"first screen": cut_text(page)}
+    shot(page, f"first-screen-{width}")
+
     for system in ("realms", "strife", "laurels", "generic"):
         page.get_by_test_id("encounter-name").click()
         found[f"{system} encounters"] = cut_text(page, "#sheet")
         page.get_by_test_id("new-system").select_option(system)
         page.get_by_test_id("new-encounter").click()
         page.wait_for_function("!document.getElementById('sheet').open")
+        # Each of the fight's options on the first screen, each choice chosen in turn (in this new fight).
+        for select in page.locator("#tracker-area select").all():
+            for value in select.evaluate("s => [...s.options].map(o => o.value)"):
+                select.select_option(value)
+                found[f"{system} first screen, {select.get_attribute('data-testid')}={value}"] = cut_text(page, "#tracker-area")
         page.get_by_test_id("add-combatant").click()
         for side in ("opponents", "party"):
             page.get_by_test_id("field-side").select_option(side)
             found[f"{system} add form ({side})"] = cut_text(page, "#sheet")
+            if system == "generic":
+                shot(page, f"add-form-{side}-{width}")
         page.get_by_test_id("sheet-close").click()
     add_combatant(page, "Aldric", hp=20, side="party", pc=True)
     page.get_by_test_id("start-combat").click()
     page.get_by_test_id("init-entry").wait_for()
     found["initiative step"] = cut_text(page, "#sheet")
+    shot(page, f"initiative-step-{width}")
     page.get_by_test_id("sheet-close").click()
     found["roller"] = cut_text(page, "#roller-area")
     page.screenshot(path=f"/tmp/rk-roller-{width}.png")
     ctx.close()
     cuts = {k: v for k, v in found.items() if v}
     assert not cuts, json.dumps(cuts, indent=1)
+
+
+@pytest.mark.parametrize("width", [390, 360])
+def test_no_text_is_cut_at_390_and_360_px_on_the_live_screens(browser, site, relay, width):
+    """Issue 50, item 1, the live screens: the game master's Live table, and a player's phone with each
+    of its panels open (attack, spell, healing) and its turn bar, at both widths."""
+    viewport = {"width": width, "height": 844 if width == 390 else 740}
+    gm_ctx, a_ctx, b_ctx = phone(browser, viewport=viewport), phone(browser, viewport=viewport), phone(browser, viewport=viewport)
+    try:
+        gm, a, _b = two_players(site, started("generic"), gm_ctx, a_ctx, b_ctx)
+        gm.get_by_test_id("request-tray").get_by_test_id("request-apply").click()
+        wait_text(a, "live-you", "^Cyra$")
+        found = {}
+        for panel, shown in (("player-attack", "attack-panel"), ("player-spell", "spell-panel"), ("player-heal", "heal-panel")):
+            a.get_by_test_id(panel).click()
+            a.get_by_test_id(shown).wait_for()
+            if panel == "player-spell":
+                a.wait_for_function("document.querySelector('[data-testid=spell-pick]') !== null")
+            found[f"player, {panel}"] = cut_text(a, "#sheet")
+            shot(a, f"player-{panel}-{width}")
+        gm.get_by_test_id("menu-button").click()
+        gm.get_by_test_id("live-table").click()
+        wait_text(gm, "live-followers", "^2 phones follow")
+        found["game master's Live table"] = cut_text(gm, "#sheet")
+        shot(gm, f"gm-live-table-{width}")
+        cuts = {k: v for k, v in found.items() if v}
+        assert not cuts, json.dumps(cuts, indent=1)
+    finally:
+        close(gm_ctx, a_ctx, b_ctx)
 
 
 def test_a_newly_typed_expression_does_not_sit_above_the_previous_result_as_if_it_were_its(context, site):
@@ -463,9 +536,9 @@ def test_a_dragons_breath_asks_two_players_phones_one_rolls_one_types_one_apply_
         a.get_by_test_id("save-request").scroll_into_view_if_needed()
         for theme in ("light", "dark"):
             a.emulate_media(color_scheme=theme)
-            a.screenshot(path=f"/tmp/rk-save-request-{theme}.png")
+            a.screenshot(path=f"{os.environ.get('RK_SHOTS', '/tmp')}/player-save-request-390-{theme}.png")
         b.get_by_test_id("save-request").scroll_into_view_if_needed()
-        b.screenshot(path="/tmp/rk-save-request-360.png")
+        shot(b, "player-save-request-360")
         assert cut_text(a, "#sheet") == [] and cut_text(b, "#sheet") == []   # (at 390 and at 360 px)
         box = a.get_by_test_id("roll-save").bounding_box()
         assert box and box["height"] >= 44 and box["width"] >= 44
@@ -564,7 +637,7 @@ def test_a_player_casts_fireball_at_level_3_and_4_on_three_targets_and_a_fire_bo
             if level == 3:
                 for theme in ("light", "dark"):
                     a.emulate_media(color_scheme=theme)
-                    a.screenshot(path=f"/tmp/rk-spell-panel-{theme}.png")
+                    a.screenshot(path=f"{os.environ.get('RK_SHOTS', '/tmp')}/player-spell-panel-390-{theme}.png")
                 assert cut_text(a, "#sheet") == []
             a.get_by_test_id("send-spell").click()
             request_state(a, rf"^waiting: the game master has your Fireball \(level {level}\)")

@@ -96,35 +96,33 @@ LONG_TASKS = """() => {
 
 def test_pasting_an_expression_too_big_to_estimate_keeps_every_task_short(context, site):
     """1000d6!>=2 draws about 6,000 dice a roll: its odds are not estimated (said), rolling it is refused
-    (said), and no task of the page runs long meanwhile (a roll is cut at ESTIMATE_DICE dice)."""
+    (said), and the page's work meanwhile stays within its counted bounds: each slice of the estimate it
+    tried drew at most SLICE_DICE + ESTIMATE_DICE dice (a roll is cut at ESTIMATE_DICE dice), a roll at most
+    ROLLER_FACES. Counted, not timed: the bench's --only typing and the roll audit say how long (a 400 ms
+    bound here once saw 198 ms beside other browsers)."""
     page = context.new_page()
     page.goto(site["url"] + "/")
     wait_ready(page)
-    page.wait_for_timeout(1500)  # the start's own long tasks are over
-    page.evaluate(LONG_TASKS)
     page.get_by_test_id("dice-input").fill("1000d6!>=2")
     page.wait_for_function("(document.querySelector('[data-testid=dice-error]')?.textContent || '').includes('too many to estimate')",
                            timeout=30_000)
-    page.wait_for_timeout(500)
-    tasks = page.evaluate("window.__longTasks")
-    # Uncut, one slice of this estimate runs for seconds; cut, ~20 ms (the bench has the figure): the
-    # bound leaves room for a loaded machine (a run beside other browsers saw 198 ms once).
-    assert all(t <= 400 for t in tasks), tasks
+    counted = json.loads(page.evaluate("RK.bench('odds')"))
+    assert counted["slices"] >= 2 and 0 < counted["slice_dice"] <= counted["slice_most"], counted
     # Rolling it is refused with a message before it blocks the page (a roll typed in the roller draws at
-    # most 4,000 faces: web/update/roller.py ROLLER_FACES; issue 37, item 14), and the page goes on.
+    # most 4,000 faces: web/app/update/roller.py ROLLER_FACES; issue 37, item 14), and the page goes on.
     page.get_by_test_id("roll-button").click()
     page.wait_for_function("(document.querySelector('[data-testid=dice-error]')?.textContent || '').includes('more than 4,000 dice')")
     page.get_by_test_id("dice-input").fill("1000d6!p")
     page.get_by_test_id("roll-button").click()  # a large roll within the bound still rolls
     page.get_by_test_id("roll-result").wait_for()
-    assert all(t <= 400 for t in page.evaluate("window.__longTasks")), page.evaluate("window.__longTasks")
+    assert page.get_by_test_id("dice-error").inner_text() == ""
 
 
 @pytest.fixture(scope="module")
 def big_export(tmp_path_factory):
     """An export of 30 started fights of 500 combatants each (2.7 MB): the largest a table keeps."""
     from pyengine.storage import APP, SCHEMA_VERSION, timeline_to_dict
-    from web.bench import big_fight
+    from web.page.bench import big_fight
 
     fight = timeline_to_dict(big_fight(500))
     path = tmp_path_factory.mktemp("import") / "all.json"

@@ -297,7 +297,8 @@ def test_a_start_that_fails_after_a_restore_starts_again_without_it(snap_context
     page.route("**/web.zip", once)
     page.goto(server["url"] + "/")
     # boot.js hands the failure to interpreter.mjs, which drops the snapshot and reloads once.
-    page.wait_for_function("RK.snapshot && RK.snapshot.state === 'off' && document.documentElement.dataset.engine === 'ready'",
+    # (`window.RK`: the page reloads itself meanwhile, and the check may run on the new document before boot.js)
+    page.wait_for_function("window.RK && RK.snapshot && RK.snapshot.state === 'off' && document.documentElement.dataset.engine === 'ready'",
                            timeout=READY_TIMEOUT_MS)
     assert broken
     assert state(page)["reason"] == "the last start from it failed"

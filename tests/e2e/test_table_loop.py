@@ -148,7 +148,7 @@ def test_a_shared_fight_opened_twice_offers_to_replace_the_first_copy(context, s
     import random as _random
 
     from pyengine.tracker import Timeline, new_encounter, resolve
-    from web.exchange import share_payload
+    from web.app.exchange import share_payload
 
     t = Timeline.start(new_encounter("shared1", "Bridge fight", system="realms"))
     t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": "Troll", "initiative": 5}}))

@@ -33,7 +33,7 @@ def test_turns_undo_and_redo_survive_a_reload(context, site):
     page.get_by_test_id("next-turn").click()
     page.get_by_test_id("next-turn").click()
     assert active_names(page) == ["Aria"]
-    assert page.get_by_test_id("round-counter").inner_text() == "Round 2 · 0:06"
+    assert page.get_by_test_id("round-counter").inner_text() == "Round 2 · 0:06 in game"
     page.get_by_test_id("undo").click()
     assert active_names(page) == ["Ogre"]
     page.reload()
@@ -44,7 +44,7 @@ def test_turns_undo_and_redo_survive_a_reload(context, site):
     assert active_names(page) == ["Aria"]
     for _ in range(3):
         page.get_by_test_id("undo").click()
-    assert page.get_by_test_id("round-counter").inner_text() == "Round 1 · 0:00"
+    assert page.get_by_test_id("round-counter").inner_text() == "Round 1 · 0:00 in game"
     assert active_names(page) == ["Aria"]
 
 

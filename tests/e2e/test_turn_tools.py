@@ -82,14 +82,17 @@ def test_turn_tools_are_given_on_the_sheet_and_answered_in_one_tap_on_their_turn
     page.wait_for_function("document.querySelector('[data-testid=round-counter]').textContent.startsWith('Round 1')")
     # On Dax's turn the dragon's legendary actions wait under "Now:", one tap each; Undo takes one back.
     legendary = page.get_by_test_id("legendary-now")
-    assert legendary.inner_text() == "Dragon\nLegendary actions: use 1 (3/3 left)"
-    legendary.get_by_test_id("tool-use").click()
-    assert toast(page) == "Dragon uses 1 legendary action (2 of 3 left this round)"
+    assert legendary.get_by_test_id("tool-use").all_inner_texts() == ["Legendary actions: use 1", "use 2", "use 3"]
+    assert legendary.inner_text().endswith("(3/3 left)")
+    legendary.get_by_test_id("tool-use").first.click()
+    assert toast(page) == "Dragon uses 1 legendary action (2 of 3 left until its next turn)"
     page.wait_for_function("document.querySelector('[data-testid=legendary-now]').textContent.includes('2/3')")
     page.get_by_test_id("toast-undo").click()
     page.wait_for_function("document.querySelector('[data-testid=legendary-now]').textContent.includes('3/3')")
-    page.get_by_test_id("legendary-now").get_by_test_id("tool-use").click()
-    page.wait_for_function("document.querySelector('[data-testid=legendary-now]').textContent.includes('2/3')")
+    page.get_by_test_id("legendary-now").get_by_test_id("tool-use").filter(has_text="use 2").click()  # a 2-action one, in one tap
+    assert toast(page) == "Dragon uses 2 legendary actions (1 of 3 left until its next turn)"
+    page.wait_for_function("document.querySelector('[data-testid=legendary-now]').textContent.includes('1/3')")
+    assert page.get_by_test_id("legendary-now").get_by_test_id("tool-use").all_inner_texts() == ["Legendary actions: use 1"]
 
     next_turn(page, "Lair")
     assert "lair action: initiative 20, losing ties" in now_line(page)

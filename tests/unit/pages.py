@@ -1,4 +1,4 @@
-"""A page for the screens' event handlers in CPython (web/views.Page), over a dict of inputs: what
+"""A page for the screens' event handlers in CPython (web/app/views.Page), over a dict of inputs: what
 the runtime's DOM page gives a handler, without a browser."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import random
 from typing import Any
 
 from pyengine.documents import Listed
-from web.model import Model
-from web.update import typed_number
+from web.app.model import Model
+from web.app.update import typed_number
 
 
 class FakePage:

@@ -14,10 +14,10 @@ from pyengine.errors import RuleError
 from pyengine.systems.realms.area import area_odds
 from pyengine.tracker import Timeline, new_encounter, resolve
 from tests.unit.scripted import Scripted
-from web import messages as msg
-from web.model import Model
-from web.screens.area import area_panel_html
-from web.update import update
+from web.app import messages as msg
+from web.app.model import Model
+from web.app.screens.area import area_panel_html
+from web.app.update import update
 
 
 def fight() -> tuple[Timeline, dict[str, str]]:

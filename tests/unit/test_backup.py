@@ -11,11 +11,11 @@ import pytest
 
 from pyengine.core_args import Nothing
 from tests.unit.test_update import PARTY, fight
-from web.keeping import stored_time
-from web.messages import Act
-from web.render import notices_html
-from web.screens.menu import backup_words, menu_sheet_html
-from web.update import BACKUP_OFFER, backup_known, update
+from web.app.messages import Act
+from web.app.render import notices_html
+from web.app.screens.menu import backup_words, menu_sheet_html
+from web.app.storage.keeper import stored_time
+from web.app.update import BACKUP_OFFER, backup_known, update
 
 DAY = 86_400.0
 NOW = 1_800_000_000.0

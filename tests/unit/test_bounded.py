@@ -78,7 +78,9 @@ def test_small_budget_stops_each_kind_of_loop_with_a_work_error():
         budget = Budget(20_000)
         with pytest.raises(DiceWorkError):
             distribution(expression, budget)
-        assert budget.left < 0 and budget.used > budget.limit
+        # Refused before the loop ran: what was spent is the work done, never past the limit (issue 49,
+        # item 6: the page counts it), and what the loop asked for was more than was left.
+        assert 0 <= budget.left < budget.limit and budget.used <= budget.limit
 
 
 def test_the_same_expression_fits_a_larger_budget():

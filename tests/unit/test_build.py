@@ -9,12 +9,14 @@ import json
 import os
 import re
 import shutil
+import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
 
 import build
+from sitebuild.runtimes import imports_in
 
 DIST = Path(os.environ.get("RK_DIST", build.DIST))
 needs_dist = pytest.mark.skipif(not (DIST / "index.html").exists(), reason="run `python3 build.py build` first")
@@ -22,7 +24,7 @@ needs_dist = pytest.mark.skipif(not (DIST / "index.html").exists(), reason="run 
 
 def test_imports_are_found_with_relative_and_lazy_forms():
     source = "import os, sys as system\nfrom . import render\nfrom ..x.y import z as w\ndef f():\n    import json.decoder\n"
-    assert build._imports_in(source, "web.sub") == {"os", "sys", "web.sub", "web.sub.render", "web.x.y", "web.x.y.z", "json.decoder"}
+    assert imports_in(source, "web.sub") == {"os", "sys", "web.sub", "web.sub.render", "web.x.y", "web.x.y.z", "json.decoder"}
 
 
 def test_our_code_imports_are_all_listed():
@@ -51,7 +53,7 @@ def test_the_qr_encoder_ships_pinned_beside_the_site_and_not_in_its_start():
     the standard library they need beyond the page's own is a zip of its own, so start-up does not grow."""
     import hashlib
 
-    from web.qr import SEGNO_WHEEL, STDLIB_EXTRA
+    from web.page.qr import SEGNO_WHEEL, STDLIB_EXTRA
 
     assert build.wheel_name("segno") == SEGNO_WHEEL
     segno = DIST / "wheels" / SEGNO_WHEEL
@@ -255,9 +257,9 @@ def test_the_web_modules_the_snapshot_keeps_import_without_the_browser():
                      for p in (build.ROOT / "web").rglob("*.py") if p.name != "__init__.py")
     kept = [m for m in modules if not pattern.match(m)]
     left_out = sorted(set(modules) - set(kept))
-    assert left_out == ["web.bench"]
-    assert {"web.update.fight", "web.model", "web.render", "web.views.realms", "web.screens.combatant", "web.runtime", "web.dom",
-            "web.browser", "web.listeners", "web.drawing", "web.livepage", "web.keeping"} <= set(kept)
+    assert left_out == ["web.page.bench"]
+    assert {"web.app.update.fight", "web.app.model", "web.app.render", "web.app.views.realms", "web.app.screens.combatant", "web.page.runtime", "web.page.dom",
+            "web.page.browser", "web.page.listeners", "web.page.paint", "web.page.live", "web.app.storage.keeper"} <= set(kept)
     code = (f"import importlib, sys\nfor m in {kept!r}: importlib.import_module(m)\n"
             "print(sorted(n for n in ('pyscript', 'js', 'pyodide', 'pyodide_js') if n in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=build.ROOT, capture_output=True, text=True, check=True).stdout
@@ -290,26 +292,37 @@ def test_trystero_is_served_from_our_files_with_its_one_bare_import_rewritten(tm
         assert all('from "./' in line for line in imports), (path, imports)
 
 
-def test_the_wire_constants_come_from_the_engine_into_both_javascript_modules(tmp_path):
-    """How a state and a beat begin, and the largest message: pyengine/live.py's, written by the build
-    into static/live.mjs (which passes states on) and static/early.mjs (which reads them before the
-    engine is ready); nothing in either file spells them out."""
+def test_the_facts_both_languages_use_come_from_the_python_into_every_javascript_file(tmp_path):
+    """Issue 49, item 4: the wire's version, the largest message, the silence before "reconnecting…"
+    (pyengine/live.py), the Next-turn guard, the storage keys and the seal's mark, written by the build
+    from the Python that owns them into every JavaScript file that uses them; none spells them out
+    (and the JavaScript reads a message with JSON.parse and its shape, never by a prefix)."""
     import json
     import shutil
 
-    from pyengine.live import BEAT_PREFIX, MAX_MESSAGE, STATE_PREFIX, WIRE, beat_text, state_text
+    from pyengine.live import LIVE_VERSION, MAX_MESSAGE, SILENT_MS, WIRE, beat_text, state_text
+    from web.app.model import NEXT_TURN_GUARD
+    from web.app.storage.keeper import DEVICE_KEY, SERVERS_KEY
 
-    assert state_text({"v": 1}, 3).startswith(STATE_PREFIX) and beat_text(3, "s").startswith(BEAT_PREFIX)
-    assert WIRE == {"state": STATE_PREFIX, "beat": BEAT_PREFIX, "max": MAX_MESSAGE}
-    for name in ("live.mjs", "early.mjs"):
+    assert WIRE == {"version": LIVE_VERSION, "max": MAX_MESSAGE, "silentMs": SILENT_MS}
+    assert json.loads(state_text({"v": 1}, 3))["v"] == WIRE["version"] == json.loads(beat_text(3, "s"))["v"]
+    facts = build.facts()
+    assert facts["wire"] == WIRE and facts["nextTurnGuardMs"] == round(NEXT_TURN_GUARD * 1000) == 400
+    assert facts["keys"] == {"servers": SERVERS_KEY, "device": DEVICE_KEY, "backup": "backup:"} and facts["sealed"] == "M"
+    names = ("boot.js", "journal.js", "live.mjs", "early.mjs")
+    for name in names:
         source = (build.ROOT / "static" / name).read_text()
-        assert '"t":"state"' not in source and "64000" not in source
+        # nothing the Python owns is spelled out here: no message prefix, no limit, no key, no guard
+        for spelled in ('"t":"state"', "live-device", "live-servers", '"backup:"', ": 400}", "'M'"):
+            assert spelled not in source, (name, spelled)
+        assert not re.search(r"(?<![\d.])(64000|64_000|11000|11_000)(?!\d)", source), name
         shutil.copy(build.ROOT / "static" / name, tmp_path / name)
-    build.write_wire(tmp_path)
-    for name in ("live.mjs", "early.mjs"):
-        assert f"const WIRE = {json.dumps(WIRE)}" in (tmp_path / name).read_text()
+    build.write_facts(tmp_path)
+    for name in names:
+        assert f"FACTS = {json.dumps(facts, sort_keys=True)}" in (tmp_path / name).read_text()
     if (DIST / "live.mjs").exists():
-        assert json.dumps(WIRE) in (DIST / "live.mjs").read_text() and json.dumps(WIRE) in (DIST / "early.mjs").read_text()
+        for name in names:
+            assert json.dumps(facts, sort_keys=True) in (DIST / name).read_text()
 
 
 def test_the_two_test_processes_cover_the_whole_suite_once():
@@ -326,7 +339,7 @@ def test_the_two_test_processes_cover_the_whole_suite_once():
     ports = (build.TEST_RELAY.rsplit(":", 1)[1], build.TEST_NOSTR.rsplit(":", 1)[1], "TEST_RELAY", "TEST_NOSTR", "nostr_relay")
     on_ports = {f for f in second if any(word in root.joinpath(f).read_text() for word in ports)}
     assert on_ports == set(), on_ports
-    testpaths = build.tomllib.loads(root.joinpath("pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["testpaths"]
+    testpaths = tomllib.loads(root.joinpath("pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["testpaths"]
     assert {path for path in testpaths if path != "tests"} <= set(build.NOT_IN_A_BROWSER)
     assert {p.parent.relative_to(root).as_posix() for p in root.joinpath("tests").glob("*/test_*.py")} <= {*build.NOT_IN_A_BROWSER, "tests/e2e"}
 
@@ -336,3 +349,36 @@ def test_only_arguments_that_name_tests_make_one_pytest_of_them():
     option's value is no test path; `tests/unit -k dice` or a node id runs one pytest as given."""
     assert not any(build.names_tests(a) for a in ["-q", "-p", "no:cacheprovider", "-rfE", "-x"])
     assert build.names_tests("tests/unit") and build.names_tests("tests/unit/test_build.py::test_the_start_is_marked_phase_by_phase")
+
+
+needs_node_modules = pytest.mark.skipif(not (build.ROOT / "node_modules" / "typescript").exists(), reason="npm ci first (python3 build.py build)")
+
+
+@needs_node_modules
+def test_the_javascript_passes_its_linter_and_type_check():
+    """Issue 49, item 4: ESLint (one dialect: const/let, strict equality, the recommended rules) and
+    tsc --checkJs over the page's files and the workers', as `python3 build.py test` runs them."""
+    import subprocess
+
+    from sitebuild.testing import js_checks
+    for name, command in js_checks(build.ROOT / "node_modules").items():
+        done = subprocess.run(command, cwd=build.ROOT, capture_output=True, text=True)
+        assert done.returncode == 0, (name, done.stdout[-2000:], done.stderr[-2000:])
+
+
+@needs_node_modules
+def test_the_javascript_checks_refuse_the_other_dialect_and_a_wrong_call(tmp_path):
+    import shutil
+    import subprocess
+    node = shutil.which("node") or "node"
+    modules = build.ROOT / "node_modules"
+    lint = subprocess.run([node, str(modules / "eslint" / "bin" / "eslint.js"), "--stdin", "--stdin-filename", "static/x.js"],
+                          input="(function () {\n  var a = 1;\n  if (a == 2) a = 3;\n})();\n", cwd=build.ROOT, capture_output=True, text=True)
+    assert lint.returncode == 1 and "no-var" in lint.stdout and "eqeqeq" in lint.stdout
+    bad = tmp_path / "bad.js"  # the journal's conflict callback takes the key and the refused version
+    bad.write_text('"use strict";\nwindow.RK.journal.onConflict("roundkeeper:/:encounters");\n')
+    (tmp_path / "tsconfig.json").write_text(json.dumps({"extends": str(build.ROOT / "tsconfig.json"),
+                                                        "include": [str(build.ROOT / "types" / "globals.d.ts"), str(bad)], "exclude": []}))
+    typed = subprocess.run([node, str(modules / "typescript" / "bin" / "tsc"), "-p", str(tmp_path / "tsconfig.json")],
+                           cwd=build.ROOT, capture_output=True, text=True)
+    assert typed.returncode != 0 and "TS2554" in typed.stdout  # expected 2 arguments

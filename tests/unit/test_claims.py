@@ -15,12 +15,12 @@ from pyengine.tracker import Timeline, new_encounter, resolve
 from tests.unit.test_live import approved, asked, hosting, joined, vids
 from tests.unit.test_players_phone import told
 from tests.unit.test_update import PARTY, fight
-from web.effects import LiveSend, LiveTell
-from web.live import followers_line, playing
-from web.messages import FightShown, RequestAnswered
-from web.model import Live, Model
-from web.screens.live import _player_asks
-from web.update import update
+from web.app.effects import LiveSend, LiveTell
+from web.app.live_status import followers_line, playing
+from web.app.messages import FightShown, RequestAnswered
+from web.app.model import Live, Model
+from web.app.screens.live import _player_asks
+from web.app.update import update
 
 RNG = random.Random(0)
 
@@ -69,8 +69,8 @@ def test_a_phone_approved_for_a_name_plays_the_character_of_that_name_as_soon_as
     model = approved(joined(hosting(fight(*PARTY, started=True))))
     model, effects = update(model, FightShown(another_fight("e4", "Brom", "Cyra")))
     assert LiveTell(you_text(vids(model)["Cyra"]), "p1") in effects and ("dev-ana-0001", "e4", "c2") in model.live.claims
-    from web.effects import KeepLiveTable
-    from web.live import read_live_table
+    from web.app.effects import KeepLiveTable
+    from web.app.live_status import read_live_table
 
     (kept,) = [e for e in effects if isinstance(e, KeepLiveTable)]  # kept with the room: a reload has it
     assert ("dev-ana-0001", "e4", "c2") in read_live_table(kept.text, "room1234")[0]
@@ -104,15 +104,15 @@ def test_the_players_phone_asks_again_in_another_fight_offering_the_name_it_play
     html = _player_asks(there, [])
     assert "Which one is you?" in html and html.index(">Cyra<") < html.index(">Kael<")  # the name it played first
     assert "applied: your claim on Cyra." not in html  # (that answer was the other fight's)
-    assert Model  # (imported for the reader: the phone's state is web.model.Live)
+    assert Model  # (imported for the reader: the phone's state is web.app.model.Live)
 
 
 def test_the_game_master_releases_a_claim_and_the_character_is_free_at_once():
     """Issue 53, item 4: Release (one per claimed character, with the phone's name and whether it is
     connected) frees the character: its phone is told it plays no one, another phone's claim waits as
     any, and the released phone's claim on that name no longer applies at once."""
-    from web.messages import ClaimReleased, PeerChanged
-    from web.screens.live import claims_html
+    from web.app.messages import ClaimReleased, PeerChanged
+    from web.app.screens.live import claims_html
 
     model = approved(joined(hosting(fight(*PARTY, started=True))))
     html = claims_html(model.live, model.timeline.present)
@@ -134,8 +134,8 @@ def test_a_character_whose_phone_has_been_gone_a_few_minutes_may_be_taken_over_w
     """Issue 53, item 4: while Ana's phone is connected (or gone less than TAKE_OVER_MS) Cyra is hers;
     gone longer, another phone's claim asks the game master to let it take over, and approved, the
     character is the new phone's (the old one's claim ends)."""
-    from web.messages import PeerChanged, PeerSaid
-    from web.update.requests import TAKE_OVER_MS
+    from web.app.messages import PeerChanged, PeerSaid
+    from web.app.update.requests import TAKE_OVER_MS
 
     model = approved(joined(hosting(fight(*PARTY, started=True))))
     model = joined(model, "p2", "dev-bryn-0002", "Bryn")

@@ -38,7 +38,7 @@ def test_creature_json_on_a_fresh_clones_first_run_is_json_alone(tmp_path):
     root = Path(__file__).resolve().parents[2]
     tracked = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
     for name in tracked:
-        if (root / name).is_file() and name.split("/")[0] in ("pyengine", "tools", "build.py", "package.json", "package-lock.json"):
+        if (root / name).is_file() and name.split("/")[0] in ("pyengine", "tools", "build.py", "sitebuild", "package.json", "package-lock.json"):
             (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(root / name, tmp_path / name)
     assert not (tmp_path / "dist").exists() and not (tmp_path / ".cache").exists()

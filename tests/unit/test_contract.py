@@ -13,8 +13,8 @@ from pyengine.storage import dumps, loads, timeline_from_dict, timeline_to_dict
 from pyengine.tracker import Timeline, resolve
 from tests.fights import FIGHTS, play
 from tests.unit.test_render import HOSTILE, parsed
-from web import render
-from web.views import View, view_for
+from web.app import render
+from web.app.views import View, view_for
 
 SYSTEMS = sorted(s.name for s in systems())
 

@@ -173,9 +173,9 @@ def test_damaged_typed_parts_and_defenses_in_a_file_are_refused():
 
 
 def test_a_typed_amount_on_the_sheet_and_a_batch_roll_each_part():
-    from web.messages import BatchApplied, HitPointsTyped
-    from web.model import Model
-    from web.update import update
+    from web.app.messages import BatchApplied, HitPointsTyped
+    from web.app.model import Model
+    from web.app.update import update
 
     t = fight({"name": "Mummy", "max_hp": 58, "defenses": {"vulnerabilities": ["fire"]}},
               {"name": "Ghoul", "max_hp": 22})
@@ -185,7 +185,7 @@ def test_a_typed_amount_on_the_sheet_and_a_batch_roll_each_part():
     assert model.timeline.log()[-1].roll == "2d6 (3, 4) = 7 fire"
     from dataclasses import replace
 
-    from web import state
+    from web.app import ui as state
     model = replace(model, ui=state.selection_toggled(state.selecting_toggled(model.ui), ident=cid(t, "Mummy")))
     model = replace(model, ui=state.selection_toggled(model.ui, ident=cid(t, "Ghoul")))
     model, _ = update(model, BatchApplied("damage", Scripted([6] * 8), "8d6 fire", (cid(t, "Ghoul"),)))
@@ -197,10 +197,10 @@ def test_a_typed_amount_on_the_sheet_and_a_batch_roll_each_part():
 
 
 def test_unknown_things_typed_as_damage_say_why():
-    from web.effects import Refuse
-    from web.messages import HitPointsTyped
-    from web.model import Model
-    from web.update import update
+    from web.app.effects import Refuse
+    from web.app.messages import HitPointsTyped
+    from web.app.model import Model
+    from web.app.update import update
 
     t = fight({"name": "Ogre", "max_hp": 59})
     for typed in ("2d6 fire + banana", "fire", "2d6 fire 3"):

@@ -430,7 +430,8 @@ def test_keep_or_drop_on_a_group_of_one_item_picks_among_its_dice(grouped, plain
 def test_keep_over_a_sum_of_several_kinds_of_dice_picks_among_all_its_dice(mixed, dice):
     """Roll20's {4d6+3d8}k4: the 4 highest of the 7 dice (rpg-dice-roller and icepool agree: mean
     20.889), exact, checked against every joint outcome of the seven dice."""
-    from pyengine.odds import Budget, _eval, _joint_group
+    from pyengine.odds import Budget
+    from pyengine.odds.exact import _eval, _joint_group
 
     node = parse(dice)
     want = _joint_group(node, [_eval(item, Budget())[0] for item in node.items], Budget())
@@ -792,7 +793,8 @@ def test_keep_drop_over_exploded_dice_is_exact_against_every_chain(expr, sides, 
 def test_group_odds_by_convolution_and_order_statistics_match_every_joint_outcome(expr):
     """Groups are summed by convolution and kept by order statistics over totals that may differ;
     each checked against the enumeration of every joint outcome of the items."""
-    from pyengine.odds import Budget, _eval, _joint_group
+    from pyengine.odds import Budget
+    from pyengine.odds.exact import _eval, _joint_group
 
     node = parse(expr)
     want = _joint_group(node, [_eval(item, Budget())[0] for item in node.items], Budget())

@@ -10,9 +10,9 @@ import pytest
 
 from pyengine import odds
 from pyengine.dice import distribution, parse
-from pyengine.odds import Distribution
+from pyengine.odds import Distribution, exact
 from pyengine.systems import laurels, realms, strife
-from web import odds_job
+from web.app import odds_job
 
 D6 = Distribution.uniform(1, 6)
 
@@ -59,10 +59,10 @@ def test_parse_and_distribution_are_cached_on_the_text():
 
 def test_the_cache_keeps_no_huge_answer_and_stays_small():
     big = distribution("3d10000")  # 29,998 outcomes: computed, returned, not kept
-    assert len(big.pmf) > odds.CACHE_OUTCOMES and "3d10000" not in odds._CACHE
-    for n in range(odds.CACHE_SIZE + 20):
+    assert len(big.pmf) > exact.CACHE_OUTCOMES and "3d10000" not in exact._CACHE
+    for n in range(exact.CACHE_SIZE + 20):
         distribution(f"1d6+{n}")
-    assert len(odds._CACHE) <= odds.CACHE_SIZE
+    assert len(exact._CACHE) <= exact.CACHE_SIZE
 
 
 def test_the_roller_computes_an_expression_once(monkeypatch):

@@ -1,4 +1,4 @@
-"""web/screens: the DOM events each screen turns into messages, read through a fake page in CPython,
+"""web/app/screens: the DOM events each screen turns into messages, read through a fake page in CPython,
 and the messages that came with them (sheets, other tabs, links, imports, My characters' forms)
 through `update`. The e2e suite drives the same handlers through the real DOM."""
 
@@ -19,13 +19,14 @@ from pyengine.tracker import Timeline, new_encounter
 from tests.unit.pages import FakePage
 from tests.unit.scripted import Scripted
 from tests.unit.test_update import PARTY, fight, ids
-from web import messages as msg
-from web import state
-from web.effects import (
+from web.app import messages as msg
+from web.app import ui as state
+from web.app.effects import (
     AddEncounters,
     ClearLink,
     CloseSheet,
     FillForm,
+    HideToast,
     LoadEncounter,
     Refuse,
     Render,
@@ -35,16 +36,17 @@ from web.effects import (
     SetTheme,
     ShowSheet,
     StoreCollection,
+    SwitchTo,
     Toast,
     TrimStored,
 )
-from web.exchange import export_encounter, read_import
-from web.model import Model
-from web.persist import CHARACTERS, ROLLS, Notice
-from web.screens import CHANGES, EVENTS, INPUTS, SUBMITS, handler, screen_of
-from web.screens.initiative import initiative_sheet_html
-from web.update import FIGHT_CHANGED, update
-from web.views import VIEWS, view_for
+from web.app.exchange import export_encounter, read_import
+from web.app.model import Model
+from web.app.screens import CHANGES, EVENTS, INPUTS, SUBMITS, handler, screen_of
+from web.app.screens.initiative import initiative_sheet_html
+from web.app.storage.records import CHARACTERS, ROLLS, Notice
+from web.app.update import FIGHT_CHANGED, update
+from web.app.views import VIEWS, view_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -325,6 +327,25 @@ def test_an_import_lists_its_fights_under_fresh_ids_and_a_bad_file_changes_nothi
     assert said.notices[-1].text == "Imported 1 encounter."
     said, _ = update(after, msg.EncountersImported(10, 30))
     assert said.notices[-1].text.startswith("Imported 10 of 30 encounters: storage is full, the other 20 were not stored")
+
+
+def test_an_import_stores_one_fight_a_task_says_how_far_it_is_and_shows_the_last_one_stored():
+    """The runtime stores the first of AddEncounters' fights with the model the effect came with and says
+    EncountersImported a task later with the rest: update asks for the next (its progress on a toast),
+    and, once none is left or storage refused one, says the count and shows the last one stored."""
+    model = fight()
+    first, second, third = (fight(*PARTY).timeline for _ in range(3))
+    after, effects = update(model, msg.EncountersImported(1, 3, (second, third), first))
+    assert effects == (Toast("Importing: 1 of 3 stored…"), AddEncounters((second, third), 1, 3, first)) and after.toast
+    after, effects = update(after, msg.EncountersImported(3, 3, (), third))
+    assert effects == (SwitchTo(third), HideToast(), RenderNotices(), Render()) and not after.toast
+    assert after.notices[-1].text == "Imported 3 encounters."
+    # Storage refused the second: the first is shown, the count said.
+    after, effects = update(model, msg.EncountersImported(1, 3, (), first))
+    assert effects[0] == SwitchTo(first) and after.notices[-1].text.startswith("Imported 1 of 3 encounters: storage is full")
+    # Refused at the first: nothing to show.
+    after, effects = update(model, msg.EncountersImported(0, 2))
+    assert not any(isinstance(e, SwitchTo) for e in effects) and after.notices[-1].text.startswith("Imported 0 of 2")
     with pytest.raises(SchemaError):
         read_import("{not json")  # the runtime says "Nothing was imported: …" and dispatches nothing
 

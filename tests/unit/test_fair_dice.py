@@ -16,11 +16,11 @@ from pyengine.live import request_text
 from tests.unit.test_live import GM_KEY, asked, following, joint, rolled, vids
 from tests.unit.test_players_phone import table, told
 from tests.unit.test_update import ids
-from web.effects import LiveTell, Toast
-from web.live import followers_line
-from web.messages import Act, AutoSavesToggled, LiveBeat, PeerSaid, RequestAnswered
-from web.update import update
-from web.update.requests import MAX_DRAWS_PER_PHONE, REVEAL_MS
+from web.app.effects import LiveTell, Toast
+from web.app.live_status import followers_line
+from web.app.messages import Act, AutoSavesToggled, LiveBeat, PeerSaid, RequestAnswered
+from web.app.update import update
+from web.app.update.requests import MAX_DRAWS_PER_PHONE, REVEAL_MS
 
 RNG = random.Random(0)
 
@@ -151,7 +151,7 @@ def test_four_hundred_attacks_with_seeds_chosen_for_a_natural_20_crit_about_one_
 def test_a_character_that_is_down_makes_no_attack_from_its_phone_and_the_panel_says_so():
     """Issue 51, item 12: a creature at 0 HP chosen as the attacker is warned of on the game master's
     panel; a dying character's phone is refused an attack, with the reason (its death saves instead)."""
-    from web.views import attacker_choice
+    from web.app.views import attacker_choice
 
     model = table("generic")
     model, _ = update(model, Act("damage", HitPoints(ids(model)["Cyra"], 20), RNG))
@@ -167,8 +167,8 @@ def test_a_character_that_is_down_makes_no_attack_from_its_phone_and_the_panel_s
 
 
 def test_a_typed_total_or_face_is_a_plain_whole_number_within_its_dice():
-    from web.effects import Refuse
-    from web.messages import DeathSaveSent, RollSent
+    from web.app.effects import Refuse
+    from web.app.messages import DeathSaveSent, RollSent
 
     phone = following()
     phone = replace(phone, live=replace(phone.live, you="va", ids=(("va", "Cyra", "p"), ("vg", "Goblin", "o"))))
@@ -190,7 +190,7 @@ def test_a_surprised_characters_attack_from_a_phone_is_refused_with_the_reason_i
     from tests.unit.test_live import approved, hosting, joined
     from tests.unit.test_players_phone import ROSTERS
     from tests.unit.test_update import fight
-    from web.model import Model
+    from web.app.model import Model
 
     model = fight(*ROSTERS["laurels"], system="laurels")
     model = Model(model.timeline.do(Action("start_combat", {"side_roll": 1, "ambush": "opponents"})))

@@ -19,13 +19,13 @@ from pyengine.tracker import Timeline, new_encounter, resolve
 from tests.unit.pages import FakePage
 from tests.unit.scripted import Scripted
 from tests.unit.test_render import parsed
-from web import render
-from web.html import esc
-from web.messages import Act
-from web.model import Model
-from web.screens import handler
-from web.update import update
-from web.views import View, datum, register_view, view_for
+from web.app import render
+from web.app.html import esc
+from web.app.messages import Act
+from web.app.model import Model
+from web.app.screens import handler
+from web.app.update import update
+from web.app.views import View, datum, register_view, view_for
 
 
 def _resolve_feint(enc: Encounter, args: dict, rng: Rng) -> dict:
@@ -128,7 +128,7 @@ def test_a_fourth_system_plays_a_fight_through_the_tracker_and_its_view(duel):
     # The screens: the view's chips and labels, the system's name and clock.
     screen = render.tracker_html(t)
     assert 'data-testid="guard">Guard 2<' in screen and "Sheathe swords" in screen and "Duel" in screen
-    assert render.round_label(t.present) == "Round 2 · 0:03"
+    assert render.round_label(t.present) == "Round 2 · 0:03 in game"
     t = t.do(resolve(t.present, "end_combat"))
     assert "Sheathe swords" not in render.tracker_html(t)
 

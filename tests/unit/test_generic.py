@@ -8,6 +8,7 @@ import pytest
 from pyengine.errors import RuleError
 from pyengine.systems.generic import concentration_dc, death_save_outcome
 from pyengine.tracker import Timeline, new_encounter, resolve
+from tests.unit.helpers import step
 from tests.unit.scripted import Scripted
 
 
@@ -17,10 +18,6 @@ def fight() -> Timeline:
                          ("Goblin", {"max_hp": 7}), ("Goblin", {"max_hp": 7}), ("Mage", {"max_hp": 30})):
         t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": name, **fields}}))
     return t
-
-
-def step(t, kind, rng=None, **args):
-    return t.do(resolve(t.present, kind, args, rng))
 
 
 @pytest.mark.parametrize("face, outcome", [(20, (0, 0, True)), (1, (0, 2, False)), (10, (1, 0, False)), (9, (0, 1, False))])

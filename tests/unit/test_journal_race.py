@@ -1,5 +1,5 @@
 """Tabs of one browser tapping the same fight at the same moment, in CPython: their keepers
-(web/keeping.py) over a shared localStorage and a shared journal that answers as static/journal.js
+(web/app/storage/keeper.py) over a shared localStorage and a shared journal that answers as static/journal.js
 does (a write of a fight is stored only over the version it was made from; a refused one is said to
 its tab, which merges; the tab's later writes of it are dropped until then; a tab is `busy` with a
 key until the journal has answered its writes). Every task of every tab (a tap, a storage event, the
@@ -24,10 +24,10 @@ import pytest
 
 from pyengine.core_args import Flow, HitPoints, Join
 from tests.unit.test_keeping import Tab
-from web.keeping import Keeper
-from web.messages import Act
-from web.persist import SNAPSHOT, MemoryStore
-from web.persistence import Persistence
+from web.app.messages import Act, JournalAnswered, JournalRefused, StoredElsewhere
+from web.app.storage.keeper import Keeper
+from web.app.storage.records import SNAPSHOT, MemoryStore
+from web.app.storage.workspace import Persistence
 
 RNG = random.Random(0)
 
@@ -47,7 +47,7 @@ class Browser:
 
 
 class JournalStore:
-    """One tab's storage as the page's Python sees it (web/dom.BrowserStore over static/journal.js).
+    """One tab's storage as the page's Python sees it (web/page/dom.BrowserStore over static/journal.js).
 
     localStorage: the tab reads its own copy, as a renderer of Chromium does; its writes are in it at
     once and reach the other tabs later, as a task of theirs (the storage event), where a write that
@@ -150,7 +150,7 @@ class JournalStore:
 
 
 class Journaled(Tab):
-    """A tab whose journal answers (web/main.py wires the same calls to the runtime's)."""
+    """A tab whose journal answers (web/page/main.py wires the same calls to the runtime's)."""
 
     def __init__(self, browser: Browser) -> None:
         self.store = JournalStore(browser)
@@ -159,14 +159,12 @@ class Journaled(Tab):
 
     def run(self, task: tuple[str, tuple[str, ...]]) -> None:
         what, args = task
-        keeper = self.keeper
         if what == "flush":
             self.store.flush()
-        elif what == "storage":
+        elif what == "storage":  # (web/page/listeners.on_storage)
             self.store.heard(args[0], args[1], int(args[2]))
-            if args[0] == f"enc:{self.model.timeline.present.id}":
-                keeper.pick_up_other_tab(self.model)
-        elif what == "answered":
+            self.dispatch(StoredElsewhere(args[0]))
+        elif what == "answered":  # (the journal's onSettled: web/page/runtime.journal_settled)
             done = []
             for key in args:
                 self.store.inflight[key] -= 1
@@ -175,16 +173,15 @@ class Journaled(Tab):
                     done.append(key)
             for key in dict.fromkeys(done):
                 if not self.store.busy(key):
-                    keeper.journal_settled(self.model, key)
+                    self.dispatch(JournalAnswered(key))
         elif what == "refused":
-            self.store.tasks.append(("read", args))  # (web/runtime: a later task awaits the journal's record)
-        elif what == "read":
+            self.store.tasks.append(("read", args))  # (web/page/runtime: a later task awaits the journal's record)
+        elif what == "read":  # (web/page/runtime._journal_conflict)
             key, vid = args
             record = self.store.browser.records.get(key)
             self.store.resolved(key)
-            if record is not None and isinstance(record["v"], str):
-                keeper.journal_conflict(self.model, key, vid, record["v"])
-            keeper.journal_settled(self.model, key)
+            raw = record["v"] if record is not None and isinstance(record["v"], str) else None
+            self.dispatch(JournalRefused(key, vid, raw))
 
 
 def three_combatants(tab: Tab) -> None:

@@ -1,5 +1,5 @@
-"""What the page keeps, run in CPython: the loop (web/loop.py: not re-entrant, every effect given the
-model its message made) and the storage side (web/keeping.py) with a MemoryStore shared by two "tabs":
+"""What the page keeps, run in CPython: the loop (web/app/loop.py: not re-entrant, every effect given the
+model its message made) and the storage side (web/app/storage/keeper.py) with a MemoryStore shared by two "tabs":
 a save, another tab's write at the same moment, the merge and its save, a pick-up, the journal's race,
 a trim, a delete, a full storage, and the small things kept (the device id, the hosted room)."""
 
@@ -12,31 +12,44 @@ import pytest
 
 from pyengine.core_args import HitPoints, Join
 from pyengine.tracker import Timeline, new_encounter, resolve
-from web.effects import (
+from web.app.effects import (
     Effect,
     ForgetStored,
+    KeepAwake,
     LoadEncounter,
+    PickUpStored,
     Render,
     RenderNotices,
     SaveFight,
+    SettleJournal,
     ShowSheet,
-    StoreCollection,
-    SwitchTo,
+    StorageEffect,
     TrimStored,
 )
-from web.keeping import DEVICE_KEY, FULL, LIVE_KEY, LIVE_TABLE_KEY, Keeper, describe_entry, slug, valid_device
-from web.loop import Loop
-from web.messages import Act, CollectionChanged, FightChangedElsewhere, Message, Noticed, RollSaved, SheetClosed
-from web.model import Model
-from web.persist import INDEX, SAVED_ROLLS, MemoryStore, StorageFull
-from web.persistence import Persistence
+from web.app.loop import Loop
+from web.app.messages import (
+    Act,
+    CollectionChanged,
+    FightChangedElsewhere,
+    JournalRefused,
+    Message,
+    Noticed,
+    RollSaved,
+    SheetClosed,
+    StoredElsewhere,
+    VisibilityChanged,
+)
+from web.app.model import Model
+from web.app.storage.keeper import DEVICE_KEY, FULL, LIVE_KEY, LIVE_TABLE_KEY, Keeper, describe_entry, slug, valid_device
+from web.app.storage.records import INDEX, SAVED_ROLLS, MemoryStore, StorageFull
+from web.app.storage.workspace import Persistence
 
 RNG = random.Random(0)
 
 
 class Tab(Loop):
-    """One browser tab in CPython: the loop with the runtime's storage performers (web/runtime.perform
-    hands these effects to the keeper the same way); every other effect is recorded."""
+    """One browser tab in CPython: the loop with the runtime's storage performer (Keeper.perform, which
+    web/page/runtime.perform hands the same effects); every other effect is recorded."""
 
     def __init__(self, store: MemoryStore, status: str = "ok") -> None:
         self.keeper = Keeper(store, status)
@@ -47,23 +60,8 @@ class Tab(Loop):
 
     def perform(self, effect: Effect, model: Model) -> None:
         self.seen.append((effect, model))
-        keeper = self.keeper
-        match effect:
-            case SaveFight():
-                keeper.save_fight(model, effect.made_from)
-            case StoreCollection():
-                keeper.store_collection(model, effect.key)
-            case SwitchTo():
-                if effect.replacing is not None:
-                    keeper.replace_with(model, effect.timeline, effect.replacing)
-                else:
-                    keeper.switch_to(model, effect.timeline, dict(effect.origin))
-            case ForgetStored():
-                keeper.forget(model, effect.ident, effect.fresh)
-            case LoadEncounter():
-                keeper.load_encounter(model, effect.ident)
-            case TrimStored():
-                keeper.trim_stored(model, effect.keep)
+        if isinstance(effect, StorageEffect):
+            self.keeper.perform(effect, model)
 
     def add(self, name: str) -> None:
         self.dispatch(Act("add_combatant", Join({"name": name, "max_hp": 10, "initiative": 10}), RNG))
@@ -101,7 +99,7 @@ class Recorder(Loop):
 
 
 def test_a_message_raised_while_effects_are_performed_runs_after_them_and_each_effect_sees_its_own_model():
-    from web.messages import SheetOpened
+    from web.app.messages import SheetOpened
 
     loop = Recorder()
     loop.dispatch(SheetOpened("menu"))
@@ -124,7 +122,7 @@ def test_an_effect_that_fails_leaves_no_queued_message_to_run_out_of_order():
                 self.failed = True
                 raise ValueError("a performer failed")
 
-    from web.messages import SheetOpened
+    from web.app.messages import SheetOpened
 
     loop = Failing()
     with pytest.raises(ValueError):
@@ -135,7 +133,7 @@ def test_an_effect_that_fails_leaves_no_queued_message_to_run_out_of_order():
 
 
 def test_a_message_that_raises_itself_forever_is_stopped():
-    from web import loop as loop_module
+    from web.app import loop as loop_module
 
     class Echo(Loop):
         def perform(self, effect: Effect, model: Model) -> None:
@@ -169,8 +167,9 @@ def test_a_change_saved_in_two_tabs_at_once_is_merged_saved_and_said_and_the_oth
     merged = [e for e, _ in b.seen if isinstance(e, SaveFight) and e.made_from is not None]
     assert len(merged) == 1 and merged[0].made_from == a.keeper.persistence.vids[eid]  # made from A's version
     assert any("both are kept" in n.text for n in b.model.notices)
-    # Tab A hears the storage event: it shows B's merged fight, and its next change builds on it.
-    a.keeper.pick_up_other_tab(a.model)
+    # Tab A hears the storage event (web/page/listeners.on_storage): it shows B's merged fight, and its
+    # next change builds on it.
+    a.dispatch(StoredElsewhere(f"enc:{eid}"))
     assert a.names() == ["Ann", "Bob"] and hp(a, "Ann") == 7
     a.add("Dax")
     assert stored_names(store, eid) == ["Ann", "Bob", "Dax"] and store.data["snapshot"] == f"<snapshot of {eid}>"
@@ -200,25 +199,52 @@ def test_the_journal_s_race_merges_our_change_on_the_version_it_kept():
     other = Tab(MemoryStore({k: v for k, v in store.data.items()}))
     other.keeper.persistence.revs[eid] = theirs.get("rev", 1)
     vid = b.keeper.persistence.vids[eid]  # B's refused version
-    b.keeper.journal_conflict(b.model, f"enc:{eid}", vid, theirs_raw)
+    b.dispatch(JournalRefused(f"enc:{eid}", vid, theirs_raw))  # (the journal's onConflict, as web/page/runtime says it)
     assert b.names() == ["Ann", "Bob"] and stored_names(store, eid) == ["Ann", "Bob"]
+    # The merge's own message first, then the key answered on the fight as merged.
+    kinds = [type(e).__name__ for e, _ in b.seen[-4:]]
+    assert kinds.index("SaveFight") < kinds.index("SettleJournal"), kinds
+    assert [m for e, m in b.seen if isinstance(e, SettleJournal)][-1].timeline.present.combatants == b.model.timeline.present.combatants
 
 
 def test_another_tab_s_collection_is_shown_and_a_damaged_copy_is_said_and_ours_stored_again():
     store = MemoryStore()
     a, b = Tab(store), Tab(store)
     a.dispatch(RollSaved("8d6", "Fireball"))
-    b.keeper.pick_up_collection(b.model, SAVED_ROLLS)
+    b.dispatch(StoredElsewhere(SAVED_ROLLS))
     assert [r["name"] for r in b.model.saved_rolls] == ["Fireball"]
     store.data[SAVED_ROLLS] = "{not json"
-    b.keeper.pick_up_collection(b.model, SAVED_ROLLS)
+    b.dispatch(StoredElsewhere(SAVED_ROLLS))
     assert [r["name"] for r in b.model.saved_rolls] == ["Fireball"]
     assert any("could not be read" in n.text for n in b.model.notices)
     assert json.loads(store.data[SAVED_ROLLS])[0]["name"] == "Fireball"  # ours, stored again
     # The list of encounters: the open screen that shows it is asked to draw again.
     before = len(b.seen)
-    b.keeper.pick_up_collection(b.model, INDEX)
+    b.dispatch(StoredElsewhere(INDEX))
     assert all(not isinstance(e, CollectionChanged) for e, _ in b.seen[before:])
+
+
+def test_a_storage_event_is_read_for_the_fight_on_screen_the_collections_and_the_list_only():
+    """Another tab's write of another fight, of a mark (the theme, the device id) or of a key this page
+    does not know reads nothing (that fight is read when it is opened); the visible page asks for its
+    wake lock again as the model wants it (a following phone too, not only a fight started here)."""
+    store = MemoryStore()
+    a = Tab(store)
+    a.add("Ann")
+    eid = a.model.timeline.present.id
+    b = Tab(store)  # a second tab opened now: the same fight
+    a.add("Bob")
+    for name in ("enc:elsewhere", "theme", "live-device", "nonsense"):
+        b.dispatch(StoredElsewhere(name))
+        assert b.seen == [] and b.names() == ["Ann"], name
+    b.dispatch(StoredElsewhere(f"enc:{eid}"))
+    assert b.names() == ["Ann", "Bob"] and isinstance(b.seen[0][0], PickUpStored)
+    before = len(b.seen)
+    b.dispatch(VisibilityChanged())
+    assert [e for e, _ in b.seen[before:]] == [KeepAwake()]
+    before = len(b.seen)
+    b.dispatch(JournalRefused(f"enc:{eid}", "v-gone", None))  # nothing the journal could read: answered, nothing merged
+    assert [e for e, _ in b.seen[before:]] == [SettleJournal(f"enc:{eid}")]
 
 
 def test_a_full_storage_is_said_once_with_its_way_out_and_nothing_on_screen_is_lost():

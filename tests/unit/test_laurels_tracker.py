@@ -9,6 +9,7 @@ from pyengine.errors import RuleError
 from pyengine.rules import system_of
 from pyengine.tracker import Action, Timeline, new_encounter, resolve
 from pyengine.turns import side_state as state
+from tests.unit.helpers import active, step
 from tests.unit.scripted import Scripted
 
 PARTY = [("Tombril", {"side": "party", "pc": True, "max_hp": 55, "stats": {"level": 9, "str": 8, "dex": 5, "armour": 3, "die": 6, "magic": 2, "injury_max": 20}}),
@@ -23,14 +24,6 @@ def fight(rng=None) -> Timeline:
     for name, fields in PARTY + FOES:
         t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": name, **fields}}))
     return t
-
-
-def step(t, kind, rng=None, **args):
-    return t.do(resolve(t.present, kind, args, rng))
-
-
-def active(t) -> str | None:
-    return t.present.get(t.present.active_id).name if t.present.active_id else None
 
 
 def test_opponents_ambush_surprises_the_party_except_who_cannot_be_surprised():

@@ -93,26 +93,26 @@ def test_no_module_imports_a_private_name_of_ours():
     ("pyengine.turns", ("pyengine.rules", "pyengine.systems", "pyengine.tracker", "pyengine.storage")),
     ("pyengine.rules", ("pyengine.systems", "pyengine.tracker", "pyengine.storage")),
     ("pyengine.systems", ("pyengine.tracker", "pyengine.storage")),
-    ("web.html", ("pyengine", "web")),           # escaping and fields import nothing of ours
-    ("web.views", ("web.runtime", "web.browser", "web.dom", "web.render", "web.persist", "web.persistence", "web.exchange")),  # views are pure: state -> HTML
-    ("web.render", ("web.runtime", "web.browser", "web.dom")),
+    ("web.app.html", ("pyengine", "web")),           # escaping and fields import nothing of ours
+    ("web.app.views", ("web.page.runtime", "web.page.browser", "web.page.dom", "web.app.render", "web.app.storage.records", "web.app.storage.workspace", "web.app.exchange")),  # views are pure: state -> HTML
+    ("web.app.render", ("web.page.runtime", "web.page.browser", "web.page.dom")),
     # the Elm core and the screens are pure: only the runtime (app, main, dom) touches the page
     # issue 35: the update builds no HTML and knows no screen (a screen's redraw is asked as data)
-    ("web.update", ("web.runtime", "web.browser", "web.dom", "web.render", "web.screens")),
-    ("web.model", ("web.runtime", "web.browser", "web.dom", "web.update")),
-    ("web.messages", ("web", "pyengine.tracker")),
-    ("web.effects", ("web",)),                    # effects are data: they name nothing of the page
-    ("web.screens", ("web.runtime", "web.browser", "web.dom", "web.update")),
+    ("web.app.update", ("web.page.runtime", "web.page.browser", "web.page.dom", "web.app.render", "web.app.screens")),
+    ("web.app.model", ("web.page.runtime", "web.page.browser", "web.page.dom", "web.app.update")),
+    ("web.app.messages", ("web", "pyengine.tracker")),
+    ("web.app.effects", ("web",)),                    # effects are data: they name nothing of the page
+    ("web.app.screens", ("web.page.runtime", "web.page.browser", "web.page.dom", "web.app.update")),
     # issue 35: storage and the loop know no page (they run in CPython with a MemoryStore: test_keeping);
     # the performers take the model they are given and make none (no update); the update knows no performer
-    ("web.keeping", ("web.runtime", "web.browser", "web.dom", "web.drawing", "web.livepage", "web.listeners", "web.main")),
-    ("web.loop", ("web.runtime", "web.browser", "web.dom", "web.keeping", "web.drawing", "web.livepage", "web.render")),
-    ("web.drawing", ("web.update", "web.runtime", "web.keeping", "web.livepage")),
-    ("web.livepage", ("web.update", "web.runtime", "web.drawing", "web.render")),
-    ("web.update", ("web.keeping", "web.loop", "web.drawing", "web.livepage", "web.listeners", "web.main")),
+    ("web.app.storage.keeper", ("web.page.runtime", "web.page.browser", "web.page.dom", "web.page.paint", "web.page.live", "web.page.listeners", "web.page.main")),
+    ("web.app.loop", ("web.page.runtime", "web.page.browser", "web.page.dom", "web.app.storage.keeper", "web.page.paint", "web.page.live", "web.app.render")),
+    ("web.page.paint", ("web.app.update", "web.page.runtime", "web.app.storage.keeper", "web.page.live")),
+    ("web.page.live", ("web.app.update", "web.page.runtime", "web.page.paint", "web.app.render")),
+    ("web.app.update", ("web.app.storage.keeper", "web.app.loop", "web.page.paint", "web.page.live", "web.page.listeners", "web.page.main")),
 ])
 def test_layers(module, forbidden):
-    """(A package's own modules are its own: web.messages imports web.messages.live.)"""
+    """(A package's own modules are its own: web.app.messages imports web.app.messages.live.)"""
     scope = [m for m in MODULES if m == module or m.startswith(module + ".")]
     leaks = {(m, t) for m in scope for t in GRAPH[m] if any(t == f or t.startswith(f + ".") for f in forbidden)
              and not (t == module or t.startswith(module + "."))}
@@ -120,7 +120,7 @@ def test_layers(module, forbidden):
 
 
 CORE = ["pyengine.model", "pyengine.turns", "pyengine.rules", "pyengine.tracker", "pyengine.storage",
-        "web.render", "web.runtime", "web.browser", "web.update", "web.persist", "web.html"]
+        "web.app.render", "web.page.runtime", "web.page.browser", "web.app.update", "web.app.storage.records", "web.app.html"]
 
 
 @pytest.mark.parametrize("module", CORE)
@@ -130,3 +130,58 @@ def test_the_core_names_no_game_system(module):
     tree = ast.parse(MODULES[module].read_text())
     named = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and node.value in names}
     assert not named
+
+
+# Issue 49, item 1: two rooms. web/app is pure (runs and is tested in CPython); web/page is the only
+# code that touches the browser.
+BROWSER = ("js", "pyodide", "pyodide_js", "pyscript", "_pyscript", "polyscript")
+
+
+def _browser_import(target: str) -> bool:
+    return target.split(".")[0] in BROWSER
+
+
+def test_the_web_layer_is_two_rooms():
+    loose = sorted(m for m in MODULES if m.startswith("web.") and not m.startswith(("web.app", "web.page")))
+    assert not loose
+    assert "web.app" in MODULES and "web.page" in MODULES
+
+
+def test_the_app_knows_no_page():
+    leaks = {(m, t) for m in MODULES if m.startswith("web.app") for t, _ in imports(m)
+             if t == "web.page" or t.startswith("web.page.") or _browser_import(t)}
+    assert not leaks
+
+
+def test_only_the_page_imports_the_browser():
+    touching = {m for m in MODULES for t, _ in imports(m) if _browser_import(t)}
+    assert touching  # (dom and qr do)
+    assert all(m.startswith("web.page.") for m in touching), touching
+
+
+def test_no_app_function_takes_or_returns_a_javascript_object():
+    """A JavaScript object crosses into Python only in the page: no annotation in web/app names one."""
+    found = []
+    for m, path in MODULES.items():
+        if not m.startswith("web.app"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                args = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+                annotations = [a.annotation for a in args if a.annotation] + ([node.returns] if node.returns else [])
+                found += [(m, node.name) for a in annotations if "JsObject" in ast.unparse(a) or "JsProxy" in ast.unparse(a)]
+    assert not found
+
+
+# Issue 49, item 5: the modules split along their seams stay readable (a module a subject).
+SPLIT = [*sorted((ROOT / "pyengine" / "odds").glob("*.py")), *sorted((ROOT / "pyengine" / "notation").glob("*.py")),
+         *sorted((ROOT / "pyengine" / "systems" / "strife").glob("*.py")), *sorted((ROOT / "sitebuild").glob("*.py")), ROOT / "build.py"]
+
+
+@pytest.mark.parametrize("path", SPLIT, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_split_module_is_at_most_600_lines_and_its_functions_60(path):
+    text = path.read_text()
+    assert len(text.splitlines()) <= 600
+    long = [(node.name, node.end_lineno - node.lineno + 1) for node in ast.walk(ast.parse(text))
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno - node.lineno + 1 > 60]
+    assert not long

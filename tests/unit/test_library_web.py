@@ -14,12 +14,12 @@ from pyengine.core_args import Join
 from pyengine.errors import SchemaError
 from pyengine.systems.srd import read_library
 from tests.unit.test_tools_web import DAX, HOSTILE, add, model_of, tap
-from web import render
-from web.effects import CloseSheet, LoadLibrary, RenderSheet, Toast
-from web.library import condition_rules_html, srd_section_html
-from web.messages import Act, LibraryFailed, LibraryLoaded
-from web.update import update
-from web.views.generic import attack_html
+from web.app import render
+from web.app.effects import CloseSheet, LoadLibrary, RenderSheet, Toast
+from web.app.library import condition_rules_html, srd_section_html
+from web.app.messages import Act, LibraryFailed, LibraryLoaded
+from web.app.update import update
+from web.app.views.generic import attack_html
 
 
 @pytest.fixture(scope="module")

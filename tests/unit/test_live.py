@@ -1,5 +1,5 @@
 """The live table without a browser: what players may see (hidden, unknown, HP as words or numbers),
-the wire messages read whole (pyengine/live.py), and the host's and followers' update (web/update/live.py)."""
+the wire messages read whole (pyengine/live.py), and the host's and followers' update (web/app/update/live.py)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ from pyengine.live import (
 )
 from tests.unit.pages import FakePage
 from tests.unit.test_update import PARTY, fight, hp, ids
-from web.effects import (
+from web.app.effects import (
     ForgetLive,
     LiveConnect,
     LiveLeave,
@@ -50,9 +50,9 @@ from web.effects import (
     ShowLiveLink,
     Toast,
 )
-from web.html import view_body_html
-from web.live import followers_line, state_line
-from web.messages import (
+from web.app.html import view_body_html
+from web.app.live_status import followers_line, state_line, state_sent
+from web.app.messages import (
     Act,
     AutoDoneToggled,
     ClaimTapped,
@@ -72,9 +72,9 @@ from web.messages import (
     RollSent,
     UndoTapped,
 )
-from web.model import Live, Model
-from web.screens import CHANGES, EVENTS
-from web.update import update
+from web.app.model import Live, Model
+from web.app.screens import CHANGES, EVENTS
+from web.app.update import update
 
 KEY = "B" + "x" * 86  # a public key's length in a join link
 RNG = random.Random(0)
@@ -113,12 +113,12 @@ def vids(model: Model) -> dict[str, str]:
 
 
 def present(model: Model, peer: str | None = None, revision: int | None = None) -> LiveSend:
-    """The LiveSend of the present as the host sends it: the view, who is who, whose turn, and the view
-    as drawn (for a phone whose engine is not ready yet), and the party's own state; numbered with the
+    """The LiveSend of the present as the host sends it: the view, who is who, whose turn, and the
+    party's own state (the view as drawn is added by the performer: state_sent); numbered with the
     model's last revision sent (the step that sent it), else `revision`."""
     ids, turn = players_ids(model.timeline.present, model.live.secret)
     view = table_view(model.timeline.present)
-    return LiveSend(view, peer, tuple(tuple(i) for i in ids), tuple(turn), view_body_html(view), pc_state(model.timeline.present, model.live.secret),
+    return LiveSend(view, peer, tuple(tuple(i) for i in ids), tuple(turn), pc_state(model.timeline.present, model.live.secret),
                     model.live_rev if revision is None else revision, model.live_page, fight_token(model.live.secret, model.timeline.present))
 
 
@@ -198,9 +198,10 @@ def test_a_state_carries_the_view_as_drawn_with_no_hidden_name_and_without_it_wh
     model, effects = update(model, LiveOpened("room123", "secret123", (), ()))
     model, effects = update(model, PeerChanged("p1", True))
     sent = next(e for e in effects if isinstance(e, LiveSend))
-    assert sent.html == view_body_html(sent.view) and "Cyra" in sent.html and "Goblin" not in sent.html
-    text = state_text(sent.view, 7, html=sent.html)
-    assert json.loads(text)["html"] == sent.html
+    text = state_sent(sent, "gm-id")  # what the performer sends (web/page/live.py LiveSide.send)
+    html = json.loads(text)["html"]
+    assert html == view_body_html(sent.view) and "Cyra" in html and "Goblin" not in html
+    assert json.loads(text)["from"] == "gm-id" and json.loads(text)["rev"] == sent.revision
     assert read_message(text, FROM_HOST).view == check_view(sent.view)  # (the engine reads the view, never the HTML)
     huge = "<b>x</b>" * (MAX_MESSAGE // 8)
     assert "html" not in json.loads(state_text(sent.view, 8, html=huge))
@@ -574,7 +575,7 @@ def test_a_roll_at_a_hidden_or_unknown_target_is_refused():
 
 
 def test_a_players_phone_claims_sends_and_rolls_through_its_host_and_says_what_each_request_came_to():
-    from web.live import read_live_table  # noqa: F401 - (the module the answers are said by)
+    from web.app.live_status import read_live_table  # noqa: F401 - (the module the answers are said by)
 
     gm = fight(*PARTY, started=True)
     model = following(fight())
@@ -631,7 +632,7 @@ def test_a_players_phone_claims_sends_and_rolls_through_its_host_and_says_what_e
     assert model.live.said.startswith("sending")
     model, _ = update(model, LiveTicked(12.0 + 10_001))
     assert model.live.said == "not delivered: the game master's phone is not connected (“I'm done”: no answer)."
-    from web.screens import SCREENS, Context
+    from web.app.screens import SCREENS, Context
     drawn = SCREENS["live-follow"].draw(Context(replace_ui_sheet(model, ("live-follow", None))), None)
     assert 'data-testid="request-again"' in drawn and 'data-testid="request-state"' in drawn
     model, effects = update(model, RequestResent())
@@ -689,8 +690,8 @@ def test_every_request_the_game_master_gets_is_answered_and_a_refusal_says_why()
 
 
 def test_claims_and_waiting_requests_are_kept_with_the_room_and_come_back_after_the_game_masters_reload():
-    from web.effects import KeepLiveTable
-    from web.live import live_table_text, read_live_table
+    from web.app.effects import KeepLiveTable
+    from web.app.live_status import live_table_text, read_live_table
 
     model = joined(hosting(fight(*PARTY, started=True)))
     model, effects = asked(model, "claim", cid=vids(model)["Cyra"], rid=1)
@@ -735,7 +736,7 @@ def test_the_followers_line_says_the_count_with_the_refusal_that_made_it():
 
 
 def test_the_live_screens_close_when_no_table_is_live():
-    from web.screens import SCREENS, Context, Elsewhere
+    from web.app.screens import SCREENS, Context, Elsewhere
 
     model = fight(*PARTY)
     assert SCREENS["live"].draw(Context(model), None) == Elsewhere()
@@ -754,8 +755,8 @@ def test_the_live_screens_close_when_no_table_is_live():
 
 
 def test_a_players_attack_from_my_characters_fills_the_roll():
-    from web.messages import LiveAttackPicked
-    from web.screens.live import my_attacks
+    from web.app.messages import LiveAttackPicked
+    from web.app.screens.live import my_attacks
 
     characters = ({"name": "Cyra", "stats": {"damage": "1d6"}, "attacks": [
         {"name": "Longsword", "stats": {"damage": "1d8+3"}}, {"name": "Fists", "stats": {}}]},
@@ -795,7 +796,7 @@ def test_a_follower_says_hello_to_the_game_masters_phone_alone_and_takes_you_fro
 
 
 def test_an_initiative_sent_before_the_step_is_open_is_in_its_field_when_it_opens():
-    from web.screens import SCREENS, Context
+    from web.app.screens import SCREENS, Context
 
     model = approved(joined(hosting(fight(*PARTY))))
     model, effects = asked(model, "init", value=17)
@@ -807,8 +808,8 @@ def test_an_initiative_sent_before_the_step_is_open_is_in_its_field_when_it_open
 
 def test_the_connection_settings_take_only_relays_the_site_may_reach():
     from pyengine.live import allowed_relays, check_relays, relay_origin
-    from web.effects import StoreServers
-    from web.messages import ServersSaved
+    from web.app.effects import StoreServers
+    from web.app.messages import ServersSaved
 
     policy = "default-src 'self'; connect-src 'self' wss://tracker.openwebtorrent.com wss://tracker.files.fm:7073 ws://127.0.0.1:47913; worker-src 'self'"
     allowed = allowed_relays(policy)
@@ -887,8 +888,8 @@ def test_a_flood_from_one_phone_is_counted_not_drawn_and_the_phone_is_muted():
     busy 208 s (every message parsed, listed and the whole list drawn again). Now each phone has a
     token bucket (BURST at once, RATE a second), a phone that keeps on is muted for a minute, at most
     MAX_WAITING_PER_PHONE of its requests wait, and what is dropped is counted: no effect at all."""
-    from web.effects import RenderNotices
-    from web.update.live import BURST, MUTE_MS, muted_peers
+    from web.app.effects import RenderNotices
+    from web.app.update.live import BURST, MUTE_MS, muted_peers
 
     model = approved(joined(hosting(fight(*PARTY, started=True))))
     goblin = vids(model)["Goblin"]
@@ -936,10 +937,16 @@ def test_a_claim_names_the_phone_only_when_it_says_something_more():
 
 
 def test_the_live_table_says_which_relay_networks_answer():
-    from web.live import networks_line
-    from web.messages import RelaysChecked
+    from web.app.live_status import networks_line
+    from web.app.messages import RelaysChecked
 
     model, effects = update(hosting(fight(*PARTY)), live_sheet())
+    assert networks_line(model.live) == "relays: connecting…"  # (not checked yet: the host's first beat checks)
+    # Issue 50, item 6: a reopened tab whose phones are back before its first check says so, not "connecting…".
+    model, effects = update(model, PeerChanged("p1", True))
+    assert SayOnLine("live-networks", "relays: checking…; 1 phone connected through them.") in effects
+    model, effects = update(model, PeerChanged("p2", True))
+    assert networks_line(model.live) == "relays: checking…; 2 phones connected through them."
     model, effects = update(model, RelaysChecked(3, (3, 4, 0, 3)))
     assert model.live.networks == (3, 4, 0, 3)
     assert networks_line(model.live) == "relays: Nostr 3 of 4, WebTorrent 0 of 3."
@@ -959,7 +966,7 @@ def test_the_live_table_says_which_relay_networks_answer():
 
 
 def live_sheet():
-    from web.messages import SheetOpened
+    from web.app.messages import SheetOpened
     return SheetOpened("live")
 
 
@@ -1004,7 +1011,7 @@ def test_an_answer_for_a_phone_that_dropped_is_kept_for_its_next_hello():
 
 def test_each_kind_on_the_wire_is_read_as_its_own_record_of_the_incoming_union():
     """Issue 35: `Incoming` is a union of one frozen record per kind (a reader matches on the class,
-    and mypy finds a kind it left out: web/update/requests.asked ends in assert_never)."""
+    and mypy finds a kind it left out: web/app/update/requests.asked ends in assert_never)."""
     import typing
 
     from pyengine import live as wire

@@ -1,8 +1,8 @@
 """Issue 35, item 2: the live table's beat, rejoin, answer, rate-limit and revision rules with a given
 clock, in CPython, including a clock that goes back an hour (a phone's time set by hand, a time
 zone's hour): what was heard 3 s ago is still 3 s ago. The runtime's own clock is monotonic
-(web/livepage.live_clock); these rules are right whatever clock they are given. The timers themselves
-are the model's subscriptions (web/update/clock.subscriptions): which run is a function of the model."""
+(web/page/live.live_clock); these rules are right whatever clock they are given. The timers themselves
+are the model's subscriptions (web/app/update/clock.subscriptions): which run is a function of the model."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import random
 from pyengine.live import DEFAULT_RELAYS, SILENT_MS, beat_text, request_text, state_text
 from tests.unit.test_live import KEY, approved, hosting, joined, met_game_master
 from tests.unit.test_update import PARTY, fight
-from web.effects import LiveConnect, LiveTell
-from web.live import state_line
-from web.messages import ClaimTapped, LiveBeat, LiveOpened, LiveStopped, LiveTicked, PeerSaid
-from web.update import update
-from web.update.live import ANSWER_MS, BURST, MUTE_MS, at_time, muted_peers
+from web.app.effects import LiveConnect, LiveTell
+from web.app.live_status import state_line
+from web.app.messages import ClaimTapped, LiveBeat, LiveOpened, LiveStopped, LiveTicked, PeerSaid
+from web.app.update import update
+from web.app.update.live import ANSWER_MS, BURST, MUTE_MS, at_time, muted_peers
 
 HOUR = 3_600_000.0
 T = 5_000_000.0   # some time after the page started
@@ -84,7 +84,7 @@ def test_a_phone_muted_before_the_game_masters_clock_went_back_is_heard_again_a_
         model, _ = update(model, PeerSaid("p1", request_text("done", rid=i), T + i, RNG))
     assert muted_peers(model.live) == ["p1"]
     back = T + 1_000 - HOUR
-    model, _ = update(model, LiveBeat(back))  # the game master's clock: its beat (web/update/clock._beat)
+    model, _ = update(model, LiveBeat(back))  # the game master's clock: its beat (web/app/update/clock._beat)
     assert muted_peers(model.live) == ["p1"]
     model, effects = update(model, PeerSaid("p1", request_text("done", rid=99), back + MUTE_MS, RNG))
     assert muted_peers(model.live) == [] and effects  # heard: its request answered
@@ -99,14 +99,14 @@ def test_at_time_moves_what_was_kept_with_a_clock_that_went_back_and_nothing_whe
     assert back.asked_ms == 0.0  # (nothing asked: stays "none")
 
 
-# -- the host's side: the beat and the timers as subscriptions (web/update/clock.py) ---------------------
+# -- the host's side: the beat and the timers as subscriptions (web/app/update/clock.py) ---------------------
 
 def test_the_timers_are_a_function_of_the_model_beat_while_hosting_or_a_display_listens_tick_while_following():
     from dataclasses import replace
 
-    from web.model import Live
-    from web.update import subscriptions
-    from web.update.clock import BEAT, TICK
+    from web.app.model import Live
+    from web.app.update import subscriptions
+    from web.app.update.clock import BEAT, TICK
 
     idle = fight()
     assert subscriptions(idle) == frozenset()
@@ -126,8 +126,8 @@ def test_the_timers_are_a_function_of_the_model_beat_while_hosting_or_a_display_
 def test_the_beat_says_the_last_revision_sent_of_this_page_and_each_state_sent_is_numbered_on():
     from dataclasses import replace
 
-    from web.effects import LiveBroadcast, LiveSend
-    from web.messages import LiveBeat, NextTurnTapped
+    from web.app.effects import LiveBroadcast, LiveSend
+    from web.app.messages import LiveBeat, NextTurnTapped
 
     model = replace(fight(*PARTY, started=True), live_page="page0001")
     model, effects = update(model, LiveOpened("room1234", "secret1234", DEFAULT_RELAYS, ()))
@@ -149,9 +149,9 @@ def test_the_beat_says_the_last_revision_sent_of_this_page_and_each_state_sent_i
 def test_a_beat_with_no_table_is_nothing_and_a_display_only_beat_goes_to_the_display():
     from dataclasses import replace
 
-    from web.effects import LiveBroadcast
-    from web.messages import LiveBeat
-    from web.model import Live
+    from web.app.effects import LiveBroadcast
+    from web.app.messages import LiveBeat
+    from web.app.model import Live
 
     idle = fight()
     assert update(idle, LiveBeat(T)) == (idle, ())
@@ -161,9 +161,9 @@ def test_a_beat_with_no_table_is_nothing_and_a_display_only_beat_goes_to_the_dis
 
 
 def test_the_join_link_is_made_once_the_key_is_known_for_this_room_only():
-    from web.effects import ShowLink
-    from web.messages import LiveKeyKnown
-    from web.params import join_link
+    from web.app.effects import ShowLink
+    from web.app.messages import LiveKeyKnown
+    from web.app.params import join_link
 
     model = hosting(fight(*PARTY))
     public = "k" * 87
@@ -206,8 +206,8 @@ def test_what_the_data_channels_dropped_unread_is_said_on_the_game_masters_line_
     draws nothing new)."""
     from dataclasses import replace
 
-    from web.effects import SayOnLine
-    from web.live import followers_line
+    from web.app.effects import SayOnLine
+    from web.app.live_status import followers_line
 
     def said(effects) -> list[str]:
         return [e.text for e in effects if isinstance(e, SayOnLine) and e.line == "live-followers"]

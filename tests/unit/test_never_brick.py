@@ -14,9 +14,9 @@ from pyengine.errors import RuleError, SchemaError
 from pyengine.storage import MAX_JSON_DEPTH, check_json_depth, depth, loads, timeline_from_dict, timeline_to_dict
 from pyengine.text import clean_text
 from pyengine.tracker import MAX_COMBATANTS, Timeline, new_encounter, resolve, too_many_combatants
-from web.exchange import export_all, parse_import, read_share, share_payload
-from web.persist import CHARACTERS, COLLECTIONS, INDEX, ROLLS, ROSTER, SAVED_ROLLS, TEMPLATES, MemoryStore, merge
-from web.persistence import Persistence
+from web.app.exchange import export_all, parse_import, read_share, share_payload
+from web.app.storage.records import CHARACTERS, COLLECTIONS, INDEX, ROLLS, ROSTER, SAVED_ROLLS, TEMPLATES, MemoryStore, merge
+from web.app.storage.workspace import Persistence
 
 FIXTURE = (Path(__file__).parent / "fixtures" / "encounter-schema1.json").read_text()
 

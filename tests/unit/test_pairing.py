@@ -1,5 +1,5 @@
 """The live table with no internet: the two codes (pyengine/pairing.py: packed, checked, written
-back as a session description) and the two-scan join in update (web/update/pairing.py)."""
+back as a session description) and the two-scan join in update (web/app/update/pairing.py)."""
 
 from __future__ import annotations
 
@@ -28,9 +28,9 @@ from pyengine.pairing import (
     sdp_of,
 )
 from tests.unit.test_update import fight
-from web.effects import AcceptOffer, ApplyAnswer, LiveConnect, LiveSend, LiveTell, MakeOffer, Refuse, RenderNotices
-from web.live import followers_line, relays_line, state_line
-from web.messages import (
+from web.app.effects import AcceptOffer, ApplyAnswer, LiveConnect, LiveSend, LiveTell, MakeOffer, Refuse, RenderNotices
+from web.app.live_status import followers_line, relays_line, state_line
+from web.app.messages import (
     AnswerMade,
     CodeRead,
     DirectFailed,
@@ -42,9 +42,9 @@ from web.messages import (
     RelaysChecked,
     ScanOpened,
 )
-from web.model import Model
-from web.update import update
-from web.update.pairing import CANNOT_CONNECT, GM_PEER
+from web.app.model import Model
+from web.app.update import update
+from web.app.update.pairing import CANNOT_CONNECT, GM_PEER
 
 # What Chromium 156 offers with camera permission (host candidates: UDP and TCP, IPv4 and IPv6).
 CHROMIUM_OFFER = """v=0
@@ -119,7 +119,7 @@ def test_the_largest_code_fits_a_qr_code_a_phone_reads_off_a_screen():
         import segno
     finally:
         sys.path.remove(str(wheel))
-    # As the app draws them (web/qr.py: level L, raised when the version stays the same).
+    # As the app draws them (web/page/qr.py: level L, raised when the version stays the same).
     assert segno.make(usual, error="l", micro=False).version <= 6
     assert segno.make(join_link("https://roundkeeper.example.github.io/roundkeeper/", offer_of()), error="l").version <= 10
     assert segno.make(code, error="l", micro=False).version <= 15

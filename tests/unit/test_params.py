@@ -1,4 +1,4 @@
-"""What a link may ask of the page (web/params.py): a seed within bounds, relays, and never a STUN
+"""What a link may ask of the page (web/app/params.py): a seed within bounds, relays, and never a STUN
 server this page does not list (issue 37, items 4 and 13)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from pyengine.live import DEFAULT_NOSTR, DEFAULT_RELAYS, DEFAULT_STUN
-from web.params import chosen_nostr, chosen_servers, read_seed
+from web.app.params import chosen_nostr, chosen_servers, read_seed
 
 
 def test_a_seed_is_a_whole_number_of_at_most_40_digits():

@@ -12,9 +12,9 @@ import pytest
 from pyengine.errors import SchemaError
 from pyengine.storage import SCHEMA_VERSION, timeline_from_dict
 from pyengine.tracker import Timeline, new_encounter, resolve
-from web.exchange import export_all, export_encounter, parse_import, read_share, share_payload
-from web.persist import MemoryStore, StorageFull
-from web.persistence import Persistence
+from web.app.exchange import export_all, export_encounter, parse_import, read_share, share_payload
+from web.app.storage.records import MemoryStore, StorageFull
+from web.app.storage.workspace import Persistence
 
 FIXTURE = (Path(__file__).parent / "fixtures" / "encounter-schema1.json").read_text()
 
@@ -156,8 +156,8 @@ def test_import_of_export_round_trips_and_bad_files_change_nothing():
 def test_a_fight_rebased_under_a_fresh_id_is_the_replayed_fight():
     """An imported fight takes a fresh id without a replay: every state and the undo position are
     what replaying its actions from the renamed base gives."""
-    from web.bench import big_fight
-    from web.exchange import rebase
+    from web.app.exchange import rebase
+    from web.page.bench import big_fight
 
     fight = big_fight(40).undo()
     fast = rebase(fight, "e-new")
@@ -170,7 +170,7 @@ def test_a_fight_rebased_under_a_fresh_id_is_the_replayed_fight():
 def test_an_export_file_is_read_an_encounter_a_step():
     """The page reads a file in steps (it answers taps between them): one step per encounter, and
     what the steps return is what the file holds; a damaged encounter refuses the whole file."""
-    from web.exchange import reading_import
+    from web.app.exchange import reading_import
 
     store = MemoryStore()
     p, ws, _ = workspace(store)
@@ -191,8 +191,8 @@ def test_an_export_file_is_read_an_encounter_a_step():
 
 def test_characters_are_a_collection_two_tabs_merge_and_export_all_carries():
     from pyengine.characters import Character, character_to_dict
-    from web.exchange import import_characters
-    from web.persist import CHARACTERS
+    from web.app.exchange import import_characters
+    from web.app.storage.records import CHARACTERS
 
     store = MemoryStore()
     p1, ws, _ = workspace(store)
@@ -240,7 +240,7 @@ def _tabs():
 
 
 def test_a_next_turn_in_each_tab_at_the_same_moment_keeps_both():
-    from web.exchange import rebase_changes
+    from web.app.exchange import rebase_changes
 
     base, step = _tabs()
     ours, theirs = step(base, "next_turn"), step(base, "next_turn")
@@ -251,7 +251,7 @@ def test_a_next_turn_in_each_tab_at_the_same_moment_keeps_both():
 
 def test_theirs_came_back_through_json_and_still_merges():
     from pyengine.storage import dumps, timeline_from_dict, timeline_to_dict
-    from web.exchange import rebase_changes
+    from web.app.exchange import rebase_changes
 
     base, step = _tabs()
     base = timeline_from_dict(json.loads(dumps(timeline_to_dict(base))))
@@ -262,7 +262,7 @@ def test_theirs_came_back_through_json_and_still_merges():
 
 
 def test_an_undo_here_while_the_other_tab_went_on_is_refused_and_said():
-    from web.exchange import rebase_changes
+    from web.app.exchange import rebase_changes
 
     base, step = _tabs()
     base = step(base, "next_turn")
@@ -276,7 +276,7 @@ def test_an_undo_here_while_the_other_tab_went_on_is_refused_and_said():
 
 
 def test_nothing_new_here_takes_theirs_and_no_base_refuses():
-    from web.exchange import rebase_changes
+    from web.app.exchange import rebase_changes
 
     base, step = _tabs()
     theirs = step(base, "next_turn")
@@ -287,8 +287,8 @@ def test_nothing_new_here_takes_theirs_and_no_base_refuses():
 
 def test_a_character_a_newer_version_wrote_is_kept_through_this_versions_saves_and_said():
     from pyengine.characters import CHARACTER_VERSION
-    from web.persist import CHARACTERS, MemoryStore
-    from web.persistence import Persistence
+    from web.app.storage.records import CHARACTERS, MemoryStore
+    from web.app.storage.workspace import Persistence
 
     store = MemoryStore()
     newer = {"v": CHARACTER_VERSION + 1, "id": "k-new", "name": "From the future", "shape": "unknown to us"}

@@ -15,12 +15,21 @@ from pyengine.fair import new_secret
 from pyengine.live import FROM_FOLLOWER, FROM_HOST, LiveError, SaveAsk, read_message, save_ask_text
 from tests.unit.test_live import approved, asked, hosting, joined, joint, playing_phone, rolled, vids
 from tests.unit.test_update import fight, ids
-from web.effects import LiveTell, Refuse, Toast
-from web.messages import PeerChanged, PeerSaid, SaveConfigured, SavePanelOpened, SavesApplied, SavesAsked, SaveSent, SavesRolled
-from web.model import Model
-from web.screens.live import save_request_html
-from web.screens.save import save_panel_html
-from web.update import update
+from web.app.effects import LiveTell, Refuse, Toast
+from web.app.messages import (
+    PeerChanged,
+    PeerSaid,
+    SaveConfigured,
+    SavePanelOpened,
+    SavesApplied,
+    SavesAsked,
+    SaveSent,
+    SavesRolled,
+)
+from web.app.model import Model
+from web.app.screens.live import save_request_html
+from web.app.screens.save import save_panel_html
+from web.app.update import update
 
 RNG = random.Random(0)
 PEOPLE = ({"name": "Cyra", "side": "party", "pc": True, "initiative": 18, "max_hp": 30, "stats": {"save_dex": 2}},

@@ -20,9 +20,9 @@ from pyengine.rules import get_system
 from pyengine.tracker import resolve
 from tests.unit.test_live import approved, asked, following, hosting, joined, joint, rolled, secret_for, vids
 from tests.unit.test_update import fight, hp, ids
-from web.effects import LiveSend, LiveTell, Refuse, Toast
-from web.live import followers_line, live_table_text, read_live_table
-from web.messages import (
+from web.app.effects import LiveSend, LiveTell, Refuse, Toast
+from web.app.live_status import followers_line, live_table_text, read_live_table
+from web.app.messages import (
     Act,
     AttackSent,
     AutoSavesToggled,
@@ -34,11 +34,11 @@ from web.messages import (
     RequestAnswered,
     UndoTapped,
 )
-from web.model import Model
-from web.screens.live import player_target
-from web.update import requests as requests_module
-from web.update import update
-from web.update.requests import MAX_UNAPPROVED
+from web.app.model import Model
+from web.app.screens.live import player_target
+from web.app.update import requests as requests_module
+from web.app.update import update
+from web.app.update.requests import MAX_UNAPPROVED
 
 RNG = random.Random(0)
 
@@ -92,6 +92,18 @@ def attack_by(model: Model, system: str, wanted: str, weapon: str = "") -> tuple
 
     secret = secret_for(model, lambda seed: kind(seed) == wanted)
     return secret, resolve(enc, ATTACK_KINDS[system], args, random.Random(joint(model, secret)))
+
+
+def test_the_game_masters_card_names_the_attack_its_engine_rolled():
+    """Issue 50, item 3: "Cyra attacks Goblin (Dagger): …", the weapon the phone chose; a name the fight's
+    Cyra does not have (a modified phone, a character renamed since) is rolled as her first attack and
+    the card says that one, not the name the phone sent."""
+    for sent, named in (("Dagger", "Dagger"), ("Vorpal Sword", "Longsword")):
+        model = table("generic")
+        secret, expected = attack_by(model, "generic", "hit", named)
+        model, _ = rolled(model, "atk", secret=secret, target=vids(model)["Goblin"], **{"with": sent})
+        (request,) = model.live.requests
+        assert request.text == f"Cyra attacks Goblin ({named}): {expected.args['text']}", sent
 
 
 @pytest.mark.parametrize("wanted", ["hit", "miss", "crit"])
@@ -211,7 +223,7 @@ def test_the_players_phone_draws_the_seed_names_the_weapon_and_keeps_its_target_
 
 
 def test_the_default_target_is_the_opponent_whose_turn_it_is_else_the_last_chosen_never_the_lair():
-    from web.model import Live
+    from web.app.model import Live
     live = Live(role="follow", you="va", ids=(("va", "Cyra", "p"), ("vb", "Dax", "p"), ("vl", "Lair", "x"), ("vg", "Goblin", "o"),
                                                ("vo", "Ogre", "o")), turn=("vl",))
     assert player_target(live) == "vg"  # the lair's turn: never the lair, the first opponent
@@ -373,8 +385,8 @@ def test_an_attack_waiting_survives_the_game_masters_reload_and_applies_the_same
 
 
 def test_the_players_screen_offers_its_attacks_targets_and_death_save_as_its_state_says():
-    from web.model import Live
-    from web.screens.live import live_follow_html
+    from web.app.model import Live
+    from web.app.screens.live import live_follow_html
     view = {"v": 1, "name": "Bridge", "system": "generic", "round": 2, "now": "Lair", "next": "Goblin", "rows": []}
     own = {"hp": 0, "max": 24, "temp": 0, "cond": [["Poisoned <b>", "until end of Goblin's turn"]], "ds": [1, 2, "dying"],
            "down": "At 0 HP", "atk": ["Longsword", "<img src=x onerror=alert(1)>"]}

@@ -11,6 +11,7 @@ from pyengine.errors import RuleError
 from pyengine.storage import dumps, loads, timeline_from_dict, timeline_to_dict
 from pyengine.systems.realms import build_attack
 from pyengine.tracker import Timeline, new_encounter, resolve
+from tests.unit.helpers import active, ids, order, step
 from tests.unit.scripted import Scripted
 
 ROSTER = [
@@ -29,22 +30,6 @@ def fight(**options) -> Timeline:
     for name, fields in ROSTER:
         t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": name, **fields}}))
     return t
-
-
-def step(t, action, rng=None, **args):
-    return t.do(resolve(t.present, action, args, rng))
-
-
-def ids(t):
-    return {c.name: c.id for c in t.present.combatants}
-
-
-def order(t):
-    return [c.name for c in t.present.combatants]
-
-
-def active(t):
-    return t.present.get(t.present.active_id).name
 
 
 def test_d10_initiative_and_a_three_way_tie_rolled_off_on_d20():

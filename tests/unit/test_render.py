@@ -7,9 +7,9 @@ from html.parser import HTMLParser
 from pyengine.dice import distribution, roll
 from pyengine.tracker import Timeline, new_encounter, resolve
 from tests.unit.scripted import Scripted
-from web import render
-from web.screens.menu import menu_sheet_html
-from web.views import laurels as laurels_view
+from web.app import render
+from web.app.screens.menu import menu_sheet_html
+from web.app.views import laurels as laurels_view
 
 HOSTILE = ['<img src=x onerror=alert(1)>', '"><script>alert(1)</script>', "' onmouseover='x", "</li><li>"]
 

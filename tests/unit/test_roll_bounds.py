@@ -14,12 +14,12 @@ import pytest
 from pyengine.dice import roll
 from pyengine.errors import DiceLimitError
 from pyengine.tracker import Timeline, new_encounter
-from web.effects import SayOnLine, ShowRoll
-from web.messages import RollTyped
-from web.model import Model
-from web.render import DRAWN_DICE, history_html, roll_result_html
-from web.update import update
-from web.update.roller import HISTORY_TEXT, ROLLER_FACES
+from web.app.effects import SayOnLine, ShowRoll
+from web.app.messages import RollTyped
+from web.app.model import Model
+from web.app.render import DRAWN_DICE, history_html, roll_result_html
+from web.app.update import update
+from web.app.update.roller import HISTORY_TEXT, ROLLER_FACES
 
 AUDIT = ("100d100r<100", "1000d6!>=2", "1000d6!p", "1000d6r<6", "1000d6!>=2sa", "1000d10000", "1000d6!!", "1000d6!!p",
          "1000d20kh500", "{1000d6}kh1", "1000d6ro<6", "1000d6ra6", "100d6!>=2kh50", "1000dF", "1000d%", "500d6!p>=3",

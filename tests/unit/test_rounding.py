@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from web.html import pct, percent
+from web.app.html import pct, percent
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -21,21 +21,11 @@ from pyengine.systems.realms import (
     save_situation,
 )
 from pyengine.systems.strife import build_spec
-from pyengine.tracker import Timeline, new_encounter, resolve
+from pyengine.tracker import Timeline, resolve
+from tests.unit.helpers import step, team
 from tests.unit.scripted import Scripted
 
 SEED_000 = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "000_a0b07f15bc4d7147.txt"
-
-
-def step(t, kind, rng=None, **args):
-    return t.do(resolve(t.present, kind, args, rng))
-
-
-def team(system: str, people) -> Timeline:
-    t = Timeline.start(new_encounter("e1", "Test", system=system))
-    for name, fields in people:
-        t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": name, **fields}}))
-    return t
 
 
 # -- Enchanted Realms ---------------------------------------------------------------------------

@@ -10,12 +10,12 @@ import random
 from pyengine.__main__ import main
 from pyengine.tracker import Timeline, new_encounter, resolve
 from tests.unit.scripted import Scripted
-from web import messages as msg
-from web.effects import Refuse, ShowSheet
-from web.html import pct
-from web.model import Model
-from web.screens.save import save_panel_html
-from web.update import update
+from web.app import messages as msg
+from web.app.effects import Refuse, ShowSheet
+from web.app.html import pct
+from web.app.model import Model
+from web.app.screens.save import save_panel_html
+from web.app.update import update
 
 BREATH = {"name": "Fire Breath", "ability": "dex", "dc": 17, "success": "half", "damage": "16d6 fire"}
 
@@ -91,7 +91,7 @@ def test_bad_input_is_said_and_loses_nothing():
 
 
 def test_an_attacks_rider_shows_its_save_before_apply():
-    from web.views.generic import attack_html
+    from web.app.views.generic import attack_html
 
     assassin = {"name": "Assassin", "max_hp": 78, "attacks": [{"name": "Shortsword", "bonus": 6, "damage": "1d6+3 piercing",
                 "rider": {"name": "Shortsword", "ability": "con", "dc": 15, "success": "half", "damage": "7d6 poison"}}]}

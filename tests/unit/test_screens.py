@@ -1,4 +1,4 @@
-"""web/screens: every sheet the page opens has one home (its kind, its draw, its error line, what
+"""web/app/screens: every sheet the page opens has one home (its kind, its draw, its error line, what
 redraws it), and every kind the code opens is one of them."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import pytest
 
 from pyengine.handoff import read_view, view_payload
 from pyengine.tracker import Timeline, new_encounter, resolve
-from web import state
-from web.characters import find, readable
-from web.model import Live, Model
-from web.persist import CHARACTERS, ROLLS
-from web.screens import SCREENS, Context, Elsewhere, screen_of
+from web.app import ui as state
+from web.app.characters import find, readable
+from web.app.model import Live, Model
+from web.app.screens import SCREENS, Context, Elsewhere, screen_of
+from web.app.storage.records import CHARACTERS, ROLLS
 
 ROOT = Path(__file__).resolve().parents[2]
 

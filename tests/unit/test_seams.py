@@ -1,6 +1,6 @@
 """The seams between the core (engine and web) and the game systems: the core asks, never names.
 
-A system's facts stay in its own modules (pyengine/systems/<name>.py, web/views/<name>.py); the
+A system's facts stay in its own modules (pyengine/systems/<name>.py, web/app/views/<name>.py); the
 registry finds every built-in system whatever was imported first; no system can shadow one of the
 tracker's own actions; every system has a view of its own."""
 
@@ -21,7 +21,7 @@ from pyengine.rules import CORE_KINDS, ActionRule, AttackOutcome, System, get_sy
 from pyengine.systems import BUILTIN
 from pyengine.tracker import CORE, apply_action, new_encounter, resolve
 from tests.fights import FIGHTS, play
-from web.views import GENERIC, VIEWS, view_for
+from web.app.views import GENERIC, VIEWS, view_for
 
 ROOT = Path(__file__).resolve().parents[2]
 # Stat keys that are also plain words the core uses in its own sense (a roll's damage, a crit
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # pyengine/save_effects.py): not a system's fact there.
 WORDS = {"damage", "crit", "die", "light", "power", "hit", "str", "dex"}
 # The benchmark names systems on purpose: it measures each one's attack.
-NOT_CORE = {"web/bench.py"}
+NOT_CORE = {"web/page/bench.py"}
 
 
 def test_the_tracker_names_every_core_action_in_one_table():

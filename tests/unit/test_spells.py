@@ -21,11 +21,11 @@ from pyengine.systems.spells import Spell, find_spell, read_spell
 from pyengine.systems.srd import read_library
 from tests.unit.test_live import approved, asked, hosting, joined, playing_phone, rolled, vids
 from tests.unit.test_update import fight, ids
-from web.effects import LiveTell, LoadLibrary, Refuse
-from web.messages import Act, PlayerPanelToggled, RequestAnswered, SavesApplied, SavesRolled, SpellPicked, SpellSent
-from web.model import Model
-from web.screens.live import spell_panel_html
-from web.update import update
+from web.app.effects import LiveTell, LoadLibrary, Refuse
+from web.app.messages import Act, PlayerPanelToggled, RequestAnswered, SavesApplied, SavesRolled, SpellPicked, SpellSent
+from web.app.model import Model
+from web.app.screens.live import spell_panel_html
+from web.app.update import update
 
 
 @pytest.fixture(scope="module")
@@ -177,7 +177,7 @@ def test_the_players_phone_spell_panel_and_what_it_sends(library):
 
 
 def test_a_cast_and_a_spell_attack_waiting_come_back_after_the_game_masters_reload(library):
-    from web.live import live_table_text, read_live_table
+    from web.app.live_status import live_table_text, read_live_table
 
     model = table(library)
     v = vids(model)

@@ -227,7 +227,7 @@ def test_a_legendary_actions_cost_comes_from_the_data_and_is_spent(library):
 
     from pyengine.storage import timeline_from_dict, timeline_to_dict
     from pyengine.tracker import Timeline, new_encounter, resolve
-    from web.tools import now_html
+    from web.app.tools import now_html
 
     t = Timeline.start(new_encounter("e1", "Lair"))
     t = t.do(resolve(t.present, "add_combatant", {"combatant": {**srd.combatant_fields(srd.find(library, "Adult Red Dragon")), "initiative": 5}}))
@@ -239,7 +239,7 @@ def test_a_legendary_actions_cost_comes_from_the_data_and_is_spent(library):
     html = now_html(t.present)
     assert 'data-name="Wing Attack"' in html and "Wing Attack (2)" in html
     t = t.do(resolve(t.present, "use_tool", {"id": dragon.id, "tool": tool.id, "action": "Wing Attack"}))
-    assert "Adult Red Dragon uses Wing Attack: 2 legendary actions (1 of 3 left this round)" in [e.text for e in t.log()]
+    assert "Adult Red Dragon uses Wing Attack: 2 legendary actions (1 of 3 left until its next turn)" in [e.text for e in t.log()]
     assert "Wing Attack (2)" not in now_html(t.present) and "Tail Attack (1)" in now_html(t.present)
     with pytest.raises(RuleError, match="1 of its legendary actions left"):
         t.do(resolve(t.present, "use_tool", {"id": dragon.id, "tool": tool.id, "action": "Wing Attack"}))

@@ -12,10 +12,10 @@ from pyengine.errors import RuleError
 from pyengine.systems.strife import power_odds, split_bonus
 from pyengine.tracker import Timeline, new_encounter, resolve
 from tests.unit.scripted import Scripted
-from web import messages as msg
-from web.model import Model
-from web.screens.power import power_panel_html
-from web.update import update
+from web.app import messages as msg
+from web.app.model import Model
+from web.app.screens.power import power_panel_html
+from web.app.update import update
 
 
 def fight() -> tuple[Timeline, dict[str, str]]:

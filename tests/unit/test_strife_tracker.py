@@ -11,6 +11,7 @@ from pyengine.errors import RuleError
 from pyengine.storage import dumps, loads, timeline_from_dict, timeline_to_dict
 from pyengine.systems.strife import acting, build_spec
 from pyengine.tracker import Timeline, new_encounter, resolve
+from tests.unit.helpers import active, ids, order, step
 from tests.unit.scripted import Scripted
 
 ROSTER = [
@@ -29,22 +30,6 @@ def fight() -> Timeline:
     for name, fields in ROSTER:
         t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": name, **fields}}))
     return t
-
-
-def step(t, kind, rng=None, **args):
-    return t.do(resolve(t.present, kind, args, rng))
-
-
-def ids(t) -> dict[str, str]:
-    return {c.name: c.id for c in t.present.combatants}
-
-
-def order(t) -> list[str]:
-    return [c.name for c in t.present.combatants]
-
-
-def active(t) -> str:
-    return t.present.get(t.present.active_id).name
 
 
 def started(rng_faces=(40, 70)) -> Timeline:

@@ -10,15 +10,12 @@ import pytest
 
 from pyengine.errors import RuleError
 from pyengine.tracker import Timeline, new_encounter, resolve
+from tests.unit.helpers import step
 from tests.unit.scripted import Scripted
-from web import render
-from web.quick import add_die, advantage
-from web.screens.menu import encounter_details, menu_sheet_html
-from web.views.realms import stances_html
-
-
-def step(t, kind, rng=None, **args):
-    return t.do(resolve(t.present, kind, args, rng))
+from web.app import render
+from web.app.quick import add_die, advantage
+from web.app.screens.menu import encounter_details, menu_sheet_html
+from web.app.views.realms import stances_html
 
 
 def generic() -> Timeline:
@@ -104,7 +101,7 @@ def test_dropped_dice_are_struck_through_everywhere_in_a_colour_of_their_own():
     """The history, the roller's result, the attack panels and the log show ~~1~~ struck through
     (class "dropped", not a natural 1's red), never as raw markdown, and never as markup from text."""
     from pyengine.dice import roll
-    from web.html import roll_text
+    from web.app.html import roll_text
 
     html = render.history_html([{"expr": "4d6kh3", "total": 14, "text": "4d6kh3 (6, 5, ~~1~~, 3) = 14", "at": 1}])
     assert '<s class="dropped">1</s>' in html and "~~" not in html
@@ -118,12 +115,12 @@ def test_dropped_dice_are_struck_through_everywhere_in_a_colour_of_their_own():
     assert 'class="die dropped"' in result and not re.search(r'class="[^"]*fumble', result)  # not a natural 1's red
     assert roll_text("1d20 (~~<b>~~) = 3") == '1d20 (<s class="dropped">&lt;b&gt;</s>) = 3'
     for name in ("generic", "laurels", "strife", "realms"):
-        source = (Path(__file__).parents[2] / "web" / "views" / f"{name}.py").read_text()
+        source = (Path(__file__).parents[2] / "web" / "app" / "views" / f"{name}.py").read_text()
         assert 'data-testid="attack-result">{roll_text(' in source  # every attack panel's roll text
 
 
 def test_the_encounter_list_shows_system_round_origin_and_when_last_played():
-    from web.persist import entry_details
+    from web.app.storage.records import entry_details
 
     now = 1_800_000_000.0
     entry = {"id": "e1", "name": "Cave", "system": "realms", "round": 3, "from": "link", "at": int((now - 7200) * 1000)}
@@ -145,7 +142,7 @@ def test_a_number_field_that_may_be_negative_has_a_keypad_with_a_minus():
 
     from pyengine.rules import get_system
     from pyengine.tracker import new_encounter
-    from web.html import attack_input, stat_fields_html
+    from web.app.html import attack_input, stat_fields_html
 
     html = "".join(render.add_sheet_html(new_encounter("e", "x", system=s), [], []) for s in ("generic", "realms", "strife", "laurels"))
     html += render.roller_html() + attack_input("modifier", "Extra modifier to hit", 0, "number")

@@ -19,14 +19,14 @@ from pyengine.model import Combatant
 from pyengine.rules import get_system
 from pyengine.tracker import Timeline, new_encounter, resolve
 from pyengine.turns import side_state
+from tests.unit.helpers import step
 from tests.unit.scripted import Scripted
 from tests.unit.test_laurels_tracker import fight as laurels_fight
-from tests.unit.test_laurels_tracker import step
 from tests.unit.test_players_phone import ATTACK_KINDS, ROSTERS
-from web.model import Live
-from web.render import side_turn_html, tracker_html
-from web.screens.live import live_follow_html
-from web.views import view_for
+from web.app.model import Live
+from web.app.render import side_turn_html, tracker_html
+from web.app.screens.live import live_follow_html
+from web.app.views import view_for
 
 
 def with_stats(t: Timeline, cid: str, hp: int | None = None, **stats) -> Timeline:

@@ -1,4 +1,4 @@
-"""What waits on a timer, as subscriptions of the Model (web/update/timers.py): the toast on screen,
+"""What waits on a timer, as subscriptions of the Model (web/app/update/timers.py): the toast on screen,
 the sheet's and the odds' redraw once typing stops, the roller's estimate slice by slice. No clock:
 the timers are what `subscriptions` says, and a timer that runs out is its message through `update`."""
 
@@ -8,12 +8,12 @@ import random
 from dataclasses import replace
 
 from tests.unit.test_update import PARTY, fight, ids
-from web import messages as msg
-from web.effects import After, Every, HideToast, RefreshOdds, Refuse, RenderSheet, StepOdds, StopOdds, Toast
-from web.model import Live
-from web.update import subscriptions, update
-from web.update.clock import BEAT
-from web.update.timers import ODDS_MS, SHEET_MS, SLICE_MS, TOAST_MS
+from web.app import messages as msg
+from web.app.effects import After, Every, HideToast, RefreshOdds, Refuse, RenderSheet, StepOdds, StopOdds, Toast
+from web.app.model import Live
+from web.app.update import subscriptions, update
+from web.app.update.clock import BEAT
+from web.app.update.timers import ODDS_MS, SHEET_MS, SLICE_MS, TOAST_MS
 
 RNG = random.Random(1)
 
@@ -38,7 +38,7 @@ def test_a_toast_is_hidden_by_its_own_timer_and_a_newer_toast_starts_the_wait_an
 
 
 def test_a_refusal_leaves_the_model_as_it_was_and_a_hidden_toast_waits_for_nothing():
-    """A refusal changes nothing, its toast's timer neither (the drawing's own: web/browser.Toast)."""
+    """A refusal changes nothing, its toast's timer neither (the drawing's own: web/page/browser.Toast)."""
     model = fight(*PARTY, started=True)
     refused, effects = update(model, msg.Refused("Nothing was imported: the file is too large."))
     assert refused is model and effects == (Refuse("Nothing was imported: the file is too large."),) and afters(refused) == set()
@@ -98,10 +98,11 @@ class FakeElement:
 
 
 def test_the_roller_estimates_slice_by_slice_each_a_timer_of_the_model_and_typing_stops_it(monkeypatch):
-    """The odds panel (web/browser.OddsPanel) with update and the page's timers (web/timing.Timers) as
+    """The odds panel (web/page/browser.OddsPanel) with update and the page's timers (web/page/timers.Timers) as
     the runtime joins them, in CPython: each slice of the estimate is one timer the model wants, one
     at a time; typing stops the estimate and no slice comes after."""
-    from web import browser, dom, timing
+    from web.page import browser, dom
+    from web.page import timers as timing
 
     window, elements, html, box = FakeWindow(), {}, {}, {"dice-input": "100d6!kh50", "odds-target": ""}
     monkeypatch.setattr(dom, "window", window)
@@ -131,7 +132,7 @@ def test_the_roller_estimates_slice_by_slice_each_a_timer_of_the_model_and_typin
         settle()
 
     def fire() -> None:
-        """The one timer waiting runs out (its message is queued by web/timing.Timers)."""
+        """The one timer waiting runs out (its message is queued by web/page/timers.Timers)."""
         window.run(next(iter(window.pending)))
         settle()
 
@@ -184,9 +185,10 @@ class FakeWindow:
 
 
 def test_the_pages_timers_follow_what_the_model_wants(monkeypatch):
-    """web/timing.Timers: a wait the model wants is started once, its message dispatched once when it
+    """web/page/timers.Timers: a wait the model wants is started once, its message dispatched once when it
     runs out; one it no longer wants is cleared (a newer toast), even late."""
-    from web import dom, timing
+    from web.page import dom
+    from web.page import timers as timing
 
     window = FakeWindow()
     monkeypatch.setattr(dom, "window", window)

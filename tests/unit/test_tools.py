@@ -126,7 +126,7 @@ def test_legendary_actions_are_spent_on_others_turns_and_all_back_at_its_own():
     t = do(do(t, "add_tool", id="c2", tool={"kind": "legendary"}), "start_combat")  # Dax's turn
     assert tool(t, "c2", "Legendary actions").most == 3  # SRD: 3 a round unless it says otherwise
     t = do(t, "use_tool", id="c2", tool="t4", count=2)
-    assert said(t) == ["Dragon uses 2 legendary actions (1 of 3 left this round)"]
+    assert said(t) == ["Dragon uses 2 legendary actions (1 of 3 left until its next turn)"]
     with pytest.raises(RuleError, match="has 1 of its legendary actions left"):
         do(t, "use_tool", id="c2", tool="t4", count=2)
     t = do(t, "next_turn")  # the dragon's turn: all three back, and none spent on its own turn

@@ -1,4 +1,4 @@
-"""Turn tools and the lair in the web layer (web/tools.py, the combatant screen's handlers, the update),
+"""Turn tools and the lair in the web layer (web/app/tools.py, the combatant screen's handlers, the update),
 in CPython: a tap read into a message, the update's model and effects, and what the page draws."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ import pytest
 from pyengine.errors import EngineError
 from pyengine.tracker import Timeline, new_encounter, resolve
 from tests.unit.pages import FakePage
-from web import render
-from web.effects import Refuse, RenderSheet, Toast
-from web.messages import NextTurnTapped
-from web.model import Model
-from web.screens import handler
-from web.update import update
-from web.views import attacker_choice
+from web.app import render
+from web.app.effects import Refuse, RenderSheet, Toast
+from web.app.messages import NextTurnTapped
+from web.app.model import Model
+from web.app.screens import handler
+from web.app.update import update
+from web.app.views import attacker_choice
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 
@@ -74,7 +74,9 @@ def test_now_offers_the_active_creatures_waiting_tools_and_others_legendary_acti
     html = render.tracker_html(model.timeline)
     assert 'data-testid="legendary-now"' in html and 'data-testid="tools-now"' not in html  # Dax's turn
     spent, _ = tap(model, "tool-use", id="c2", tool="t4", count="1")
-    assert "use 1 <span class=\"muted\">(2/3 left)</span>" in render.tracker_html(spent.timeline)
+    assert ">Legendary actions: use 1</button>" in html and ">use 3</button>" in html  # what one action may cost (SRD: 1 to 3)
+    spent_html = render.tracker_html(spent.timeline)
+    assert ">use 2</button> <span class=\"muted\">(2/3 left)</span>" in spent_html and ">use 3<" not in spent_html  # as far as are left
     dragon_turn, _ = update(spent, NextTurnTapped(1.0, random.Random(1)))
     troll_turn, _ = update(dragon_turn, NextTurnTapped(2.0, random.Random(1)))
     html = render.tracker_html(troll_turn.timeline)
@@ -163,9 +165,9 @@ def test_the_sheet_of_a_group_member_offers_the_tool_to_every_member():
 
 def test_a_combatant_remembered_with_its_tools_comes_back_with_them_by_quick_add():
     from pyengine.tools import tool_spec
-    from web.messages import QuickAdded
-    from web.persist import TEMPLATES
-    from web.persist import person_entry as _person
+    from web.app.messages import QuickAdded
+    from web.app.storage.records import TEMPLATES
+    from web.app.storage.records import person_entry as _person
 
     model = model_of(DAX, ("add_combatant", {"combatant": {"name": "Troll", "max_hp": 84, "stats": {"ac": 15}}, "count": 2}),
                      ("add_tool", {"id": "c3", "tool": {"kind": "regeneration", "amount": "10"}, "group": True}),

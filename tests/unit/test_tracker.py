@@ -8,7 +8,9 @@ import pytest
 
 from pyengine.errors import RuleError
 from pyengine.rules import system_of
-from pyengine.tracker import Action, Timeline, active_unit, apply_action, new_encounter, resolve, turn_units
+from pyengine.tracker import Action, Timeline, apply_action, new_encounter, resolve, turn_units
+from tests.unit.helpers import active_names as active
+from tests.unit.helpers import order, step
 from tests.unit.scripted import Scripted
 
 
@@ -19,18 +21,6 @@ def fight(*people, rng=None) -> Timeline:
         count = fields.pop("count", 1)
         t = t.do(resolve(t.present, "add_combatant", {"combatant": {"name": name, **fields}, "count": count}, rng))
     return t
-
-
-def step(t: Timeline, kind: str, rng=None, **args) -> Timeline:
-    return t.do(resolve(t.present, kind, args, rng))
-
-
-def order(t: Timeline) -> list[str]:
-    return [c.name for c in t.present.combatants]
-
-
-def active(t: Timeline) -> list[str]:
-    return [c.name for c in active_unit(t.present)]
 
 
 def test_start_rolls_d20_plus_modifier_and_sorts_highest_first():

@@ -18,7 +18,7 @@ from pyengine.rules import get_system, systems
 from pyengine.storage import encounter_from_dict, encounter_to_dict
 from pyengine.tracker import Timeline, resolve
 from tests.fights import FIGHTS, play
-from web.exchange import read_share, share_payload
+from web.app.exchange import read_share, share_payload
 
 SYSTEMS = sorted(s.name for s in systems())
 ATTACK = {"generic": "d20_attack", "laurels": "ll_attack", "realms": "er_attack", "strife": "ros_attack"}
@@ -138,7 +138,7 @@ def test_every_fuzzed_fight_that_is_accepted_can_be_played(case, seed):
 def test_format_characters_are_cleaned_from_every_text_read_back():
     """Condition names and notes, combatant notes, flags, text stats, roll labels and expressions:
     cleaned as they are read from a link, a file or storage, as typed text is."""
-    from web.persist import _roll_entry, _saved_roll
+    from web.app.storage.records import _roll_entry, _saved_roll
 
     rlo, zw = "\u202e", "\u200b"
     started = json.loads(json.dumps(next(d for d in STATES["generic"] if d.get("combatants"))))

@@ -20,10 +20,10 @@ from pyengine.systems.strife import Part
 from pyengine.tracker import CORE, Timeline, new_encounter, request, resolve
 from tests.unit.pages import FakePage
 from tests.unit.test_update import PARTY, fight, ids
-from web import messages as msg
-from web.effects import Refuse
-from web.screens import CHANGES, EVENTS
-from web.update import update
+from web.app import messages as msg
+from web.app.effects import Refuse
+from web.app.screens import CHANGES, EVENTS
+from web.app.update import update
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,7 +40,7 @@ def _rules() -> dict[str, list[ActionRule]]:
 def _acts() -> list[tuple[str, int, str, str]]:
     """(module, line, kind, record class) of every `Act("kind", Record(...), ...)` the screens and views build."""
     found = []
-    for path in sorted([*(ROOT / "web" / "screens").glob("*.py"), *(ROOT / "web" / "views").glob("*.py")]):
+    for path in sorted([*(ROOT / "web" / "app" / "screens").glob("*.py"), *(ROOT / "web" / "app" / "views").glob("*.py")]):
         module = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Act":

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pyengine.tracker import Timeline, new_encounter
-from web import state
-from web.state import FRESH_ATTACK, Ui
+from web.app import ui as state
+from web.app.ui import FRESH_ATTACK, Ui
 
 
 def test_opening_a_sheet_starts_a_fresh_attack_panel_and_closing_keeps_the_last_target():

@@ -1,4 +1,4 @@
-"""web/update: the page's everyday loop as messages in, a model and effects out, in CPython
+"""web/app/update: the page's everyday loop as messages in, a model and effects out, in CPython
 without a browser: next turn with the guard, damage with the Undo toast, the batch, an attack
 rolled then applied, the initiative step, saved rolls deleted and brought back, quick add."""
 
@@ -19,9 +19,9 @@ from pyengine.core_args import Delay, Edit, Flow, NewCondition, Target
 from pyengine.text import quoted
 from pyengine.tracker import Timeline, new_encounter, resolve
 from tests.unit.scripted import Scripted
-from web import messages as msg
-from web import state
-from web.effects import (
+from web.app import messages as msg
+from web.app import ui as state
+from web.app.effects import (
     AskToKeepStorage,
     ClearLink,
     CloseSheet,
@@ -41,14 +41,15 @@ from web.effects import (
     SetField,
     ShowSheet,
     StopOdds,
+    StorageEffect,
     StoreCollection,
     SwitchTo,
     Toast,
 )
-from web.exchange import share_payload
-from web.model import Model
-from web.persist import ROLLS, SAVED_ROLLS, Notice
-from web.update import _UPDATES, FIGHT_CHANGED, batch_actions, numbered_name, update
+from web.app.exchange import share_payload
+from web.app.model import Model
+from web.app.storage.records import ROLLS, SAVED_ROLLS, Notice
+from web.app.update import FIGHT_CHANGED, HANDLERS, batch_actions, numbered_name, update
 
 ROOT = Path(__file__).resolve().parents[2]
 RNG = random.Random(1)
@@ -384,13 +385,17 @@ def test_an_action_of_the_fight_said_with_undo_and_one_refused():
     assert refused is model and effects == (Refuse("That combatant is no longer in this encounter."),)
 
 
-def test_every_message_has_an_update():
-    assert set(typing.get_args(msg.Message)) == set(_UPDATES)
+def test_every_message_goes_to_one_update():
+    """mypy checks that each module's `match` is whole and that every message reaches one; this
+    checks that none is in two modules' unions (the first would take it unseen by the second)."""
+    handled = [t for module in HANDLERS for t in typing.get_args(module.Handled)]
+    assert len(handled) == len(set(handled))
+    assert set(handled) == set(typing.get_args(msg.Message))
 
 
 def test_update_imports_nothing_of_the_browser():
     """The update and everything it imports load in a plain CPython without pyscript or js."""
-    code = ("import sys, web.update, web.model, web.messages, web.effects; "
+    code = ("import sys, web.app.update, web.app.model, web.app.messages, web.app.effects; "
             "print(sorted(m for m in ('pyscript', 'js', 'pyodide') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
@@ -503,16 +508,24 @@ def test_typing_in_the_dice_box_builds_on_it_and_schedules_the_odds():
 
 
 def test_every_effect_has_a_performer_in_the_runtime():
-    """web/runtime.py's `perform` matches every effect type update may return, one case each, and
-    ends in assert_never (mypy then finds a case missing)."""
-    tree = ast.parse((ROOT / "web" / "runtime.py").read_text())
-    perform = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "perform")
-    match = next(n for n in ast.walk(perform) if isinstance(n, ast.Match))
-    named = [c.pattern.cls.attr for c in match.cases if isinstance(c.pattern, ast.MatchClass) and isinstance(c.pattern.cls, ast.Attribute)]
-    assert sorted(named) == sorted({t.__name__ for t in typing.get_args(Effect)})
-    last = match.cases[-1]
-    assert isinstance(last.pattern, ast.MatchAs) and last.pattern.pattern is None
-    assert ast.unparse(last.body[0]) == "assert_never(effect)"
+    """web/page/runtime.py's `perform` hands the storage effects (effects.StorageEffect) to Keeper.perform,
+    whose match has exactly those, and matches every other effect update may return, once each; both
+    matches end in assert_never (mypy then finds a case missing)."""
+    def cases(tree: ast.AST) -> list[str]:
+        perform = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "perform")
+        match = next(n for n in ast.walk(perform) if isinstance(n, ast.Match))
+        last = match.cases[-1]
+        assert isinstance(last.pattern, ast.MatchAs) and last.pattern.pattern is None
+        assert ast.unparse(last.body[0]) == "assert_never(effect)"
+        return [c.pattern.cls.attr for c in match.cases[:-1] if isinstance(c.pattern, ast.MatchClass) and isinstance(c.pattern.cls, ast.Attribute)]
+
+    runtime = ast.parse((ROOT / "web" / "page" / "runtime.py").read_text())
+    storage = sorted(t.__name__ for t in typing.get_args(StorageEffect))
+    assert sorted(cases(runtime)) == sorted({t.__name__ for t in typing.get_args(Effect)} - set(storage))
+    perform = next(n for n in ast.walk(runtime) if isinstance(n, ast.FunctionDef) and n.name == "perform")
+    first = next(n for n in perform.body if isinstance(n, ast.If))
+    assert ast.unparse(first) == "if isinstance(effect, fx.StorageEffect):\n    keeper.perform(effect, model)\n    return"
+    assert sorted(cases(ast.parse((ROOT / "web" / "app" / "storage" / "keeper.py").read_text()))) == storage
 
 
 # -- an attack rolled on a panel, in the fight and in practice ------------------------------------------------
@@ -578,6 +591,35 @@ def test_a_new_character_is_saved_in_the_current_format_and_its_screen_opens():
     assert doc["id"] == "k7-abc" and doc["name"] == "Bryn" and doc["max_hp"] == 18 and doc["v"] == CHARACTER_VERSION
     assert after.ui.sheet == ("character", "k7-abc")
     assert effects == (StoreCollection("characters"), ShowSheet())
+
+
+def test_a_saved_character_shows_its_card_and_its_practice_opens_when_asked_without_an_error():
+    """Issue 50, item 2: saving a new character showed a practice attack with a red "Target has no AC"
+    already. Now its card comes first; tapping an attack (or "Practice an attack" when it has none)
+    opens the practice, which says what to type until the target's defences are typed."""
+    from web.app.screens import SCREENS, Context
+
+    def drawn(model: Model) -> str:
+        return str(SCREENS["character"].draw(Context(model, page_url="http://127.0.0.1/"), model.ui.sheet[1]))
+
+    saved, _ = update(fight(), msg.CharacterSaved("generic", None, "k7-abc", "Bryn", "18", "", {"to_hit": 4},
+                                                  ("Longsword", {"damage": "1d8+2"})))
+    saved, _ = update(saved, msg.CharacterSaved("generic", "k7-abc", "unused", "Bryn", "18", "", {"to_hit": 4}))
+    card = drawn(saved)
+    assert saved.ui.sheet == ("character", "k7-abc") and not saved.ui.practice["open"]
+    assert 'data-testid="practice"' not in card and "attack-error" not in card and 'data-testid="character-attack"' in card
+    assert 'aria-pressed="true"' not in card and 'data-testid="character-qr"' in card
+    asked, effects = update(saved, msg.CharacterOpened("k7-abc", 0, practice=True))
+    practice = drawn(asked)
+    assert effects == (ShowSheet(),) and 'data-testid="practice"' in practice and 'aria-pressed="true"' in practice
+    assert "attack-error" not in practice and 'data-testid="practice-hint"' in practice
+    aimed, _ = update(asked, msg.TargetDescribed({"ac": "15"}, "", "", "Goblin"))
+    panel = drawn(aimed)
+    assert "practice-hint" not in panel and "attack-error" not in panel and "data-action=\"attack-roll\"" in panel
+    bare, _ = update(fight(), msg.CharacterSaved("generic", None, "k8-abc", "Ayla", "18", "", {"to_hit": 4}))
+    assert 'data-testid="practice-attack"' in drawn(bare) and 'data-testid="practice"' not in drawn(bare)
+    own, _ = update(bare, msg.CharacterOpened("k8-abc", practice=True))
+    assert 'data-testid="practice"' in drawn(own) and "practice-attack" not in drawn(own)
 
 
 def test_save_attack_adds_then_replaces_an_attack_by_name_keeping_its_options():
@@ -694,7 +736,7 @@ def test_a_deleted_encounter_goes_to_the_trash_with_its_history_and_comes_back()
 def test_attack_defaults_never_pit_a_side_against_itself():
     """A group's turn: its first member still standing attacks, and Attack… opens a foe, never
     another member of the group; a PC tapped on its own turn is not offered its friend's attack."""
-    from web.views import attacker_choice
+    from web.app.views import attacker_choice
 
     archers = {"name": "Goblin Archer", "initiative": 20, "max_hp": 7}
     model = fight(*PARTY, started=True)
@@ -728,7 +770,7 @@ def test_delay_is_offered_only_where_the_rules_allow_holding_a_turn(system, offe
     """Enchanted Realms has no holding an action; Realm of Strife only its bottom of the queue
     (shared/RULES.md §1, §2): no "Delay until after" there, and a request is refused with the rule.
     A delay already in a saved fight's history still replays."""
-    from web import render
+    from web.app import render
 
     model = fight(*PARTY, system=system, started=True)
     enc = model.timeline.present
@@ -751,7 +793,7 @@ def test_a_known_opponents_name_puts_the_add_form_on_the_opponents_side():
     """After four PCs the form starts on the party's side; typing "Goblin" (an opponent already in
     the fight, or a saved one) moves it to Opponents, not a player character; a saved party member's
     name to the party's; an unknown name changes nothing."""
-    from web.effects import SetField
+    from web.app.effects import SetField
 
     model = replace(fight(*PARTY), templates=({"name": "Goblin Archer", "max_hp": 7},),
                     roster=({"name": "Bryn", "side": "party", "pc": True},))
@@ -767,8 +809,8 @@ def test_a_known_opponents_name_puts_the_add_form_on_the_opponents_side():
 def test_a_notice_about_a_step_goes_when_the_step_is_undone_or_another_fight_is_shown():
     """"Dax joined the fight" belongs to that fight and that step: undone, it is not shown; redone,
     it is; in another encounter it is not; another step in its place does not bring it back."""
-    from web import render
-    from web.persist import Notice
+    from web.app import render
+    from web.app.storage.records import Notice
 
     model = fight(*PARTY, started=True)
     t = model.timeline.do(resolve(model.timeline.present, "add_combatant", {"combatant": {"name": "Bryn"}}, RNG))
@@ -784,7 +826,7 @@ def test_a_notice_about_a_step_goes_when_the_step_is_undone_or_another_fight_is_
 
 
 def test_the_first_run_hint_goes_when_the_fight_starts():
-    from web.update import FIRST_RUN_HINT
+    from web.app.update import FIRST_RUN_HINT
 
     model = replace(fight(*PARTY), notices=(FIRST_RUN_HINT,))
     started, effects = update(model, msg.StartTapped(RNG))
@@ -799,7 +841,7 @@ def test_a_dying_pcs_turn_offers_its_death_save_and_a_critical_hit_counts_two_fa
     a failed death save, a critical hit two (shown, one undoable step). A fight saved before the
     second failure existed replays as it was played (the rule is decided when the attack is rolled)."""
     from pyengine.tracker import Action
-    from web import render
+    from web.app import render
 
     model = fight(*PARTY, started=True)
     cyra, ogre = ids(model)["Cyra"], ids(model)["Ogre"]
@@ -820,3 +862,10 @@ def test_a_dying_pcs_turn_offers_its_death_save_and_a_critical_hit_counts_two_fa
     assert "Critical hit: Cyra fails a death save (0 ✓, 2 ✗)" in toast.text, toast.text
     old = model.timeline.do(Action("d20_attack", {k: v for k, v in crit.args.items() if k != "second_failure"}))
     assert old.present.get(cyra).stat("death_failures") == 1  # as saved before: one failure
+
+
+def test_the_early_view_left_draws_the_open_sheet_as_the_model_has_it():
+    """The early view's join taken over (or the display's wait over): the runtime says so and the sheet
+    is drawn from the model (web/page/runtime.took_over reads no model of its own)."""
+    model = fight()
+    assert update(model, msg.EarlyViewLeft()) == (model, (RenderSheet(),))

@@ -12,8 +12,8 @@ from pyengine.handoff import table_view
 from pyengine.storage import timeline_from_dict
 from tests.fights import FIGHTS, FIXTURES, fixture_files
 from tools.view_markup import _Markup, allowed_markup
-from web.html import view_body_html
-from web.render import tracker_html
+from web.app.html import view_body_html
+from web.app.render import tracker_html
 
 ALLOWED = allowed_markup()
 

@@ -85,7 +85,7 @@ def test_a_game_masters_first_fight_survives_a_reload(engine: EnginePage, site):
     next_turn(page, ["Goblin 1", "Goblin 2"])
     next_turn(page, ["Ogre"])
     next_turn(page, ["Aria"])
-    assert page.text(tid("round-counter")) == "Round 2 · 0:06"
+    assert page.text(tid("round-counter")) == "Round 2 · 0:06 in game"
     # Damage on the Ogre's sheet, then undo and redo.
     page.click("[data-combatant-id=c4]")
     page.wait("document.getElementById('sheet').open", what="the Ogre's sheet")
