@@ -37,6 +37,7 @@ from sitebuild.config import (
 )
 from sitebuild.ours import build_web_zip, build_wheel, drop_pyscript_writes, project_meta, pyscript_package, without_pyscript_writes
 from sitebuild.runtimes import (
+    TRYSTERO_PATCHES,
     connect_src,
     copy_trystero,
     ensure_runtimes,
@@ -44,6 +45,7 @@ from sitebuild.runtimes import (
     ensure_wheels,
     facts,
     our_imports,
+    patch_trystero,
     srd_library_text,
     wheel_name,
     write_facts,
@@ -52,7 +54,7 @@ from sitebuild.serve import gzip_size, make_server, normalise_base, serve_in_thr
 from sitebuild.site import build, markdown_html, rules_page, write_service_worker
 from sitebuild.testing import ALONE, NOT_IN_A_BROWSER, ON_RELAY_PORTS, ensure_venv, find_chromium, names_tests, run_tests
 
-__all__ = ["CHROMIUM_FLAGS", "DIST", "PYODIDE_FILES", "PYSCRIPT_CHUNKS", "ROOT", "SITE_WHEELS", "SRD_DATABASE", "STATIC", "TEST_NOSTR", "TEST_RELAY", "WHEEL_CACHE", "connect_src", "copy_trystero", "ensure_runtimes", "ensure_srd_package", "ensure_wheels", "our_imports", "srd_library_text", "wheel_name", "facts", "write_facts", "build_web_zip", "build_wheel", "drop_pyscript_writes", "project_meta", "pyscript_package", "without_pyscript_writes", "build", "markdown_html", "rules_page", "write_service_worker", "gzip_size", "make_server", "normalise_base", "serve_in_thread", "ALONE", "NOT_IN_A_BROWSER", "ON_RELAY_PORTS", "ensure_venv", "find_chromium", "names_tests", "run_tests", "main"]
+__all__ = ["CHROMIUM_FLAGS", "DIST", "PYODIDE_FILES", "PYSCRIPT_CHUNKS", "ROOT", "SITE_WHEELS", "SRD_DATABASE", "STATIC", "TEST_NOSTR", "TEST_RELAY", "WHEEL_CACHE", "connect_src", "copy_trystero", "patch_trystero", "TRYSTERO_PATCHES", "ensure_runtimes", "ensure_srd_package", "ensure_wheels", "our_imports", "srd_library_text", "wheel_name", "facts", "write_facts", "build_web_zip", "build_wheel", "drop_pyscript_writes", "project_meta", "pyscript_package", "without_pyscript_writes", "build", "markdown_html", "rules_page", "write_service_worker", "gzip_size", "make_server", "normalise_base", "serve_in_thread", "ALONE", "NOT_IN_A_BROWSER", "ON_RELAY_PORTS", "ensure_venv", "find_chromium", "names_tests", "run_tests", "main"]
 
 
 def main(argv: list[str] | None = None) -> int:

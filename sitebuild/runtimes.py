@@ -27,7 +27,7 @@ from .config import (
     log,
 )
 
-__all__ = ["python_files", "zip_entry", "connect_src", "copy_pyodide", "copy_pyscript", "copy_trystero", "copy_zxing", "ensure_runtimes", "precompile", "srd_library_text", "write_early_defaults", "write_view_markup", "write_facts", "facts"]
+__all__ = ["python_files", "zip_entry", "connect_src", "copy_pyodide", "copy_pyscript", "copy_trystero", "patch_trystero", "TRYSTERO_PATCHES", "copy_zxing", "ensure_runtimes", "precompile", "srd_library_text", "write_early_defaults", "write_view_markup", "write_facts", "facts"]
 
 def ensure_runtimes() -> Path:
     """Install the pinned npm packages (npm ci) unless node_modules already matches the lock."""
@@ -296,6 +296,7 @@ def copy_trystero(modules: Path, out: Path) -> None:
     (dest / "core").mkdir(parents=True)
     for path in sorted((modules / "@trystero-p2p" / "core" / "dist").glob("*.mjs")):
         shutil.copy2(path, dest / "core" / path.name)
+    patch_trystero(dest / "core")
     noble = (modules / "@noble" / "secp256k1" / "index.js").read_text()
     if re.search(r"^\s*(import|export\s+\*\s+from)\b", noble, re.M) or " from \"" in noble:
         sys.exit("@noble/secp256k1: it imports another module; build.py serves it alone")
@@ -308,6 +309,42 @@ def copy_trystero(modules: Path, out: Path) -> None:
         if rewritten == source or bare:
             sys.exit(f"@trystero-p2p/{strategy}: its imports are not where build.py expects them ({bare})")
         (dest / f"{strategy}.mjs").write_text(rewritten)
+
+
+# Trystero 0.25.4 gives an offer that waited unanswered (a pooled peer over 57 s old, a torrent offer
+# kept its 120 s) a new one by rolling the first back and restarting ICE; in Chromium that new offer has
+# no media section at all (`m=` lines: none), so the phone answering it gathers nothing and never meets
+# the game master (session 24: every phone that joined a WebTorrent-only table live over two minutes
+# and had to answer the game master's offer). The build makes such a peer be dropped and a fresh one
+# made instead: the pool hands out no peer older than its offers' time to live, takes back none to
+# restart, and no offer is restarted for its age. (A connected peer's ICE restart is left as it is.)
+TRYSTERO_PATCHES = {
+    "offer-pool.mjs": (
+        ("\t\t\tconst peer = this.pool.shift();\n\t\t\tif (!peer) break;\n\t\t\tthis.pooled.delete(peer);\n",
+         "\t\t\tconst peer = this.pool.shift();\n\t\t\tif (!peer) break;\n\t\t\tthis.pooled.delete(peer);\n"
+         "\t\t\tif (peer.isDead || Date.now() - peer.created > offerTtl) { peer.destroy(); continue; }  // Roundkeeper: never an old offer\n"),
+        ("\trecycle(peer) {\n\t\tif (peer.isDead || this.recycling.has(peer)) return;\n",
+         "\trecycle(peer) {\n\t\tif (peer.isDead || this.recycling.has(peer)) return;\n"
+         "\t\tpeer.setHandlers({ connect: noOp, close: noOp, error: noOp });  // Roundkeeper: dropped, not restarted\n"
+         "\t\tpeer.destroy();\n\t\treturn;\n"),
+    ),
+    "strategy.mjs": (
+        ("await peer.getOffer(Date.now() - peer.created > offerTtl);",
+         "await peer.getOffer(false);  // Roundkeeper: the pool hands out no old peer (offer-pool.mjs)"),
+    ),
+}
+
+
+def patch_trystero(core: Path) -> None:
+    """TRYSTERO_PATCHES into the copied core; a text not found (another Trystero) stops the build."""
+    for name, patches in TRYSTERO_PATCHES.items():
+        path = core / name
+        text = path.read_text()
+        for old, new in patches:
+            if text.count(old) != 1:
+                sys.exit(f"@trystero-p2p/core/{name}: the text build.py patches is not there once ({old.strip()[:60]}...)")
+            text = text.replace(old, new)
+        path.write_text(text)
 
 
 def copy_zxing(modules: Path, out: Path) -> None:

@@ -289,6 +289,56 @@ def test_six_players_follow_at_once(browser, site, relay):
         close(gm_ctx, *players)
 
 
+# Every offer this page's WebRTC connections make: how many media sections each has (an offer with none
+# can never be answered into a connection); and how many announces with offers it sent a tracker.
+OFFERS = """
+(() => {
+  window.__rkOffers = [];
+  window.__rkAnnounced = 0;
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    if (typeof data === 'string' && data.includes('"offers":[{')) window.__rkAnnounced++;
+    return send.call(this, data);
+  };
+  const Base = window.RTCPeerConnection;
+  window.RTCPeerConnection = class extends Base {
+    async setLocalDescription(description) {
+      await super.setLocalDescription(description);
+      const local = this.localDescription;
+      if (local && local.type === 'offer') window.__rkOffers.push((local.sdp.match(/^m=/gm) || []).length);
+    }
+  };
+})();
+"""
+
+
+def test_phones_joining_a_table_live_for_minutes_meet_the_game_master(browser, site, relay):
+    """Session 24: Trystero renewed the game master's offers that had waited (a pooled connection over
+    57 s old, a torrent offer kept 120 s) into offers with no media section, which a phone answering
+    them could never connect with: late phones met the game master only when theirs was the offer
+    answered. The game master's clock moves on two minutes; every offer it makes has its data channel's
+    section (what fails without the build's patch, whatever the ids), and two phones joining then follow
+    the fight (of two peers, the one with the higher id answers the other's offer: a phone answers the
+    game master's when its id is the higher)."""
+    gm_ctx, a_ctx, b_ctx = phone(browser), phone(browser), phone(browser)
+    gm_ctx.add_init_script(OFFERS)
+    gm_ctx.clock.install()  # (its time flows as usual until the test moves it on)
+    try:
+        gm = open_app(gm_ctx, gm_url(site)).page
+        link = live_fight(gm)
+        gm.wait_for_function("window.__rkAnnounced > 0")  # offers at the tracker before the clock moves
+        made = gm.evaluate("window.__rkOffers.length")
+        gm_ctx.clock.fast_forward("02:10")
+        gm.wait_for_function(f"window.__rkOffers.length > {made}", timeout=30_000)  # offers made anew, minutes on
+        a, b = follow(a_ctx, link), follow(b_ctx, link)
+        for p in (a, b):
+            wait_text(p, "view-now", "^Aldric$")
+        offers = gm.evaluate("window.__rkOffers")
+        assert offers and all(sections == 1 for sections in offers), offers
+    finally:
+        close(gm_ctx, a_ctx, b_ctx)
+
+
 def test_the_table_display_follows_in_a_second_window_with_no_network(browser, site):
     ctx = phone(browser)
     try:

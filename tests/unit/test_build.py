@@ -292,6 +292,29 @@ def test_trystero_is_served_from_our_files_with_its_one_bare_import_rewritten(tm
         assert all('from "./' in line for line in imports), (path, imports)
 
 
+def test_trysteros_offers_are_never_restarted_for_their_age_and_another_trystero_stops_the_build(tmp_path):
+    """Session 24: Trystero 0.25.4 renews an offer that waited (a pooled peer over its 57 s, a torrent
+    offer kept 120 s) by rollback and ICE restart, which in Chromium gives an offer with no media
+    section; the build patches that out (tests/e2e/test_live.py checks the offers a game master
+    makes minutes on). Each patched text is there once after the build, the old ones gone; a core whose
+    text differs (another version) stops the build instead of shipping it unpatched."""
+    import shutil
+
+    modules = build.ensure_runtimes()
+    build.copy_trystero(modules, tmp_path)
+    core = tmp_path / "trystero" / "core"
+    for name, patches in build.TRYSTERO_PATCHES.items():
+        text = (core / name).read_text()
+        for _old, new in patches:
+            assert text.count(new) == 1, (name, new)
+    assert "getOffer(Date.now()" not in (core / "strategy.mjs").read_text()
+    other = tmp_path / "other"
+    shutil.copytree(modules / "@trystero-p2p" / "core" / "dist", other)
+    (other / "strategy.mjs").write_text((other / "strategy.mjs").read_text().replace("peer.created > offerTtl", "peer.created >= offerTtl"))
+    with pytest.raises(SystemExit, match="strategy.mjs"):
+        build.patch_trystero(other)
+
+
 def test_the_facts_both_languages_use_come_from_the_python_into_every_javascript_file(tmp_path):
     """Issue 49, item 4: the wire's version, the largest message, the silence before "reconnecting…"
     (pyengine/live.py), the Next-turn guard, the storage keys and the seal's mark, written by the build
