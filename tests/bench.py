@@ -880,8 +880,8 @@ def late_join(browser, base_url: str, every: int = 40, until: int = 600, limit: 
     """A phone that joins a table live for a while (a player arriving late): three game masters go live
     (WebTorrent alone, Nostr alone, both) and stay idle; every `every` s until `until`, a fresh phone
     opens each one's link and waits up to `limit` s to be live. Session 23 found phones that never met a
-    WebTorrent-only game master live for over two minutes (4 of 9 in one run: the game master's torrent
-    offers reached the phone, the phone answered, no answer reached the game master)."""
+    WebTorrent-only game master live for over two minutes (4 of 9 in one run); session 24 found why (the
+    game master's renewed offers had no media section: the build's Trystero patch, sitebuild/runtimes.py)."""
     networks = (("WebTorrent alone", f"relays={build.TEST_RELAY}&nostr="), ("Nostr alone", f"relays=&nostr={build.TEST_NOSTR}"),
                 ("both", f"relays={build.TEST_RELAY}&nostr={build.TEST_NOSTR}"))
     gms = [(name, *live_gm(browser, base_url + f"/?{query}&stun=none", [HERO], start=False)) for name, query in networks]

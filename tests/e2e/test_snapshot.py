@@ -365,6 +365,9 @@ def test_a_start_from_the_snapshot_that_never_finished_is_not_repeated(browser, 
     wait_stored(page)
     page.close()  # closing a page mid-start is no crash (see below): only the crashing page is open
     crashing = snap_context.new_page()
+    # Our code (web.zip) held back: the start from the snapshot stays under way, its mark held, until the
+    # renderer dies (on a fast machine it finished before the check below: seen once in the full run).
+    crashing.route("**/web.zip", lambda route: None)
     crashing.goto(server["url"] + "/", wait_until="commit")
     crashing.wait_for_function("sessionStorage.getItem('roundkeeper-snapshot-trying:/')", polling="raf")
     mark = crashing.evaluate("sessionStorage.getItem('roundkeeper-snapshot-trying:/')")
