@@ -1089,3 +1089,24 @@ def test_a_player_rolls_initiative_on_the_phone_with_dice_neither_phone_chooses(
     phone, effects = update(phone, InitiativeRolled(random.Random(3)))
     sent = json.loads(next(e for e in effects if isinstance(e, LiveTell)).text)
     assert sent["t"] == "init" and "c" in sent and "value" not in sent
+
+
+def test_a_room_kept_for_a_reload_and_a_join_link_opened_take_this_pages_servers_from_the_model():
+    """Issue 49, item 2: the page says what it read (the kept room, the link); update takes the relays,
+    STUN and Nostr servers (and a follower's name) from the model, as the runtime once read them."""
+    from web.app.messages import LiveLinkOpened, LiveResumed
+
+    servers = (("ws://127.0.0.1:1",), ("stun:127.0.0.1:2",), ("ws://127.0.0.1:3",))
+    gm = replace(fight(*PARTY, started=True), servers=servers)
+    back, effects = update(gm, LiveResumed("room1234", "secret1234", rng=random.Random(5)))
+    assert effects[0] == LiveConnect("host", "room1234", "secret1234", servers[0], servers[1], nostr=servers[2])
+    assert back.live.hosting and back.ui.sheet is None  # quietly: no screen opened
+    assert back == update(gm, LiveOpened("room1234", "secret1234", *servers[:2], shown=False, nostr=servers[2], rng=random.Random(5)))[0]
+    assert update(back, LiveResumed("room9999", "secret9999")) == (back, ())  # already live: nothing
+    phone = replace(fight(), servers=servers, characters=({"name": "Ana"},))
+    link = f"room1234.secret1234.{KEY}"
+    assert update(phone, LiveLinkOpened(link, "dev-ana-0001")) == update(
+        phone, LiveFollowed(link, servers[0], servers[1], "Ana", device="dev-ana-0001", nostr=servers[2]))
+    followed, _ = update(phone, LiveLinkOpened(link, "dev-ana-0001"))
+    assert followed.live.me == "Ana" and followed.live.nostr == servers[2]
+    assert update(fight(), LiveLinkOpened("display", keyed=False))[0].live.role == "display"

@@ -869,3 +869,32 @@ def test_the_early_view_left_draws_the_open_sheet_as_the_model_has_it():
     is drawn from the model (web/page/runtime.took_over reads no model of its own)."""
     model = fight()
     assert update(model, msg.EarlyViewLeft()) == (model, (RenderSheet(),))
+
+
+def test_the_pages_start_and_its_events_are_messages_that_update_answers_from_the_model():
+    """Issue 49, item 2: the start-up and the page's events read no model of the runtime's: they are
+    messages, and update answers them from the model they came to."""
+    from web.app.effects import AskFirstTime, RenderRoller
+    from web.app.storage.records import HINT_FIRST, HINT_HOME
+    from web.app.update.common import FIRST_RUN_HINT
+    from web.app.update.encounters import SAFARI_HINT
+
+    empty, busy = fight(), fight({"name": "Aldric", "hp": 30, "side": "party"})
+    assert update(empty, msg.PageDrawn()) == (empty, (Render(), RenderRoller()))
+    assert update(empty, msg.PageDrawn(display=True)) == (empty, (Render(),))  # the table display has no roller
+    # Ready: the wake lock as the model wants it, the first-run hint on an empty fight only, Safari's in a Safari tab.
+    assert update(empty, msg.PageReady())[1] == (KeepAwake(), AskFirstTime(HINT_FIRST), RenderNotices(), AskToKeepStorage())
+    assert update(busy, msg.PageReady())[1] == (KeepAwake(), RenderNotices(), AskToKeepStorage())
+    assert update(busy, msg.PageReady(safari_tab=True))[1] == (KeepAwake(), AskFirstTime(HINT_HOME), RenderNotices(), AskToKeepStorage())
+    # The device meets a hint's mark for the first time (the runtime asked its storage): the hint is said.
+    said, effects = update(empty, msg.FirstTime(HINT_FIRST))
+    assert said.notices[-1] == FIRST_RUN_HINT and effects == (RenderNotices(),)
+    assert update(busy, msg.FirstTime(HINT_HOME))[0].notices[-1] == SAFARI_HINT
+    assert "7 days" in SAFARI_HINT.text and SAFARI_HINT.action == "export-all"
+    assert update(busy, msg.FirstTime("hint:other")) == (busy, ())
+    assert update(busy, msg.LogToggled()) == (busy, (Render(),))
+    assert update(busy, msg.AddressChanged()) == (busy, (RenderNotices(),))
+    # A file being read: the count on a toast, which is hidden in its time like any other (its number set).
+    model, effects = update(busy, msg.FileRead(1))
+    assert effects == (Toast("Reading the file: 1 encounter…"),) and model.toast
+    assert update(model, msg.FileRead(3))[1] == (Toast("Reading the file: 3 encounters…"),)

@@ -11,7 +11,7 @@ from pyengine.tracker import Timeline
 
 __all__ = [
     "LoadLibrary", "MakeOffer", "AcceptOffer", "ApplyAnswer",
-    "SaveFight", "Render", "RenderSheet", "RenderNotices", "RenderRolls", "Toast", "HideToast", "Refuse", "ShowSheet",
+    "SaveFight", "Render", "RenderSheet", "RenderNotices", "RenderRolls", "RenderRoller", "AskFirstTime", "Toast", "HideToast", "Refuse", "ShowSheet",
     "After", "CloseSheet", "StoreCollection", "SayOnLine", "SetField", "ShowRoll", "RefreshOdds", "StopOdds", "StepOdds",
     "ClearLink", "SwitchTo", "ForgetStored", "PickUpStored", "MergeRefused", "SettleJournal", "StorageEffect", "KeepAwake", "AskToKeepStorage", "LoadEncounter", "TrimStored",
     "AddEncounters", "SetTheme", "Download", "ShowShareLink", "CopyLink", "Reload", "FillForm", "LiveConnect", "LiveSend", "LiveBroadcast", "Every", "LiveTell",
@@ -55,6 +55,17 @@ class RenderNotices(Record):
 
 class RenderRolls(Record):
     """Draw the saved rolls and the dice history again."""
+
+
+class RenderRoller(Record):
+    """Draw the dice roller whole: its form, the saved rolls and history, the odds of what its box holds."""
+
+
+class AskFirstTime(Record):
+    """Whether this device meets `key` for the first time (a one-time hint's mark: stored then): if
+    so the runtime says FirstTime(key); never when nothing can be remembered (a hint does not nag)."""
+
+    key: str
 
 
 class Toast(Record):
@@ -375,7 +386,7 @@ class ApplyAnswer(Record):
 # hand it these alike.
 StorageEffect = SaveFight | StoreCollection | SwitchTo | ForgetStored | LoadEncounter | TrimStored | PickUpStored | MergeRefused | SettleJournal
 
-Effect = (StorageEffect | Render | RenderSheet | RenderNotices | RenderRolls | Toast | HideToast | Refuse | ShowSheet |
+Effect = (StorageEffect | Render | RenderSheet | RenderNotices | RenderRolls | RenderRoller | AskFirstTime | Toast | HideToast | Refuse | ShowSheet |
           CloseSheet | SayOnLine | SetField | ShowRoll | RefreshOdds | StopOdds | StepOdds | RollStale |
           ClearLink | KeepAwake | AskToKeepStorage |
           AddEncounters | SetTheme | Download | ShowShareLink | CopyLink | Reload | FillForm |

@@ -11,10 +11,13 @@ from pyengine.errors import EngineError
 from pyengine.storage import MAX_DOCUMENT_CHARS
 from web.app.exchange import Imported, reading_import
 from web.app.messages import (
+    AddressChanged,
     CharacterOffered,
     CodeRead,
     FileImported,
-    LiveFollowed,
+    FileRead,
+    LiveLinkOpened,
+    LogToggled,
     Refused,
     ShareOffered,
     SheetClosed,
@@ -137,11 +140,11 @@ class Listeners:
 
     def on_log_toggle(self, event: DomEvent) -> None:
         dom.forget("log")
-        self.rt.drawing.render(self.rt.model)
+        self.rt.dispatch(LogToggled())
 
     def on_hash_change(self, event: DomEvent) -> None:
         open_fragment(self.rt)
-        self.rt.drawing.render_notices(self.rt.model)
+        self.rt.dispatch(AddressChanged())
 
     def wire(self) -> None:
         sheet = dom.el("sheet")
@@ -188,10 +191,8 @@ def open_fragment(rt: Runtime) -> None:
         rt.dispatch(CodeRead(fragment, "offer"))
     elif fragment.startswith("#live=") or fragment == "#display":
         # Kept in the address: a reload follows again.
-        relays, stun, nostr = rt.model.servers
-        name = str(rt.model.characters[0].get("name", "")) if rt.model.characters else ""
-        rt.dispatch(LiveFollowed(fragment[len("#live="):] if fragment.startswith("#live=") else "display", relays, stun, name,
-                                 device=rt.keeper.device(), nostr=nostr, keyed=fragment != "#display" or bool(rt.live.display_key)))
+        rt.dispatch(LiveLinkOpened(fragment[len("#live="):] if fragment.startswith("#live=") else "display", device=rt.keeper.device(),
+                                   keyed=fragment != "#display" or bool(rt.live.display_key)))
 
 
 
@@ -236,7 +237,7 @@ async def import_file(rt: Runtime, file: JsObject) -> None:
             except StopIteration as end:
                 found: Imported = end.value
                 break
-            rt.drawing.toasts.show(f"Reading the file: {done} encounter{'s' * (done != 1)}…", "info", False, rt.model.ui.sheet is not None)
+            rt.dispatch(FileRead(done))
             await asyncio.sleep(0)
     except EngineError as error:
         rt.drawing.toasts.hide()

@@ -7,14 +7,13 @@ from __future__ import annotations
 import random
 import secrets
 
-from web.app import effects as fx
-from web.app.messages import JournalFailed
+from web.app.messages import JournalFailed, PageDrawn
 from web.app.model import NEXT_TURN_GUARD
 from web.app.params import chosen_nostr, chosen_servers, journal_set_aside, read_seed, stun_ignored
 from web.app.seal import is_key
 from web.app.storage.keeper import SERVERS_KEY
 from web.app.storage.records import MemoryStore, Notice, StorageUnavailable, Store
-from web.page import browser, dom
+from web.page import dom
 from web.page.listeners import Listeners, open_fragment, say_fixed_dice
 from web.page.runtime import Runtime
 
@@ -125,9 +124,7 @@ def start() -> None:
     tracker = dom.el("tracker")
     if tracker is not None:  # (the table display's early view took the tracker out of its page: static/early.mjs)
         tracker.removeAttribute("inert")
-    rt.drawing.render(rt.model)
-    if not display:
-        rt.drawing.render_roller(rt.model)
+    rt.dispatch(PageDrawn(display=bool(display)))
     window.performance.mark("rk:first-render")
     Listeners(rt).wire()
     for node in (dom.el("undo"), dom.el("redo"), dom.el("next-turn")):
@@ -135,11 +132,7 @@ def start() -> None:
             node.setAttribute("data-action", node.id)
     open_fragment(rt)
     rt.resume_live()
-    rt.wake.want(rt.model.timeline.present.started or rt.model.live.following)
-    rt.hints()
-    rt.drawing.render_notices(rt.model)
-    browser.later(rt.check_storage_kept(ask=False))
-    rt.perform(fx.AskToKeepStorage(), rt.model)
+    rt.ready()
     rk.bench = dom.proxy(bench)
     window.clearTimeout(rk.watchdog)
     document.getElementById("boot-error").classList.remove("show")

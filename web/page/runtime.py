@@ -26,22 +26,24 @@ from web.app.loop import Loop
 from web.app.messages import (
     EarlyViewLeft,
     EncountersImported,
+    FirstTime,
     JournalAnswered,
     JournalRefused,
     LibraryFailed,
     LibraryLoaded,
-    LiveOpened,
+    LiveResumed,
     Message,
     Noticed,
+    PageReady,
     Refused,
     StorageAsked,
     StorageKept,
 )
 from web.app.model import NEXT_TURN_GUARD, Model
 from web.app.screens import Context, handler, screen_of
-from web.app.storage.keeper import HINT_FIRST, HINT_HOME, LAST_EXPORT_KEY, LIVE_TABLE_KEY, Keeper, stored_time
+from web.app.storage.keeper import LAST_EXPORT_KEY, LIVE_TABLE_KEY, Keeper, stored_time
 from web.app.storage.records import Notice, Store
-from web.app.update import FIRST_RUN_HINT, backup_known, subscriptions
+from web.app.update import backup_known, subscriptions
 from web.page import browser, dom
 from web.page import timers as timing
 from web.page.live import LiveSide
@@ -112,6 +114,11 @@ class Runtime(Loop):
                 drawing.render_notices(model)
             case fx.RenderRolls():
                 drawing.render_rolls(model)
+            case fx.RenderRoller():
+                drawing.render_roller(model)
+            case fx.AskFirstTime():
+                if keeper.first_time(effect.key):
+                    self.dispatch(FirstTime(effect.key))
             case fx.Toast():
                 drawing.toasts.show(effect.text, effect.level, effect.undo, model.ui.sheet is not None, effect.redo, effect.request)
             case fx.HideToast():
@@ -296,29 +303,19 @@ class Runtime(Loop):
     async def backed_up(self, at: float | None) -> None:
         self.dispatch(backup_known(at, time.time()))
 
-    def hints(self) -> None:
-        """Once, on a first visit: where a combatant's sheet and the menu are. Safari for iPhone and
-        iPad, not opened from the Home Screen: that it clears a site's storage after 7 days."""
-        said: list[Notice] = []
+    def ready(self) -> None:
+        """The page listens: when this device last made a backup, then the page's first things
+        (PageReady: the wake lock, the one-time hints, the storage kept)."""
         self.dispatch(backup_known(stored_time(self.keeper.get(LAST_EXPORT_KEY)), time.time()))
-        if not self.model.timeline.present.combatants and self.keeper.first_time(HINT_FIRST):
-            said.append(FIRST_RUN_HINT)
-        if safari_tab() and self.keeper.first_time(HINT_HOME):
-            said.append(Notice(
-                "info", "Safari clears a site's saved data after 7 days without a visit. To keep your "
-                        "fights, add Roundkeeper to your Home Screen (Share → Add to Home Screen); "
-                        "Export all in the menu saves a copy to a file.", "export-all", "Export all"))
-        if said:
-            self.say(*said)
+        browser.later(self.check_storage_kept(ask=False))
+        self.dispatch(PageReady(safari_tab()))
 
     def resume_live(self) -> None:
         """The game master's table stays live across a reload of their phone: the same room again."""
-        stored = self.keeper.stored_live() if self.model.live.role == "off" else None
+        stored = self.keeper.stored_live()
         if stored:
             room, secret, _ = stored
-            relays, stun, nostr = self.model.servers
-            self.dispatch(LiveOpened(room, secret, relays, stun, shown=False, kept=self.keeper.get(LIVE_TABLE_KEY) or "", nostr=nostr,
-                                     rng=self.rng))
+            self.dispatch(LiveResumed(room, secret, kept=self.keeper.get(LIVE_TABLE_KEY) or "", rng=self.rng))
 
 
 @functools.cache  # (a page's answer does not change: read once, not at every drawing)

@@ -34,7 +34,9 @@ from web.app.messages.live import (
     LiveBeat,
     LiveFollowed,
     LiveKeyKnown,
+    LiveLinkOpened,
     LiveOpened,
+    LiveResumed,
     LiveStopped,
     LiveTicked,
     OfferMade,
@@ -54,6 +56,7 @@ from web.app.messages.live import (
 )
 from web.app.messages.page import (
     Act,
+    AddressChanged,
     AttackApplied,
     AttackConfigured,
     AttackLastTapped,
@@ -84,6 +87,8 @@ from web.app.messages.page import (
     FightChangedElsewhere,
     FightShown,
     FileImported,
+    FileRead,
+    FirstTime,
     HistoryCleared,
     HistoryTrimmed,
     HitPointsTyped,
@@ -92,11 +97,14 @@ from web.app.messages.page import (
     JournalFailed,
     JournalRefused,
     LinkCopied,
+    LogToggled,
     NameTyped,
     NextTurnTapped,
     Noticed,
     NoticeDismissed,
     OddsTargetTyped,
+    PageDrawn,
+    PageReady,
     QuickAdded,
     QuickDieTapped,
     RedoTapped,
@@ -150,10 +158,10 @@ __all__ = [
     "AttackRolled", "CharacterSaved", "ShareOffered", "ShareOpened", "EncounterCreated", "EncounterCopied",
     "EncounterDeleted", "EncounterRestored", "HistoryCleared", "NoticeDismissed", "SheetOpened", "SheetClosed", "EarlyViewLeft",
     "AttackLastTapped", "TargetPicked", "AttackConfigured", "ThemeToggled", "Exported", "ShareLinkAsked", "LinkCopied",
-    "ReloadTapped", "EncounterPicked", "HistoryTrimmed", "FileImported", "FightChangedElsewhere", "StoredElsewhere", "JournalRefused", "JournalAnswered", "VisibilityChanged",
+    "ReloadTapped", "EncounterPicked", "HistoryTrimmed", "FileImported", "FightChangedElsewhere", "StoredElsewhere", "JournalRefused", "JournalAnswered", "VisibilityChanged", "LogToggled", "AddressChanged", "FileRead", "PageDrawn", "PageReady", "FirstTime",
     "CollectionChanged", "CollectionStored", "FightShown", "Noticed", "Refused", "ToastTimedOut", "SheetDue", "OddsDue", "EstimateGoesOn", "SliceDue", "StorageAsked", "JournalFailed", "StorageKept", "BackupKnown", "ViewOpened",
     "CharacterOpened", "CharacterOffered", "CharacterTaken", "AttackPicked", "AttackRemoved", "AttackOptionsSaved",
-    "TargetDescribed", "SidePicked", "NameTyped", "OddsTargetTyped", "LiveOpened", "LiveStopped", "LiveFollowed",
+    "TargetDescribed", "SidePicked", "NameTyped", "OddsTargetTyped", "LiveOpened", "LiveResumed", "LiveStopped", "LiveFollowed", "LiveLinkOpened",
     "PeerChanged", "PeerSaid", "LiveTicked", "LiveKeyKnown", "LiveBeat", "RequestAnswered", "RequestResent",
     "AutoDoneToggled", "ClaimReleased", "ClaimTapped", "InitiativeSent", "InitiativeRolled", "DoneTapped", "RollSent", "AttackSent", "HealSent",
     "DeathSaveSent", "PlayerPanelToggled", "PlayerTargetPicked", "TrayToggled", "AutoSavesToggled", "LiveAttackPicked",
@@ -170,9 +178,9 @@ Message = (Act | Refused | ToastTimedOut | SheetDue | OddsDue | EstimateGoesOn |
            ShareOpened | EncounterCreated | EncounterCopied | EncounterDeleted | EncounterRestored | HistoryCleared |
            NoticeDismissed | SheetOpened | SheetClosed | EarlyViewLeft | AttackLastTapped | TargetPicked | AttackConfigured |
            ThemeToggled | Exported | ShareLinkAsked | LinkCopied | ReloadTapped | EncounterPicked | HistoryTrimmed |
-           FileImported | FightChangedElsewhere | StoredElsewhere | JournalRefused | JournalAnswered | VisibilityChanged | CollectionChanged | StorageKept | BackupKnown | ViewOpened | CharacterOpened |
+           FileImported | FightChangedElsewhere | StoredElsewhere | JournalRefused | JournalAnswered | VisibilityChanged | LogToggled | AddressChanged | FileRead | PageDrawn | PageReady | FirstTime | CollectionChanged | StorageKept | BackupKnown | ViewOpened | CharacterOpened |
            CharacterOffered | CharacterTaken | AttackPicked | AttackRemoved | AttackOptionsSaved | TargetDescribed |
-           SidePicked | NameTyped | OddsTargetTyped | LiveOpened | LiveStopped | LiveFollowed | PeerChanged | PeerSaid | LiveTicked |
+           SidePicked | NameTyped | OddsTargetTyped | LiveOpened | LiveResumed | LiveStopped | LiveFollowed | LiveLinkOpened | PeerChanged | PeerSaid | LiveTicked |
            DisplayOpened | RequestAnswered | RequestResent | AutoDoneToggled | ClaimReleased | ClaimTapped | InitiativeSent | InitiativeRolled | DoneTapped | RollSent |
            LiveAttackPicked | AttackSent | HealSent | DeathSaveSent | PlayerPanelToggled | PlayerTargetPicked | TrayToggled | AutoSavesToggled | ServersSaved | OfflineStarted | OfferMade | ScanOpened | CodeRead | AnswerMade |
            PairingFailed | DirectFailed | RelaysChecked | EncountersImported | LibrarySearched | LibraryLoaded | LibraryFailed | LibraryRetried |

@@ -10,7 +10,7 @@ from pyengine.record import Record
 from pyengine.systems.srd import Library
 
 __all__ = [
-    "LiveOpened", "LiveStopped", "LiveFollowed", "PeerChanged", "PeerSaid", "LiveTicked", "LiveKeyKnown", "LiveBeat",
+    "LiveOpened", "LiveResumed", "LiveStopped", "LiveFollowed", "LiveLinkOpened", "PeerChanged", "PeerSaid", "LiveTicked", "LiveKeyKnown", "LiveBeat",
     "RequestAnswered", "RequestResent", "AutoDoneToggled", "ClaimTapped", "InitiativeSent", "InitiativeRolled", "DoneTapped", "RollSent",
     "AttackSent", "HealSent", "DeathSaveSent", "PlayerPanelToggled", "PlayerTargetPicked", "TrayToggled",
     "AutoSavesToggled", "LiveAttackPicked", "ServersSaved", "DisplayOpened", "OfflineStarted", "OfferMade",
@@ -34,6 +34,16 @@ class LiveOpened(Record):
     rng: Rng | None = None   # the page's randomness: the key of its answers to players' commitments (pyengine.fair), when none was kept
 
 
+class LiveResumed(Record):
+    """The page started with a hosted room kept (a reload of the game master's phone): the table is
+    live again in the same room, quietly, with the servers this page uses (none if already live)."""
+
+    room: str
+    secret: str
+    kept: str = ""           # what was kept with the room: its claims and waiting requests
+    rng: Rng | None = None   # the page's randomness (LiveOpened's)
+
+
 class LiveStopped(Record):
     """The game master ended the live table, or a follower stopped following."""
 
@@ -48,6 +58,15 @@ class LiveFollowed(Record):
     device: str = ""         # its lasting id at live tables (what it plays is kept under it)
     nostr: tuple[str, ...] = ()  # the Nostr relays (the link's, else this phone's)
     keyed: bool = True       # the table display: its address carries its key (web/app/seal.py); else it can trust nothing
+
+
+class LiveLinkOpened(Record):
+    """A join link (`fragment` "ROOM.SECRET"), or "display" for the table display, opened on this
+    page: followed with the servers this page uses and the name of its first character."""
+
+    fragment: str
+    device: str = ""
+    keyed: bool = True
 
 
 class PeerChanged(Record):

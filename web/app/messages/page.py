@@ -20,7 +20,7 @@ __all__ = [
     "EncounterDeleted", "EncounterRestored", "HistoryCleared", "NoticeDismissed", "SheetOpened", "SheetClosed", "EarlyViewLeft",
     "AttackLastTapped", "TargetPicked", "AttackConfigured", "ThemeToggled", "Exported", "ShareLinkAsked", "LinkCopied",
     "ReloadTapped", "EncounterPicked", "HistoryTrimmed", "FileImported", "FightChangedElsewhere", "StoredElsewhere", "JournalRefused",
-    "JournalAnswered", "VisibilityChanged", "CollectionChanged",
+    "JournalAnswered", "VisibilityChanged", "LogToggled", "AddressChanged", "FileRead", "PageDrawn", "PageReady", "FirstTime", "CollectionChanged",
     "CollectionStored", "FightShown", "Noticed", "StorageAsked", "JournalFailed", "StorageKept", "BackupKnown", "ViewOpened",
     "CharacterOpened", "CharacterOffered", "CharacterTaken", "AttackPicked", "AttackRemoved", "AttackOptionsSaved",
     "TargetDescribed", "SidePicked", "NameTyped", "OddsTargetTyped"
@@ -397,6 +397,43 @@ class JournalAnswered(Record):
 class VisibilityChanged(Record):
     """The page was shown or hidden (the browser's visibilitychange): the screen's wake lock, which the
     browser drops with a hidden page, is asked for again as the model wants it."""
+
+
+class LogToggled(Record):
+    """The fight's log was opened or closed (its <details>): the turn order is drawn again."""
+
+
+class AddressChanged(Record):
+    """The part of the address after # changed (a link opened on a page already running): what it
+    offers was taken in (its own messages); the notices are drawn again."""
+
+
+class FileRead(Record):
+    """An export file being read, an encounter a task: `read` of them so far."""
+
+    read: int
+
+
+class PageDrawn(Record):
+    """The engine started: the page is drawn from the model for the first time (the table display:
+    its one screen; every other page, the roller too)."""
+
+    display: bool = False
+
+
+class PageReady(Record):
+    """The page listens, the link it was opened with and a table kept live were taken up: the wake
+    lock as the model wants it, the one-time hints (`safari_tab`: Safari on an iPhone or iPad, not
+    from the Home Screen, which clears a site's data after 7 days without a visit), the notices, and
+    the browser asked to keep our storage if a fight is under way."""
+
+    safari_tab: bool = False
+
+
+class FirstTime(Record):
+    """This device meets `key` (a one-time hint's mark) for the first time (AskFirstTime)."""
+
+    key: str
 
 
 class CollectionChanged(Record):

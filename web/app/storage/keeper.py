@@ -28,6 +28,8 @@ from web.app.model import Model
 from web.app.storage.records import (
     CHARACTERS,
     COLLECTIONS,
+    HINT_FIRST,
+    HINT_HOME,
     INDEX,
     ROLLS,
     SAVED_ROLLS,
@@ -46,9 +48,7 @@ from web.app.update import COLLECTION_OF
 __all__ = ["Keeper", "stored_time", "LAST_EXPORT_KEY", "describe_entry", "slug", "FULL", "LIVE_KEY", "LIVE_TABLE_KEY", "DEVICE_KEY", "SERVERS_KEY",
            "HINT_HOME", "HINT_FIRST", "valid_device"]
 
-HINT_HOME = "hint:home-screen"  # the one-time "add to Home Screen" hint was shown
 LAST_EXPORT_KEY = "last-export"  # when this device last made a backup (Export all), wall-clock seconds
-HINT_FIRST = "hint:first-run"  # the one-time "tap a row, ☰ is the menu" hint was shown
 LIVE_KEY = "live"  # the hosted live table's room, secret and signing key, while it is live
 LIVE_TABLE_KEY = "live-table"  # its claims and waiting requests (web/app/live_status.live_table_text)
 DEVICE_KEY = "live-device"  # this phone's lasting id at live tables

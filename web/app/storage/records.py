@@ -52,6 +52,8 @@ __all__ = [
     "SAVED_ROLLS",
     "CHARACTERS",
     "SNAPSHOT",
+    "HINT_HOME",
+    "HINT_FIRST",
     "MAX_ROLL_HISTORY",
     "character_entry",
     "person_entry",
@@ -65,6 +67,8 @@ ROLLS = "rolls"
 SAVED_ROLLS = "saved_rolls"
 CHARACTERS = "characters"
 SNAPSHOT = "snapshot"
+HINT_HOME = "hint:home-screen"  # the one-time "add to Home Screen" hint was shown
+HINT_FIRST = "hint:first-run"  # the one-time "tap a row, ☰ is the menu" hint was shown
 MAX_ROLL_HISTORY = 100
 # What goes wrong with stored data that is not ours to trust: none of it may stop the app starting.
 UNREADABLE = (EngineError, ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError,

@@ -18,6 +18,8 @@ from web.app import ui as state
 from web.app.characters import fresh_id
 from web.app.effects import (
     AddEncounters,
+    AskFirstTime,
+    AskToKeepStorage,
     ClearLink,
     CloseSheet,
     Effect,
@@ -30,6 +32,7 @@ from web.app.effects import (
     Refuse,
     Render,
     RenderNotices,
+    RenderRoller,
     RenderRolls,
     RenderSheet,
     SaveFight,
@@ -43,6 +46,7 @@ from web.app.effects import (
 from web.app.exchange import read_share, rebase
 from web.app.html import round_label
 from web.app.messages import (
+    AddressChanged,
     BackupKnown,
     CollectionChanged,
     CollectionStored,
@@ -55,11 +59,16 @@ from web.app.messages import (
     FightChangedElsewhere,
     FightShown,
     FileImported,
+    FileRead,
+    FirstTime,
     HistoryTrimmed,
     JournalAnswered,
     JournalFailed,
     JournalRefused,
+    LogToggled,
     Noticed,
+    PageDrawn,
+    PageReady,
     ShareOffered,
     ShareOpened,
     StorageAsked,
@@ -69,8 +78,8 @@ from web.app.messages import (
     VisibilityChanged,
 )
 from web.app.model import Model
-from web.app.storage.records import CHARACTERS, COLLECTIONS, INDEX, ROLLS, ROSTER, SAVED_ROLLS, TEMPLATES, Notice
-from web.app.update.common import BACKUP_OFFER, COLLECTION_OF, FIGHT_CHANGED, Result, closed, notify, without
+from web.app.storage.records import CHARACTERS, COLLECTIONS, HINT_FIRST, HINT_HOME, INDEX, ROLLS, ROSTER, SAVED_ROLLS, TEMPLATES, Notice
+from web.app.update.common import BACKUP_OFFER, COLLECTION_OF, FIGHT_CHANGED, FIRST_RUN_HINT, Result, closed, notify, without
 
 # -- a fight shared by link ---------------------------------------------------------------------------
 
@@ -188,6 +197,34 @@ def _journal_refused(model: Model, m: JournalRefused) -> Result:
 
 def _visibility_changed(model: Model, m: VisibilityChanged) -> Result:
     return model, (KeepAwake(),)
+
+
+SAFARI_HINT = Notice("info", "Safari clears a site's saved data after 7 days without a visit. To keep your fights, add "
+                             "Roundkeeper to your Home Screen (Share → Add to Home Screen); Export all in the menu saves "
+                             "a copy to a file.", "export-all", "Export all")
+
+
+def _page_drawn(model: Model, m: PageDrawn) -> Result:
+    return model, ((Render(),) if m.display else (Render(), RenderRoller()))
+
+
+def _page_ready(model: Model, m: PageReady) -> Result:
+    """Once a page: the wake lock, the one-time hints (the first only on an empty fight), the notices,
+    and the browser asked to keep our storage (AskToKeepStorage: if a fight is under way)."""
+    hints = ((AskFirstTime(HINT_FIRST),) if not model.timeline.present.combatants else ()) + ((AskFirstTime(HINT_HOME),) if m.safari_tab else ())
+    return model, (KeepAwake(), *hints, RenderNotices(), AskToKeepStorage())
+
+
+HINTS = {HINT_FIRST: FIRST_RUN_HINT, HINT_HOME: SAFARI_HINT}  # a one-time hint's mark, and what it says
+
+
+def _first_time(model: Model, m: FirstTime) -> Result:
+    hint = HINTS.get(m.key)
+    return (notify(model, hint), (RenderNotices(),)) if hint is not None else (model, ())
+
+
+def _file_read(model: Model, m: FileRead) -> Result:
+    return model, (Toast(f"Reading the file: {m.read} encounter{'s' * (m.read != 1)}…"),)
 
 
 def _collection_changed(model: Model, m: CollectionChanged) -> Result:
@@ -315,7 +352,7 @@ def _encounters_imported(model: Model, m: EncountersImported) -> Result:
     return notify(model, said), (*last, HideToast(), RenderNotices(), Render())
 
 
-Handled = ShareOffered | ShareOpened | EncounterCreated | EncounterCopied | EncounterDeleted | EncounterRestored | FightChangedElsewhere | StoredElsewhere | JournalRefused | JournalAnswered | VisibilityChanged | CollectionChanged | CollectionStored | FightShown | Noticed | StorageKept | BackupKnown | StorageAsked | JournalFailed | ViewOpened | EncounterPicked | HistoryTrimmed | FileImported | EncountersImported
+Handled = ShareOffered | ShareOpened | EncounterCreated | EncounterCopied | EncounterDeleted | EncounterRestored | FightChangedElsewhere | StoredElsewhere | JournalRefused | JournalAnswered | VisibilityChanged | LogToggled | AddressChanged | FileRead | PageDrawn | PageReady | FirstTime | CollectionChanged | CollectionStored | FightShown | Noticed | StorageKept | BackupKnown | StorageAsked | JournalFailed | ViewOpened | EncounterPicked | HistoryTrimmed | FileImported | EncountersImported
 
 
 def handle(model: Model, message: Handled) -> Result:  # noqa: C901 - one case a message
@@ -344,6 +381,18 @@ def handle(model: Model, message: Handled) -> Result:  # noqa: C901 - one case a
             return model, (SettleJournal(message.name),)
         case VisibilityChanged():
             return _visibility_changed(model, message)
+        case LogToggled():
+            return model, (Render(),)
+        case AddressChanged():
+            return model, (RenderNotices(),)
+        case FileRead():
+            return _file_read(model, message)
+        case PageDrawn():
+            return _page_drawn(model, message)
+        case PageReady():
+            return _page_ready(model, message)
+        case FirstTime():
+            return _first_time(model, message)
         case CollectionChanged():
             return _collection_changed(model, message)
         case CollectionStored():

@@ -64,7 +64,9 @@ from web.app.messages import (
     DisplayOpened,
     LiveAttackPicked,
     LiveFollowed,
+    LiveLinkOpened,
     LiveOpened,
+    LiveResumed,
     LiveStopped,
     PeerChanged,
     PeerSaid,
@@ -124,6 +126,14 @@ def _hosted(model: Model, m: LiveOpened) -> Result:
     return model, effects
 
 
+def _resumed(model: Model, m: LiveResumed) -> Result:
+    """The room kept for a reload, live again quietly with this page's servers (already live: nothing)."""
+    if model.live.role != "off":
+        return model, ()
+    relays, stun, nostr = model.servers
+    return _hosted(model, LiveOpened(m.room, m.secret, relays, stun, shown=False, kept=m.kept, nostr=nostr, rng=m.rng))
+
+
 def _stopped(model: Model, m: LiveStopped) -> Result:
     """The table stops being live (the host) or this phone stops following; the table display keeps
     its channel (it has no network)."""
@@ -148,6 +158,13 @@ def _followed(model: Model, m: LiveFollowed) -> Result:
                 device=m.device)
     model, effects = opened(replace(model, live=live), "live-follow")
     return model, (LiveConnect("follow", room, secret, m.relays, m.stun, host_key=key, nostr=m.nostr), *effects, KeepAwake())
+
+
+def _link_opened(model: Model, m: LiveLinkOpened) -> Result:
+    """A join link opened here: followed with this page's servers, as its first character."""
+    relays, stun, nostr = model.servers
+    name = str(model.characters[0].get("name", "")) if model.characters else ""
+    return _followed(model, LiveFollowed(m.fragment, relays, stun, name, device=m.device, nostr=nostr, keyed=m.keyed))
 
 
 def _peer_changed(model: Model, m: PeerChanged) -> Result:
@@ -506,7 +523,7 @@ def _attack_picked(model: Model, m: LiveAttackPicked) -> Result:
     return model, (FillForm((("live-dice", m.dice), ("live-label", m.label)), "live-target"),)
 
 
-Handled = LiveOpened | LiveStopped | LiveFollowed | PeerChanged | PeerSaid | DisplayOpened | RequestAnswered | ClaimReleased | AutoDoneToggled | TrayToggled | AutoSavesToggled | LiveAttackPicked | ServersSaved
+Handled = LiveOpened | LiveResumed | LiveStopped | LiveFollowed | LiveLinkOpened | PeerChanged | PeerSaid | DisplayOpened | RequestAnswered | ClaimReleased | AutoDoneToggled | TrayToggled | AutoSavesToggled | LiveAttackPicked | ServersSaved
 
 
 def handle(model: Model, message: Handled) -> Result:  # noqa: C901 - one case a message
@@ -519,6 +536,10 @@ def handle(model: Model, message: Handled) -> Result:  # noqa: C901 - one case a
             return _stopped(model, message)
         case LiveFollowed():
             return _followed(model, message)
+        case LiveResumed():
+            return _resumed(model, message)
+        case LiveLinkOpened():
+            return _link_opened(model, message)
         case PeerChanged():
             return _peer_changed(model, message)
         case PeerSaid():
