@@ -75,11 +75,11 @@ def main(argv: list[str] | None = None) -> int:
     p_bench.add_argument("--runs", type=int, default=5)
     p_bench.add_argument("--skip-startup", action="store_true", help="only the engine, tracker and save figures")
     p_bench.add_argument("--only", choices=("offline", "journal", "crashes", "engine", "taps", "library", "live", "first-view",
-                                            "startup", "work", "engines", "display", "typing", "late-join"),
+                                            "startup", "work", "engines", "display", "typing", "late-join", "flood"),
                          help="only these figures (the no-internet live table; the journal; renderer crashes with and "
                               "without JSPI; the dice and tracker engine; the taps of the table's common actions; the creature library; "
                               "the live table over the relay; a first-time player's link to the first live view, throttled; "
-                              "start-up in Chromium, WebKit and Firefox side by side; the table display's lag; typing in the roller; a phone joining a table live for minutes, about 12 min)")
+                              "start-up in Chromium, WebKit and Firefox side by side; the table display's lag; typing in the roller; a phone joining a table live for minutes, about 12 min; the 3,000-request flood alone, --runs times)")
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "test":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")

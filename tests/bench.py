@@ -1475,7 +1475,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--skip-startup", action="store_true")
     parser.add_argument("--only", choices=("offline", "journal", "crashes", "engine", "taps", "library", "live", "first-view",
-                                           "startup", "work", "engines", "display", "typing", "late-join"),
+                                           "startup", "work", "engines", "display", "typing", "late-join", "flood"),
                         help="measure only this part")
     args = parser.parse_args()
     if args.only == "work":
@@ -1521,6 +1521,12 @@ def main() -> int:
         if args.only == "display":
             with relays_and_browser(p) as browser:
                 display_lag(browser, url)
+            server.shutdown()
+            return 0
+        if args.only == "flood":
+            with relays_and_browser(p) as browser:
+                for _ in range(args.runs):
+                    flood(browser, url)
             server.shutdown()
             return 0
         if args.only == "late-join":

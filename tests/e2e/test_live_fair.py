@@ -171,10 +171,11 @@ FLOOD = """async (n) => {
 
 def test_a_flood_of_messages_is_dropped_unread_past_the_channels_bucket_and_the_rest_reaches_the_page_in_slices(browser, site, relay):  # noqa: F811 (the fixture)
     """Issue 51, item 11: under a flood the game master's page reads at most a channel's frame bucket
-    (static/live.mjs's guard: 256 at once, 64 a second) and drops the rest unread, for a few
-    microseconds each; what it reads reaches the page a bounded slice at a time (the inbox: at most 64
-    messages, or 8 ms, a task), so its own timers and taps run between them (the bench says how late a
-    20 ms timer runs). Every message is still counted on the line: refused, over the limit, or unread."""
+    (static/live.mjs's guard: 256 at once, 64 a second) and drops the rest unread, each by its first
+    bytes before anything is read of it or made for it; what it reads reaches the page a bounded slice
+    at a time (the inbox: at most 64 messages, or 4 ms, a task), so its own timers and taps run between
+    them (the bench says how late a 20 ms timer runs). Every message is still counted on the line:
+    refused, over the limit, or unread."""
     gm_ctx, bare_ctx = phone(browser), phone(browser)
     try:
         gm = open_seeded(gm_ctx, gm_url(site), stored_fight(started("generic"))).page
@@ -193,6 +194,7 @@ def test_a_flood_of_messages_is_dropped_unread_past_the_channels_bucket_and_the_
         inbox = gm.evaluate("RK.importLive().then(m => ({...m.inboxStats}))")
         read = 1500 - guard["unread"]
         assert 256 <= read < 1000, (guard, inbox)  # the bucket's 256, and what it refilled while the flood came
+        assert guard["early"] == guard["unread"], guard  # each one-chunk message past the bucket: dropped by its first bytes
         assert inbox["most"] <= 64 and inbox["slices"] >= read // 64 and inbox["dropped"] == 0, inbox
         assert "Flood sent too much: muted" in gm.get_by_test_id("live-followers").inner_text()
     finally:

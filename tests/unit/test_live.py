@@ -1110,3 +1110,30 @@ def test_a_room_kept_for_a_reload_and_a_join_link_opened_take_this_pages_servers
     followed, _ = update(phone, LiveLinkOpened(link, "dev-ana-0001"))
     assert followed.live.me == "Ana" and followed.live.nostr == servers[2]
     assert update(fight(), LiveLinkOpened("display", keyed=False))[0].live.role == "display"
+
+
+def test_the_taps_made_on_the_early_view_wait_in_the_model_and_are_asked_once_the_join_is_taken_over():
+    """Issue 49, item 2: the early view's taps (static/early.mjs, before the engine was ready) are the
+    model's, not the page's: kept (the last one alone) until the join is taken over, then a claim is
+    asked as the same tap on the page would ask it; nothing is asked twice."""
+    from web.app.messages import EarlyJoinTaken, EarlyTapsKept
+
+    gm = fight(*PARTY, started=True)
+    ids_, turn = players_ids(gm.timeline.present)
+    cyra, dax = vids(gm)["Cyra"], vids(gm)["Dax"]
+    # The page says them as it starts, before it opens the link (LiveFollowed): they wait for that join.
+    phone, effects = update(fight(), EarlyTapsKept((("live-claim", dax), ("live-claim", cyra))))
+    assert phone.live.early_taps == (("live-claim", cyra),) and effects == ()
+    phone = following(phone)
+    assert phone.live.early_taps == (("live-claim", cyra),)
+    phone, _ = update(phone, PeerChanged("gm", True))
+    phone, _ = update(phone, PeerSaid("gm", state_text(table_view(gm.timeline.present), 5, ids_, turn), 10.0))
+    taken, effects = update(phone, EarlyJoinTaken())
+    tapped = update(replace(phone, live=replace(phone.live, early_taps=())), ClaimTapped(cyra))
+    assert (taken, effects) == tapped and taken.live.early_taps == ()
+    assert LiveTell(request_text("claim", cid=cyra, rid=1), "gm") in effects and taken.live.said == "sending your claim on Cyra…"
+    assert update(taken, EarlyJoinTaken()) == (taken, ())  # taken over once: nothing asked again
+    # A tap of another kind waits for nothing; none at all: the join changes nothing.
+    assert update(following(fight()), EarlyTapsKept((("live-done", ""),)))[0].live.early_taps == (("live-done", ""),)
+    bare = following(fight())
+    assert update(bare, EarlyJoinTaken()) == (bare, ())

@@ -112,6 +112,7 @@ class Live:
     target: str = ""                        # follow: the last target this player chose (kept across sends)
     target_turn: tuple[str, ...] = ()       # follow: whose turn it was when it chose it
     said: str = ""                          # follow: what the last request came to ("waiting: …", "not delivered: …")
+    early_taps: tuple[tuple[str, str], ...] = ()  # follow: (action, id) tapped on the early view, answered once joined
     rid: int = 0                            # follow: the number of the last request sent (its answer names it)
     asking: str = ""                        # follow: the last request as sent (Send again sends it as it was)
     asked_what: str = ""                    # follow: the last request in words ("your claim on Ann")

@@ -17,9 +17,9 @@ from web.app import effects as fx
 from web.app.live_status import state_sent
 from web.app.messages import (
     AnswerMade,
-    ClaimTapped,
     CodeRead,
     DirectFailed,
+    EarlyJoinTaken,
     LiveBeat,
     LiveKeyKnown,
     LiveTicked,
@@ -55,8 +55,6 @@ class LiveSide:
         self.scanner = browser.Scanner(lambda text, kind: self.dispatch(CodeRead(text, kind)))
         self.connecting: Any = None  # the room being joined (a task; its result: the host's public key)
         self.timers: dict[fx.Every, Any] = {}  # the subscriptions running: their interval ids
-        # The taps made on the early view (static/early.mjs) before the engine was ready: answered once joined.
-        self.early_taps: list[tuple[str, str]] = []
         # The table display's key (web/app/seal.py): the game master's window seals what it posts with it, the
         # display (its address's `?dkey=`) opens only what is sealed with it. main.start sets it.
         self.display_key = ""
@@ -118,11 +116,9 @@ class LiveSide:
 
     def took_over(self) -> None:
         """Joined (the early view's join taken over, with the state it had): what was tapped on the early
-        view is done now, and answered as any tap; a view still not drawn is drawn as this page has it."""
-        taps, self.early_taps = self.early_taps, []
-        for action, ident in taps:
-            if action == "live-claim":
-                self.dispatch(ClaimTapped(ident))
+        view is done now (EarlyJoinTaken: the model kept them), and answered as any tap; a view still not
+        drawn is drawn as this page has it."""
+        self.dispatch(EarlyJoinTaken())
         self.drawn()
 
     def leave(self) -> None:

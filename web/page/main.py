@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import secrets
 
-from web.app.messages import JournalFailed, PageDrawn
+from web.app.messages import EarlyTapsKept, JournalFailed, PageDrawn
 from web.app.model import NEXT_TURN_GUARD
 from web.app.params import chosen_nostr, chosen_servers, journal_set_aside, read_seed, stun_ignored
 from web.app.seal import is_key
@@ -97,7 +97,9 @@ def start() -> None:
     if early is not None:  # static/early.mjs drew the players' view before the engine was ready: taken over
         early.stop()
         rt.drawing.early_view = bool(dom.py(early.shown))
-        rt.live.early_taps = [(str(t[0]), str(t[1])) for t in (early.taps.to_py() or [])][-1:]
+        taps = tuple((str(t[0]), str(t[1])) for t in (early.taps.to_py() or []))
+        if taps:  # (answered once the page has joined: update/follow's EarlyJoinTaken)
+            rt.dispatch(EarlyTapsKept(taps))
         if rt.drawing.early_view and display:
             # The display's view comes from the game master's window in a moment; if it does not, this
             # page draws what it has (its own line says how long since the last update).

@@ -22,6 +22,8 @@ from web.app.messages.live import (
     DirectFailed,
     DisplayOpened,
     DoneTapped,
+    EarlyJoinTaken,
+    EarlyTapsKept,
     EncountersImported,
     HealSent,
     InitiativeRolled,
@@ -163,7 +165,7 @@ __all__ = [
     "CharacterOpened", "CharacterOffered", "CharacterTaken", "AttackPicked", "AttackRemoved", "AttackOptionsSaved",
     "TargetDescribed", "SidePicked", "NameTyped", "OddsTargetTyped", "LiveOpened", "LiveResumed", "LiveStopped", "LiveFollowed", "LiveLinkOpened",
     "PeerChanged", "PeerSaid", "LiveTicked", "LiveKeyKnown", "LiveBeat", "RequestAnswered", "RequestResent",
-    "AutoDoneToggled", "ClaimReleased", "ClaimTapped", "InitiativeSent", "InitiativeRolled", "DoneTapped", "RollSent", "AttackSent", "HealSent",
+    "AutoDoneToggled", "ClaimReleased", "ClaimTapped", "EarlyTapsKept", "EarlyJoinTaken", "InitiativeSent", "InitiativeRolled", "DoneTapped", "RollSent", "AttackSent", "HealSent",
     "DeathSaveSent", "PlayerPanelToggled", "PlayerTargetPicked", "TrayToggled", "AutoSavesToggled", "LiveAttackPicked",
     "ServersSaved", "DisplayOpened", "OfflineStarted", "OfferMade", "ScanOpened", "CodeRead", "AnswerMade",
     "PairingFailed", "DirectFailed", "EncountersImported", "RelaysChecked", "LibrarySearched", "LibraryLoaded",
@@ -181,7 +183,7 @@ Message = (Act | Refused | ToastTimedOut | SheetDue | OddsDue | EstimateGoesOn |
            FileImported | FightChangedElsewhere | StoredElsewhere | JournalRefused | JournalAnswered | VisibilityChanged | LogToggled | AddressChanged | FileRead | PageDrawn | PageReady | FirstTime | CollectionChanged | StorageKept | BackupKnown | ViewOpened | CharacterOpened |
            CharacterOffered | CharacterTaken | AttackPicked | AttackRemoved | AttackOptionsSaved | TargetDescribed |
            SidePicked | NameTyped | OddsTargetTyped | LiveOpened | LiveResumed | LiveStopped | LiveFollowed | LiveLinkOpened | PeerChanged | PeerSaid | LiveTicked |
-           DisplayOpened | RequestAnswered | RequestResent | AutoDoneToggled | ClaimReleased | ClaimTapped | InitiativeSent | InitiativeRolled | DoneTapped | RollSent |
+           DisplayOpened | RequestAnswered | RequestResent | AutoDoneToggled | ClaimReleased | ClaimTapped | EarlyTapsKept | EarlyJoinTaken | InitiativeSent | InitiativeRolled | DoneTapped | RollSent |
            LiveAttackPicked | AttackSent | HealSent | DeathSaveSent | PlayerPanelToggled | PlayerTargetPicked | TrayToggled | AutoSavesToggled | ServersSaved | OfflineStarted | OfferMade | ScanOpened | CodeRead | AnswerMade |
            PairingFailed | DirectFailed | RelaysChecked | EncountersImported | LibrarySearched | LibraryLoaded | LibraryFailed | LibraryRetried |
            CreaturePicked | ConditionRulesAsked | SavePanelOpened | SaveConfigured | SaveTargetsPicked | SavesRolled |

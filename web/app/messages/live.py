@@ -11,7 +11,7 @@ from pyengine.systems.srd import Library
 
 __all__ = [
     "LiveOpened", "LiveResumed", "LiveStopped", "LiveFollowed", "LiveLinkOpened", "PeerChanged", "PeerSaid", "LiveTicked", "LiveKeyKnown", "LiveBeat",
-    "RequestAnswered", "RequestResent", "AutoDoneToggled", "ClaimTapped", "InitiativeSent", "InitiativeRolled", "DoneTapped", "RollSent",
+    "RequestAnswered", "RequestResent", "AutoDoneToggled", "ClaimTapped", "EarlyTapsKept", "EarlyJoinTaken", "InitiativeSent", "InitiativeRolled", "DoneTapped", "RollSent",
     "AttackSent", "HealSent", "DeathSaveSent", "PlayerPanelToggled", "PlayerTargetPicked", "TrayToggled",
     "AutoSavesToggled", "LiveAttackPicked", "ServersSaved", "DisplayOpened", "OfflineStarted", "OfferMade",
     "ScanOpened", "CodeRead", "AnswerMade", "PairingFailed", "DirectFailed", "EncountersImported", "RelaysChecked",
@@ -135,6 +135,18 @@ class ClaimTapped(Record):
     """A player: "this is me" on a party row."""
 
     cid: str
+
+
+class EarlyTapsKept(Record):
+    """The taps made on the early view (static/early.mjs) before the engine was ready, as (action,
+    id), oldest first: answered once this page has joined the room (EarlyJoinTaken)."""
+
+    taps: tuple[tuple[str, str], ...]
+
+
+class EarlyJoinTaken(Record):
+    """The early view's join taken over by this page (joined, with the state it had): what was tapped
+    on the early view is done now."""
 
 
 class ClaimReleased(Record):

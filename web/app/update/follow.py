@@ -14,13 +14,15 @@ from pyengine.live import request_text
 from pyengine.save_effects import ABILITY_NAMES
 from pyengine.systems.spells import find_spell
 from pyengine.text import clean_text
-from web.app.effects import Refuse
+from web.app.effects import Effect, Refuse
 from web.app.live_status import playing
 from web.app.messages import (
     AttackSent,
     ClaimTapped,
     DeathSaveSent,
     DoneTapped,
+    EarlyJoinTaken,
+    EarlyTapsKept,
     HealSent,
     InitiativeRolled,
     InitiativeSent,
@@ -62,6 +64,24 @@ def _resent(model: Model, m: RequestResent) -> Result:
 def _claim(model: Model, m: ClaimTapped) -> Result:
     name = next((n for i, n, _ in model.live.ids if i == m.cid), "your character")
     return _tell_host(model, "claim", f"your claim on {name}", cid=m.cid)
+
+
+def _early_taps(model: Model, m: EarlyTapsKept) -> Result:
+    """Kept until the join is taken over: the last tap alone (the player's last word; a claim tapped
+    twice on the early view is one claim)."""
+    return replace(model, live=replace(model.live, early_taps=tuple(m.taps)[-1:])), ()
+
+
+def _early_join_taken(model: Model, m: EarlyJoinTaken) -> Result:
+    """Joined: a claim tapped on the early view is asked now, as the same tap on this page would be."""
+    taps = model.live.early_taps
+    model = replace(model, live=replace(model.live, early_taps=()))
+    effects: tuple[Effect, ...] = ()
+    for action, ident in taps:
+        if action == "live-claim":
+            model, more = _claim(model, ClaimTapped(ident))
+            effects += more
+    return model, effects
 
 
 def _initiative(model: Model, m: InitiativeSent) -> Result:
@@ -229,7 +249,7 @@ def _target_picked(model: Model, m: PlayerTargetPicked) -> Result:
     return replace(model, live=replace(live, target=clean_text(m.target)[:40], target_turn=live.turn)), ()
 
 
-Handled = RequestResent | ClaimTapped | InitiativeSent | InitiativeRolled | DoneTapped | RollSent | AttackSent | HealSent | DeathSaveSent | SaveSent | SpellPicked | SpellSent | PlayerPanelToggled | PlayerTargetPicked
+Handled = RequestResent | ClaimTapped | EarlyTapsKept | EarlyJoinTaken | InitiativeSent | InitiativeRolled | DoneTapped | RollSent | AttackSent | HealSent | DeathSaveSent | SaveSent | SpellPicked | SpellSent | PlayerPanelToggled | PlayerTargetPicked
 
 
 def handle(model: Model, message: Handled) -> Result:  # noqa: C901 - one case a message
@@ -240,6 +260,10 @@ def handle(model: Model, message: Handled) -> Result:  # noqa: C901 - one case a
             return _resent(model, message)
         case ClaimTapped():
             return _claim(model, message)
+        case EarlyTapsKept():
+            return _early_taps(model, message)
+        case EarlyJoinTaken():
+            return _early_join_taken(model, message)
         case InitiativeSent():
             return _initiative(model, message)
         case InitiativeRolled():

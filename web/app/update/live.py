@@ -155,7 +155,7 @@ def _followed(model: Model, m: LiveFollowed) -> Result:
     except LiveError as error:
         return notify(model, Notice("error", str(error))), (ClearLink(), RenderNotices())
     live = Live(role="follow", room=room, secret=secret, host_key=key, relays=m.relays, nostr=m.nostr, stun=m.stun, me=m.name,
-                device=m.device)
+                device=m.device, early_taps=model.live.early_taps)  # (the early view's taps: its join is this one)
     model, effects = opened(replace(model, live=live), "live-follow")
     return model, (LiveConnect("follow", room, secret, m.relays, m.stun, host_key=key, nostr=m.nostr), *effects, KeepAwake())
 
