@@ -953,7 +953,10 @@ async ([relayUrl, room, secret, count]) => {
   const { joinRoom } = await import('/trystero/torrent.mjs');
   const r = joinRoom({ appId: 'roundkeeper-live-1', password: secret, relayConfig: { urls: [relayUrl] }, rtcConfig: { iceServers: [] } }, room);
   const act = r.makeAction('rk');
-  await new Promise((resolve) => { r.onPeerJoin = () => resolve() });
+  await new Promise((resolve, reject) => {
+    r.onPeerJoin = () => resolve();
+    setTimeout(() => reject(new Error("the flooding phone met no game master in 60 s (a site built for the tests' relays? build.py bench builds one)")), 60000);
+  });
   await new Promise((resolve) => setTimeout(resolve, 1500));
   await act.send(JSON.stringify({ v: 1, t: 'hello', name: 'Flood', device: 'dev-flood-0001' }));
   const started = performance.timeOrigin + performance.now();
