@@ -303,7 +303,7 @@ async function join(roomId, secret, relays, nostr, stun, onPeer, onMessage, host
   deliver = { peer: inboxed(onPeer), message: inboxed(onMessage) }
   peersGone = (id) => deliver.peer(id, false)
   stats.joins++
-  guardStats.unread = 0  // (the game master's line counts this room's)
+  guardStats.unread = guardStats.early = 0  // (the game master's line counts this room's)
   let verifier = null
   if (hostPublic) {
     verifier = await crypto.subtle.importKey('raw', unb64(hostPublic), ECDSA, false, ['verify'])
