@@ -100,20 +100,20 @@ function guard(channel) {
     // that one past it is dropped before anything is read of it or made for it (no strings, no
     // copies: less for the collector, whose pauses fall between the page's timers too).
     const whole = isLast && open.size === 0
-    if (whole && !take()) { guardStats.early++; return unread() }
+    const paid = whole && take()  // (then it begins below, its token taken)
+    if (whole && !paid) { guardStats.early++; return unread() }
     const token = text(frame.subarray(3, start))
     if (!tokens.has(token)) {
       if (tokens.size >= MAX_TOKENS) return unread()  // made-up rooms: Trystero would queue them all
       tokens.add(token)
     }
-    if (whole) return data.byteLength - start - CHUNK_HEADER > MAX_WIRE ? unread() : handler(e)
     const key = token + '|' + text(frame.subarray(start, start + 34))
     const now = Date.now()
     let t = open.get(key)
     if (!t) {  // a message begins
       sweep(now)
       if (!isLast && open.size >= MAX_OPEN) return unread()
-      if (!take()) {  // too fast: dropped, and the rest of it as it comes (up to its last chunk)
+      if (!paid && !take()) {  // too fast: dropped, and the rest of it as it comes (up to its last chunk)
         unread()
         if (!isLast) open.set(key, { bytes: 0, at: now, prefix: null, cut: true, unseen: true })  // (Trystero has none of it to free)
         return
